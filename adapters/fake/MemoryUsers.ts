@@ -1,0 +1,41 @@
+// In-memory Users: the same contract as the Postgres repository, for domain tests.
+import { Effect, Layer, Option, Ref } from "effect"
+import { User } from "../../domain/account/User.ts"
+import { EmailTaken, Users } from "../../ports/Users.ts"
+
+export const make = Effect.gen(function*() {
+  const rows = yield* Ref.make(new Map<string, User>())
+  const update = (id: string, f: (u: User) => User) =>
+    Ref.modify(rows, (m): readonly [User | undefined, Map<string, User>] => {
+      const current = m.get(id)
+      if (current === undefined) return [undefined, m]
+      const next = f(current)
+      return [next, new Map(m).set(id, next)]
+    })
+  return Users.of({
+    insert: (user) =>
+      Ref.modify(rows, (m): readonly [Option.Option<User>, Map<string, User>] => {
+        const email = user.email.toLowerCase()
+        for (const u of m.values()) if (u.email.toLowerCase() === email) return [Option.none(), m]
+        const created = new User({ ...user, sessionVersion: 0 })
+        return [Option.some(created), new Map(m).set(user.id, created)]
+      }).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(new EmailTaken()), onSome: Effect.succeed }))),
+    findById: (id) => Effect.map(Ref.get(rows), (m) => Option.fromNullishOr(m.get(id))),
+    findByEmail: (email) =>
+      Effect.map(Ref.get(rows), (m) => {
+        const wanted = email.toLowerCase()
+        for (const u of m.values()) if (u.email.toLowerCase() === wanted) return Option.some(u)
+        return Option.none()
+      }),
+    setPasswordHash: (id, hash, { revokeSessions }) =>
+      Effect.map(
+        update(id, (u) => new User({ ...u, passwordHash: hash, sessionVersion: u.sessionVersion + (revokeSessions ? 1 : 0) })),
+        (u) => u?.sessionVersion ?? 0
+      ),
+    revokeSessions: (id) =>
+      Effect.map(update(id, (u) => new User({ ...u, sessionVersion: u.sessionVersion + 1 })), (u) => u?.sessionVersion ?? 0),
+    setLanguage: (id, language) => Effect.asVoid(update(id, (u) => new User({ ...u, language })))
+  })
+})
+
+export const layer = Layer.effect(Users, make)

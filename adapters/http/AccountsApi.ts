@@ -1,0 +1,127 @@
+// The account routes' contract (schemas and endpoints only): /api/auth/* and /api/preferences.
+import { Context, Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api"
+import type { Session } from "../../domain/account/Sessions.ts"
+import {
+  BadRequest,
+  Conflict,
+  ServiceUnavailable,
+  TooManyRequests,
+  Unauthorized,
+  Unprocessable
+} from "./ApiErrors.ts"
+
+export const Language = Schema.Literals(["fr", "en"])
+export const Theme = Schema.Literals(["light", "dark"])
+
+/** A bounded string: no request can make us hold megabytes in one field. */
+const Text = (max: number) => Schema.String.check(Schema.isMaxLength(max))
+const Name = Schema.String.check(Schema.isTrimmed(), Schema.isNonEmpty(), Schema.isMaxLength(100))
+
+export const UserView = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  accountType: Schema.Literals(["personal", "professional"]),
+  firstName: Schema.String,
+  lastName: Schema.String,
+  companyName: Schema.optionalKey(Schema.String),
+  siret: Schema.optionalKey(Schema.String),
+  language: Language,
+  createdAt: Schema.String
+}).annotate({ identifier: "User" })
+
+export const UserEnvelope = Schema.Struct({ user: UserView })
+
+export const RegisterPayload = Schema.Struct({
+  email: Text(254),
+  password: Text(1024),
+  accountType: Schema.Literals(["personal", "professional"]),
+  firstName: Name,
+  lastName: Name,
+  siret: Schema.optionalKey(Text(32)),
+  language: Schema.optionalKey(Language)
+})
+
+export const LoginPayload = Schema.Struct({
+  email: Text(254),
+  password: Text(1024),
+  rememberMe: Schema.optionalKey(Schema.Boolean)
+})
+
+export const ForgotPasswordPayload = Schema.Struct({ email: Text(254) })
+export const ForgotPasswordAccepted = Schema.Struct({ message: Schema.String })
+
+export const ResetPasswordPayload = Schema.Struct({ token: Text(128), password: Text(1024) })
+
+export const PreferencesPayload = Schema.Struct({
+  theme: Schema.optionalKey(Theme),
+  proTheme: Schema.optionalKey(Theme),
+  language: Schema.optionalKey(Language)
+})
+
+/** The signed-in session, provided to handlers by the guard. */
+export class CurrentSession extends Context.Service<CurrentSession, Session>()("zh/http/CurrentSession") {}
+
+export const SessionCookie = HttpApiSecurity.apiKey({ key: "zh_token", in: "cookie" })
+
+/** The guard of every authenticated route (cookie session, revocation check, sliding expiry). */
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentSession }>()(
+  "zh/http/Authentication",
+  { error: Unauthorized, security: { cookie: SessionCookie } }
+) {}
+
+/** Turns request decoding failures into the 400 error envelope. */
+export class RequestValidation extends HttpApiMiddleware.Service<RequestValidation>()("zh/http/RequestValidation", {
+  error: BadRequest
+}) {}
+
+export class AuthApi extends HttpApiGroup.make("auth")
+  .add(
+    HttpApiEndpoint.post("register", "/register", {
+      payload: RegisterPayload,
+      success: UserEnvelope.pipe(HttpApiSchema.status(201)),
+      error: [Conflict, Unprocessable, ServiceUnavailable]
+    }),
+    HttpApiEndpoint.post("login", "/login", {
+      payload: LoginPayload,
+      success: UserEnvelope,
+      error: [Unauthorized, TooManyRequests]
+    }),
+    HttpApiEndpoint.post("logout", "/logout", { success: HttpApiSchema.NoContent }),
+    HttpApiEndpoint.post("forgotPassword", "/forgot-password", {
+      payload: ForgotPasswordPayload,
+      success: ForgotPasswordAccepted.pipe(HttpApiSchema.status(202))
+    }),
+    HttpApiEndpoint.post("resetPassword", "/reset-password", {
+      payload: ResetPasswordPayload,
+      success: HttpApiSchema.NoContent,
+      error: [BadRequest, Unprocessable]
+    })
+  )
+  .prefix("/api/auth")
+  .annotateMerge(OpenApi.annotations({ title: "Accounts", description: "Registration, sign-in, password reset" }))
+{}
+
+export class SessionApi extends HttpApiGroup.make("session")
+  .add(
+    HttpApiEndpoint.get("me", "/me", { success: UserEnvelope }),
+    HttpApiEndpoint.post("logoutAll", "/logout-all", { success: HttpApiSchema.NoContent })
+  )
+  .middleware(Authentication)
+  .prefix("/api/auth")
+  .annotateMerge(OpenApi.annotations({ title: "Session", description: "The signed-in user (cookie zh_token)" }))
+{}
+
+export class PreferencesApi extends HttpApiGroup.make("preferences")
+  .add(
+    HttpApiEndpoint.put("update", "/preferences", {
+      payload: PreferencesPayload,
+      success: HttpApiSchema.NoContent
+    })
+  )
+  .prefix("/api")
+  .annotateMerge(OpenApi.annotations({
+    title: "Preferences",
+    description: "Theme, professional-area theme and language, kept in the functional cookies zh_theme, zh_pro_theme, zh_lang"
+  }))
+{}

@@ -1,0 +1,163 @@
+// Thin handlers for the account routes: decode (done by the API), call one use case, map errors, set cookies.
+import { Effect, Layer, Option, Redacted } from "effect"
+import { HttpEffect, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, HttpApiMiddleware } from "effect/http-api"
+import type { Digest, SecureRandom } from "effect/crypto"
+import type { AccountSettings } from "../../domain/account/AccountSettings.ts"
+import { requestPasswordReset, resetPassword } from "../../domain/account/PasswordReset.ts"
+import { register } from "../../domain/account/Registration.ts"
+import { authenticate, login, revokeAllSessions } from "../../domain/account/Sessions.ts"
+import type { User } from "../../domain/account/User.ts"
+import type { BusinessRegistry } from "../../ports/BusinessRegistry.ts"
+import type { LoginAttempts } from "../../ports/LoginAttempts.ts"
+import type { Mailer } from "../../ports/Mailer.ts"
+import type { PasswordHasher } from "../../ports/PasswordHasher.ts"
+import type { PasswordResets } from "../../ports/PasswordResets.ts"
+import type { SessionTokens } from "../../ports/SessionTokens.ts"
+import type { UnitOfWork } from "../../ports/UnitOfWork.ts"
+import { Users } from "../../ports/Users.ts"
+import { Authentication, CurrentSession, RequestValidation } from "./AccountsApi.ts"
+import { Api } from "./Api.ts"
+import { BadRequest, errorBody } from "./ApiErrors.ts"
+import { clientAddress, expireSessionCookie, PREFERENCE_COOKIES, setPreferenceCookies, setSessionCookie } from "./cookies.ts"
+import { mapDomainErrors } from "./errorMapping.ts"
+import { HttpSettings } from "./HttpSettings.ts"
+
+/** Everything the account use cases run on. */
+export type AccountServices =
+  | AccountSettings
+  | Users
+  | PasswordResets
+  | LoginAttempts
+  | UnitOfWork
+  | PasswordHasher
+  | SessionTokens
+  | BusinessRegistry
+  | Mailer
+  | SecureRandom.SecureRandom
+  | Digest.Digest
+
+export const userView = (user: User) => ({
+  id: user.id,
+  email: user.email,
+  accountType: user.accountType,
+  firstName: user.firstName,
+  lastName: user.lastName,
+  ...(user.companyName === null ? {} : { companyName: user.companyName }),
+  ...(user.siret === null ? {} : { siret: user.siret }),
+  language: user.language,
+  createdAt: user.createdAt.toISOString()
+})
+
+const FORGOT_ACCEPTED = {
+  message: "If an account exists for this address, a link to reset its password has been sent."
+}
+
+export const AuthHandlers = HttpApiBuilder.group(Api, "auth", Effect.fn(function*(handlers) {
+  const services = yield* Effect.context<AccountServices>()
+  const settings = yield* HttpSettings
+  const run = <A, E>(effect: Effect.Effect<A, E, AccountServices>) => Effect.provideContext(effect, services)
+  return handlers
+    .handle("register", ({ payload, request }) =>
+      Effect.gen(function*() {
+        const cookieLanguage = request.cookies[PREFERENCE_COOKIES.language]
+        const user = yield* run(register({
+          ...payload,
+          password: Redacted.make(payload.password),
+          language: payload.language ?? (cookieLanguage === "en" ? "en" : "fr")
+        }))
+        return { user: userView(user) }
+      }).pipe(mapDomainErrors))
+    .handle("login", ({ payload, request }) =>
+      Effect.gen(function*() {
+        const session = yield* run(login({
+          email: payload.email,
+          password: Redacted.make(payload.password),
+          rememberMe: payload.rememberMe ?? false,
+          address: clientAddress(settings, request)
+        })).pipe(Effect.tapError((e) =>
+          e._tag === "LoginThrottled"
+            ? HttpEffect.appendPreResponseHandler((_req, res) =>
+              Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds)))
+            )
+            : Effect.void
+        ))
+        yield* setSessionCookie(settings, session)
+        return { user: userView(session.user) }
+      }).pipe(mapDomainErrors))
+    .handle("logout", () => expireSessionCookie(settings))
+    .handle("forgotPassword", ({ payload }) =>
+      // Answered at once and identically for every address; the lookup and the mail happen afterwards, so
+      // neither the body nor the timing tells whether the account exists.
+      run(requestPasswordReset(payload.email)).pipe(
+        Effect.catchCause((cause) => Effect.logError("password reset request failed", cause)),
+        Effect.forkDetach,
+        Effect.as(FORGOT_ACCEPTED)
+      ))
+    .handle("resetPassword", ({ payload }) =>
+      run(resetPassword(payload.token, Redacted.make(payload.password))).pipe(mapDomainErrors))
+}))
+
+export const SessionHandlers = HttpApiBuilder.group(Api, "session", Effect.fn(function*(handlers) {
+  const services = yield* Effect.context<Users>()
+  const settings = yield* HttpSettings
+  return handlers
+    .handle("me", () => Effect.map(CurrentSession, (s) => ({ user: userView(s.user) })))
+    .handle("logoutAll", () =>
+      Effect.gen(function*() {
+        const session = yield* CurrentSession
+        yield* revokeAllSessions(session.user.id).pipe(Effect.provideContext(services))
+        yield* expireSessionCookie(settings)
+      }))
+}))
+
+export const PreferencesHandlers = HttpApiBuilder.group(Api, "preferences", Effect.fn(function*(handlers) {
+  const services = yield* Effect.context<AccountServices>()
+  const settings = yield* HttpSettings
+  return handlers.handle("update", ({ payload, request }) =>
+    Effect.gen(function*() {
+      const cookies: Array<readonly [string, string]> = []
+      if (payload.theme !== undefined) cookies.push([PREFERENCE_COOKIES.theme, payload.theme])
+      if (payload.proTheme !== undefined) cookies.push([PREFERENCE_COOKIES.proTheme, payload.proTheme])
+      if (payload.language !== undefined) {
+        const language = payload.language
+        cookies.push([PREFERENCE_COOKIES.language, language])
+        // Signed in: the account's language follows, so its e-mails are written in it too.
+        const session = yield* Effect.option(authenticate(request.cookies["zh_token"]).pipe(Effect.provideContext(services)))
+        if (Option.isSome(session)) {
+          yield* Effect.flatMap(Users, (users) => users.setLanguage(session.value.user.id, language)).pipe(
+            Effect.provideContext(services)
+          )
+        }
+      }
+      yield* setPreferenceCookies(settings, cookies)
+    }))
+}))
+
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function*() {
+    const services = yield* Effect.context<AccountServices>()
+    const settings = yield* HttpSettings
+    return Authentication.of({
+      cookie: (httpEffect, { credential }) =>
+        Effect.gen(function*() {
+          const session = yield* authenticate(Redacted.value(credential)).pipe(
+            Effect.provideContext(services),
+            mapDomainErrors
+          )
+          yield* setSessionCookie(settings, session)
+          return yield* Effect.provideService(httpEffect, CurrentSession, session)
+        })
+    })
+  })
+)
+
+export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestValidation, (error) =>
+  Effect.fail(
+    error.cause.message.includes("Expected a valid JSON body")
+      ? new BadRequest({ error: errorBody("MALFORMED_JSON", "The request body is not valid JSON.") })
+      : new BadRequest({
+        error: errorBody("INVALID_REQUEST", `The request ${error.kind.toLowerCase()} is not valid: ${error.cause.message}`)
+      })
+  ))

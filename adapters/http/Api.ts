@@ -1,0 +1,29 @@
+// The whole HTTP API definition: every group, the shared request validation, and the OpenAPI metadata.
+import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { AuthApi, PreferencesApi, RequestValidation, SessionApi } from "./AccountsApi.ts"
+import { ServiceUnavailable } from "./ApiErrors.ts"
+
+export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
+  .add(
+    HttpApiEndpoint.get("health", "/healthz", { success: Schema.Struct({ status: Schema.Literal("ok") }) }),
+    HttpApiEndpoint.get("ready", "/readyz", {
+      success: Schema.Struct({ status: Schema.Literal("ready") }),
+      error: ServiceUnavailable
+    })
+  )
+  .annotateMerge(OpenApi.annotations({ title: "System", description: "Liveness (process) and readiness (database)" }))
+{}
+
+export class Api extends HttpApi.make("zh")
+  .add(AuthApi)
+  .add(SessionApi)
+  .add(PreferencesApi)
+  .add(SystemApi)
+  .middleware(RequestValidation)
+  .annotateMerge(OpenApi.annotations({
+    title: "ZH hosting platform API",
+    version: "0.1.0",
+    description: "Errors: { \"error\": { \"code\": \"SNAKE_CASE\", \"message\": \"…\" } }"
+  }))
+{}

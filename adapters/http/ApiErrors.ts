@@ -1,0 +1,35 @@
+// The HTTP error envelope `{ error: { code, message, details? } }`, one class per status.
+import { Schema } from "effect"
+
+export const ErrorBody = Schema.Struct({
+  code: Schema.String,
+  message: Schema.String,
+  details: Schema.optionalKey(Schema.Unknown)
+})
+export type ErrorBody = typeof ErrorBody.Type
+
+const fields = { error: ErrorBody }
+
+export class BadRequest extends Schema.Error<BadRequest>("BadRequest")(fields, { httpApiStatus: 400 }) {}
+export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")(fields, { httpApiStatus: 401 }) {}
+export class Forbidden extends Schema.Error<Forbidden>("Forbidden")(fields, { httpApiStatus: 403 }) {}
+export class NotFound extends Schema.Error<NotFound>("NotFound")(fields, { httpApiStatus: 404 }) {}
+export class Conflict extends Schema.Error<Conflict>("Conflict")(fields, { httpApiStatus: 409 }) {}
+export class Unprocessable extends Schema.Error<Unprocessable>("Unprocessable")(fields, { httpApiStatus: 422 }) {}
+export class TooManyRequests extends Schema.Error<TooManyRequests>("TooManyRequests")(fields, { httpApiStatus: 429 }) {}
+export class ServiceUnavailable
+  extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(fields, { httpApiStatus: 503 })
+{}
+
+export type ApiError =
+  | BadRequest
+  | Unauthorized
+  | Forbidden
+  | NotFound
+  | Conflict
+  | Unprocessable
+  | TooManyRequests
+  | ServiceUnavailable
+
+export const errorBody = (code: string, message: string, details?: unknown): ErrorBody =>
+  details === undefined ? { code, message } : { code, message, details }

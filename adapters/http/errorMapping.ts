@@ -1,0 +1,58 @@
+// The one table where domain errors meet HTTP: each becomes a status and a stable code.
+import { Effect } from "effect"
+import type * as AccountErrors from "../../domain/account/AccountErrors.ts"
+import type { RegistryUnavailable } from "../../ports/BusinessRegistry.ts"
+import {
+  type ApiError,
+  BadRequest,
+  Conflict,
+  errorBody,
+  ServiceUnavailable,
+  TooManyRequests,
+  Unauthorized,
+  Unprocessable
+} from "./ApiErrors.ts"
+
+export type DomainError =
+  | AccountErrors.EmailAlreadyRegistered
+  | AccountErrors.InvalidEmail
+  | AccountErrors.PasswordPolicyViolation
+  | AccountErrors.SiretRequired
+  | AccountErrors.InvalidSiret
+  | AccountErrors.SiretUnknown
+  | AccountErrors.SiretClosed
+  | AccountErrors.InvalidCredentials
+  | AccountErrors.LoginThrottled
+  | AccountErrors.Unauthenticated
+  | AccountErrors.ResetTokenInvalid
+  | AccountErrors.ResetTokenExpired
+  | AccountErrors.ResetTokenUsed
+  | RegistryUnavailable
+
+type Table = { readonly [K in DomainError["_tag"]]: (e: Extract<DomainError, { _tag: K }>) => ApiError }
+
+const body = (code: string, e: { readonly message: string }) => ({ error: errorBody(code, e.message) })
+
+const table: Table = {
+  EmailAlreadyRegistered: (e) => new Conflict(body("EMAIL_TAKEN", e)),
+  InvalidEmail: (e) => new Unprocessable(body("INVALID_EMAIL", e)),
+  PasswordPolicyViolation: (e) => new Unprocessable(body(`PASSWORD_${e.problem}`, e)),
+  SiretRequired: (e) => new Unprocessable(body("SIRET_REQUIRED", e)),
+  InvalidSiret: (e) => new Unprocessable(body(e.problem === "SIRET_FORMAT" ? "SIRET_FORMAT" : "SIRET_CHECKSUM", e)),
+  SiretUnknown: (e) => new Unprocessable(body("SIRET_UNKNOWN", e)),
+  SiretClosed: (e) => new Unprocessable(body("SIRET_CLOSED", e)),
+  RegistryUnavailable: (e) =>
+    new ServiceUnavailable(body(e.reason === "THROTTLED" ? "REGISTRY_THROTTLED" : "REGISTRY_UNAVAILABLE", e)),
+  InvalidCredentials: (e) => new Unauthorized(body("INVALID_CREDENTIALS", e)),
+  LoginThrottled: (e) => new TooManyRequests(body("LOGIN_THROTTLED", e)),
+  Unauthenticated: (e) => new Unauthorized(body(e.reason === "EXPIRED" ? "SESSION_EXPIRED" : "UNAUTHENTICATED", e)),
+  ResetTokenInvalid: (e) => new BadRequest(body("RESET_TOKEN_INVALID", e)),
+  ResetTokenExpired: (e) => new BadRequest(body("RESET_TOKEN_EXPIRED", e)),
+  ResetTokenUsed: (e) => new BadRequest(body("RESET_TOKEN_USED", e))
+}
+
+export const toApiError = (e: DomainError): ApiError => (table[e._tag] as (e: DomainError) => ApiError)(e)
+
+/** Maps a use case's domain failures to the HTTP envelope. */
+export const mapDomainErrors = <A, E extends DomainError, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.mapError(effect, toApiError)

@@ -1,0 +1,25 @@
+// The French business registry, asked whether a SIRET belongs to an active establishment.
+import { Context, type Effect, Schema } from "effect"
+
+export type SiretStatus =
+  | {
+    readonly _tag: "Active"
+    /** Null when the unit is partially diffusible: its identity is masked and must not be stored. */
+    readonly companyName: string | null
+  }
+  | { readonly _tag: "Closed" }
+  | { readonly _tag: "Unknown" }
+
+export class RegistryUnavailable extends Schema.TaggedError<RegistryUnavailable>()("RegistryUnavailable", {
+  reason: Schema.Literals(["DOWN", "THROTTLED"])
+}) {
+  override get message() {
+    return this.reason === "THROTTLED"
+      ? "The business registry is busy; please try again in a minute."
+      : "The business registry cannot be reached right now; please try again later."
+  }
+}
+
+export class BusinessRegistry extends Context.Service<BusinessRegistry, {
+  lookUpSiret(siret: string): Effect.Effect<SiretStatus, RegistryUnavailable>
+}>()("zh/ports/BusinessRegistry") {}

@@ -1,0 +1,18 @@
+// Counters behind login throttling, keyed by account or client address, in fixed windows.
+import { Context, type Effect } from "effect"
+
+export interface AttemptWindow {
+  /** Attempts counted in the current window, this one included. */
+  readonly count: number
+  /** When the current window ends and the counter starts again. */
+  readonly resetsAt: Date
+}
+
+export class LoginAttempts extends Context.Service<LoginAttempts, {
+  /** Counts one attempt atomically; a window older than `windowMillis` restarts at 1. */
+  hit(key: string, now: Date, windowMillis: number): Effect.Effect<AttemptWindow>
+  /** Takes one attempt back (a successful login must not count against its address). */
+  undo(key: string): Effect.Effect<void>
+  /** Forgets the key (a successful login clears its account's failures). */
+  clear(key: string): Effect.Effect<void>
+}>()("zh/ports/LoginAttempts") {}

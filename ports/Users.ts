@@ -1,0 +1,17 @@
+// Persistence of user accounts, one row per user.
+import { Context, type Effect, type Option, Schema } from "effect"
+import type { Language, NewUser, User, UserId } from "../domain/account/User.ts"
+
+export class EmailTaken extends Schema.TaggedError<EmailTaken>()("EmailTaken", {}) {}
+
+export class Users extends Context.Service<Users, {
+  /** Fails `EmailTaken` when the e-mail (case-insensitive) is already registered; never check-then-insert. */
+  insert(user: NewUser): Effect.Effect<User, EmailTaken>
+  findById(id: UserId): Effect.Effect<Option.Option<User>>
+  findByEmail(email: string): Effect.Effect<Option.Option<User>>
+  /** Replaces the hash; `revokeSessions` also bumps the session version. Returns the new session version. */
+  setPasswordHash(id: UserId, hash: string, options: { readonly revokeSessions: boolean }): Effect.Effect<number>
+  /** Bumps the session version (log out everywhere); returns the new one. */
+  revokeSessions(id: UserId): Effect.Effect<number>
+  setLanguage(id: UserId, language: Language): Effect.Effect<void>
+}>()("zh/ports/Users") {}

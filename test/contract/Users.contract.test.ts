@@ -1,0 +1,81 @@
+// One Users contract, run against the in-memory fake, embedded PGlite and (when configured) real Postgres.
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
+import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
+import { UserId } from "../../domain/account/User.ts"
+import { Users } from "../../ports/Users.ts"
+import { sqlBackends } from "../support/databases.ts"
+
+let n = 0
+const newUser = (email: string) => ({
+  id: UserId.make(`00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`),
+  email,
+  accountType: "personal" as const,
+  firstName: "Ada",
+  lastName: "Lovelace",
+  companyName: null,
+  siret: null,
+  language: "en" as const,
+  passwordHash: "hash-1",
+  createdAt: new Date("2026-01-02T03:04:05.000Z")
+})
+
+const contract = (name: string, impl: Layer.Layer<Users, unknown>) =>
+  layer(impl, { excludeTestServices: true, timeout: "60 seconds" })(name, (it) => {
+    it.effect("stores a user and finds it by id and by e-mail in any case", () =>
+      Effect.gen(function*() {
+        const users = yield* Users
+        const created = yield* users.insert(newUser("ada@example.com"))
+        assert.strictEqual(created.sessionVersion, 0)
+        const byId = yield* users.findById(created.id)
+        assert.isTrue(Option.isSome(byId))
+        assert.deepStrictEqual(Option.getOrThrow(byId).createdAt, new Date("2026-01-02T03:04:05.000Z"))
+        const byEmail = yield* users.findByEmail("ADA@Example.com")
+        assert.strictEqual(Option.getOrThrow(byEmail).id, created.id)
+        assert.isTrue(Option.isNone(yield* users.findByEmail("nobody@example.com")))
+      }))
+
+    it.effect("refuses a second account for the same e-mail, whatever its case", () =>
+      Effect.gen(function*() {
+        const users = yield* Users
+        yield* users.insert(newUser("grace@example.com"))
+        const error = yield* Effect.flip(users.insert(newUser("Grace@EXAMPLE.com")))
+        assert.strictEqual(error._tag, "EmailTaken")
+      }))
+
+    it.effect("of concurrent registrations for one e-mail exactly one wins", () =>
+      Effect.gen(function*() {
+        const users = yield* Users
+        const results = yield* Effect.all(
+          Array.from({ length: 8 }, () => Effect.result(users.insert(newUser("race@example.com")))),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(results.filter((r) => r._tag === "Success").length, 1)
+      }))
+
+    it.effect("a password change can keep or revoke sessions; revoking bumps the version", () =>
+      Effect.gen(function*() {
+        const users = yield* Users
+        const u = yield* users.insert(newUser("linus@example.com"))
+        assert.strictEqual(yield* users.setPasswordHash(u.id, "hash-2", { revokeSessions: false }), 0)
+        assert.strictEqual(yield* users.setPasswordHash(u.id, "hash-3", { revokeSessions: true }), 1)
+        assert.strictEqual(yield* users.revokeSessions(u.id), 2)
+        const stored = Option.getOrThrow(yield* users.findById(u.id))
+        assert.strictEqual(stored.passwordHash, "hash-3")
+        assert.strictEqual(stored.sessionVersion, 2)
+      }))
+
+    it.effect("changes the language", () =>
+      Effect.gen(function*() {
+        const users = yield* Users
+        const u = yield* users.insert(newUser("margaret@example.com"))
+        yield* users.setLanguage(u.id, "fr")
+        assert.strictEqual(Option.getOrThrow(yield* users.findById(u.id)).language, "fr")
+      }))
+  })
+
+describe("Users contract", () => {
+  contract("in memory", MemoryUsers.layer)
+  for (const [backend, db] of sqlBackends()) contract(backend, PgUsers.layer.pipe(Layer.provide(db)))
+})
