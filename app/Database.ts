@@ -2,12 +2,21 @@
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
-import type { SqlClient } from "effect/sql"
+import { Effect, Layer, Redacted, Schema } from "effect"
+import type { SqlClient, SqlError } from "effect/sql"
 import { mkdir, mkdtemp, rm } from "node:fs/promises"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+
+export class EmbeddedDatabaseFailed extends Schema.TaggedError<EmbeddedDatabaseFailed>()("EmbeddedDatabaseFailed", {
+  location: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `The embedded database in ${this.location} cannot start: ${this.detail}`
+  }
+}
 
 export const postgres = (url: Redacted.Redacted<string>, maxConnections: number) =>
   PgClient.layer({ url, maxConnections, applicationName: "zh-hosting" })
@@ -19,11 +28,15 @@ export const postgres = (url: Redacted.Redacted<string>, maxConnections: number)
  */
 export const embeddedPostgres = (
   location: string
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown> =>
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, EmbeddedDatabaseFailed | SqlError.SqlError> =>
   Layer.unwrap(Effect.gen(function*() {
-    if (location !== "memory://") yield* Effect.promise(() => mkdir(location, { recursive: true }))
+    const failed = (e: unknown) =>
+      new EmbeddedDatabaseFailed({ location, detail: e instanceof Error ? e.message : String(e) })
+    if (location !== "memory://") {
+      yield* Effect.tryPromise({ try: () => mkdir(location, { recursive: true }), catch: failed })
+    }
     const db = yield* Effect.acquireRelease(
-      Effect.tryPromise(() => PGlite.create(location)),
+      Effect.tryPromise({ try: () => PGlite.create(location), catch: failed }),
       (db) => Effect.promise(() => db.close())
     )
     const dir = yield* Effect.acquireRelease(
@@ -32,10 +45,13 @@ export const embeddedPostgres = (
     )
     const socketPath = join(dir, "pg.sock")
     yield* Effect.acquireRelease(
-      Effect.tryPromise(async () => {
-        const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 1 })
-        await server.start()
-        return server
+      Effect.tryPromise({
+        try: async () => {
+          const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 1 })
+          await server.start()
+          return server
+        },
+        catch: failed
       }),
       (server) => Effect.promise(() => server.stop())
     )

@@ -1,7 +1,7 @@
 // Thin handlers for the account routes: decode (done by the API), call one use case, map errors, set cookies.
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted, SchemaIssue } from "effect"
 import { HttpEffect, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder, HttpApiMiddleware } from "effect/http-api"
+import { HttpApiBuilder, type HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import type { Digest, SecureRandom } from "effect/crypto"
 import type { AccountSettings } from "../../domain/account/AccountSettings.ts"
 import { requestPasswordReset, resetPassword } from "../../domain/account/PasswordReset.ts"
@@ -153,11 +153,25 @@ export const AuthenticationLive = Layer.effect(
   })
 )
 
-export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestValidation, (error) =>
-  Effect.fail(
-    error.cause.message.includes("Expected a valid JSON body")
-      ? new BadRequest({ error: errorBody("MALFORMED_JSON", "The request body is not valid JSON.") })
-      : new BadRequest({
-        error: errorBody("INVALID_REQUEST", `The request ${error.kind.toLowerCase()} is not valid: ${error.cause.message}`)
-      })
-  ))
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** "email: Expected string; password: …" with each issue's path, on one line, plus the list as details. */
+const describeIssues = (error: HttpApiError.HttpApiSchemaError) => {
+  const issues = formatIssues(error.cause.issue).issues.map((issue) => ({
+    path: (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join("."),
+    message: issue.message
+  }))
+  const summary = issues.map((i) => (i.path === "" ? i.message : `${i.path}: ${i.message}`)).join("; ")
+  return { summary, issues }
+}
+
+export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestValidation, (error) => {
+  if (error.cause.message.includes("Expected a valid JSON body")) {
+    return Effect.fail(new BadRequest({ error: errorBody("MALFORMED_JSON", "The request body is not valid JSON.") }))
+  }
+  const { issues, summary } = describeIssues(error)
+  const where = error.kind === "Payload" || error.kind === "Body" ? "body" : error.kind.toLowerCase()
+  return Effect.fail(
+    new BadRequest({ error: errorBody("INVALID_REQUEST", `The request ${where} is not valid: ${summary}`, issues) })
+  )
+})

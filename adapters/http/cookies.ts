@@ -22,7 +22,7 @@ export const setSessionCookie = (
     httpOnly: true,
     sameSite: "lax",
     secure: settings.secureCookies,
-    ...(session.rememberMe ? { maxAge: Duration.toSeconds(session.lifetime) } : {})
+    ...(session.rememberMe ? { maxAge: session.lifetime } : {})
   })
 
 export const expireSessionCookie = (

@@ -1,12 +1,38 @@
 // The ordered schema migrations (never edited once landed), run by the effect/sql Migrator.
-import { Migrator } from "effect/sql"
+import { Effect, Schema } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
 import accounts from "./migrations/0001_accounts.ts"
 import secretsOutbox from "./migrations/0002_secrets_outbox.ts"
 
-export const migrations = Migrator.fromRecord({
+const all = {
   "1_accounts": accounts,
   "2_secrets_outbox": secretsOutbox
-})
+}
+
+export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))
 
 /** Applies every pending migration; returns the ones applied now as `[id, name]`. */
-export const runMigrations = Migrator.make({})({ loader: migrations })
+export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(all) })
+
+export class SchemaBehind extends Schema.TaggedError<SchemaBehind>()("SchemaBehind", {
+  current: Schema.Int,
+  latest: Schema.Int
+}) {
+  override get message() {
+    return `The database schema is at migration ${this.current}, this release needs ${this.latest}: run \`npm run migrate\` first.`
+  }
+}
+
+const Version = Schema.Array(Schema.Struct({ version: Schema.NullOr(Schema.Int) }))
+
+/** Fails `SchemaBehind` unless every migration of this release has been applied. */
+export const requireCurrentSchema = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const exists = yield* sql`SELECT to_regclass('effect_sql_migrations') IS NOT NULL AS present`
+  const current = exists[0]?.["present"] === true
+    ? (yield* sql`SELECT max(migration_id) AS version FROM effect_sql_migrations`.pipe(
+      Effect.flatMap(Schema.decodeUnknownEffect(Version))
+    ))[0]?.version ?? 0
+    : 0
+  if (current < latestMigrationId) return yield* new SchemaBehind({ current, latest: latestMigrationId })
+}).pipe(Effect.catchTag(["SqlError", "SchemaError"], Effect.die))

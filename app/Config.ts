@@ -1,0 +1,146 @@
+// Every setting of the platform, read once with Config; secrets stay Redacted until the adapter that uses them.
+import { Config, Duration, Effect, Option, Redacted, Result, Schema } from "effect"
+import { parseEncryptionKey } from "../adapters/crypto/AesGcmSecretBox.ts"
+
+const withDefault = <A>(config: Config.Config<A>, value: A) => Config.withDefault(config, value)
+
+const between = (min: number, max: number) =>
+  Schema.NumberFromString.pipe(Schema.check(Schema.isInt(), Schema.isBetween({ minimum: min, maximum: max })))
+
+const intSetting = (name: string, min: number, max: number, fallback: number) =>
+  withDefault(Config.schema(between(min, max), name), fallback)
+
+const optionalSecret = (name: string) => Config.option(Config.Redacted(name))
+
+export const SettingsConfig = Config.all({
+  nodeEnv: withDefault(Config.Literals(["production", "development", "test"], "NODE_ENV"), "development"),
+  host: withDefault(Config.String("HOST"), "127.0.0.1"),
+  port: withDefault(Config.Port("PORT"), 3000),
+  publicUrl: Config.option(Config.URL("PUBLIC_URL")),
+  dataDir: withDefault(Config.String("DATA_DIR"), "./data"),
+  databaseUrl: optionalSecret("DATABASE_URL"),
+  databaseMaxConnections: intSetting("DATABASE_MAX_CONNECTIONS", 1, 200, 10),
+  jwtSecret: optionalSecret("JWT_SECRET"),
+  encryptionKey: optionalSecret("ENCRYPTION_KEY"),
+  previousEncryptionKeys: optionalSecret("ENCRYPTION_KEYS_PREVIOUS"),
+  bcryptCost: intSetting("BCRYPT_COST", 4, 15, 12),
+  smtpUrl: optionalSecret("SMTP_URL"),
+  mailFrom: withDefault(Config.String("MAIL_FROM"), "ZH <no-reply@localhost>"),
+  outboxKeep: intSetting("OUTBOX_KEEP", 1, 10_000, 50),
+  registryProvider: Config.option(Config.Literals(["insee", "recherche-entreprises", "sandbox"], "REGISTRY_PROVIDER")),
+  sireneApiUrl: withDefault(Config.URL("SIRENE_API_URL"), new URL("https://api.insee.fr/api-sirene/3.11")),
+  sireneApiKey: optionalSecret("SIRENE_API_KEY"),
+  rechercheEntreprisesUrl: withDefault(
+    Config.URL("RECHERCHE_ENTREPRISES_URL"),
+    new URL("https://recherche-entreprises.api.gouv.fr")
+  ),
+  registryTimeoutMs: intSetting("REGISTRY_TIMEOUT_MS", 100, 60_000, 5_000),
+  registryRetries: intSetting("REGISTRY_RETRIES", 0, 10, 2),
+  sessionIdleMinutes: intSetting("SESSION_IDLE_MINUTES", 1, 24 * 60, 120),
+  sessionRememberHours: intSetting("SESSION_REMEMBER_HOURS", 1, 24 * 30, 12),
+  sessionAbsoluteHours: intSetting("SESSION_ABSOLUTE_HOURS", 1, 24 * 90, 24 * 7),
+  loginMaxFailuresPerAccount: intSetting("LOGIN_MAX_FAILURES_PER_ACCOUNT", 1, 1000, 5),
+  loginMaxFailuresPerAddress: intSetting("LOGIN_MAX_FAILURES_PER_ADDRESS", 1, 100_000, 30),
+  loginThrottleWindowMinutes: intSetting("LOGIN_THROTTLE_WINDOW_MINUTES", 1, 24 * 60, 15),
+  trustProxy: withDefault(Config.Boolean("TRUST_PROXY"), false),
+  maxBodyBytes: intSetting("MAX_BODY_BYTES", 1024, 100 * 1024 * 1024, 1024 * 1024),
+  logLevel: withDefault(Config.LogLevel("LOG_LEVEL"), "Info"),
+  logFormat: Config.option(Config.Literals(["pretty", "json"], "LOG_FORMAT"))
+})
+
+export type RawSettings = Config.Success<typeof SettingsConfig>
+
+/** Settings after defaults that depend on other settings, with secrets resolved and validated. */
+export interface Settings extends Omit<RawSettings, "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat"> {
+  readonly production: boolean
+  readonly publicUrl: string
+  readonly jwtSecret: Redacted.Redacted<Uint8Array>
+  readonly encryptionKeys: { readonly current: Redacted.Redacted<Uint8Array>; readonly previous: ReadonlyArray<Redacted.Redacted<Uint8Array>> }
+  readonly registryProvider: "insee" | "recherche-entreprises" | "sandbox"
+  readonly logFormat: "pretty" | "json"
+  readonly sessionIdle: Duration.Duration
+  readonly sessionRemember: Duration.Duration
+  readonly sessionAbsolute: Duration.Duration
+  readonly loginThrottleWindow: Duration.Duration
+}
+
+/** A setting that is present but unusable; stops the process with one line naming it. */
+export class InvalidSetting extends Schema.TaggedError<InvalidSetting>()("InvalidSetting", {
+  name: Schema.String,
+  problem: Schema.String
+}) {
+  override get message() {
+    return `Invalid setting ${this.name}: ${this.problem}`
+  }
+}
+
+/** One line naming the setting, from Config's multi-line schema error. */
+export const describeConfigError = (error: Config.ConfigError): InvalidSetting => {
+  const text = error.message
+  const name = /at \["([^"]+)"\]/.exec(text)?.[1] ?? "?"
+  const problem = text.replace(/^SchemaError\(|\)$/g, "").split("\n")[0]?.trim() ?? text
+  return new InvalidSetting({ name, problem })
+}
+
+const decodeJwtSecret = (secret: Redacted.Redacted<string>) => {
+  const bytes = new TextEncoder().encode(Redacted.value(secret))
+  return bytes.length >= 32
+    ? Effect.succeed(Redacted.make(bytes))
+    : Effect.fail(new InvalidSetting({ name: "JWT_SECRET", problem: "must be at least 32 bytes" }))
+}
+
+const decodeKey = (name: string, text: string) => {
+  const parsed = parseEncryptionKey(text)
+  return Result.isSuccess(parsed)
+    ? Effect.succeed(Redacted.make(parsed.success))
+    : Effect.fail(new InvalidSetting({ name, problem: parsed.failure }))
+}
+
+/**
+ * Completes raw settings. `devSecrets` supplies JWT_SECRET / ENCRYPTION_KEY when they are missing outside
+ * production; in production a missing secret is fatal.
+ */
+export const resolveSettings = Effect.fn("resolveSettings")(function*(
+  raw: RawSettings,
+  devSecrets: Effect.Effect<{ readonly jwtSecret: Redacted.Redacted<string>; readonly encryptionKey: Redacted.Redacted<string> }, InvalidSetting>
+) {
+  const production = raw.nodeEnv === "production"
+  const missing = Option.isNone(raw.jwtSecret) || Option.isNone(raw.encryptionKey)
+  if (production && missing) {
+    const name = Option.isNone(raw.jwtSecret) ? "JWT_SECRET" : "ENCRYPTION_KEY"
+    return yield* new InvalidSetting({ name, problem: "is required when NODE_ENV=production" })
+  }
+  const generated = missing ? yield* devSecrets : undefined
+  const jwtSecret = yield* decodeJwtSecret(Option.getOrElse(raw.jwtSecret, () => generated!.jwtSecret))
+  const current = yield* decodeKey(
+    "ENCRYPTION_KEY",
+    Redacted.value(Option.getOrElse(raw.encryptionKey, () => generated!.encryptionKey))
+  )
+  const previousText = Option.match(raw.previousEncryptionKeys, { onNone: () => "", onSome: Redacted.value })
+  const previous = yield* Effect.forEach(
+    previousText.split(",").map((s) => s.trim()).filter((s) => s !== ""),
+    (text) => decodeKey("ENCRYPTION_KEYS_PREVIOUS", text)
+  )
+  const registryProvider = Option.getOrElse(raw.registryProvider, () =>
+    Option.isSome(raw.sireneApiKey) ? "insee" as const : production ? "recherche-entreprises" as const : "sandbox" as const)
+  if (registryProvider === "insee" && Option.isNone(raw.sireneApiKey)) {
+    return yield* new InvalidSetting({ name: "SIRENE_API_KEY", problem: "is required when REGISTRY_PROVIDER=insee" })
+  }
+  const publicUrl = Option.match(raw.publicUrl, {
+    onNone: () => `http://localhost:${raw.port}`,
+    onSome: (url) => url.origin
+  })
+  return {
+    ...raw,
+    production,
+    publicUrl,
+    jwtSecret,
+    encryptionKeys: { current, previous },
+    registryProvider,
+    logFormat: Option.getOrElse(raw.logFormat, () => production ? "json" as const : "pretty" as const),
+    sessionIdle: Duration.minutes(raw.sessionIdleMinutes),
+    sessionRemember: Duration.hours(raw.sessionRememberHours),
+    sessionAbsolute: Duration.hours(raw.sessionAbsoluteHours),
+    loginThrottleWindow: Duration.minutes(raw.loginThrottleWindowMinutes)
+  } satisfies Settings
+})

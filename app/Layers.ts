@@ -1,0 +1,135 @@
+// The wiring: settings → adapters → the services the HTTP edge and the CLI run on.
+import { NodeCrypto, NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { Duration, Effect, Layer, Logger, Option, References } from "effect"
+import { HttpRouter } from "effect/http"
+import type { Migrator, SqlClient, SqlError } from "effect/sql"
+import { createServer } from "node:http"
+import { join } from "node:path"
+import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
+import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.ts"
+import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
+import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
+import { HttpApp } from "../adapters/http/HttpApp.ts"
+import { HttpSettings } from "../adapters/http/HttpSettings.ts"
+import * as OutboxMailer from "../adapters/mail/OutboxMailer.ts"
+import * as SmtpMailer from "../adapters/mail/SmtpMailer.ts"
+import { requireCurrentSchema, runMigrations, type SchemaBehind } from "../adapters/postgres/Migrations.ts"
+import * as PgHealth from "../adapters/postgres/PgHealth.ts"
+import * as PgLoginAttempts from "../adapters/postgres/PgLoginAttempts.ts"
+import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
+import * as PgPasswordResets from "../adapters/postgres/PgPasswordResets.ts"
+import * as PgUnitOfWork from "../adapters/postgres/PgUnitOfWork.ts"
+import * as PgUpstreamSecrets from "../adapters/postgres/PgUpstreamSecrets.ts"
+import * as PgUsers from "../adapters/postgres/PgUsers.ts"
+import * as InseeRegistry from "../adapters/registry/InseeRegistry.ts"
+import * as RechercheEntreprisesRegistry from "../adapters/registry/RechercheEntreprisesRegistry.ts"
+import { AccountSettings } from "../domain/account/AccountSettings.ts"
+import type { Settings } from "./Config.ts"
+import { type EmbeddedDatabaseFailed, embeddedPostgres, postgres } from "./Database.ts"
+
+export const LoggerLive = (settings: Pick<Settings, "logFormat" | "logLevel">) =>
+  Layer.mergeAll(
+    Logger.layer([settings.logFormat === "json" ? Logger.consoleJson : Logger.consolePretty()]),
+    Layer.succeed(References.MinimumLogLevel, settings.logLevel)
+  )
+
+/**
+ * The database, ready for the repositories. Embedded PGlite is migrated at start (nobody else runs
+ * `npm run migrate` against it); a real Postgres must already be migrated, and the server refuses to start
+ * on an older schema rather than fail on the first query.
+ */
+export const DatabaseLive = (
+  settings: Settings
+): Layer.Layer<
+  SqlClient.SqlClient,
+  EmbeddedDatabaseFailed | Migrator.MigrationError | SqlError.SqlError | SchemaBehind
+> =>
+  Option.match(settings.databaseUrl, {
+    onNone: () =>
+      Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(embeddedPostgres(join(settings.dataDir, "pglite")))),
+    onSome: (url) =>
+      Layer.effectDiscard(requireCurrentSchema).pipe(Layer.provideMerge(postgres(url, settings.databaseMaxConnections)))
+  })
+
+export const RepositoriesLive = Layer.mergeAll(
+  PgUsers.layer,
+  PgPasswordResets.layer,
+  PgLoginAttempts.layer,
+  PgUnitOfWork.layer,
+  PgUpstreamSecrets.layer,
+  PgOutbox.layer,
+  PgHealth.layer
+)
+
+const MailerLive = (settings: Settings) =>
+  Option.match(settings.smtpUrl, {
+    onNone: () => OutboxMailer.layer({ keep: settings.outboxKeep, logBodies: !settings.production }),
+    onSome: (url) => SmtpMailer.layer({ url, from: settings.mailFrom })
+  })
+
+const RegistryLive = (settings: Settings) => {
+  const common = {
+    timeout: Duration.millis(settings.registryTimeoutMs),
+    retries: settings.registryRetries,
+    retryBaseDelay: Duration.millis(250)
+  }
+  switch (settings.registryProvider) {
+    case "insee":
+      return InseeRegistry.layer({
+        ...common,
+        baseUrl: settings.sireneApiUrl.href.replace(/\/$/, ""),
+        apiKey: Option.getOrThrow(settings.sireneApiKey)
+      }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    case "recherche-entreprises":
+      return RechercheEntreprisesRegistry.layer({
+        ...common,
+        baseUrl: settings.rechercheEntreprisesUrl.href.replace(/\/$/, "")
+      }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    case "sandbox":
+      return FixtureRegistry.layer
+  }
+}
+
+export const accountSettings = (settings: Settings): AccountSettings["Service"] => ({
+  publicUrl: settings.publicUrl,
+  rememberMeLifetime: settings.sessionRemember,
+  sessionIdleLifetime: settings.sessionIdle,
+  sessionAbsoluteLifetime: settings.sessionAbsolute,
+  resetTokenLifetime: AccountSettings.defaults.resetTokenLifetime,
+  loginThrottleWindow: settings.loginThrottleWindow,
+  maxFailuresPerAccount: settings.loginMaxFailuresPerAccount,
+  maxFailuresPerAddress: settings.loginMaxFailuresPerAddress
+})
+
+/** Everything but the database: crypto, registry, mail, settings. */
+export const ServicesLive = (settings: Settings) =>
+  Layer.mergeAll(
+    BcryptPasswordHasher.layer(settings.bcryptCost),
+    JoseSessionTokens.layer(settings.jwtSecret),
+    AesGcmSecretBox.layer(settings.encryptionKeys),
+    NodeCrypto.layerSecureRandom,
+    NodeCrypto.layerDigest,
+    RegistryLive(settings),
+    MailerLive(settings),
+    Layer.succeed(AccountSettings, accountSettings(settings)),
+    Layer.succeed(HttpSettings, {
+      secureCookies: settings.production,
+      trustProxy: settings.trustProxy,
+      maxBodyBytes: settings.maxBodyBytes
+    })
+  )
+
+/** The application's services on a given database layer. */
+export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E, R>) =>
+  ServicesLive(settings).pipe(Layer.provideMerge(RepositoriesLive), Layer.provideMerge(database))
+
+export const ServerLive = (settings: Settings) =>
+  HttpRouter.serve(HttpApp, { disableLogger: true }).pipe(
+    Layer.provide(AppServices(settings, DatabaseLive(settings))),
+    Layer.provide(NodeHttpServer.layer(createServer, {
+      port: settings.port,
+      host: settings.host,
+      gracefulShutdownTimeout: "10 seconds"
+    })),
+    Layer.tap(() => Effect.logInfo(`ZH listening on ${settings.host}:${settings.port} (public URL ${settings.publicUrl})`))
+  )
