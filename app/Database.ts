@@ -4,10 +4,10 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
-import { mkdir, mkdtemp, rm } from "node:fs/promises"
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 
 export class EmbeddedDatabaseFailed extends Schema.TaggedError<EmbeddedDatabaseFailed>()("EmbeddedDatabaseFailed", {
   location: Schema.String,
@@ -18,36 +18,53 @@ export class EmbeddedDatabaseFailed extends Schema.TaggedError<EmbeddedDatabaseF
   }
 }
 
+type SqlLayer = Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, EmbeddedDatabaseFailed | SqlError.SqlError>
+
 export const postgres = (url: Redacted.Redacted<string>, maxConnections: number) =>
   PgClient.layer({ url, maxConnections, applicationName: "zh-hosting" })
 
+const overSocket = (socketPath: string, maxConnections: number) =>
+  PgClient.layer({
+    stream: () => connect(socketPath),
+    username: "postgres",
+    database: "postgres",
+    maxConnections,
+    applicationName: "zh-hosting"
+  })
+
+/** Resolves when something accepts connections on the socket. */
+const answers = (socketPath: string) =>
+  Effect.callback<boolean>((resume) => {
+    const socket = connect(socketPath)
+    socket.once("connect", () => {
+      socket.destroy()
+      resume(Effect.succeed(true))
+    })
+    socket.once("error", () => resume(Effect.succeed(false)))
+  })
+
 /**
- * PGlite is a single-session Postgres in WebAssembly. It is served over the wire protocol on a private Unix
- * socket (a fresh 0700 temporary directory, so no other local user or TCP client can reach it) and the same
- * @effect/sql-pg repositories talk to it through one connection; concurrent statements queue.
+ * PGlite is a single-session Postgres in WebAssembly, so exactly one process may open a data directory.
+ * That process serves it over the wire protocol on a private Unix socket (in a fresh 0700 directory: no other
+ * local user or TCP client can reach it) and the same @effect/sql-pg repositories talk to it. pglite-socket
+ * queues statements and keeps a transaction's statements together, so other processes of ours (the admin
+ * CLI) can share the database while the server runs, through the endpoint file it publishes.
  */
-export const embeddedPostgres = (
-  location: string
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, EmbeddedDatabaseFailed | SqlError.SqlError> =>
-  Layer.unwrap(Effect.gen(function*() {
-    const failed = (e: unknown) =>
-      new EmbeddedDatabaseFailed({ location, detail: e instanceof Error ? e.message : String(e) })
-    if (location !== "memory://") {
-      yield* Effect.tryPromise({ try: () => mkdir(location, { recursive: true }), catch: failed })
-    }
+const serve = (location: string, endpointFile: string | undefined, failed: (e: unknown) => EmbeddedDatabaseFailed) =>
+  Effect.gen(function*() {
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({ try: () => PGlite.create(location), catch: failed }),
       (db) => Effect.promise(() => db.close())
     )
     const dir = yield* Effect.acquireRelease(
-      Effect.promise(() => mkdtemp(join(tmpdir(), "zh-pglite-"))),
+      Effect.tryPromise({ try: () => mkdtemp(join(tmpdir(), "zh-pglite-")), catch: failed }),
       (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
     )
     const socketPath = join(dir, "pg.sock")
     yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 1 })
+          const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 8 })
           await server.start()
           return server
         },
@@ -55,11 +72,39 @@ export const embeddedPostgres = (
       }),
       (server) => Effect.promise(() => server.stop())
     )
-    return PgClient.layer({
-      stream: () => connect(socketPath),
-      username: "postgres",
-      database: "postgres",
-      maxConnections: 1,
-      applicationName: "zh-hosting"
-    })
+    if (endpointFile !== undefined) {
+      yield* Effect.acquireRelease(
+        Effect.tryPromise({ try: () => writeFile(endpointFile, socketPath, { mode: 0o600 }), catch: failed }),
+        () => Effect.promise(() => rm(endpointFile, { force: true }))
+      )
+    }
+    return socketPath
+  })
+
+/** An in-memory PGlite (tests): nothing to share, nothing kept. */
+export const embeddedPostgres = (location: "memory://"): SqlLayer =>
+  Layer.unwrap(Effect.gen(function*() {
+    const failed = (e: unknown) => new EmbeddedDatabaseFailed({ location, detail: e instanceof Error ? e.message : String(e) })
+    return overSocket(yield* serve(location, undefined, failed), 1)
+  }))
+
+/**
+ * The PGlite database in DATA_DIR. `share`: when another process of ours already serves it, connect to that
+ * one (the CLI beside a running server); otherwise refuse, since two owners would corrupt it (a second server).
+ */
+export const embeddedDataDir = (dataDir: string, options: { readonly share: boolean }): SqlLayer =>
+  Layer.unwrap(Effect.gen(function*() {
+    const location = resolve(dataDir, "pglite")
+    const failed = (e: unknown) => new EmbeddedDatabaseFailed({ location, detail: e instanceof Error ? e.message : String(e) })
+    const endpointFile = resolve(dataDir, "pglite.endpoint")
+    const published = yield* Effect.tryPromise(() => readFile(endpointFile, "utf8")).pipe(Effect.option)
+    if (published._tag === "Some" && (yield* answers(published.value.trim()))) {
+      if (!options.share) {
+        return yield* Effect.fail(failed("another process is serving this data directory (stop it, or set DATA_DIR)"))
+      }
+      return overSocket(published.value.trim(), 1)
+    }
+    yield* Effect.tryPromise({ try: () => mkdir(location, { recursive: true }), catch: failed })
+    // Our transactions stay on one connection: two would only queue behind each other inside PGlite.
+    return overSocket(yield* serve(location, endpointFile, failed), 1)
   }))

@@ -4,7 +4,6 @@ import { Duration, Effect, Layer, Logger, Option, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
 import { createServer } from "node:http"
-import { join } from "node:path"
 import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
 import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.ts"
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
@@ -25,7 +24,7 @@ import * as InseeRegistry from "../adapters/registry/InseeRegistry.ts"
 import * as RechercheEntreprisesRegistry from "../adapters/registry/RechercheEntreprisesRegistry.ts"
 import { AccountSettings } from "../domain/account/AccountSettings.ts"
 import type { Settings } from "./Config.ts"
-import { type EmbeddedDatabaseFailed, embeddedPostgres, postgres } from "./Database.ts"
+import { type EmbeddedDatabaseFailed, embeddedDataDir, postgres } from "./Database.ts"
 
 export const LoggerLive = (settings: Pick<Settings, "logFormat" | "logLevel">) =>
   Layer.mergeAll(
@@ -34,21 +33,29 @@ export const LoggerLive = (settings: Pick<Settings, "logFormat" | "logLevel">) =
   )
 
 /**
- * The database, ready for the repositories. Embedded PGlite is migrated at start (nobody else runs
- * `npm run migrate` against it); a real Postgres must already be migrated, and the server refuses to start
- * on an older schema rather than fail on the first query.
+ * The database, ready for the repositories. Embedded PGlite is migrated on open (nobody else runs
+ * `npm run migrate` against it); a real Postgres is migrated only by `migrate`, and the server refuses to
+ * start on an older schema rather than fail on its first query. The CLI shares an embedded database that a
+ * running server already holds.
  */
 export const DatabaseLive = (
-  settings: Settings
+  settings: Settings,
+  role: "server" | "cli" | "migrate"
 ): Layer.Layer<
   SqlClient.SqlClient,
   EmbeddedDatabaseFailed | Migrator.MigrationError | SqlError.SqlError | SchemaBehind
 > =>
   Option.match(settings.databaseUrl, {
-    onNone: () =>
-      Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(embeddedPostgres(join(settings.dataDir, "pglite")))),
+    onNone: () => {
+      const database = embeddedDataDir(settings.dataDir, { share: role !== "server" })
+      return role === "migrate" ? database : Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(database))
+    },
     onSome: (url) =>
-      Layer.effectDiscard(requireCurrentSchema).pipe(Layer.provideMerge(postgres(url, settings.databaseMaxConnections)))
+      Layer.effectDiscard<void, Migrator.MigrationError | SqlError.SqlError | SchemaBehind, SqlClient.SqlClient>(
+        role === "migrate" ? Effect.asVoid(runMigrations) : requireCurrentSchema
+      ).pipe(
+        Layer.provideMerge(postgres(url, role === "server" ? settings.databaseMaxConnections : 2))
+      )
   })
 
 export const RepositoriesLive = Layer.mergeAll(
@@ -125,7 +132,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
 
 export const ServerLive = (settings: Settings) =>
   HttpRouter.serve(HttpApp, { disableLogger: true }).pipe(
-    Layer.provide(AppServices(settings, DatabaseLive(settings))),
+    Layer.provide(AppServices(settings, DatabaseLive(settings, "server"))),
     Layer.provide(NodeHttpServer.layer(createServer, {
       port: settings.port,
       host: settings.host,

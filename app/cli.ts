@@ -1,0 +1,134 @@
+// The admin CLI (`npm run admin -- …`): migrations, the sandbox outbox, sealed upstream credentials.
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
+import { runMigrations } from "../adapters/postgres/Migrations.ts"
+import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
+import * as PgUpstreamSecrets from "../adapters/postgres/PgUpstreamSecrets.ts"
+import { listSecrets, removeSecret, rotateSecrets, storeSecret } from "../domain/secrets/UpstreamCredentials.ts"
+import { Outbox } from "../ports/Outbox.ts"
+import type { SecretBox } from "../ports/SecretBox.ts"
+import type { UpstreamSecrets } from "../ports/UpstreamSecrets.ts"
+import type { Settings } from "./Config.ts"
+import { DatabaseLive, LoggerLive } from "./Layers.ts"
+import { loadSettings, startupFailure } from "./loadSettings.ts"
+
+/** Where a secret's value comes from: never the command line, which other users can read in `ps`. */
+export class SecretInput extends Context.Service<SecretInput, {
+  readonly read: Effect.Effect<Redacted.Redacted<string>>
+}>()("zh/cli/SecretInput") {
+  static readonly stdin = Layer.succeed(SecretInput, {
+    read: Effect.promise(async () => {
+      const chunks: Array<Buffer> = []
+      for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)))
+      return Redacted.make(Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, ""))
+    })
+  })
+}
+
+export type AdminServices = Outbox | UpstreamSecrets | SecretBox
+
+/** The services of the admin commands, on the same database as the server (shared when it runs). */
+export const AdminServicesLive = (settings: Settings) =>
+  Layer.mergeAll(PgOutbox.layer, PgUpstreamSecrets.layer, AesGcmSecretBox.layer(settings.encryptionKeys)).pipe(
+    Layer.provide(DatabaseLive(settings, "cli"))
+  )
+
+/** The admin commands, each leaf provided with `services` (the live ones, or fakes in tests). */
+export const makeAdmin = <E>(
+  services: Layer.Layer<AdminServices | SecretInput, E>,
+  migrateDatabase: Effect.Effect<ReadonlyArray<readonly [number, string]>, E>
+) => {
+
+  const outbox = Command.make("outbox", {
+    limit: Flag.Int("limit").pipe(Flag.withDescription("how many messages, newest first"), Flag.withDefault(5)),
+    html: Flag.Boolean("html").pipe(Flag.withDescription("print the HTML part too"), Flag.withDefault(false))
+  }, ({ html, limit }) =>
+    Effect.gen(function*() {
+      const messages = yield* (yield* Outbox).latest(limit)
+      if (messages.length === 0) return yield* Console.log("The outbox is empty.")
+      for (const m of messages) {
+        yield* Console.log(`#${m.id}  ${m.sentAt.toISOString()}  to ${m.to}\nSubject: ${m.subject}\n\n${m.text}\n`)
+        if (html) yield* Console.log(`${m.html}\n`)
+      }
+    })).pipe(
+      Command.withDescription("Show the latest messages of the sandbox outbox (mail sent without SMTP_URL)"),
+      Command.provide(services)
+    )
+
+  const put = Command.make("put", {
+    name: Argument.String("name").pipe(Argument.withDescription("e.g. proxmox:pve:password")),
+    fromEnv: Flag.String("from-env").pipe(
+      Flag.withDescription("read the value from this environment variable instead of standard input"),
+      Flag.optional
+    )
+  }, ({ fromEnv, name }) =>
+    Effect.gen(function*() {
+      const value = Option.isSome(fromEnv)
+        ? Redacted.make(process.env[fromEnv.value] ?? "")
+        : yield* (yield* SecretInput).read
+      if (Redacted.value(value) === "") return yield* Console.error("Refusing to store an empty secret.")
+      yield* storeSecret(name, value)
+      yield* Console.log(`Stored secret "${name}" (sealed).`)
+    })).pipe(
+      Command.withDescription("Store or replace a sealed upstream credential; the value is read from standard input"),
+      Command.provide(services)
+    )
+
+  const list = Command.make("list", {}, () =>
+    Effect.gen(function*() {
+      const secrets = yield* listSecrets
+      if (secrets.length === 0) return yield* Console.log("No secrets stored.")
+      for (const s of secrets) yield* Console.log(`${s.name}\t${s.updatedAt.toISOString()}`)
+    })).pipe(Command.withDescription("List stored secrets (names and dates only)"), Command.provide(services))
+
+  const remove = Command.make("remove", { name: Argument.String("name") }, ({ name }) =>
+    Effect.andThen(removeSecret(name), Console.log(`Removed secret "${name}".`))).pipe(
+      Command.withDescription("Remove a stored secret"),
+      Command.provide(services)
+    )
+
+  const rotate = Command.make("rotate", {}, () =>
+    Effect.flatMap(rotateSecrets, (n) => Console.log(`Re-sealed ${n} secret(s) under the current key.`))).pipe(
+      Command.withDescription("Re-seal every secret under ENCRYPTION_KEY (old keys in ENCRYPTION_KEYS_PREVIOUS)"),
+      Command.provide(services)
+    )
+
+  const migrate = Command.make("migrate", {}, () =>
+    Effect.flatMap(migrateDatabase, (applied) =>
+      Console.log(
+        applied.length === 0
+          ? "The database schema is up to date."
+          : applied.map(([id, name]) => `applied migration ${id}_${name}`).join("\n")
+      ))).pipe(Command.withDescription("Apply pending database migrations (DATABASE_URL, or the embedded database)"))
+
+  return Command.make("zh-admin").pipe(
+    Command.withDescription("ZH hosting platform administration"),
+    Command.withSubcommands([
+      migrate,
+      outbox,
+      Command.make("secrets").pipe(
+        Command.withDescription("Sealed upstream credentials"),
+        Command.withSubcommands([put, list, remove, rotate])
+      )
+    ])
+  )
+}
+
+if (import.meta.main) {
+  const settings = Effect.cached(loadSettings).pipe(Effect.runSync)
+  const services = Layer.unwrap(Effect.map(settings, (s) => Layer.merge(AdminServicesLive(s), SecretInput.stdin)))
+  const migrateDatabase = Effect.flatMap(settings, (s) => runMigrations.pipe(Effect.provide(DatabaseLive(s, "migrate"))))
+  const program = Effect.flatMap(settings, (s) =>
+    Command.run(makeAdmin(services, migrateDatabase), { version: "0.1.0" }).pipe(Effect.provide(LoggerLive(s)))).pipe(
+      Effect.catch((e) =>
+        Effect.sync(() => {
+          process.stderr.write(`${startupFailure(e)}\n`)
+          process.exitCode = 1
+        })
+      ),
+      Effect.provide(NodeServices.layer)
+    )
+  NodeRuntime.runMain(program)
+}
