@@ -130,9 +130,12 @@ export const ServicesLive = (settings: Settings) =>
 export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E, R>) =>
   ServicesLive(settings).pipe(Layer.provideMerge(RepositoriesLive), Layer.provideMerge(database))
 
+/** The HTTP application on a database, for any `HttpServer` (the real listener, or a test one). */
+export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E, R>) =>
+  HttpRouter.serve(HttpApp, { disableLogger: true }).pipe(Layer.provide(AppServices(settings, database)))
+
 export const ServerLive = (settings: Settings) =>
-  HttpRouter.serve(HttpApp, { disableLogger: true }).pipe(
-    Layer.provide(AppServices(settings, DatabaseLive(settings, "server"))),
+  HttpAppLive(settings, DatabaseLive(settings, "server")).pipe(
     Layer.provide(NodeHttpServer.layer(createServer, {
       port: settings.port,
       host: settings.host,

@@ -32,6 +32,12 @@ export const make = Effect.gen(function*() {
         update(id, (u) => new User({ ...u, passwordHash: hash, sessionVersion: u.sessionVersion + (revokeSessions ? 1 : 0) })),
         (u) => u?.sessionVersion ?? 0
       ),
+    upgradePasswordHash: (id, expected, next) =>
+      Ref.modify(rows, (m): readonly [boolean, Map<string, User>] => {
+        const current = m.get(id)
+        if (current === undefined || current.passwordHash !== expected) return [false, m]
+        return [true, new Map(m).set(id, new User({ ...current, passwordHash: next }))]
+      }),
     revokeSessions: (id) =>
       Effect.map(update(id, (u) => new User({ ...u, sessionVersion: u.sessionVersion + 1 })), (u) => u?.sessionVersion ?? 0),
     setLanguage: (id, language) => Effect.asVoid(update(id, (u) => new User({ ...u, language })))

@@ -18,8 +18,8 @@ const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pi
   Layer.provide([AuthenticationLive, RequestValidationLive])
 )
 
-/** The reference page is served from the bundled Scalar script: no request leaves for a CDN. */
-const DocsRoutes = HttpApiScalar.layer(Api, { path: "/docs" })
+/** The reference page is served from the bundled Scalar script, without its web fonts: no request leaves for a CDN. */
+const DocsRoutes = HttpApiScalar.layer(Api, { path: "/docs", scalar: { withDefaultFonts: false } })
 
 export const HttpApp = Layer.mergeAll(
   ApiRoutes,

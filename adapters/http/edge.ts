@@ -1,7 +1,7 @@
 // The HTTP edge around every route: body size limit, and the error envelope for whatever the router or the
 // framework answers on its own (unknown route, unsupported media type, oversize body, unexpected defect).
 import { ByteSize, Cause, Effect } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { type Headers, HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { errorBody } from "./ApiErrors.ts"
 import type { HttpSettings } from "./HttpSettings.ts"
 
@@ -19,6 +19,9 @@ export const errorResponse = (status: number, code?: string, message?: string) =
   return HttpServerResponse.jsonUnsafe({ error: errorBody(code ?? defaultCode, message ?? defaultMessage) }, { status })
 }
 
+/** The unread rest of an oversize body is never consumed: the connection cannot be reused. */
+const tooLarge = errorResponse(413).pipe(HttpServerResponse.setHeader("connection", "close"))
+
 const isBodyTooLarge = (u: unknown): boolean =>
   HttpServerError.isHttpServerError(u) && u.reason._tag === "RequestParseError" && u.reason.reason === "BodyTooLarge"
 
@@ -28,8 +31,12 @@ const isJson = (response: HttpServerResponse.HttpServerResponse) =>
 
 const envelope = (response: HttpServerResponse.HttpServerResponse) =>
   response.status >= 400 && !isJson(response) && CODES[response.status] !== undefined
-    ? errorResponse(response.status).pipe(HttpServerResponse.setHeaders(response.headers))
+    ? errorResponse(response.status).pipe(HttpServerResponse.setHeaders(withoutBodyHeaders(response.headers)))
     : response
+
+/** The replaced body's own headers must not describe the new one. */
+const withoutBodyHeaders = (headers: Headers.Headers) =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => name !== "content-type" && name !== "content-length"))
 
 export const edgeMiddleware = (settings: HttpSettings["Service"]) =>
   HttpRouter.middleware(
@@ -37,7 +44,7 @@ export const edgeMiddleware = (settings: HttpSettings["Service"]) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const declared = Number(request.headers["content-length"] ?? "0")
-        if (declared > settings.maxBodyBytes) return errorResponse(413)
+        if (declared > settings.maxBodyBytes) return tooLarge
         return yield* httpEffect.pipe(
           Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(settings.maxBodyBytes))
         )
@@ -45,7 +52,7 @@ export const edgeMiddleware = (settings: HttpSettings["Service"]) =>
         Effect.catchCause((cause) => {
           if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
           const error = Cause.squash(cause)
-          if (isBodyTooLarge(error)) return Effect.succeed(errorResponse(413))
+          if (isBodyTooLarge(error)) return Effect.succeed(tooLarge)
           if (HttpServerError.isHttpServerError(error)) {
             if (error.reason._tag === "RouteNotFound") return Effect.succeed(errorResponse(404))
             if (error.reason._tag === "RequestParseError") return Effect.succeed(errorResponse(400))

@@ -23,7 +23,7 @@ export const make = Effect.gen(function*() {
       })).pipe(Effect.orDie),
     latest: (limit) =>
       sql`SELECT id::text AS id, recipient, subject, text_body, html_body, sent_at
-          FROM mail_outbox ORDER BY id DESC LIMIT ${limit}`.pipe(
+          FROM mail_outbox ORDER BY mail_outbox.id DESC LIMIT ${limit}`.pipe(
         Effect.flatMap(Schema.decodeUnknownEffect(Rows)),
         Effect.map((rows) =>
           rows.map((r) => ({ id: r.id, to: r.recipient, subject: r.subject, text: r.text_body, html: r.html_body, sentAt: r.sent_at }))

@@ -78,6 +78,11 @@ export const make = Effect.gen(function*() {
     findById: (id) => byId(id).pipe(Effect.map(Option.map(toUser)), Effect.orDie),
     findByEmail: (email) => byEmail(email).pipe(Effect.map(Option.map(toUser)), Effect.orDie),
     setPasswordHash: (id, hash, { revokeSessions }) => bump(id, hash, revokeSessions ? 1 : 0),
+    upgradePasswordHash: (id, expected, next) =>
+      sql`UPDATE users SET password_hash = ${next} WHERE id = ${id} AND password_hash = ${expected} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length === 1),
+        Effect.orDie
+      ),
     revokeSessions: (id) => bump(id, null, 1),
     setLanguage: (id, language) => sql`UPDATE users SET language = ${language} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
   })

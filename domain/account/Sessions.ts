@@ -88,8 +88,10 @@ export const login = Effect.fn("login")(function*(input: {
   let user = found.value
   if (hasher.needsRehash(user.passwordHash)) {
     const hash = yield* hasher.hash(input.password)
-    yield* (yield* Users).setPasswordHash(user.id, hash, { revokeSessions: false })
-    user = new User({ ...user, passwordHash: hash })
+    // Conditional: a reset that finished while we hashed wins, and this session is then already revoked.
+    if (yield* (yield* Users).upgradePasswordHash(user.id, user.passwordHash, hash)) {
+      user = new User({ ...user, passwordHash: hash })
+    }
   }
   return yield* issue(user, input.rememberMe, seconds(at), at)
 })

@@ -66,6 +66,16 @@ const contract = (name: string, impl: Layer.Layer<Users, unknown>) =>
         assert.strictEqual(stored.sessionVersion, 2)
       }))
 
+    it.effect("upgrades a hash only while it is still the one that was verified", () =>
+      Effect.gen(function*() {
+        const users = yield* Users
+        const u = yield* users.insert(newUser("barbara@example.com"))
+        assert.isTrue(yield* users.upgradePasswordHash(u.id, "hash-1", "hash-1-stronger"))
+        yield* users.setPasswordHash(u.id, "hash-after-reset", { revokeSessions: true })
+        assert.isFalse(yield* users.upgradePasswordHash(u.id, "hash-1-stronger", "stale-rehash"))
+        assert.strictEqual(Option.getOrThrow(yield* users.findById(u.id)).passwordHash, "hash-after-reset")
+      }))
+
     it.effect("changes the language", () =>
       Effect.gen(function*() {
         const users = yield* Users

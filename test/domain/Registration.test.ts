@@ -6,7 +6,7 @@ import { FixtureSirets } from "../../adapters/fake/FixtureRegistry.ts"
 import { type Registration, register } from "../../domain/account/Registration.ts"
 import { PasswordHasher } from "../../ports/PasswordHasher.ts"
 import { Users } from "../../ports/Users.ts"
-import { domainEnv, personal, professional } from "../support/domainEnv.ts"
+import { domainEnv, outcome, personal, professional } from "../support/domainEnv.ts"
 
 const stored = (email: string) => Effect.flatMap(Users, (users) => users.findByEmail(email))
 
@@ -50,6 +50,16 @@ describe("registering a personal account", () => {
       const error = yield* refused(personal({ email: "ALICE@Example.com", firstName: "Mallory" }))
       assert.strictEqual(error._tag, "EmailAlreadyRegistered")
       assert.strictEqual(Option.getOrThrow(yield* stored("alice@example.com")).id, first.id)
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("two registrations of one e-mail at the same time: exactly one account is created", () =>
+    Effect.gen(function*() {
+      const outcomes = yield* Effect.all(
+        [register(personal({ firstName: "First" })), register(personal({ email: "ALICE@example.com", firstName: "Second" }))]
+          .map(outcome),
+        { concurrency: "unbounded" }
+      )
+      assert.sameMembers(outcomes, ["Success", "EmailAlreadyRegistered"])
     }).pipe(Effect.provide(domainEnv())))
 
   it.effect("refuses a malformed e-mail with InvalidEmail", () =>

@@ -1,7 +1,7 @@
 // Specification of signing in and of the per-request session check: credentials, constant-time unknown
 // accounts, rehashing, lifetimes, sliding expiry with an absolute cap, revocation, tampering.
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Option, Redacted } from "effect"
+import { Deferred, Duration, Effect, Fiber, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import * as FastPasswordHasher from "../../adapters/fake/FastPasswordHasher.ts"
 import * as JoseSessionTokens from "../../adapters/crypto/JoseSessionTokens.ts"
@@ -9,7 +9,7 @@ import { requestPasswordReset, resetPassword } from "../../domain/account/Passwo
 import { authenticate, login, revokeAllSessions } from "../../domain/account/Sessions.ts"
 import { PasswordHasher } from "../../ports/PasswordHasher.ts"
 import { Users } from "../../ports/Users.ts"
-import { domainEnv, HasherCalls, mailedResetToken, registered } from "../support/domainEnv.ts"
+import { domainEnv, HasherCalls, mailedResetToken, outcome, registered } from "../support/domainEnv.ts"
 
 const signIn = (options: { readonly email?: string; readonly password?: string; readonly rememberMe?: boolean } = {}) =>
   login({
@@ -87,6 +87,37 @@ describe("login", () => {
       yield* signIn()
       assert.match(yield* storedHash, /^fake\$12\$/)
       yield* authenticate(first.token)
+    }).pipe(Effect.provide(domainEnv({ cost: 12 }))))
+})
+
+describe("login racing a password reset", () => {
+  it.effect("a rehashing login that overlaps a password reset does not bring the old password back", () =>
+    Effect.gen(function*() {
+      yield* registered().pipe(Effect.provideService(PasswordHasher, FastPasswordHasher.make(8)))
+      yield* requestPasswordReset("alice@example.com")
+      const token = yield* mailedResetToken
+      // A hasher whose rehash of the old password waits until the reset has gone through,
+      // as a slow bcrypt rehash would.
+      const rehashing = yield* Deferred.make<void>()
+      const resetDone = yield* Deferred.make<void>()
+      const fast = FastPasswordHasher.make(12)
+      const slowRehash = PasswordHasher.of({
+        ...fast,
+        hash: (password) =>
+          Redacted.value(password) === "correct horse"
+            ? Deferred.succeed(rehashing, undefined).pipe(
+              Effect.andThen(Deferred.await(resetDone)),
+              Effect.andThen(fast.hash(password))
+            )
+            : fast.hash(password)
+      })
+      const oldLogin = yield* signIn().pipe(Effect.provideService(PasswordHasher, slowRehash), Effect.forkChild)
+      yield* Deferred.await(rehashing)
+      yield* resetPassword(token, Redacted.make("battery staple"))
+      yield* Deferred.succeed(resetDone, undefined)
+      yield* Fiber.await(oldLogin)
+      assert.strictEqual(yield* outcome(signIn({ password: "battery staple" })), "Success")
+      assert.strictEqual(yield* outcome(signIn()), "InvalidCredentials")
     }).pipe(Effect.provide(domainEnv({ cost: 12 }))))
 })
 

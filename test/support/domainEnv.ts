@@ -97,3 +97,7 @@ export const mailedResetToken = Effect.gen(function*() {
   if (match?.[1] === undefined) return yield* Effect.die(new Error("no reset link in the last mail"))
   return match[1]
 })
+
+/** The tag of the failure, or "Success": lets a test compare outcomes, also of concurrent runs. */
+export const outcome = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.match(effect, { onFailure: (e): string => e._tag, onSuccess: () => "Success" })

@@ -1,0 +1,172 @@
+// Specification of forgot / reset password: one mailed link per request, a one-hour single-use token
+// stored only as its SHA-256, the newest request wins, and a reset revokes sessions and lifts throttling.
+import { createHash } from "node:crypto"
+import { assert, describe, it } from "@effect/vitest"
+import { Clock, Effect, Redacted } from "effect"
+import { TestClock } from "effect/testing"
+import { SentMail } from "../../adapters/fake/MemoryMailer.ts"
+import { requestPasswordReset, resetPassword } from "../../domain/account/PasswordReset.ts"
+import { login } from "../../domain/account/Sessions.ts"
+import { PasswordResets } from "../../ports/PasswordResets.ts"
+import { domainEnv, mailedResetToken, outcome, publicUrl, registered } from "../support/domainEnv.ts"
+
+const sentMail = Effect.flatMap(SentMail, (sent) => sent.messages)
+
+const signIn = (password: string) =>
+  login({ email: "alice@example.com", password: Redacted.make(password), rememberMe: false, address: undefined })
+
+const reset = (token: string, password = "battery staple") => resetPassword(token, Redacted.make(password))
+
+/** Registers Alice, asks for a reset, and returns the token from the mailed link. */
+const aliceAsksForAReset = Effect.gen(function*() {
+  yield* registered()
+  yield* requestPasswordReset("alice@example.com")
+  return yield* mailedResetToken
+})
+
+describe("requesting a password reset", () => {
+  it.effect("for an unknown e-mail sends nothing and does not fail", () =>
+    Effect.gen(function*() {
+      yield* registered()
+      yield* requestPasswordReset("nobody@example.com")
+      assert.deepStrictEqual(yield* sentMail, [])
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("for a known e-mail, typed in any case, sends one mail to the account's address", () =>
+    Effect.gen(function*() {
+      yield* registered()
+      yield* requestPasswordReset("  ALICE@Example.com ")
+      const messages = yield* sentMail
+      assert.strictEqual(messages.length, 1)
+      assert.strictEqual(messages[0]?.to, "alice@example.com")
+    }).pipe(Effect.provide(domainEnv())))
+
+  for (const [language, subject] of [["fr", "Réinitialisation de votre mot de passe ZH"], ["en", "Reset your ZH password"]] as const) {
+    it.effect(`writes to a user whose language is ${language} in that language`, () =>
+      Effect.gen(function*() {
+        yield* registered({ language })
+        yield* requestPasswordReset("alice@example.com")
+        assert.strictEqual((yield* sentMail)[0]?.subject, subject)
+      }).pipe(Effect.provide(domainEnv())))
+  }
+
+  it.effect("puts the same link, with a 64-hex-character token, in the text and the HTML", () =>
+    Effect.gen(function*() {
+      const token = yield* aliceAsksForAReset
+      const link = `${publicUrl}/reset-password?token=${token}`
+      const [message] = yield* sentMail
+      assert.match(token, /^[0-9a-f]{64}$/)
+      assert.include(message?.text, link)
+      assert.include(message?.html, `href="${link}"`)
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("mails a different token each time", () =>
+    Effect.gen(function*() {
+      const first = yield* aliceAsksForAReset
+      yield* requestPasswordReset("alice@example.com")
+      assert.notStrictEqual(yield* mailedResetToken, first)
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("stores only the token's SHA-256, never the token itself", () =>
+    Effect.gen(function*() {
+      const alice = yield* registered()
+      yield* requestPasswordReset("alice@example.com")
+      const token = yield* mailedResetToken
+      const resets = yield* PasswordResets
+      const now = new Date(yield* Clock.currentTimeMillis)
+      assert.strictEqual((yield* Effect.flip(resets.redeem(token, now))).reason, "UNKNOWN")
+      const digest = createHash("sha256").update(token).digest("hex")
+      assert.strictEqual(yield* resets.redeem(digest, now), alice.id)
+    }).pipe(Effect.provide(domainEnv())))
+})
+
+describe("resetting the password with the mailed token", () => {
+  it.effect("sets the new password: it signs in, the old one no longer does", () =>
+    Effect.gen(function*() {
+      yield* reset(yield* aliceAsksForAReset, "battery staple")
+      assert.strictEqual(yield* outcome(signIn("battery staple")), "Success")
+      assert.strictEqual(yield* outcome(signIn("correct horse")), "InvalidCredentials")
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("works only once: the second use fails ResetTokenUsed", () =>
+    Effect.gen(function*() {
+      const token = yield* aliceAsksForAReset
+      yield* reset(token, "battery staple")
+      assert.strictEqual(yield* outcome(reset(token, "mallory's choice")), "ResetTokenUsed")
+      assert.strictEqual(yield* outcome(signIn("battery staple")), "Success")
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("still works 59 minutes after the request", () =>
+    Effect.gen(function*() {
+      const token = yield* aliceAsksForAReset
+      yield* TestClock.adjust("59 minutes")
+      assert.strictEqual(yield* outcome(reset(token)), "Success")
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("fails ResetTokenExpired 1 hour and 1 second after the request, and the password stays", () =>
+    Effect.gen(function*() {
+      const token = yield* aliceAsksForAReset
+      yield* TestClock.adjust("3601 seconds")
+      assert.strictEqual(yield* outcome(reset(token)), "ResetTokenExpired")
+      assert.strictEqual(yield* outcome(signIn("correct horse")), "Success")
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("a newer request invalidates the older unused token", () =>
+    Effect.gen(function*() {
+      const older = yield* aliceAsksForAReset
+      yield* requestPasswordReset("alice@example.com")
+      const newer = yield* mailedResetToken
+      assert.strictEqual(yield* outcome(reset(older)), "ResetTokenInvalid")
+      assert.strictEqual(yield* outcome(reset(newer)), "Success")
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("refuses a malformed token with ResetTokenInvalid", () =>
+    Effect.gen(function*() {
+      yield* aliceAsksForAReset
+      assert.strictEqual(yield* outcome(reset("not-a-token")), "ResetTokenInvalid")
+      assert.strictEqual(yield* outcome(reset("")), "ResetTokenInvalid")
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("refuses a well-formed token that was never issued with ResetTokenInvalid", () =>
+    Effect.gen(function*() {
+      yield* aliceAsksForAReset
+      assert.strictEqual(yield* outcome(reset("ab".repeat(32))), "ResetTokenInvalid")
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("refuses the token's own digest in place of the token", () =>
+    Effect.gen(function*() {
+      const token = yield* aliceAsksForAReset
+      const digest = createHash("sha256").update(token).digest("hex")
+      assert.strictEqual(yield* outcome(reset(digest)), "ResetTokenInvalid")
+      assert.strictEqual(yield* outcome(reset(token)), "Success")
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("refuses a weak new password with PasswordPolicyViolation and leaves the token usable", () =>
+    Effect.gen(function*() {
+      const token = yield* aliceAsksForAReset
+      const error = yield* Effect.flip(reset(token, "short"))
+      assert.isTrue(error._tag === "PasswordPolicyViolation" && error.problem === "TOO_SHORT")
+      assert.strictEqual(yield* outcome(reset(token, "battery staple")), "Success")
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("used twice at the same time, succeeds exactly once; the other use fails ResetTokenUsed", () =>
+    Effect.gen(function*() {
+      const token = yield* aliceAsksForAReset
+      const outcomes = yield* Effect.all(
+        [outcome(reset(token, "first password")), outcome(reset(token, "second password"))],
+        { concurrency: "unbounded" }
+      )
+      assert.sameMembers([...outcomes], ["Success", "ResetTokenUsed"])
+      const winner = outcomes[0] === "Success" ? "first password" : "second password"
+      assert.strictEqual(yield* outcome(signIn(winner)), "Success")
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("lifts the account's login throttle", () =>
+    Effect.gen(function*() {
+      const token = yield* aliceAsksForAReset
+      for (let i = 0; i < 5; i++) yield* Effect.flip(signIn("wrong horse"))
+      assert.strictEqual(yield* outcome(signIn("correct horse")), "LoginThrottled")
+      yield* reset(token, "battery staple")
+      assert.strictEqual(yield* outcome(signIn("battery staple")), "Success")
+    }).pipe(Effect.provide(domainEnv())))
+})

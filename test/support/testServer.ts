@@ -1,0 +1,82 @@
+// A real server on a loopback ephemeral port, on a real database, for HTTP and end-to-end tests.
+import { NodeHttpServer } from "@effect/platform-node"
+import { Context, Duration, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
+import { HttpServer } from "effect/http"
+import type { SqlClient } from "effect/sql"
+import { createServer } from "node:http"
+import type { Settings } from "../../app/Config.ts"
+import { HttpAppLive, RepositoriesLive } from "../../app/Layers.ts"
+import { Outbox } from "../../ports/Outbox.ts"
+import { sqlBackends } from "./databases.ts"
+
+export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
+  nodeEnv: "test",
+  production: false,
+  host: "127.0.0.1",
+  port: 0,
+  publicUrl: "http://panel.test",
+  dataDir: "./data-test-unused",
+  databaseUrl: Option.none(),
+  databaseMaxConnections: 5,
+  jwtSecret: Redacted.make(new TextEncoder().encode("test-signing-key-of-at-least-32-bytes!!")),
+  encryptionKeys: { current: Redacted.make(new Uint8Array(32).fill(7)), previous: [] },
+  bcryptCost: 4,
+  smtpUrl: Option.none(),
+  mailFrom: "ZH <no-reply@panel.test>",
+  outboxKeep: 50,
+  registryProvider: "sandbox",
+  sireneApiUrl: new URL("https://api.insee.fr/api-sirene/3.11"),
+  sireneApiKey: Option.none(),
+  rechercheEntreprisesUrl: new URL("https://recherche-entreprises.api.gouv.fr"),
+  registryTimeoutMs: 1000,
+  registryRetries: 0,
+  sessionIdleMinutes: 120,
+  sessionRememberHours: 12,
+  sessionAbsoluteHours: 168,
+  loginMaxFailuresPerAccount: 5,
+  loginMaxFailuresPerAddress: 30,
+  loginThrottleWindowMinutes: 15,
+  trustProxy: false,
+  maxBodyBytes: 64 * 1024,
+  logLevel: "Warn",
+  logFormat: "pretty",
+  sessionIdle: Duration.minutes(120),
+  sessionRemember: Duration.hours(12),
+  sessionAbsolute: Duration.hours(168),
+  loginThrottleWindow: Duration.minutes(15),
+  ...overrides
+})
+
+export class TestServer extends Context.Service<TestServer, { readonly url: string }>()("zh/test/TestServer") {}
+
+/** The whole application on `database`, listening on 127.0.0.1 with an ephemeral port. */
+export const testServerLayer = <E>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E>) => {
+  const db = Layer.fresh(database)
+  return Layer.mergeAll(
+    Layer.effect(TestServer, HttpServer.addressFormattedWith((url) => Effect.succeed({ url }))),
+    RepositoriesLive
+  ).pipe(
+    Layer.provideMerge(HttpAppLive(settings, db)),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(db)
+  )
+}
+
+/** The database a test server runs on: real Postgres in CI (TEST_DATABASE_URL), embedded PGlite otherwise. */
+export const testDatabase = () => {
+  const backends = sqlBackends()
+  return (backends.find(([name]) => name === "postgres") ?? backends[0]!)[1]
+}
+
+/** Starts a server for a test file; `stop` in afterAll. */
+export const startTestServer = async (overrides: Partial<Settings> = {}) => {
+  const runtime = ManagedRuntime.make(testServerLayer(testSettings(overrides), testDatabase()))
+  const { url } = await runtime.runPromise(TestServer)
+  return {
+    url,
+    runtime,
+    /** The newest messages of the sandbox outbox (no SMTP_URL in these settings). */
+    outbox: (limit = 10) => runtime.runPromise(Effect.flatMap(Outbox, (o) => o.latest(limit))),
+    stop: () => runtime.dispose()
+  }
+}
