@@ -105,7 +105,8 @@ export const accountSettings = (settings: Settings): AccountSettings["Service"] 
   resetTokenLifetime: AccountSettings.defaults.resetTokenLifetime,
   loginThrottleWindow: settings.loginThrottleWindow,
   maxFailuresPerAccount: settings.loginMaxFailuresPerAccount,
-  maxFailuresPerAddress: settings.loginMaxFailuresPerAddress
+  maxFailuresPerAddress: settings.loginMaxFailuresPerAddress,
+  maxResetRequestsPerAccount: AccountSettings.defaults.maxResetRequestsPerAccount
 })
 
 /** Everything but the database: crypto, registry, mail, settings. */

@@ -14,6 +14,8 @@ export interface AccountSettingsShape {
   readonly loginThrottleWindow: Duration.Duration
   readonly maxFailuresPerAccount: number
   readonly maxFailuresPerAddress: number
+  /** Reset e-mails one account can be sent per reset-token lifetime; more requests are silently ignored. */
+  readonly maxResetRequestsPerAccount: number
 }
 
 export class AccountSettings extends Context.Service<AccountSettings, AccountSettingsShape>()(
@@ -26,6 +28,7 @@ export class AccountSettings extends Context.Service<AccountSettings, AccountSet
     resetTokenLifetime: Duration.hours(1),
     loginThrottleWindow: Duration.minutes(15),
     maxFailuresPerAccount: 5,
-    maxFailuresPerAddress: 30
+    maxFailuresPerAddress: 30,
+    maxResetRequestsPerAccount: 5
   }
 }

@@ -27,8 +27,17 @@ export const requestPasswordReset = Effect.fn("requestPasswordReset")(function*(
   const found = yield* (yield* Users).findByEmail(normaliseEmail(emailInput))
   if (Option.isNone(found)) return
   const user = found.value
-  const token = toHex(yield* (yield* SecureRandom.SecureRandom).randomBytes(32))
   const createdAt = new Date(yield* Clock.currentTimeMillis)
+  // Nobody can flood someone's mailbox through this form; the answer does not change, so it reveals nothing.
+  const requests = yield* (yield* LoginAttempts).hit(
+    `reset:${user.id}`,
+    createdAt,
+    Duration.toMillis(settings.resetTokenLifetime)
+  )
+  if (requests.count > settings.maxResetRequestsPerAccount) {
+    return yield* Effect.logWarning("password reset requests over the limit for one account; not sending")
+  }
+  const token = toHex(yield* (yield* SecureRandom.SecureRandom).randomBytes(32))
   const expiresAt = new Date(createdAt.getTime() + Duration.toMillis(settings.resetTokenLifetime))
   yield* (yield* PasswordResets).issue({ userId: user.id, tokenDigest: yield* digestOf(token), createdAt, expiresAt })
   const link = `${settings.publicUrl}/reset-password?token=${token}`

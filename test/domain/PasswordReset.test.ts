@@ -50,6 +50,16 @@ describe("requesting a password reset", () => {
       }).pipe(Effect.provide(domainEnv())))
   }
 
+  it.effect("sends at most five mails per account per hour, silently, then again after the hour", () =>
+    Effect.gen(function*() {
+      yield* registered()
+      for (let i = 0; i < 8; i++) yield* requestPasswordReset("alice@example.com")
+      assert.strictEqual((yield* sentMail).length, 5)
+      yield* TestClock.adjust("61 minutes")
+      yield* requestPasswordReset("alice@example.com")
+      assert.strictEqual((yield* sentMail).length, 6)
+    }).pipe(Effect.provide(domainEnv())))
+
   it.effect("puts the same link, with a 64-hex-character token, in the text and the HTML", () =>
     Effect.gen(function*() {
       const token = yield* aliceAsksForAReset
