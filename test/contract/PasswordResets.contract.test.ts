@@ -6,24 +6,11 @@ import * as MemoryPasswordResets from "../../adapters/fake/MemoryPasswordResets.
 import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
 import * as PgPasswordResets from "../../adapters/postgres/PgPasswordResets.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
-import { UserId } from "../../domain/account/User.ts"
+import type { UserId } from "../../domain/account/User.ts"
 import { PasswordResets } from "../../ports/PasswordResets.ts"
 import { Users } from "../../ports/Users.ts"
 import { sqlBackends } from "../support/databases.ts"
-
-let n = 0
-const newUser = (email: string) => ({
-  id: UserId.make(`00000000-0000-4000-9000-${String(++n).padStart(12, "0")}`),
-  email,
-  accountType: "personal" as const,
-  firstName: "Ada",
-  lastName: "Lovelace",
-  companyName: null,
-  siret: null,
-  language: "en" as const,
-  passwordHash: "hash-1",
-  createdAt: new Date("2026-01-02T03:04:05.000Z")
-})
+import { newUser } from "../support/userMother.ts"
 
 /** The SHA-256 hex digest the service would store for a raw token. */
 const digest = (token: string) => createHash("sha256").update(token).digest("hex")

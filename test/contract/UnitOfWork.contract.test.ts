@@ -6,26 +6,12 @@ import * as IdentityUnitOfWork from "../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
 import * as PgUnitOfWork from "../../adapters/postgres/PgUnitOfWork.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
-import { UserId } from "../../domain/account/User.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
 import { sqlBackends } from "../support/databases.ts"
+import { newUser } from "../support/userMother.ts"
 
 class StepFailed extends Schema.TaggedError<StepFailed>()("StepFailed", { step: Schema.Number }) {}
-
-let n = 0
-const newUser = (email: string) => ({
-  id: UserId.make(`00000000-0000-4000-a000-${String(++n).padStart(12, "0")}`),
-  email,
-  accountType: "personal" as const,
-  firstName: "Ada",
-  lastName: "Lovelace",
-  companyName: null,
-  siret: null,
-  language: "en" as const,
-  passwordHash: "hash-1",
-  createdAt: new Date("2026-01-02T03:04:05.000Z")
-})
 
 const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.flatMap(UnitOfWork, (uow) => uow.transaction(effect))

@@ -3,23 +3,9 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
-import { UserId } from "../../domain/account/User.ts"
 import { Users } from "../../ports/Users.ts"
 import { sqlBackends } from "../support/databases.ts"
-
-let n = 0
-const newUser = (email: string) => ({
-  id: UserId.make(`00000000-0000-4000-8000-${String(++n).padStart(12, "0")}`),
-  email,
-  accountType: "personal" as const,
-  firstName: "Ada",
-  lastName: "Lovelace",
-  companyName: null,
-  siret: null,
-  language: "en" as const,
-  passwordHash: "hash-1",
-  createdAt: new Date("2026-01-02T03:04:05.000Z")
-})
+import { newUser } from "../support/userMother.ts"
 
 const contract = (name: string, impl: Layer.Layer<Users, unknown>) =>
   layer(impl, { excludeTestServices: true, timeout: "60 seconds" })(name, (it) => {

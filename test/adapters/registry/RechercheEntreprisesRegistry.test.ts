@@ -1,20 +1,9 @@
 // Specification of the Recherche d'entreprises adapter against a scripted upstream on loopback: what it sends,
 // how a search answer maps onto the port, and how it retries, honours Retry-After, times out and gives up.
-import { createServer, type IncomingHttpHeaders } from "node:http"
-import { NodeHttpClient } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
-import { Clock, Context, Effect, Layer, Logger } from "effect"
+import { Effect } from "effect"
 import * as RechercheEntreprisesRegistry from "../../../adapters/registry/RechercheEntreprisesRegistry.ts"
-import { BusinessRegistry } from "../../../ports/BusinessRegistry.ts"
-
-type Reply =
-  | { readonly status: number; readonly body?: string; readonly headers?: Record<string, string> }
-  | "hang"
-
-interface Seen {
-  readonly url: URL
-  readonly headers: IncomingHttpHeaders
-}
+import { attempts, ok, type Reply, registryUnderTest, stubEnv, testPolicy, timed, Upstream } from "./upstreamStub.ts"
 
 // --- realistic bodies (shapes from the service's OpenAPI, reference/business-registry.md §2.2) ---
 
@@ -76,8 +65,6 @@ const searchAnswer = (...results: ReadonlyArray<ResultFields>) =>
     per_page: 1,
     total_pages: results.length
   })
-
-const ok = (body: string): Reply => ({ status: 200, body })
 
 const edf = ok(searchAnswer({
   siren: "552081317",
@@ -146,67 +133,19 @@ const scenarios: Record<string, (attempt: number) => Reply> = {
   "20000000000013": () => ({ status: 400, body: "{\"erreur\":\"Veuillez indiquer au moins un paramètre de recherche.\"}" })
 }
 
-class Upstream extends Context.Service<Upstream, {
-  readonly baseUrl: string
-  requestsFor(siret: string): ReadonlyArray<Seen>
-}>()("test/RechercheEntreprisesUpstream") {}
-
-const UpstreamLive = Layer.effect(
-  Upstream,
-  Effect.gen(function*() {
-    const seen = new Map<string, Array<Seen>>()
-    const server = createServer((req, res) => {
-      const url = new URL(req.url ?? "/", "http://127.0.0.1")
-      const siret = url.searchParams.get("q") ?? ""
-      const mine = seen.get(siret) ?? []
-      mine.push({ url, headers: req.headers })
-      seen.set(siret, mine)
-      const reply = scenarios[siret]?.(mine.length - 1) ?? noResults
-      if (reply === "hang") return
-      res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers })
-      res.end(reply.body ?? "")
-    })
-    const port = yield* Effect.acquireRelease(
-      Effect.callback<number>((resume) => {
-        server.listen(0, "127.0.0.1", () => {
-          const address = server.address()
-          resume(typeof address === "object" && address !== null ? Effect.succeed(address.port) : Effect.die("no port"))
-        })
-      }),
-      () =>
-        Effect.callback<void>((resume) => {
-          server.closeAllConnections()
-          server.close(() => resume(Effect.void))
-        })
-    )
-    return Upstream.of({ baseUrl: `http://127.0.0.1:${port}`, requestsFor: (siret) => seen.get(siret) ?? [] })
-  })
-)
-
-type Options = RechercheEntreprisesRegistry.RechercheEntreprisesRegistryOptions
-
-const lookUp = (siret: string, overrides: Partial<Options> = {}) =>
-  Effect.gen(function*() {
-    const { baseUrl } = yield* Upstream
-    const options: Options = { baseUrl, timeout: "500 millis", retries: 2, retryBaseDelay: "10 millis", ...overrides }
-    return yield* Effect.flatMap(BusinessRegistry, (registry) => registry.lookUpSiret(siret)).pipe(
-      Effect.provide(RechercheEntreprisesRegistry.layer(options))
-    )
-  })
-
-const failureOf = (siret: string, overrides: Partial<Options> = {}) => Effect.flip(lookUp(siret, overrides))
-
-const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const start = yield* Clock.currentTimeMillis
-    const result = yield* effect
-    return { result, elapsed: (yield* Clock.currentTimeMillis) - start }
-  })
-
-const attempts = (siret: string) => Effect.map(Upstream, (u) => u.requestsFor(siret).length)
-
 // Silent: the adapter's warnings are specified in the INSEE suite, which logs the same way.
-const TestEnv = Layer.mergeAll(UpstreamLive, NodeHttpClient.layerUndici, Logger.layer([]))
+const TestEnv = stubEnv({
+  basePath: "",
+  contentType: "application/json",
+  keyOf: (url) => url.searchParams.get("q") ?? "",
+  scenarios,
+  unscripted: noResults
+})
+
+const { failureOf, lookUp } = registryUnderTest(
+  RechercheEntreprisesRegistry.layer,
+  (baseUrl) => ({ baseUrl, ...testPolicy })
+)
 
 layer(TestEnv, { excludeTestServices: true })("RechercheEntreprisesRegistry", (it) => {
   it.effect("an active company answers its legal name", () =>
