@@ -85,7 +85,7 @@ const serve = (location: string, endpointFile: string | undefined, failed: (e: u
 export const embeddedPostgres = (location: "memory://"): SqlLayer =>
   Layer.unwrap(Effect.gen(function*() {
     const failed = (e: unknown) => new EmbeddedDatabaseFailed({ location, detail: e instanceof Error ? e.message : String(e) })
-    return overSocket(yield* serve(location, undefined, failed), 1)
+    return overSocket(yield* serve(location, undefined, failed), 4)
   }))
 
 /**

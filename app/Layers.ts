@@ -50,12 +50,10 @@ export const DatabaseLive = (
       const database = embeddedDataDir(settings.dataDir, { share: role !== "server" })
       return role === "migrate" ? database : Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(database))
     },
-    onSome: (url) =>
-      Layer.effectDiscard<void, Migrator.MigrationError | SqlError.SqlError | SchemaBehind, SqlClient.SqlClient>(
-        role === "migrate" ? Effect.asVoid(runMigrations) : requireCurrentSchema
-      ).pipe(
-        Layer.provideMerge(postgres(url, role === "server" ? settings.databaseMaxConnections : 2))
-      )
+    onSome: (url) => {
+      const database = postgres(url, role === "server" ? settings.databaseMaxConnections : 2)
+      return role === "migrate" ? database : Layer.effectDiscard(requireCurrentSchema).pipe(Layer.provideMerge(database))
+    }
   })
 
 export const RepositoriesLive = Layer.mergeAll(

@@ -6,7 +6,7 @@ import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
 import { runMigrations } from "../adapters/postgres/Migrations.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
 import * as PgUpstreamSecrets from "../adapters/postgres/PgUpstreamSecrets.ts"
-import { listSecrets, removeSecret, rotateSecrets, storeSecret } from "../domain/secrets/UpstreamCredentials.ts"
+import { listSecrets, removeSecret, rotateSecrets, storeSecret, validName } from "../domain/secrets/UpstreamCredentials.ts"
 import { Outbox } from "../ports/Outbox.ts"
 import type { SecretBox } from "../ports/SecretBox.ts"
 import type { UpstreamSecrets } from "../ports/UpstreamSecrets.ts"
@@ -65,10 +65,10 @@ export const makeAdmin = <E>(
     )
   }, ({ fromEnv, name }) =>
     Effect.gen(function*() {
+      yield* validName(name)
       const value = Option.isSome(fromEnv)
         ? Redacted.make(process.env[fromEnv.value] ?? "")
         : yield* (yield* SecretInput).read
-      if (Redacted.value(value) === "") return yield* Console.error("Refusing to store an empty secret.")
       yield* storeSecret(name, value)
       yield* Console.log(`Stored secret "${name}" (sealed).`)
     })).pipe(

@@ -1,5 +1,5 @@
 // Upstream credentials at rest: sealed by SecretBox, bound to their name, re-sealable under a new key.
-import { Clock, Effect, Option, type Redacted, Schema } from "effect"
+import { Clock, Effect, Option, Redacted, Schema } from "effect"
 import { SecretBox } from "../../ports/SecretBox.ts"
 import { UpstreamSecrets } from "../../ports/UpstreamSecrets.ts"
 
@@ -20,10 +20,18 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/
 /** The additional authenticated data: a sealed value copied under another name no longer opens. */
 export const ownerOf = (name: string) => `upstream-secret:${name}`
 
-const validName = (name: string) => NAME.test(name) ? Effect.succeed(name) : Effect.fail(new InvalidSecretName({ name }))
+export class EmptySecret extends Schema.TaggedError<EmptySecret>()("EmptySecret", { name: Schema.String }) {
+  override get message() {
+    return `Refusing to store an empty value for "${this.name}"`
+  }
+}
+
+export const validName = (name: string) =>
+  NAME.test(name) ? Effect.succeed(name) : Effect.fail(new InvalidSecretName({ name }))
 
 export const storeSecret = Effect.fn("storeSecret")(function*(name: string, value: Redacted.Redacted<string>) {
   yield* validName(name)
+  if (Redacted.value(value) === "") return yield* new EmptySecret({ name })
   const sealed = yield* (yield* SecretBox).seal(value, ownerOf(name))
   yield* (yield* UpstreamSecrets).put(name, sealed, new Date(yield* Clock.currentTimeMillis))
 })

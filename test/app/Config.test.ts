@@ -1,0 +1,188 @@
+// Specification of the settings: defaults, one-line errors naming the setting, secrets that stay redacted.
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Duration, Effect, Option, Redacted } from "effect"
+import { describeConfigError, type InvalidSetting, resolveSettings, SettingsConfig } from "../../app/Config.ts"
+
+const jwt = "a-development-signing-secret-of-48-bytes-for-tests"
+const keyHex = "11".repeat(32)
+const otherKeyBase64 = Buffer.alloc(32, 7).toString("base64")
+
+type Env = Record<string, string>
+
+const fromEnv = (env: Env) =>
+  Effect.mapError(SettingsConfig, describeConfigError).pipe(
+    Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))
+  )
+
+const fixedDevSecrets = Effect.succeed({ jwtSecret: Redacted.make(jwt), encryptionKey: Redacted.make(keyHex) })
+
+/** Stands for DevSecrets where a test requires it not to run: running it is a defect, so the test fails. */
+const forbiddenDevSecrets = Effect.die(new Error("devSecrets must not run here"))
+
+const load = (env: Env, devSecrets: Parameters<typeof resolveSettings>[1] = fixedDevSecrets) =>
+  Effect.flatMap(fromEnv(env), (raw) => resolveSettings(raw, devSecrets))
+
+const failure = (env: Env, devSecrets: Parameters<typeof resolveSettings>[1] = fixedDevSecrets) =>
+  Effect.flip(load(env, devSecrets))
+
+const assertOneLineNaming = (error: InvalidSetting, name: string) => {
+  assert.strictEqual(error._tag, "InvalidSetting")
+  assert.strictEqual(error.name, name)
+  assert.notInclude(error.message, "\n")
+  assert.include(error.message, name)
+  assert.isAbove(error.problem.length, 0)
+}
+
+describe("SettingsConfig and resolveSettings", () => {
+  describe("defaults", () => {
+    it.effect("an empty environment gives a development server on port 3000 with bcrypt cost 12", () =>
+      Effect.gen(function*() {
+        const s = yield* load({})
+        assert.strictEqual(s.nodeEnv, "development")
+        assert.isFalse(s.production)
+        assert.strictEqual(s.port, 3000)
+        assert.strictEqual(s.bcryptCost, 12)
+        assert.strictEqual(s.logFormat, "pretty")
+        assert.isTrue(Option.isNone(s.databaseUrl))
+      }))
+
+    it.effect("sessions last 2 idle hours, 12 remembered hours and at most 7 days", () =>
+      Effect.gen(function*() {
+        const s = yield* load({})
+        assert.strictEqual(Duration.toMillis(s.sessionIdle), Duration.toMillis(Duration.minutes(120)))
+        assert.strictEqual(Duration.toMillis(s.sessionRemember), Duration.toMillis(Duration.hours(12)))
+        assert.strictEqual(Duration.toMillis(s.sessionAbsolute), Duration.toMillis(Duration.days(7)))
+        assert.strictEqual(Duration.toMillis(s.loginThrottleWindow), Duration.toMillis(Duration.minutes(15)))
+      }))
+
+    it.effect("the registry is the sandbox in development without SIRENE_API_KEY", () =>
+      Effect.map(load({}), (s) => assert.strictEqual(s.registryProvider, "sandbox")))
+
+    it.effect("the registry is INSEE as soon as SIRENE_API_KEY is set", () =>
+      Effect.map(load({ SIRENE_API_KEY: "sirene-key" }), (s) => assert.strictEqual(s.registryProvider, "insee")))
+
+    it.effect("the registry is recherche-entreprises in production without SIRENE_API_KEY, logging JSON", () =>
+      Effect.gen(function*() {
+        const s = yield* load({ NODE_ENV: "production", JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex }, forbiddenDevSecrets)
+        assert.isTrue(s.production)
+        assert.strictEqual(s.registryProvider, "recherche-entreprises")
+        assert.strictEqual(s.logFormat, "json")
+      }))
+
+    it.effect("PUBLIC_URL defaults to http://localhost:<PORT>", () =>
+      Effect.gen(function*() {
+        assert.strictEqual((yield* load({})).publicUrl, "http://localhost:3000")
+        assert.strictEqual((yield* load({ PORT: "8080" })).publicUrl, "http://localhost:8080")
+      }))
+
+    it.effect("PUBLIC_URL is reduced to its origin", () =>
+      Effect.map(
+        load({ PUBLIC_URL: "https://panel.example.com:8443/some/path/?q=1#x" }),
+        (s) => assert.strictEqual(s.publicUrl, "https://panel.example.com:8443")
+      ))
+  })
+
+  describe("a malformed value stops with one line naming the setting", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["PORT", "abc"],
+      ["PORT", "70000"],
+      ["BCRYPT_COST", "3"],
+      ["BCRYPT_COST", "16"],
+      ["NODE_ENV", "staging"],
+      ["TRUST_PROXY", "maybe"],
+      ["PUBLIC_URL", "not a url"],
+      ["SESSION_IDLE_MINUTES", "0"],
+      ["MAX_BODY_BYTES", "1"]
+    ]
+    for (const [name, value] of cases) {
+      it.effect(`${name}=${value}`, () =>
+        Effect.map(failure({ [name]: value }, forbiddenDevSecrets), (e) => assertOneLineNaming(e, name)))
+    }
+  })
+
+  describe("secrets", () => {
+    it.effect("a JWT_SECRET shorter than 32 bytes is refused", () =>
+      Effect.map(failure({ JWT_SECRET: "x".repeat(31), ENCRYPTION_KEY: keyHex }), (e) => {
+        assertOneLineNaming(e, "JWT_SECRET")
+        assert.include(e.message, "32 bytes")
+        assert.notInclude(e.message, "x".repeat(31))
+      }))
+
+    it.effect("a JWT_SECRET of 32 bytes counted in UTF-8 is accepted", () =>
+      Effect.map(load({ JWT_SECRET: "é".repeat(16), ENCRYPTION_KEY: keyHex }), (s) =>
+        assert.strictEqual(Redacted.value(s.jwtSecret).length, 32)))
+
+    for (const [label, key] of [["31 bytes of hex", "ab".repeat(31)], ["junk", "not-a-key!"]] as const) {
+      it.effect(`an ENCRYPTION_KEY of ${label} is refused`, () =>
+        Effect.map(failure({ JWT_SECRET: jwt, ENCRYPTION_KEY: key }), (e) => {
+          assertOneLineNaming(e, "ENCRYPTION_KEY")
+          assert.notInclude(e.message, key)
+        }))
+    }
+
+    it.effect("ENCRYPTION_KEYS_PREVIOUS with one bad key among good ones is refused", () =>
+      Effect.map(
+        failure({ JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex, ENCRYPTION_KEYS_PREVIOUS: `${otherKeyBase64}, ${"cd".repeat(16)}` }),
+        (e) => {
+          assertOneLineNaming(e, "ENCRYPTION_KEYS_PREVIOUS")
+          assert.notInclude(e.message, otherKeyBase64)
+        }
+      ))
+
+    it.effect("ENCRYPTION_KEYS_PREVIOUS lists the previous keys, comma separated", () =>
+      Effect.gen(function*() {
+        const s = yield* load({ ENCRYPTION_KEY: keyHex, ENCRYPTION_KEYS_PREVIOUS: `${otherKeyBase64} , ${"22".repeat(32)}` })
+        assert.deepStrictEqual(
+          s.encryptionKeys.previous.map((k) => Buffer.from(Redacted.value(k)).toString("hex")),
+          ["07".repeat(32), "22".repeat(32)]
+        )
+      }))
+
+    for (const [missing, env] of [
+      ["JWT_SECRET", { NODE_ENV: "production", ENCRYPTION_KEY: keyHex }],
+      ["ENCRYPTION_KEY", { NODE_ENV: "production", JWT_SECRET: jwt }]
+    ] as const) {
+      it.effect(`production without ${missing} is refused without generating secrets`, () =>
+        Effect.map(failure(env, forbiddenDevSecrets), (e) => {
+          assertOneLineNaming(e, missing)
+          assert.include(e.message, "is required when NODE_ENV=production")
+        }))
+    }
+
+    it.effect("outside production, missing secrets come from devSecrets", () =>
+      Effect.gen(function*() {
+        let runs = 0
+        const counted = Effect.andThen(Effect.sync(() => runs++), fixedDevSecrets)
+        const s = yield* load({}, counted)
+        assert.strictEqual(runs, 1)
+        assert.strictEqual(new TextDecoder().decode(Redacted.value(s.jwtSecret)), jwt)
+        assert.strictEqual(Buffer.from(Redacted.value(s.encryptionKeys.current)).toString("hex"), keyHex)
+      }))
+
+    it.effect("when both secrets are set, devSecrets does not run", () =>
+      Effect.map(load({ JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex }, forbiddenDevSecrets), (s) =>
+        assert.strictEqual(Buffer.from(Redacted.value(s.encryptionKeys.current)).toString("hex"), keyHex)))
+
+    it.effect("REGISTRY_PROVIDER=insee without SIRENE_API_KEY names SIRENE_API_KEY", () =>
+      Effect.map(failure({ REGISTRY_PROVIDER: "insee" }), (e) => assertOneLineNaming(e, "SIRENE_API_KEY")))
+
+    it.effect("secrets stay redacted when printed", () =>
+      Effect.gen(function*() {
+        const dbPassword = "db-password-that-must-not-leak"
+        const s = yield* load({
+          JWT_SECRET: jwt,
+          ENCRYPTION_KEY: keyHex,
+          DATABASE_URL: `postgres://zh:${dbPassword}@db.internal/zh`,
+          SIRENE_API_KEY: "sirene-key-that-must-not-leak"
+        })
+        assert.notInclude(String(s.jwtSecret), jwt)
+        assert.notInclude(String(s.encryptionKeys.current), "17,17")
+        const printed = [String(s.jwtSecret), String(s.encryptionKeys.current), String(s.databaseUrl), String(s.sireneApiKey)]
+        for (const text of printed) {
+          assert.notInclude(text, jwt)
+          assert.notInclude(text, dbPassword)
+          assert.notInclude(text, "sirene-key-that-must-not-leak")
+        }
+      }))
+  })
+})

@@ -1,0 +1,193 @@
+// The server as an operator runs it (`node app/main.ts`): one-line refusals, development secrets and the
+// embedded database that survive restarts, JSON logs without secrets in production, the migration gate.
+import { randomBytes } from "node:crypto"
+import { readFile, stat } from "node:fs/promises"
+import { join } from "node:path"
+import { Schema } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import { Browser, parseSetCookie } from "../support/browser.ts"
+import { testDatabaseUrl } from "../support/databases.ts"
+import {
+  cleanUp,
+  createDatabase,
+  type Env,
+  exitOf,
+  freePort,
+  lines,
+  repoRoot,
+  run,
+  spawnNode,
+  startServer,
+  stop,
+  tempDir
+} from "./processes.ts"
+
+afterEach(cleanUp)
+
+const Manifest = Schema.Struct({ scripts: Schema.Record(Schema.String, Schema.String) })
+
+const account = (email: string) => ({
+  email,
+  password: "correct horse battery",
+  accountType: "personal",
+  firstName: "Ada",
+  lastName: "Lovelace"
+})
+
+/** The server's refusal to start: exit 1 within a few seconds, one line on stderr, no stack trace. */
+const refusal = async (env: Env) => {
+  const child = spawnNode("app/main.ts", [], { PORT: String(await freePort()), ...env })
+  const exit = await exitOf(child, 10_000)
+  expect(exit.code, child.stderr()).toBe(1)
+  const stderr = child.stderr()
+  expect(stderr).not.toContain("    at ")
+  expect(lines(stderr)).toHaveLength(1)
+  return { line: lines(stderr)[0] ?? "", stdout: child.stdout() }
+}
+
+describe("refusing to start", () => {
+  it("PORT=abc exits 1 with one line naming PORT", async () => {
+    const dataDir = await tempDir("port")
+    const { line } = await refusal({ NODE_ENV: "development", DATA_DIR: dataDir, PORT: "abc" })
+    expect(line).toContain("PORT")
+  })
+
+  it("production without JWT_SECRET exits 1 with one line naming JWT_SECRET, generating nothing", async () => {
+    const dataDir = await tempDir("prod")
+    const { line } = await refusal({
+      NODE_ENV: "production",
+      DATA_DIR: dataDir,
+      ENCRYPTION_KEY: randomBytes(32).toString("base64")
+    })
+    expect(line).toContain("JWT_SECRET")
+    expect(line).toContain("is required when NODE_ENV=production")
+    await expect(stat(join(dataDir, "secrets.json"))).rejects.toThrow()
+  })
+
+  it("`npm run migrate`, which the refusal of an unmigrated database names, applies the migrations", async () => {
+    const manifest: unknown = JSON.parse(await readFile(join(repoRoot, "package.json"), "utf8"))
+    const script = Schema.decodeUnknownSync(Manifest)(manifest).scripts["migrate"] ?? ""
+    const [command, file, ...args] = script.split(" ")
+    expect(command).toBe("node")
+    const migrated = await run(file ?? "", args, { NODE_ENV: "development", DATA_DIR: await tempDir("npm-migrate") })
+    expect(migrated.code, migrated.stderr).toBe(0)
+    expect(migrated.stdout).toContain("applied migration 1_accounts")
+  }, 60_000)
+})
+
+describe("development without secrets", () => {
+  it("generates private secrets and keeps sessions and data across a restart", async () => {
+    const dataDir = await tempDir("dev")
+    const env = { NODE_ENV: "development", DATA_DIR: dataDir, BCRYPT_COST: "4" }
+    const first = await startServer(env)
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200)
+    expect((await fetch(`${first.url}/readyz`)).status).toBe(200)
+    expect((await stat(join(dataDir, "secrets.json"))).mode & 0o777).toBe(0o600)
+    expect(first.stdout() + first.stderr()).toMatch(/generated development secrets/)
+
+    const browser = new Browser(first.url)
+    const email = `restart.${Date.now()}@example.com`
+    expect((await browser.post("/api/auth/register", account(email))).status).toBe(201)
+    expect((await browser.post("/api/auth/login", { email, password: "correct horse battery" })).status).toBe(200)
+    expect(browser.cookies.get("zh_token")).toBeDefined()
+    const stopped = await stop(first)
+    expect(stopped.code !== null || stopped.signal !== null).toBe(true)
+
+    const second = await startServer(env)
+    expect(second.stdout() + second.stderr()).not.toMatch(/generated development secrets/)
+    const me = await new Browser(second.url).request("GET", "/api/auth/me", {
+      headers: { cookie: `zh_token=${browser.cookies.get("zh_token") ?? ""}` }
+    })
+    expect(me.status, me.text).toBe(200)
+    expect(me.body).toMatchObject({ user: { email } })
+    await stop(second)
+  }, 120_000)
+
+  it("SIGTERM stops the server and releases the data directory", async () => {
+    const dataDir = await tempDir("sigterm")
+    const server = await startServer({ NODE_ENV: "development", DATA_DIR: dataDir })
+    await stop(server, 15_000)
+    await expect(fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow()
+    await expect(stat(join(dataDir, "pglite.endpoint"))).rejects.toThrow()
+  }, 60_000)
+
+  it("a second server on the same DATA_DIR exits 1 with one line saying another process serves it", async () => {
+    const dataDir = await tempDir("twice")
+    const env = { NODE_ENV: "development", DATA_DIR: dataDir }
+    const first = await startServer(env)
+    const { line } = await refusal(env)
+    expect(line).toMatch(/another process is serving this data directory/)
+    expect((await fetch(`${first.url}/readyz`)).status).toBe(200)
+    await stop(first)
+  }, 60_000)
+})
+
+/** Real Postgres suites exist only when TEST_DATABASE_URL is set (like `sqlBackends()`). */
+const postgresSuites: ReadonlyArray<string> = testDatabaseUrl === undefined ? [] : [testDatabaseUrl]
+
+for (const adminUrl of postgresSuites) {
+  describe("production on PostgreSQL", () => {
+    const jwtSecret = randomBytes(48).toString("base64url")
+    const key = randomBytes(32)
+    const production = (databaseUrl: string, dataDir: string): Env => ({
+      NODE_ENV: "production",
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: jwtSecret,
+      ENCRYPTION_KEY: key.toString("base64"),
+      BCRYPT_COST: "4"
+    })
+    const drops: Array<() => Promise<unknown>> = []
+    afterEach(async () => {
+      await cleanUp()
+      await Promise.all(drops.splice(0).map((drop) => drop()))
+    })
+    const freshDatabase = async () => {
+      const db = await createDatabase(adminUrl)
+      drops.push(db.drop)
+      return db.url
+    }
+
+    it("logs only JSON lines, never a secret, and sets Secure session cookies", async () => {
+      const env = production(await freshDatabase(), await tempDir("prod-pg"))
+      const migrated = await run("app/cli.ts", ["migrate"], env)
+      expect(migrated.code, migrated.stderr).toBe(0)
+      const server = await startServer(env)
+      const browser = new Browser(server.url)
+      const email = `prod.${Date.now()}@example.com`
+      expect((await browser.post("/api/auth/register", account(email))).status).toBe(201)
+      const login = await browser.post("/api/auth/login", { email, password: "wrong password" })
+      expect(login.status).toBe(401)
+      const ok = await browser.post("/api/auth/login", { email, password: "correct horse battery" })
+      expect(ok.status).toBe(200)
+      const cookie = parseSetCookie(ok.setCookies.find((c) => c.startsWith("zh_token=")) ?? "")
+      expect(cookie.attributes.has("secure")).toBe(true)
+      await stop(server)
+
+      const logged = lines(server.stdout())
+      expect(logged.length).toBeGreaterThan(0)
+      for (const line of logged) expect(() => JSON.parse(line), line).not.toThrow()
+      const output = server.stdout() + server.stderr()
+      for (const secret of [jwtSecret, key.toString("base64"), key.toString("hex"), key.toString("base64url")]) {
+        expect(output).not.toContain(secret)
+      }
+    }, 90_000)
+
+    it("refuses an unmigrated database with one line, and starts after `migrate`", async () => {
+      const env = production(await freshDatabase(), await tempDir("unmigrated"))
+      const { line } = await refusal(env)
+      expect(line).toContain("npm run migrate")
+
+      const migrated = await run("app/cli.ts", ["migrate"], env)
+      expect(migrated.code, migrated.stderr).toBe(0)
+      expect.soft(migrated.stdout).toContain("applied migration 1_accounts")
+      expect.soft(migrated.stdout).toContain("applied migration 2_secrets_outbox")
+
+      const server = await startServer(env)
+      expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
+      await stop(server)
+      const again = await run("app/cli.ts", ["migrate"], env)
+      expect(again.stdout.trim()).toBe("The database schema is up to date.")
+    }, 90_000)
+  })
+}
