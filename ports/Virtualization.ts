@@ -1,0 +1,159 @@
+// The hypervisor, as the VPS domain needs it: capacity, cloning, configuration, power, snapshots, guest
+// commands, destruction and the serial console. Every VPS operation goes through this one port.
+import { Context, type Effect, type Redacted, Schema, type Scope, type Stream } from "effect"
+
+/** Which cluster (a name from the catalog) and where a VM lives in it. */
+export interface VmRef {
+  readonly cluster: string
+  readonly node: string
+  readonly vmid: number
+}
+
+export interface NodeCapacity {
+  readonly node: string
+  readonly online: boolean
+  /** Logical CPUs and memory of the node. */
+  readonly cpus: number
+  readonly memoryBytes: number
+  /** What the node's non-template VMs already claim (stopped ones included: they can be started). */
+  readonly committedCpus: number
+  readonly committedMemoryBytes: number
+  /** Free and total bytes of the target storage on this node; null when the node has no such storage. */
+  readonly storage: { readonly availableBytes: number; readonly totalBytes: number } | null
+}
+
+export type PowerState = "running" | "stopped" | "unknown"
+
+export interface VmSummary extends VmRef {
+  readonly name: string
+  readonly status: PowerState
+  readonly template: boolean
+  /** A running operation's lock (`clone`, `snapshot`, …), null when unlocked. */
+  readonly lock: string | null
+  readonly cpus: number
+  readonly memoryBytes: number
+  readonly diskBytes: number
+}
+
+export interface VmStatus {
+  readonly status: PowerState
+  readonly lock: string | null
+  /** Whether the guest agent is enabled in the VM's configuration (not whether it answers). */
+  readonly agentEnabled: boolean
+}
+
+export interface Snapshot {
+  readonly name: string
+  readonly description: string
+  /** Null for a snapshot still being taken. */
+  readonly createdAt: Date | null
+}
+
+export interface CloudInit {
+  readonly cores: number
+  readonly memoryMiB: number
+  /** The public bridge the first NIC is attached to. */
+  readonly bridge: string
+  /** `203.0.113.10/28` and its gateway. */
+  readonly address: string
+  readonly gateway: string
+  readonly nameservers: ReadonlyArray<string>
+  readonly user: string
+  readonly password: Redacted.Redacted<string>
+  readonly sshPublicKeys: ReadonlyArray<string>
+  readonly hostname: string
+}
+
+export interface GuestCommandResult {
+  readonly exitCode: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** A live serial console: bytes from the guest's terminal, and the means to type into it and resize it. */
+export interface SerialConsole {
+  readonly output: Stream.Stream<Uint8Array, ConsoleClosed>
+  write(data: Uint8Array): Effect.Effect<void, ConsoleClosed>
+  resize(columns: number, rows: number): Effect.Effect<void, ConsoleClosed>
+}
+
+// --- errors -----------------------------------------------------------------------------------------------
+
+/** The hypervisor could not be reached, timed out or kept failing after bounded retries: try again later. */
+export class VirtualizationUnavailable extends Schema.TaggedError<VirtualizationUnavailable>()(
+  "VirtualizationUnavailable",
+  { operation: Schema.String, detail: Schema.String }
+) {}
+
+/** An asynchronous task ended with an exit status other than OK; `log` holds the task log's last lines. */
+export class TaskFailed extends Schema.TaggedError<TaskFailed>()("TaskFailed", {
+  operation: Schema.String,
+  exitStatus: Schema.String,
+  log: Schema.Array(Schema.String)
+}) {}
+
+export class VmNotFound extends Schema.TaggedError<VmNotFound>()("VmNotFound", {
+  cluster: Schema.String,
+  vmid: Schema.Number
+}) {}
+
+/** The VMID is already used by another VM: pick another one. */
+export class VmidTaken extends Schema.TaggedError<VmidTaken>()("VmidTaken", { vmid: Schema.Number }) {}
+
+/** The guest agent is not configured or does not answer. */
+export class GuestAgentUnavailable extends Schema.TaggedError<GuestAgentUnavailable>()("GuestAgentUnavailable", {
+  detail: Schema.String
+}) {}
+
+export class ConsoleClosed extends Schema.TaggedError<ConsoleClosed>()("ConsoleClosed", { reason: Schema.String }) {}
+
+export class ClusterUnknown extends Schema.TaggedError<ClusterUnknown>()("ClusterUnknown", { cluster: Schema.String }) {}
+
+export type VirtualizationError = VirtualizationUnavailable | TaskFailed | ClusterUnknown
+
+export class Virtualization extends Context.Service<Virtualization, {
+  /** Every QEMU VM of the cluster (templates included, marked). */
+  listVms(cluster: string): Effect.Effect<ReadonlyArray<VmSummary>, VirtualizationError>
+  /** Capacity of every node, with the free space of `storage` on each. */
+  nodeCapacity(cluster: string, storage: string): Effect.Effect<ReadonlyArray<NodeCapacity>, VirtualizationError>
+  /** Whether no VM uses `vmid` at the time of the check (nothing is reserved). */
+  isVmidFree(cluster: string, vmid: number): Effect.Effect<boolean, VirtualizationError>
+  /** Full clone of a template into `target.vmid` on the template's node; waits for the task. */
+  cloneTemplate(options: {
+    readonly template: VmRef
+    readonly target: VmRef
+    readonly name: string
+    readonly storage: string
+  }): Effect.Effect<void, VirtualizationError | VmidTaken>
+  /** CPU, memory, public NIC, cloud-init (user, password, SSH keys, address) and the serial console socket. */
+  configure(vm: VmRef, config: CloudInit): Effect.Effect<void, VirtualizationError | VmNotFound>
+  /** Grows the VM's system disk to `sizeGiB` (absolute; never shrinks). */
+  resizeDisk(vm: VmRef, sizeGiB: number): Effect.Effect<void, VirtualizationError | VmNotFound>
+  status(vm: VmRef): Effect.Effect<VmStatus, VirtualizationError | VmNotFound>
+  /** Idempotent: starting a running VM or stopping a stopped one succeeds. */
+  start(vm: VmRef): Effect.Effect<void, VirtualizationError | VmNotFound>
+  stop(vm: VmRef): Effect.Effect<void, VirtualizationError | VmNotFound>
+  shutdown(vm: VmRef): Effect.Effect<void, VirtualizationError | VmNotFound>
+  reset(vm: VmRef): Effect.Effect<void, VirtualizationError | VmNotFound>
+  listSnapshots(vm: VmRef): Effect.Effect<ReadonlyArray<Snapshot>, VirtualizationError | VmNotFound>
+  createSnapshot(vm: VmRef, name: string, description: string): Effect.Effect<void, VirtualizationError | VmNotFound>
+  deleteSnapshot(vm: VmRef, name: string): Effect.Effect<void, VirtualizationError | VmNotFound>
+  /** Runs a program in the guest through its agent and waits for it to exit. */
+  guestExec(
+    vm: VmRef,
+    command: ReadonlyArray<string>,
+    input?: string
+  ): Effect.Effect<GuestCommandResult, VirtualizationError | VmNotFound | GuestAgentUnavailable>
+  /** Sets a guest user's password through the agent. */
+  setGuestPassword(
+    vm: VmRef,
+    user: string,
+    password: Redacted.Redacted<string>
+  ): Effect.Effect<void, VirtualizationError | VmNotFound | GuestAgentUnavailable>
+  /** Sets the cloud-init password, applied at the next boot. */
+  setCloudInitPassword(vm: VmRef, password: Redacted.Redacted<string>): Effect.Effect<void, VirtualizationError | VmNotFound>
+  /** Destroys the VM with its disks (purge, unreferenced disks too); a VM that no longer exists is success. */
+  destroy(vm: VmRef): Effect.Effect<void, VirtualizationError>
+  /** Opens the VM's serial console; closed when the scope closes. */
+  openConsole(vm: VmRef): Effect.Effect<SerialConsole, VirtualizationError | VmNotFound | ConsoleClosed, Scope.Scope>
+}>()("zh/ports/Virtualization") {}
