@@ -12,6 +12,7 @@ const fields = { error: ErrorBody }
 
 export class BadRequest extends Schema.Error<BadRequest>("BadRequest")(fields, { httpApiStatus: 400 }) {}
 export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")(fields, { httpApiStatus: 401 }) {}
+export class PaymentRequired extends Schema.Error<PaymentRequired>("PaymentRequired")(fields, { httpApiStatus: 402 }) {}
 export class Forbidden extends Schema.Error<Forbidden>("Forbidden")(fields, { httpApiStatus: 403 }) {}
 export class NotFound extends Schema.Error<NotFound>("NotFound")(fields, { httpApiStatus: 404 }) {}
 export class Conflict extends Schema.Error<Conflict>("Conflict")(fields, { httpApiStatus: 409 }) {}
@@ -24,6 +25,7 @@ export class ServiceUnavailable
 export type ApiError =
   | BadRequest
   | Unauthorized
+  | PaymentRequired
   | Forbidden
   | NotFound
   | Conflict

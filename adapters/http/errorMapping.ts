@@ -1,12 +1,18 @@
 // The one table where domain errors meet HTTP: each becomes a status and a stable code.
 import { Effect } from "effect"
 import type * as AccountErrors from "../../domain/account/AccountErrors.ts"
+import type * as BillingErrors from "../../domain/billing/BillingErrors.ts"
+import type * as VpsActions from "../../domain/vps/VpsActions.ts"
 import type { RegistryUnavailable } from "../../ports/BusinessRegistry.ts"
+import type { PaymentDeclined, PaymentUnavailable } from "../../ports/PaymentGateway.ts"
+import type * as Virtualization from "../../ports/Virtualization.ts"
 import {
   type ApiError,
   BadRequest,
   Conflict,
   errorBody,
+  NotFound,
+  PaymentRequired,
   ServiceUnavailable,
   TooManyRequests,
   Unauthorized,
@@ -28,6 +34,22 @@ export type DomainError =
   | AccountErrors.ResetTokenExpired
   | AccountErrors.ResetTokenUsed
   | RegistryUnavailable
+  | BillingErrors.PlanUnavailable
+  | BillingErrors.InvalidOrderOption
+  | BillingErrors.OrderNotFound
+  | BillingErrors.SubscriptionNotFound
+  | BillingErrors.SubscriptionEnded
+  | PaymentDeclined
+  | PaymentUnavailable
+  | VpsActions.VpsNotFound
+  | VpsActions.VpsUnavailable
+  | VpsActions.SnapshotLimitReached
+  | VpsActions.InvalidSnapshotName
+  | VpsActions.SnapshotNotFound
+  | Virtualization.VirtualizationUnavailable
+  | Virtualization.TaskFailed
+  | Virtualization.ClusterUnknown
+  | Virtualization.VmNotFound
 
 type Table = { readonly [K in DomainError["_tag"]]: (e: Extract<DomainError, { _tag: K }>) => ApiError }
 
@@ -48,8 +70,30 @@ const table: Table = {
   Unauthenticated: (e) => new Unauthorized(body(e.reason === "EXPIRED" ? "SESSION_EXPIRED" : "UNAUTHENTICATED", e)),
   ResetTokenInvalid: (e) => new BadRequest(body("RESET_TOKEN_INVALID", e)),
   ResetTokenExpired: (e) => new BadRequest(body("RESET_TOKEN_EXPIRED", e)),
-  ResetTokenUsed: (e) => new BadRequest(body("RESET_TOKEN_USED", e))
+  ResetTokenUsed: (e) => new BadRequest(body("RESET_TOKEN_USED", e)),
+  PlanUnavailable: (e) => new Unprocessable(body("PLAN_UNAVAILABLE", e)),
+  InvalidOrderOption: (e) => new Unprocessable(body("INVALID_ORDER_OPTION", e)),
+  OrderNotFound: (e) => new NotFound(body("ORDER_NOT_FOUND", e)),
+  SubscriptionNotFound: (e) => new NotFound(body("SUBSCRIPTION_NOT_FOUND", e)),
+  SubscriptionEnded: (e) => new Conflict(body("SUBSCRIPTION_ENDED", e)),
+  PaymentDeclined: (e) => new PaymentRequired(body("PAYMENT_DECLINED", e)),
+  PaymentUnavailable: (e) => new ServiceUnavailable(body("PAYMENT_UNAVAILABLE", e)),
+  VpsNotFound: (e) => new NotFound(body("VPS_NOT_FOUND", e)),
+  VpsUnavailable: (e) =>
+    new Conflict(body(e.status === "suspended" ? "VPS_SUSPENDED" : e.status === "destroyed" ? "VPS_DESTROYED" : "VPS_NOT_RUNNING", e)),
+  SnapshotLimitReached: (e) => new Conflict(body("SNAPSHOT_LIMIT_REACHED", e)),
+  InvalidSnapshotName: (e) => new Unprocessable(body("INVALID_SNAPSHOT_NAME", e)),
+  SnapshotNotFound: (e) => new NotFound(body("SNAPSHOT_NOT_FOUND", e)),
+  // Upstream details (hosts, nodes, task logs) stay in our logs; the customer gets a generic, stable answer.
+  VirtualizationUnavailable: () => upstreamUnavailable,
+  TaskFailed: () => upstreamUnavailable,
+  ClusterUnknown: () => upstreamUnavailable,
+  VmNotFound: () => upstreamUnavailable
 }
+
+const upstreamUnavailable = new ServiceUnavailable({
+  error: errorBody("UPSTREAM_UNAVAILABLE", "The virtualization platform did not complete the operation; please try again shortly.")
+})
 
 export const toApiError = (e: DomainError): ApiError => (table[e._tag] as (e: DomainError) => ApiError)(e)
 

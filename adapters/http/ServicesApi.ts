@@ -1,0 +1,135 @@
+// The contract of what a signed-in customer buys and runs: orders, subscriptions, VPSes and their snapshots.
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Authentication } from "./AccountsApi.ts"
+import {
+  BadRequest,
+  Conflict,
+  NotFound,
+  PaymentRequired,
+  ServiceUnavailable,
+  Unprocessable
+} from "./ApiErrors.ts"
+
+const Id = Schema.String.check(Schema.isMaxLength(64))
+
+export const OrderView = Schema.Struct({
+  id: Schema.String,
+  planId: Schema.String,
+  kind: Schema.Literals(["vps", "game"]),
+  status: Schema.Literals(["pending", "provisioning", "completed", "failed"]),
+  progress: Schema.Struct({ step: Schema.Int, total: Schema.Int, name: Schema.String }),
+  failureReason: Schema.optionalKey(Schema.String),
+  subscriptionId: Schema.optionalKey(Schema.String),
+  serviceId: Schema.optionalKey(Schema.String),
+  /** The VPS root password: on the owner's first read of the completed order, never again. */
+  rootPassword: Schema.optionalKey(Schema.String),
+  createdAt: Schema.String
+}).annotate({ identifier: "Order" })
+
+export const SubscriptionView = Schema.Struct({
+  id: Schema.String,
+  planId: Schema.String,
+  kind: Schema.Literals(["vps", "game"]),
+  status: Schema.Literals(["active", "suspended", "terminated", "failed"]),
+  currentPeriodEnd: Schema.String,
+  cancelAtPeriodEnd: Schema.Boolean,
+  serviceId: Schema.optionalKey(Schema.String),
+  createdAt: Schema.String
+}).annotate({ identifier: "Subscription" })
+
+export const VpsView = Schema.Struct({
+  id: Schema.String,
+  subscriptionId: Schema.String,
+  planId: Schema.String,
+  hostname: Schema.String,
+  templateId: Schema.String,
+  address: Schema.String,
+  status: Schema.Literals(["running", "stopped", "suspended", "destroyed"]),
+  graceUntil: Schema.optionalKey(Schema.String),
+  createdAt: Schema.String
+}).annotate({ identifier: "Vps" })
+
+export const SnapshotView = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  createdAt: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "Snapshot" })
+
+const upstream = [ServiceUnavailable, Conflict, NotFound] as const
+
+export class OrdersApi extends HttpApiGroup.make("orders")
+  .add(
+    HttpApiEndpoint.post("create", "/", {
+      payload: Schema.Struct({
+        planId: Id,
+        options: Schema.Record(Schema.String, Schema.Unknown)
+      }),
+      success: Schema.Struct({ order: OrderView }).pipe(HttpApiSchema.status(201)),
+      error: [Unprocessable, PaymentRequired, ServiceUnavailable]
+    }),
+    HttpApiEndpoint.get("get", "/:id", { params: { id: Id }, success: OrderView, error: NotFound })
+  )
+  .middleware(Authentication)
+  .prefix("/api/orders")
+  .annotateMerge(OpenApi.annotations({ title: "Orders", description: "Buy a plan; follow its provisioning" }))
+{}
+
+export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
+  .add(
+    HttpApiEndpoint.get("list", "/", { success: Schema.Struct({ subscriptions: Schema.Array(SubscriptionView) }) }),
+    HttpApiEndpoint.post("renew", "/:id/renew", {
+      params: { id: Id },
+      success: Schema.Struct({ subscription: SubscriptionView }),
+      error: [NotFound, Conflict, PaymentRequired, ServiceUnavailable]
+    }),
+    HttpApiEndpoint.post("cancel", "/:id/cancel", {
+      params: { id: Id },
+      success: Schema.Struct({ subscription: SubscriptionView }),
+      error: [NotFound, Conflict]
+    })
+  )
+  .middleware(Authentication)
+  .prefix("/api/subscriptions")
+  .annotateMerge(OpenApi.annotations({ title: "Subscriptions", description: "Monthly periods: renew, cancel" }))
+{}
+
+export class VpsApi extends HttpApiGroup.make("vps")
+  .add(
+    HttpApiEndpoint.get("list", "/", { success: Schema.Struct({ vps: Schema.Array(VpsView) }) }),
+    HttpApiEndpoint.get("get", "/:id", { params: { id: Id }, success: Schema.Struct({ vps: VpsView }), error: NotFound }),
+    HttpApiEndpoint.post("start", "/:id/start", { params: { id: Id }, success: Schema.Struct({ vps: VpsView }), error: upstream }),
+    HttpApiEndpoint.post("stop", "/:id/stop", { params: { id: Id }, success: Schema.Struct({ vps: VpsView }), error: upstream }),
+    HttpApiEndpoint.post("reset", "/:id/reset", { params: { id: Id }, success: Schema.Struct({ vps: VpsView }), error: upstream }),
+    HttpApiEndpoint.post("resetPassword", "/:id/reset-password", {
+      params: { id: Id },
+      success: Schema.Struct({ rootPassword: Schema.String, appliesAtNextBoot: Schema.Boolean }),
+      error: upstream
+    }),
+    HttpApiEndpoint.get("snapshots", "/:id/snapshots", {
+      params: { id: Id },
+      success: Schema.Struct({ snapshots: Schema.Array(SnapshotView) }),
+      error: upstream
+    }),
+    HttpApiEndpoint.post("createSnapshot", "/:id/snapshots", {
+      params: { id: Id },
+      payload: Schema.Struct({
+        name: Schema.String.check(Schema.isMaxLength(64)),
+        description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(500)))
+      }),
+      success: Schema.Struct({ snapshots: Schema.Array(SnapshotView) }).pipe(HttpApiSchema.status(201)),
+      error: [...upstream, Unprocessable, BadRequest]
+    }),
+    HttpApiEndpoint.delete("deleteSnapshot", "/:id/snapshots/:name", {
+      params: { id: Id, name: Schema.String.check(Schema.isMaxLength(64)) },
+      success: HttpApiSchema.NoContent,
+      error: upstream
+    })
+  )
+  .middleware(Authentication)
+  .prefix("/api/vps")
+  .annotateMerge(OpenApi.annotations({
+    title: "VPS",
+    description: "Your virtual servers. The serial console is a WebSocket at GET /api/vps/:id/console."
+  }))
+{}

@@ -1,0 +1,32 @@
+// The durable workflow engine (effect/cluster, state in the same Postgres) with our workflows registered, and
+// the cluster-wide cron that sweeps subscriptions every minute (one runner fires it).
+import { NodeCrypto } from "@effect/platform-node"
+import { Cron, Effect, Layer } from "effect"
+import { ClusterCron, ClusterWorkflowEngine, SingleRunner } from "effect/cluster"
+import { sweepLifecycle, SuspendVpsLive, TerminateVpsLive } from "../domain/vps/Lifecycle.ts"
+import { ProvisionVpsLive } from "../domain/vps/ProvisionVps.ts"
+
+/**
+ * One runner per process (SingleRunner) with message and runner storage in SQL: a workflow interrupted by a
+ * crash is picked up again when the process starts. On embedded PGlite every connection shares one session,
+ * so shard locks use table leases instead of session-scoped advisory locks.
+ */
+export const WorkflowEngineLive = (options: { readonly embedded: boolean }) =>
+  ClusterWorkflowEngine.layer.pipe(
+    Layer.provideMerge(SingleRunner.layer({
+      runnerStorage: "sql",
+      shardingConfig: { shardLockDisableAdvisory: options.embedded }
+    })),
+    Layer.provide(NodeCrypto.layerDigest)
+  )
+
+export const WorkflowsLive = Layer.mergeAll(ProvisionVpsLive, SuspendVpsLive, TerminateVpsLive)
+
+export const LifecycleCronLive = ClusterCron.make({
+  name: "subscription-lifecycle",
+  cron: Cron.parseUnsafe("* * * * *"),
+  execute: sweepLifecycle.pipe(
+    Effect.catchCause((cause) => Effect.logError("lifecycle sweep failed", cause))
+  ),
+  skipIfOlderThan: "10 minutes"
+})

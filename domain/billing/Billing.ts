@@ -1,0 +1,74 @@
+// Orders, subscriptions and the payment ledger: the shapes every service kind (VPS, game) shares.
+import { Schema } from "effect"
+
+export const OrderStatus = Schema.Literals(["pending", "provisioning", "completed", "failed"])
+export type OrderStatus = typeof OrderStatus.Type
+
+export const ServiceKind = Schema.Literals(["vps", "game"])
+export type ServiceKind = typeof ServiceKind.Type
+
+export class Order extends Schema.Class<Order>("Order")({
+  id: Schema.String,
+  userId: Schema.String,
+  planId: Schema.String,
+  kind: ServiceKind,
+  /** The customer's choices (VPS: templateId, hostname, sshPublicKey; game: variables). */
+  options: Schema.Record(Schema.String, Schema.Unknown),
+  status: OrderStatus,
+  step: Schema.Int,
+  totalSteps: Schema.Int,
+  stepName: Schema.String,
+  failureReason: Schema.NullOr(Schema.String),
+  subscriptionId: Schema.NullOr(Schema.String),
+  serviceId: Schema.NullOr(Schema.String),
+  createdAt: Schema.Date,
+  updatedAt: Schema.Date
+}) {}
+
+export const SubscriptionStatus = Schema.Literals([
+  /** Paid for; the service is provisioning or running. */
+  "active",
+  /** The period ended without renewal: the service is stopped or suspended (renewal brings it back). */
+  "suspended",
+  /** The service is gone for good. */
+  "terminated",
+  /** Provisioning failed; the charge was refunded. */
+  "failed"
+])
+export type SubscriptionStatus = typeof SubscriptionStatus.Type
+
+export class Subscription extends Schema.Class<Subscription>("Subscription")({
+  id: Schema.String,
+  userId: Schema.String,
+  planId: Schema.String,
+  kind: ServiceKind,
+  orderId: Schema.String,
+  status: SubscriptionStatus,
+  currentPeriodEnd: Schema.Date,
+  /** Cancelled by the customer: it ends at the period end and is not renewed. */
+  cancelAtPeriodEnd: Schema.Boolean,
+  serviceId: Schema.NullOr(Schema.String),
+  createdAt: Schema.Date
+}) {}
+
+export interface LedgerEntry {
+  readonly id: string
+  readonly userId: string
+  readonly subscriptionId: string | null
+  readonly orderId: string | null
+  readonly kind: "charge" | "refund"
+  readonly amountCents: number
+  readonly reference: string
+  readonly createdAt: Date
+}
+
+/** The same day next month, clamped to the month's last day (Jan 31 → Feb 28/29). */
+export const addMonth = (from: Date): Date => {
+  const d = new Date(from.getTime())
+  const day = d.getUTCDate()
+  d.setUTCDate(1)
+  d.setUTCMonth(d.getUTCMonth() + 1)
+  const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate()
+  d.setUTCDate(Math.min(day, lastDay))
+  return d
+}

@@ -1,0 +1,35 @@
+// What can go wrong when ordering, renewing or cancelling.
+import { Schema } from "effect"
+
+export class PlanUnavailable extends Schema.TaggedError<PlanUnavailable>()("PlanUnavailable", { planId: Schema.String }) {
+  override get message() {
+    return `There is no plan "${this.planId}" for sale.`
+  }
+}
+
+export class InvalidOrderOption extends Schema.TaggedError<InvalidOrderOption>()("InvalidOrderOption", {
+  field: Schema.String,
+  problem: Schema.String
+}) {
+  override get message() {
+    return `${this.field}: ${this.problem}`
+  }
+}
+
+export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()("OrderNotFound", {}) {
+  override get message() {
+    return "No such order."
+  }
+}
+
+export class SubscriptionNotFound extends Schema.TaggedError<SubscriptionNotFound>()("SubscriptionNotFound", {}) {
+  override get message() {
+    return "No such subscription."
+  }
+}
+
+export class SubscriptionEnded extends Schema.TaggedError<SubscriptionEnded>()("SubscriptionEnded", {}) {
+  override get message() {
+    return "This subscription has ended; its service no longer exists. Place a new order instead."
+  }
+}

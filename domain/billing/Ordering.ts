@@ -1,0 +1,107 @@
+// Placing an order: validate the options, charge, open the subscription, start the durable provisioning.
+import { Clock, Effect, Option, Redacted, Schema } from "effect"
+import { SecureRandom } from "effect/crypto"
+import { Catalog } from "../../ports/Catalog.ts"
+import { Ledger } from "../../ports/Ledger.ts"
+import { Orders } from "../../ports/Orders.ts"
+import { PaymentGateway } from "../../ports/PaymentGateway.ts"
+import { SecretBox } from "../../ports/SecretBox.ts"
+import { Subscriptions } from "../../ports/Subscriptions.ts"
+import type { VpsPlan } from "../catalog/Plan.ts"
+import { ProvisionVps, VPS_STEPS } from "../vps/ProvisionVps.ts"
+import { checkSshPublicKey, isValidHostname, VpsOrderOptions } from "../vps/VpsOptions.ts"
+import { addMonth, type Order } from "./Billing.ts"
+import { InvalidOrderOption, OrderNotFound, PlanUnavailable } from "./BillingErrors.ts"
+
+const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+const validateVpsOptions = Effect.fn("validateVpsOptions")(function*(plan: VpsPlan, raw: unknown) {
+  const options = yield* Schema.decodeUnknownEffect(VpsOrderOptions)(raw).pipe(
+    Effect.mapError((e) => new InvalidOrderOption({ field: "options", problem: e.message.split("\n")[0] ?? e.message }))
+  )
+  if (!plan.templates.includes(options.templateId)) {
+    return yield* new InvalidOrderOption({ field: "options.templateId", problem: "this plan does not offer that OS template" })
+  }
+  if ((yield* (yield* Catalog).templates(options.templateId)).length === 0) {
+    return yield* new InvalidOrderOption({ field: "options.templateId", problem: "that OS template is no longer offered" })
+  }
+  const hostname = options.hostname.trim().toLowerCase()
+  if (!isValidHostname(hostname)) {
+    return yield* new InvalidOrderOption({
+      field: "options.hostname",
+      problem: "letters, digits and hyphens, in labels of at most 63 characters separated by dots"
+    })
+  }
+  const keyProblem = checkSshPublicKey(options.sshPublicKey)
+  if (keyProblem !== undefined) return yield* new InvalidOrderOption({ field: "options.sshPublicKey", problem: keyProblem })
+  return { templateId: options.templateId, hostname, sshPublicKey: options.sshPublicKey.trim() }
+})
+
+/**
+ * The order is paid before anything is built; a declined payment leaves a failed order and nothing else. The
+ * provisioning runs durably after the answer (the customer follows it on the order).
+ */
+export const placeOrder = Effect.fn("placeOrder")(function*(userId: string, planId: string, rawOptions: unknown) {
+  const catalog = yield* Catalog
+  const found = yield* catalog.plan(planId)
+  if (Option.isNone(found) || found.value.retired) return yield* new PlanUnavailable({ planId })
+  const plan = found.value
+  if (plan.kind !== "vps") return yield* new PlanUnavailable({ planId })
+  const options = yield* validateVpsOptions(plan, rawOptions)
+
+  const random = yield* SecureRandom.SecureRandom
+  const orders = yield* Orders
+  const orderId = yield* random.uuidV4()
+  const at = yield* now
+  yield* orders.create({ id: orderId, userId, planId, kind: "vps", options, totalSteps: VPS_STEPS.length, now: at })
+
+  const charge = yield* (yield* PaymentGateway).charge({
+    customer: userId,
+    amountCents: plan.priceCents,
+    description: `${plan.name}, first month`,
+    idempotencyKey: `order:${orderId}`
+  }).pipe(Effect.tapError((e) => orders.fail(orderId, e.message, at)))
+
+  const subscriptionId = yield* random.uuidV4()
+  yield* (yield* Subscriptions).create({
+    id: subscriptionId,
+    userId,
+    planId,
+    kind: "vps",
+    orderId,
+    currentPeriodEnd: addMonth(at),
+    now: at
+  })
+  yield* (yield* Ledger).record({
+    id: yield* random.uuidV4(),
+    userId,
+    subscriptionId,
+    orderId,
+    kind: "charge",
+    amountCents: plan.priceCents,
+    reference: charge.reference,
+    createdAt: at
+  })
+  yield* orders.progress(orderId, { status: "provisioning", step: 0, stepName: "Queued", subscriptionId, now: at })
+  yield* ProvisionVps.execute({ orderId }, { discard: true })
+  return Option.getOrThrow(yield* orders.get(orderId))
+})
+
+export interface OrderView {
+  readonly order: Order
+  /** The VPS root password, on the owner's first read of a completed order only. */
+  readonly rootPassword?: string
+}
+
+/** The owner's view of an order; anyone else gets OrderNotFound, as if it did not exist. */
+export const viewOrder = Effect.fn("viewOrder")(function*(userId: string, orderId: string) {
+  const orders = yield* Orders
+  const found = yield* orders.get(orderId)
+  if (Option.isNone(found) || found.value.userId !== userId) return yield* new OrderNotFound()
+  const order = found.value
+  if (order.status !== "completed") return { order } satisfies OrderView
+  const secret = yield* orders.takeOneTimeSecret(orderId)
+  if (Option.isNone(secret)) return { order } satisfies OrderView
+  const password = yield* (yield* SecretBox).open(secret.value, `order:${orderId}:root-password`).pipe(Effect.orDie)
+  return { order, rootPassword: Redacted.value(password) } satisfies OrderView
+})

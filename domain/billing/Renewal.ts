@@ -1,0 +1,60 @@
+// Renewing (charge, extend one month, bring a suspended service back) and cancelling (end at the period end).
+import { Clock, Effect, Option } from "effect"
+import { SecureRandom } from "effect/crypto"
+import { Catalog } from "../../ports/Catalog.ts"
+import { Ledger } from "../../ports/Ledger.ts"
+import { PaymentGateway } from "../../ports/PaymentGateway.ts"
+import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { restoreVps } from "../vps/VpsActions.ts"
+import { addMonth } from "./Billing.ts"
+import { SubscriptionEnded, SubscriptionNotFound } from "./BillingErrors.ts"
+
+const owned = Effect.fn("ownedSubscription")(function*(userId: string, subscriptionId: string) {
+  const found = yield* (yield* Subscriptions).get(subscriptionId)
+  if (Option.isNone(found) || found.value.userId !== userId) return yield* new SubscriptionNotFound()
+  return found.value
+})
+
+export const listSubscriptions = (userId: string) => Effect.flatMap(Subscriptions, (s) => s.forUser(userId))
+
+/**
+ * The charge's idempotency key names the period being renewed, so a double click (or two tabs) charges once
+ * and extends once. A lapsed (suspended) service starts a fresh month from now and is brought back.
+ */
+export const renewSubscription = Effect.fn("renewSubscription")(function*(userId: string, subscriptionId: string) {
+  const subscriptions = yield* Subscriptions
+  const subscription = yield* owned(userId, subscriptionId)
+  if (subscription.status === "terminated" || subscription.status === "failed") return yield* new SubscriptionEnded()
+  const plan = Option.getOrThrow(yield* (yield* Catalog).plan(subscription.planId))
+  const at = new Date(yield* Clock.currentTimeMillis)
+  const charge = yield* (yield* PaymentGateway).charge({
+    customer: userId,
+    amountCents: plan.priceCents,
+    description: `${plan.name}, renewal`,
+    idempotencyKey: `renew:${subscription.id}:${subscription.currentPeriodEnd.toISOString()}`
+  })
+  const from = subscription.currentPeriodEnd.getTime() > at.getTime() ? subscription.currentPeriodEnd : at
+  const extended = yield* subscriptions.extend(subscription.id, subscription.currentPeriodEnd, addMonth(from))
+  if (extended) {
+    yield* (yield* Ledger).record({
+      id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
+      userId,
+      subscriptionId: subscription.id,
+      orderId: null,
+      kind: "charge",
+      amountCents: plan.priceCents,
+      reference: charge.reference,
+      createdAt: at
+    })
+    yield* subscriptions.setCancelAtPeriodEnd(subscription.id, false)
+    if (subscription.status === "suspended" && subscription.kind === "vps") yield* restoreVps(subscription.id)
+  }
+  return Option.getOrThrow(yield* subscriptions.get(subscription.id))
+})
+
+export const cancelSubscription = Effect.fn("cancelSubscription")(function*(userId: string, subscriptionId: string) {
+  const subscription = yield* owned(userId, subscriptionId)
+  if (subscription.status === "terminated" || subscription.status === "failed") return yield* new SubscriptionEnded()
+  yield* (yield* Subscriptions).setCancelAtPeriodEnd(subscription.id, true)
+  return Option.getOrThrow(yield* (yield* Subscriptions).get(subscription.id))
+})

@@ -1,0 +1,151 @@
+// What time does to a VPS: at the period end without renewal it is stopped and snapshotted (suspended); after
+// the grace window it is destroyed with its disks and its address goes back to the pool. Every transition is
+// a durable workflow with an idempotency key, so sweeping twice, or resuming after a crash, is harmless.
+import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { Activity, Workflow } from "effect/workflow"
+import { IpAddresses } from "../../ports/IpAddresses.ts"
+import { Placement } from "../../ports/Placement.ts"
+import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { Virtualization, type VmRef } from "../../ports/Virtualization.ts"
+import { VpsRecords } from "../../ports/VpsRecords.ts"
+import type { Vps } from "./Vps.ts"
+import { VpsSettings } from "./VpsSettings.ts"
+
+const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+export const vmRefOf = (vps: Vps): VmRef => ({ cluster: vps.cluster, node: vps.node, vmid: vps.vmid })
+
+/** The final snapshot's name: `final-` and the period end, so a later lapse takes its own. */
+export const finalSnapshotName = (periodEnd: Date) =>
+  `final-${periodEnd.toISOString().slice(0, 16).replace(/[-:T]/g, "")}`
+
+const transient = { times: 5, while: (e: { readonly _tag: string }) => e._tag === "VirtualizationUnavailable" }
+
+export const SuspendVps = Workflow.make("SuspendVps", {
+  payload: { subscriptionId: Schema.String, periodEnd: Schema.String },
+  idempotencyKey: ({ periodEnd, subscriptionId }) => `${subscriptionId}@${periodEnd}`
+})
+
+/** Keyed by the grace end too: after a renewal and a later lapse, the new grace gets its own termination. */
+export const TerminateVps = Workflow.make("TerminateVps", {
+  payload: { subscriptionId: Schema.String, graceUntil: Schema.String },
+  idempotencyKey: ({ graceUntil, subscriptionId }) => `${subscriptionId}@${graceUntil}`
+})
+
+/** Still lapsed? A renewal that won the race leaves the subscription active with a later period end. */
+const stillDue = (subscriptionId: string, periodEnd: string) =>
+  Effect.gen(function*() {
+    const subscription = yield* (yield* Subscriptions).get(subscriptionId)
+    return Option.isSome(subscription) &&
+      subscription.value.status === "active" &&
+      subscription.value.currentPeriodEnd.toISOString() === periodEnd &&
+      subscription.value.currentPeriodEnd.getTime() <= (yield* now).getTime()
+  })
+
+const vpsOf = (subscriptionId: string) =>
+  Effect.flatMap(VpsRecords, (records) => records.bySubscription(subscriptionId))
+
+export const SuspendVpsLive = SuspendVps.toLayer(Effect.fn(function*({ periodEnd, subscriptionId }) {
+  const due = yield* Activity.make({ name: "check", success: Schema.Boolean, execute: stillDue(subscriptionId, periodEnd) })
+  if (!due) return
+  yield* Activity.make({
+    name: "stop-and-snapshot",
+    execute: Effect.gen(function*() {
+      const vps = yield* vpsOf(subscriptionId)
+      if (Option.isNone(vps) || vps.value.status === "destroyed") return
+      const virtualization = yield* Virtualization
+      const vm = vmRefOf(vps.value)
+      yield* virtualization.stop(vm)
+      const name = finalSnapshotName(new Date(periodEnd))
+      const existing = yield* virtualization.listSnapshots(vm)
+      if (!existing.some((s) => s.name === name)) {
+        yield* virtualization.createSnapshot(vm, name, "Final snapshot taken when the subscription lapsed")
+      }
+    }).pipe(
+      Effect.retry(transient),
+      // A VM that is gone already has nothing to stop or keep; termination records it.
+      Effect.catchTag("VmNotFound", () => Effect.void),
+      Effect.orDie
+    )
+  })
+  yield* Activity.make({
+    name: "record",
+    execute: Effect.gen(function*() {
+      const vps = yield* vpsOf(subscriptionId)
+      if (!(yield* stillDue(subscriptionId, periodEnd))) {
+        // Renewed while we stopped it: bring it back instead of suspending.
+        if (Option.isSome(vps) && vps.value.status !== "destroyed") {
+          yield* (yield* Virtualization).start(vmRefOf(vps.value)).pipe(Effect.retry(transient), Effect.orDie)
+        }
+        return
+      }
+      const grace = Duration.toMillis((yield* VpsSettings).gracePeriod)
+      if (Option.isSome(vps) && vps.value.status !== "destroyed") {
+        yield* (yield* VpsRecords).setStatus(vps.value.id, "suspended", {
+          graceUntil: new Date(new Date(periodEnd).getTime() + grace)
+        })
+      }
+      yield* (yield* Subscriptions).setStatus(subscriptionId, "suspended", ["active"])
+    })
+  })
+}))
+
+export const TerminateVpsLive = TerminateVps.toLayer(Effect.fn(function*({ subscriptionId }) {
+  const proceed = yield* Activity.make({
+    name: "check",
+    success: Schema.Boolean,
+    execute: Effect.gen(function*() {
+      const subscription = yield* (yield* Subscriptions).get(subscriptionId)
+      const vps = yield* vpsOf(subscriptionId)
+      const at = yield* now
+      return Option.isSome(subscription) && subscription.value.status === "suspended" &&
+        Option.isSome(vps) && vps.value.graceUntil !== null && vps.value.graceUntil.getTime() <= at.getTime()
+    })
+  })
+  if (!proceed) return
+  yield* Activity.make({
+    name: "destroy",
+    execute: Effect.gen(function*() {
+      const vps = yield* vpsOf(subscriptionId)
+      if (Option.isNone(vps) || vps.value.status === "destroyed") return
+      const virtualization = yield* Virtualization
+      const vm = vmRefOf(vps.value)
+      yield* virtualization.stop(vm).pipe(Effect.catchTag("VmNotFound", () => Effect.void))
+      yield* virtualization.destroy(vm)
+    }).pipe(Effect.retry(transient), Effect.orDie)
+  })
+  yield* Activity.make({
+    name: "release",
+    execute: Effect.gen(function*() {
+      const vps = yield* vpsOf(subscriptionId)
+      if (Option.isNone(vps)) return
+      yield* (yield* IpAddresses).release(vps.value.orderId)
+      yield* (yield* Placement).releaseVmid(vps.value.orderId)
+      yield* (yield* VpsRecords).setStatus(vps.value.id, "destroyed", { graceUntil: null, destroyedAt: yield* now })
+      yield* (yield* Subscriptions).setStatus(subscriptionId, "terminated", ["suspended"])
+    })
+  })
+}))
+
+/** One pass of the lifecycle: suspend what lapsed, terminate what outlived its grace. Run every minute. */
+export const sweepLifecycle = Effect.gen(function*() {
+  const subscriptions = yield* Subscriptions
+  const at = yield* now
+  for (const due of yield* subscriptions.due(at)) {
+    if (due.kind !== "vps") continue
+    yield* SuspendVps.execute(
+      { subscriptionId: due.id, periodEnd: due.currentPeriodEnd.toISOString() },
+      { discard: true }
+    )
+  }
+  for (const suspended of yield* subscriptions.suspended) {
+    if (suspended.kind !== "vps") continue
+    const vps = yield* vpsOf(suspended.id)
+    if (Option.isSome(vps) && vps.value.graceUntil !== null && vps.value.graceUntil.getTime() <= at.getTime()) {
+      yield* TerminateVps.execute(
+        { subscriptionId: suspended.id, graceUntil: vps.value.graceUntil.toISOString() },
+        { discard: true }
+      )
+    }
+  }
+})

@@ -1,0 +1,298 @@
+// The six-step VPS provisioning workflow: each step a durable, idempotent activity; a failure at any step undoes
+// what was done (no VM, no address, no reservation left), refunds the charge and tells the customer why.
+import { Clock, Effect, Option, Redacted, Schema } from "effect"
+import { SecureRandom } from "effect/crypto"
+import { Activity, Workflow } from "effect/workflow"
+import { Catalog } from "../../ports/Catalog.ts"
+import { IpAddresses } from "../../ports/IpAddresses.ts"
+import { Orders } from "../../ports/Orders.ts"
+import { Placement } from "../../ports/Placement.ts"
+import { SecretBox } from "../../ports/SecretBox.ts"
+import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { Virtualization, type VmRef } from "../../ports/Virtualization.ts"
+import { VpsRecords } from "../../ports/VpsRecords.ts"
+import type { VpsPlan } from "../catalog/Plan.ts"
+import { refundOrder } from "../billing/refund.ts"
+import { chooseNode } from "./placement.ts"
+import { generatePassword } from "./passwords.ts"
+import { Vps } from "./Vps.ts"
+import type { VpsOrderOptions } from "./VpsOptions.ts"
+import { VpsSettings } from "./VpsSettings.ts"
+
+export const VPS_STEPS = [
+  "Choosing a node",
+  "Cloning the OS template",
+  "Sizing the disk",
+  "Assigning a public address",
+  "Configuring CPU, memory, network and cloud-init",
+  "Starting the server"
+] as const
+
+/** A step that could not be done; `reason` is for the customer (no upstream detail), `detail` for the log. */
+export class StepFailed extends Schema.TaggedError<StepFailed>()("StepFailed", {
+  step: Schema.Int,
+  reason: Schema.String,
+  detail: Schema.String
+}) {}
+
+export const ProvisionVps = Workflow.make("ProvisionVps", {
+  payload: { orderId: Schema.String },
+  success: Schema.String,
+  error: StepFailed,
+  idempotencyKey: ({ orderId }) => orderId
+})
+
+const Placed = Schema.Struct({
+  cluster: Schema.String,
+  node: Schema.String,
+  vmid: Schema.Int,
+  templateNode: Schema.String,
+  templateVmid: Schema.Int
+})
+type Placed = typeof Placed.Type
+
+const vmOf = (placed: Placed): VmRef => ({ cluster: placed.cluster, node: placed.node, vmid: placed.vmid })
+
+const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+const failed = (step: number, reason: string) => (e: { readonly _tag: string; readonly message: string }) =>
+  new StepFailed({ step, reason, detail: `${e._tag}: ${e.message}` })
+
+/** The order, its plan and its options, read again by every step (cheap, and always the stored truth). */
+const context = (orderId: string) =>
+  Effect.gen(function*() {
+    const order = Option.getOrThrowWith(yield* (yield* Orders).get(orderId), () => new Error(`order ${orderId} vanished`))
+    const plan = yield* (yield* Catalog).plan(order.planId).pipe(Effect.map(Option.getOrThrow))
+    if (plan.kind !== "vps") return yield* Effect.die(new Error(`plan ${plan.id} is not a VPS plan`))
+    const options = order.options as unknown as VpsOrderOptions
+    return { order, plan: plan as VpsPlan, options }
+  }).pipe(Effect.orDie)
+
+const progress = (orderId: string, step: number) =>
+  Effect.flatMap(now, (at) =>
+    Effect.flatMap(Orders, (orders) =>
+      orders.progress(orderId, { status: "provisioning", step, stepName: VPS_STEPS[step - 1]!, now: at })))
+
+/** Transient upstream trouble is retried a few times before the step gives up. */
+const retryTransient = <A, R>(effect: Effect.Effect<A, StepFailed, R>) =>
+  Activity.retry(effect, { times: 3, while: (e) => e.detail.startsWith("VirtualizationUnavailable") })
+
+const step1Place = (orderId: string) =>
+  Effect.gen(function*() {
+    yield* progress(orderId, 1)
+    const { options, plan } = yield* context(orderId)
+    const settings = yield* VpsSettings
+    const virtualization = yield* Virtualization
+    const placement = yield* Placement
+    const templates = yield* (yield* Catalog).templates(options.templateId)
+    const pools = (yield* (yield* Catalog).ipPools).filter((p) => !p.retired)
+    const template = templates[0]
+    if (template === undefined) {
+      return yield* new StepFailed({ step: 1, reason: "The chosen OS template is no longer offered.", detail: "no template" })
+    }
+    const cluster = template.cluster
+    const reachable = (node: string) => pools.some((p) => p.cluster === cluster && p.nodes.includes(node))
+    const allowed = templates.filter((t) => t.cluster === cluster && reachable(t.node)).map((t) => t.node)
+    const [capacity, vms] = yield* Effect.all([
+      virtualization.nodeCapacity(cluster, settings.storage),
+      virtualization.listVms(cluster)
+    ]).pipe(Effect.mapError(failed(1, "The virtualization cluster cannot be reached.")))
+    const visibleVmids = new Set(vms.map((vm) => vm.vmid))
+    const reservation = yield* placement.reserve(cluster, orderId, (pending) =>
+      chooseNode({
+        capacity,
+        allowed,
+        visibleVmids,
+        pending,
+        request: { cpus: plan.vcpu, memoryMiB: plan.ramMiB, diskGiB: plan.diskGiB },
+        policy: settings
+      }))
+    if (Option.isNone(reservation)) {
+      return yield* new StepFailed({ step: 1, reason: "No server has room for this plan right now.", detail: "no capacity" })
+    }
+    const node = reservation.value.node
+    const vmid = yield* allocateFreeVmid(cluster, orderId)
+    yield* placement.attachVmid(orderId, vmid)
+    const source = templates.find((t) => t.node === node)!
+    return { cluster, node, vmid, templateNode: source.node, templateVmid: source.vmid } satisfies Placed
+  })
+
+/** Our range's lowest unused VMID that the cluster also reports free (something else may have taken it). */
+const allocateFreeVmid = (cluster: string, holder: string): Effect.Effect<number, StepFailed, Placement | VpsSettings | Virtualization> =>
+  Effect.gen(function*() {
+    const placement = yield* Placement
+    const settings = yield* VpsSettings
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const vmid = yield* placement.allocateVmid(cluster, holder, settings.vmidRange)
+      if (Option.isNone(vmid)) break
+      const free = yield* (yield* Virtualization).isVmidFree(cluster, vmid.value).pipe(
+        Effect.mapError(failed(1, "The virtualization cluster cannot be reached."))
+      )
+      if (free) return vmid.value
+      yield* placement.markVmidForeign(cluster, vmid.value)
+    }
+    return yield* new StepFailed({ step: 1, reason: "No VM identifier is free.", detail: "vmid range exhausted" })
+  })
+
+/** Our VMs are named after their order, so a retry (or the undo) recognises its own and never touches others. */
+export const vmName = (orderId: string) => `vps-${orderId.slice(0, 8)}`
+
+/** Returns the VMID cloned into: another one if something else took ours meanwhile. */
+const step2Clone = (orderId: string, placed: Placed) =>
+  Effect.gen(function*() {
+    yield* progress(orderId, 2)
+    const virtualization = yield* Virtualization
+    const placement = yield* Placement
+    const name = vmName(orderId)
+    let vmid = placed.vmid
+    for (let attempt = 0; attempt < 5; attempt++) {
+      // A retried step finds its own clone already there: cloning is done.
+      const existing = (yield* virtualization.listVms(placed.cluster).pipe(
+        Effect.mapError(failed(2, "The virtualization cluster cannot be reached."))
+      )).find((vm) => vm.vmid === vmid)
+      if (existing !== undefined && existing.name === name && existing.lock === null) return vmid
+      const cloned = yield* virtualization.cloneTemplate({
+        template: { cluster: placed.cluster, node: placed.templateNode, vmid: placed.templateVmid },
+        target: { ...vmOf(placed), vmid },
+        name,
+        storage: (yield* VpsSettings).storage
+      }).pipe(
+        Effect.as(true),
+        Effect.catchTag("VmidTaken", () => Effect.succeed(false)),
+        Effect.mapError(failed(2, "Cloning the OS template failed."))
+      )
+      if (cloned) return vmid
+      yield* placement.markVmidForeign(placed.cluster, vmid)
+      vmid = yield* allocateFreeVmid(placed.cluster, orderId).pipe(
+        Effect.mapError((e) => new StepFailed({ ...e, step: 2 }))
+      )
+      yield* placement.attachVmid(orderId, vmid)
+    }
+    return yield* new StepFailed({ step: 2, reason: "Cloning the OS template failed.", detail: "VMIDs kept being taken" })
+  })
+
+const step3Resize = (orderId: string, placed: Placed) =>
+  Effect.gen(function*() {
+    yield* progress(orderId, 3)
+    const { plan } = yield* context(orderId)
+    yield* (yield* Virtualization).resizeDisk(vmOf(placed), plan.diskGiB).pipe(
+      Effect.mapError(failed(3, "Sizing the disk failed."))
+    )
+  })
+
+const step4Address = (orderId: string) =>
+  Effect.gen(function*() {
+    yield* progress(orderId, 4)
+    const placedPools = (yield* (yield* Catalog).ipPools).filter((p) => !p.retired)
+    const address = yield* (yield* IpAddresses).assign(orderId, placedPools.map((p) => p.id)).pipe(
+      Effect.mapError(failed(4, "No public IPv4 address is free right now."))
+    )
+    return `${address.address}/${address.prefixLength}`
+  })
+
+/** Returns the root password sealed for the order: the plain one never reaches workflow storage. */
+const step5Configure = (orderId: string, placed: Placed) =>
+  Effect.gen(function*() {
+    yield* progress(orderId, 5)
+    const { options, plan } = yield* context(orderId)
+    const settings = yield* VpsSettings
+    const held = yield* (yield* IpAddresses).held(orderId)
+    if (held === undefined) return yield* Effect.die(new Error("address released before configuration"))
+    const password = yield* generatePassword
+    yield* (yield* Virtualization).configure(vmOf(placed), {
+      cores: plan.vcpu,
+      memoryMiB: plan.ramMiB,
+      bridge: held.bridge,
+      address: `${held.address}/${held.prefixLength}`,
+      gateway: held.gateway,
+      nameservers: settings.nameservers,
+      user: "root",
+      password,
+      sshPublicKeys: [options.sshPublicKey.trim()],
+      hostname: options.hostname
+    }).pipe(Effect.mapError(failed(5, "Configuring the server failed.")))
+    return yield* (yield* SecretBox).seal(password, `order:${orderId}:root-password`)
+  })
+
+const step6Start = (orderId: string, placed: Placed, sealedPassword: string) =>
+  Effect.gen(function*() {
+    yield* progress(orderId, 6)
+    const { options, order } = yield* context(orderId)
+    yield* (yield* Virtualization).start(vmOf(placed)).pipe(Effect.mapError(failed(6, "Starting the server failed.")))
+    const held = yield* (yield* IpAddresses).held(orderId)
+    const at = yield* now
+    const box = yield* SecretBox
+    const vpsId = yield* (yield* SecureRandom.SecureRandom).uuidV4()
+    const password = yield* box.open(sealedPassword, `order:${orderId}:root-password`).pipe(Effect.orDie)
+    const vps = yield* (yield* VpsRecords).create(
+      new Vps({
+        id: vpsId,
+        userId: order.userId,
+        subscriptionId: order.subscriptionId ?? "",
+        orderId,
+        planId: order.planId,
+        cluster: placed.cluster,
+        node: placed.node,
+        vmid: placed.vmid,
+        hostname: options.hostname,
+        templateId: options.templateId,
+        address: held?.address ?? "",
+        status: "running",
+        graceUntil: null,
+        createdAt: at,
+        destroyedAt: null
+      }),
+      yield* box.seal(password, `vps:${vpsId}:root-password`)
+    )
+    // The VM now counts in the node's own figures: the reservation has done its job.
+    yield* (yield* Placement).releaseReservation(orderId)
+    if (order.subscriptionId !== null) yield* (yield* Subscriptions).attachService(order.subscriptionId, vps.id)
+    yield* (yield* Orders).complete(orderId, vps.id, sealedPassword, at)
+    return vps.id
+  })
+
+/** Undo in reverse: the VM (stopped, destroyed with its disks), the address, the reservation and the VMID. */
+const undo = (orderId: string, placed: Placed | undefined) =>
+  Effect.gen(function*() {
+    const virtualization = yield* Virtualization
+    if (placed !== undefined) {
+      const vm = vmOf(placed)
+      const ours = (yield* virtualization.listVms(placed.cluster)).some((v) => v.vmid === vm.vmid && v.name === vmName(orderId))
+      if (ours) {
+        yield* virtualization.stop(vm).pipe(Effect.catchTag("VmNotFound", () => Effect.void))
+        yield* virtualization.destroy(vm)
+      }
+    }
+    yield* (yield* IpAddresses).release(orderId)
+    yield* (yield* Placement).releaseReservation(orderId)
+    yield* (yield* Placement).releaseVmid(orderId)
+  }).pipe(
+    // Compensation must finish: keep trying through upstream trouble (the engine persists the attempt).
+    Effect.retry({ times: 10, while: (e) => e._tag === "VirtualizationUnavailable" })
+  )
+
+export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ orderId }) {
+  let placed: Placed | undefined
+  const run = Effect.gen(function*() {
+    placed = yield* Activity.make({ name: "place", success: Placed, error: StepFailed, execute: step1Place(orderId) }).pipe(retryTransient)
+    const vmid = yield* Activity.make({ name: "clone", success: Schema.Int, error: StepFailed, execute: step2Clone(orderId, placed) })
+      .pipe(retryTransient)
+    placed = { ...placed, vmid }
+    const p = placed
+    yield* Activity.make({ name: "resize", error: StepFailed, execute: step3Resize(orderId, p) }).pipe(retryTransient)
+    yield* Activity.make({ name: "address", success: Schema.String, error: StepFailed, execute: step4Address(orderId) })
+    const sealed = yield* Activity.make({ name: "configure", success: Schema.String, error: StepFailed, execute: step5Configure(orderId, p) })
+      .pipe(retryTransient)
+    return yield* Activity.make({ name: "start", success: Schema.String, error: StepFailed, execute: step6Start(orderId, p, sealed) })
+      .pipe(retryTransient)
+  })
+  return yield* run.pipe(
+    Effect.tapError((e) =>
+      Effect.gen(function*() {
+        yield* Effect.logWarning(`provisioning order ${orderId} failed at step ${e.step}: ${e.detail}`)
+        yield* Activity.make({ name: "undo", execute: undo(orderId, placed).pipe(Effect.orDie) })
+        yield* Activity.make({ name: "refund", execute: refundOrder(orderId, e.reason) })
+      })
+    )
+  )
+}))

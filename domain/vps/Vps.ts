@@ -1,0 +1,41 @@
+// A VPS as we record it: who owns it, where it runs, its address, and its life state.
+import { Schema } from "effect"
+
+export const VpsStatus = Schema.Literals([
+  "running",
+  "stopped",
+  /** The subscription lapsed: stopped, final snapshot taken, kept until the grace window ends. */
+  "suspended",
+  "destroyed"
+])
+export type VpsStatus = typeof VpsStatus.Type
+
+export class Vps extends Schema.Class<Vps>("Vps")({
+  id: Schema.String,
+  userId: Schema.String,
+  subscriptionId: Schema.String,
+  orderId: Schema.String,
+  planId: Schema.String,
+  cluster: Schema.String,
+  node: Schema.String,
+  vmid: Schema.Int,
+  hostname: Schema.String,
+  templateId: Schema.String,
+  address: Schema.String,
+  status: VpsStatus,
+  /** When a suspended VPS is destroyed unless renewed. */
+  graceUntil: Schema.NullOr(Schema.Date),
+  createdAt: Schema.Date,
+  destroyedAt: Schema.NullOr(Schema.Date)
+}) {}
+
+export interface Reservation {
+  readonly holder: string
+  readonly cluster: string
+  readonly node: string
+  readonly cpus: number
+  readonly memoryMiB: number
+  readonly diskGiB: number
+  /** The VM this reservation is for, once its VMID is known: when the VM shows up upstream, it stops counting. */
+  readonly vmid: number | null
+}

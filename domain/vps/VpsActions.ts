@@ -1,0 +1,133 @@
+// What an owner can do with a VPS: see it, power it, snapshot it, reset its root password, open its console.
+// Another user's VPS does not exist for them (VpsNotFound), and nothing runs on a suspended or destroyed one.
+import { Effect, Option, Redacted, Schema } from "effect"
+import { Catalog } from "../../ports/Catalog.ts"
+import { SecretBox } from "../../ports/SecretBox.ts"
+import { Virtualization } from "../../ports/Virtualization.ts"
+import { VpsRecords } from "../../ports/VpsRecords.ts"
+import { vmRefOf } from "./Lifecycle.ts"
+import { generatePassword } from "./passwords.ts"
+import type { Vps } from "./Vps.ts"
+
+export class VpsNotFound extends Schema.TaggedError<VpsNotFound>()("VpsNotFound", {}) {
+  override get message() {
+    return "No such VPS."
+  }
+}
+
+export class VpsUnavailable extends Schema.TaggedError<VpsUnavailable>()("VpsUnavailable", {
+  status: Schema.String
+}) {
+  override get message() {
+    return this.status === "suspended"
+      ? "This VPS is suspended because its subscription lapsed; renew it to use it again."
+      : this.status === "destroyed"
+      ? "This VPS has been destroyed."
+      : "This VPS is not running."
+  }
+}
+
+export class SnapshotLimitReached extends Schema.TaggedError<SnapshotLimitReached>()("SnapshotLimitReached", {
+  limit: Schema.Int
+}) {
+  override get message() {
+    return `This plan keeps at most ${this.limit} snapshot(s); delete one first.`
+  }
+}
+
+export class InvalidSnapshotName extends Schema.TaggedError<InvalidSnapshotName>()("InvalidSnapshotName", {}) {
+  override get message() {
+    return "A snapshot name starts with a letter and has at most 40 letters, digits, - or _."
+  }
+}
+
+export class SnapshotNotFound extends Schema.TaggedError<SnapshotNotFound>()("SnapshotNotFound", {}) {
+  override get message() {
+    return "No such snapshot."
+  }
+}
+
+/** Proxmox's snapshot name rule (pve-configid), minus our reserved `final-` prefix for lapse snapshots. */
+const SNAPSHOT_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,39}$/
+
+export const ownedVps = Effect.fn("ownedVps")(function*(userId: string, vpsId: string) {
+  const found = yield* (yield* VpsRecords).get(vpsId)
+  if (Option.isNone(found) || found.value.userId !== userId) return yield* new VpsNotFound()
+  return found.value
+})
+
+/** Usable: not suspended, not destroyed. */
+const usable = (vps: Vps) =>
+  vps.status === "suspended" || vps.status === "destroyed"
+    ? Effect.fail(new VpsUnavailable({ status: vps.status }))
+    : Effect.succeed(vps)
+
+export const listVps = (userId: string) =>
+  Effect.map(Effect.flatMap(VpsRecords, (r) => r.forUser(userId)), (all) => all.filter((v) => v.status !== "destroyed"))
+
+export const powerVps = Effect.fn("powerVps")(function*(userId: string, vpsId: string, action: "start" | "stop" | "reset") {
+  const vps = yield* Effect.flatMap(ownedVps(userId, vpsId), usable)
+  const virtualization = yield* Virtualization
+  const vm = vmRefOf(vps)
+  if (action === "reset" && vps.status !== "running") return yield* new VpsUnavailable({ status: vps.status })
+  yield* (action === "start" ? virtualization.start(vm) : action === "stop" ? virtualization.stop(vm) : virtualization.reset(vm))
+  const status = action === "stop" ? "stopped" as const : "running" as const
+  yield* (yield* VpsRecords).setStatus(vps.id, status)
+  return yield* ownedVps(userId, vpsId)
+})
+
+export const listSnapshots = Effect.fn("listSnapshots")(function*(userId: string, vpsId: string) {
+  const vps = yield* Effect.flatMap(ownedVps(userId, vpsId), usable)
+  return yield* (yield* Virtualization).listSnapshots(vmRefOf(vps))
+})
+
+export const createSnapshot = Effect.fn("createSnapshot")(function*(
+  userId: string,
+  vpsId: string,
+  name: string,
+  description: string
+) {
+  const vps = yield* Effect.flatMap(ownedVps(userId, vpsId), usable)
+  if (!SNAPSHOT_NAME.test(name) || name.startsWith("final-")) return yield* new InvalidSnapshotName()
+  const plan = Option.getOrThrow(yield* (yield* Catalog).plan(vps.planId))
+  const limit = plan.kind === "vps" ? plan.snapshotLimit : 0
+  const virtualization = yield* Virtualization
+  const existing = yield* virtualization.listSnapshots(vmRefOf(vps))
+  if (existing.filter((s) => !s.name.startsWith("final-")).length >= limit) return yield* new SnapshotLimitReached({ limit })
+  yield* virtualization.createSnapshot(vmRefOf(vps), name, description)
+  return yield* virtualization.listSnapshots(vmRefOf(vps))
+})
+
+export const deleteSnapshot = Effect.fn("deleteSnapshot")(function*(userId: string, vpsId: string, name: string) {
+  const vps = yield* Effect.flatMap(ownedVps(userId, vpsId), usable)
+  const virtualization = yield* Virtualization
+  const existing = yield* virtualization.listSnapshots(vmRefOf(vps))
+  if (!existing.some((s) => s.name === name)) return yield* new SnapshotNotFound()
+  yield* virtualization.deleteSnapshot(vmRefOf(vps), name)
+})
+
+/**
+ * A new root password, shown once. With the guest agent answering it applies at once; otherwise cloud-init
+ * applies it at the next boot (`appliesAtNextBoot`).
+ */
+export const resetRootPassword = Effect.fn("resetRootPassword")(function*(userId: string, vpsId: string) {
+  const vps = yield* Effect.flatMap(ownedVps(userId, vpsId), usable)
+  const virtualization = yield* Virtualization
+  const password = yield* generatePassword
+  const vm = vmRefOf(vps)
+  const viaAgent = yield* virtualization.setGuestPassword(vm, "root", password).pipe(
+    Effect.as(true),
+    Effect.catchTag("GuestAgentUnavailable", () => Effect.as(virtualization.setCloudInitPassword(vm, password), false))
+  )
+  yield* (yield* VpsRecords).setSealedRootPassword(vps.id, yield* (yield* SecretBox).seal(password, `vps:${vps.id}:root-password`))
+  return { rootPassword: Redacted.value(password), appliesAtNextBoot: !viaAgent }
+})
+
+/** A renewal inside the grace window: the same VM comes back, started. */
+export const restoreVps = Effect.fn("restoreVps")(function*(subscriptionId: string) {
+  const records = yield* VpsRecords
+  const vps = yield* records.bySubscription(subscriptionId)
+  if (Option.isNone(vps) || vps.value.status === "destroyed") return
+  yield* (yield* Virtualization).start(vmRefOf(vps.value))
+  yield* records.setStatus(vps.value.id, "running", { graceUntil: null })
+})

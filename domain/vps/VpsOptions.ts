@@ -1,0 +1,48 @@
+// What a customer chooses when ordering a VPS: OS template, hostname, SSH public key — validated here.
+import { Schema } from "effect"
+
+/** RFC 1123 host name: labels of letters, digits and inner hyphens, at most 253 characters in all. */
+export const isValidHostname = (name: string): boolean =>
+  name.length <= 253 &&
+  name.split(".").every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i.test(label))
+
+const KEY_TYPES = new Set([
+  "ssh-ed25519",
+  "ssh-rsa",
+  "ecdsa-sha2-nistp256",
+  "ecdsa-sha2-nistp384",
+  "ecdsa-sha2-nistp521",
+  "sk-ssh-ed25519@openssh.com",
+  "sk-ecdsa-sha2-nistp256@openssh.com"
+])
+
+const fromBase64 = (text: string): Uint8Array | undefined => {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 !== 0) return undefined
+  const binary = atob(text)
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0))
+}
+
+/**
+ * An OpenSSH public key line: `<type> <base64 blob> [comment]`, where the blob starts with the same type as a
+ * length-prefixed string (RFC 4253 §6.6) — so a truncated or mismatched paste is caught here, not at first login.
+ */
+export const checkSshPublicKey = (line: string): string | undefined => {
+  const parts = line.trim().split(/\s+/)
+  const [type, blob] = parts
+  if (type === undefined || blob === undefined) return "must look like `ssh-ed25519 AAAA… comment`"
+  if (!KEY_TYPES.has(type)) return `key type "${type}" is not supported`
+  const bytes = fromBase64(blob)
+  if (bytes === undefined || bytes.length < 4 + type.length) return "the key data is not valid base64"
+  const length = ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0
+  const embedded = new TextDecoder().decode(bytes.subarray(4, 4 + length))
+  if (embedded !== type) return "the key data does not match its type (truncated or altered?)"
+  if (type === "ssh-rsa" && bytes.length < 200) return "RSA keys must be at least 2048 bits"
+  return undefined
+}
+
+export const VpsOrderOptions = Schema.Struct({
+  templateId: Schema.String.check(Schema.isMaxLength(64)),
+  hostname: Schema.String.check(Schema.isMaxLength(253)),
+  sshPublicKey: Schema.String.check(Schema.isMaxLength(16 * 1024))
+})
+export type VpsOrderOptions = typeof VpsOrderOptions.Type

@@ -1,0 +1,16 @@
+// The VPS rules an operator tunes; the app builds this from configuration.
+import { Context, type Duration } from "effect"
+
+export class VpsSettings extends Context.Service<VpsSettings, {
+  /** VMIDs we allocate from: keep the cluster's own `next-id` range out of it. */
+  readonly vmidRange: { readonly from: number; readonly to: number }
+  /** Committed vCPUs may reach `cpus × cpuOvercommit`; memory `memory × memoryOvercommit`. */
+  readonly cpuOvercommit: number
+  readonly memoryOvercommit: number
+  /** The storage clones go to, and the free space kept on it beyond the disk itself. */
+  readonly storage: string
+  readonly storageMarginGiB: number
+  readonly nameservers: ReadonlyArray<string>
+  /** How long a lapsed VPS is kept (stopped, with its final snapshot) before it is destroyed. */
+  readonly gracePeriod: Duration.Duration
+}>()("zh/domain/VpsSettings") {}

@@ -1,0 +1,9 @@
+// The record of money taken and given back.
+import { Context, type Effect } from "effect"
+import type { LedgerEntry } from "../domain/billing/Billing.ts"
+
+export class Ledger extends Context.Service<Ledger, {
+  record(entry: LedgerEntry): Effect.Effect<void>
+  forOrder(orderId: string): Effect.Effect<ReadonlyArray<LedgerEntry>>
+  forSubscription(subscriptionId: string): Effect.Effect<ReadonlyArray<LedgerEntry>>
+}>()("zh/ports/Ledger") {}
