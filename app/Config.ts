@@ -44,6 +44,22 @@ export const SettingsConfig = Config.all({
   loginThrottleWindowMinutes: intSetting("LOGIN_THROTTLE_WINDOW_MINUTES", 1, 24 * 60, 15),
   trustProxy: withDefault(Config.Boolean("TRUST_PROXY"), false),
   maxBodyBytes: intSetting("MAX_BODY_BYTES", 1024, 100 * 1024 * 1024, 1024 * 1024),
+  catalogFile: Config.option(Config.String("CATALOG_FILE")),
+  vmidRangeStart: intSetting("VMID_RANGE_START", 100, 999_999_000, 100_000),
+  vmidRangeEnd: intSetting("VMID_RANGE_END", 101, 999_999_999, 200_000),
+  cpuOvercommit: withDefault(
+    Config.schema(Schema.NumberFromString.pipe(Schema.check(Schema.isBetween({ minimum: 0.1, maximum: 64 }))), "CPU_OVERCOMMIT"),
+    4
+  ),
+  memoryOvercommit: withDefault(
+    Config.schema(Schema.NumberFromString.pipe(Schema.check(Schema.isBetween({ minimum: 0.1, maximum: 4 }))), "MEMORY_OVERCOMMIT"),
+    1
+  ),
+  proxmoxStorage: withDefault(Config.String("PROXMOX_STORAGE"), "local-lvm"),
+  storageMarginGiB: intSetting("STORAGE_MARGIN_GIB", 0, 100_000, 10),
+  vpsNameservers: withDefault(Config.String("VPS_NAMESERVERS"), "1.1.1.1,9.9.9.9"),
+  vpsGraceDays: intSetting("VPS_GRACE_DAYS", 0, 365, 7),
+  sandboxTaskSpeed: withDefault(Config.Literals(["realistic", "instant"], "SANDBOX_TASK_SPEED"), "realistic"),
   logLevel: withDefault(Config.LogLevel("LOG_LEVEL"), "Info"),
   logFormat: Config.option(Config.Literals(["pretty", "json"], "LOG_FORMAT"))
 })
@@ -123,6 +139,13 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
   )
   const registryProvider = Option.getOrElse(raw.registryProvider, () =>
     Option.isSome(raw.sireneApiKey) ? "insee" as const : production ? "recherche-entreprises" as const : "sandbox" as const)
+  if (raw.vmidRangeEnd <= raw.vmidRangeStart) {
+    return yield* new InvalidSetting({ name: "VMID_RANGE_END", problem: "must be greater than VMID_RANGE_START" })
+  }
+  const nameservers = raw.vpsNameservers.split(",").map((s) => s.trim()).filter((s) => s !== "")
+  if (nameservers.length === 0 || !nameservers.every((n) => /^[0-9a-f.:]+$/i.test(n))) {
+    return yield* new InvalidSetting({ name: "VPS_NAMESERVERS", problem: "must be a comma-separated list of IP addresses" })
+  }
   if (registryProvider === "insee" && Option.isNone(raw.sireneApiKey)) {
     return yield* new InvalidSetting({ name: "SIRENE_API_KEY", problem: "is required when REGISTRY_PROVIDER=insee" })
   }

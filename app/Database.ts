@@ -1,11 +1,11 @@
 // The SQL connection: a real Postgres when DATABASE_URL is set, otherwise an embedded PGlite kept in DATA_DIR.
 import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { connect } from "node:net"
+import { EmbeddedPgServer } from "./EmbeddedPgServer.ts"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
@@ -46,9 +46,10 @@ const answers = (socketPath: string) =>
 /**
  * PGlite is a single-session Postgres in WebAssembly, so exactly one process may open a data directory.
  * That process serves it over the wire protocol on a private Unix socket (in a fresh 0700 directory: no other
- * local user or TCP client can reach it) and the same @effect/sql-pg repositories talk to it. pglite-socket
- * queues statements and keeps a transaction's statements together, so other processes of ours (the admin
- * CLI) can share the database while the server runs, through the endpoint file it publishes.
+ * local user or TCP client can reach it) and the same @effect/sql-pg repositories talk to it. EmbeddedPgServer
+ * keeps each connection's statement batches and transactions together, so several connections (the workflow
+ * engine needs more than one) and other processes of ours (the admin CLI, through the endpoint file this
+ * process publishes) share it safely.
  */
 const serve = (location: string, endpointFile: string | undefined, failed: (e: unknown) => EmbeddedDatabaseFailed) =>
   Effect.gen(function*() {
@@ -64,13 +65,13 @@ const serve = (location: string, endpointFile: string | undefined, failed: (e: u
     yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 8 })
-          await server.start()
+          const server = new EmbeddedPgServer(db)
+          await server.listen(socketPath)
           return server
         },
         catch: failed
       }),
-      (server) => Effect.promise(() => server.stop())
+      (server) => Effect.promise(() => server.close())
     )
     if (endpointFile !== undefined) {
       yield* Effect.acquireRelease(
@@ -102,9 +103,8 @@ export const embeddedDataDir = (dataDir: string, options: { readonly share: bool
       if (!options.share) {
         return yield* Effect.fail(failed("another process is serving this data directory (stop it, or set DATA_DIR)"))
       }
-      return overSocket(published.value.trim(), 1)
+      return overSocket(published.value.trim(), 2)
     }
     yield* Effect.tryPromise({ try: () => mkdir(location, { recursive: true }), catch: failed })
-    // Our transactions stay on one connection: two would only queue behind each other inside PGlite.
-    return overSocket(yield* serve(location, endpointFile, failed), 1)
+    return overSocket(yield* serve(location, endpointFile, failed), 4)
   }))

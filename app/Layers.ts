@@ -1,6 +1,6 @@
 // The wiring: settings → adapters → the services the HTTP edge and the CLI run on.
-import { NodeCrypto, NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
-import { Duration, Effect, Layer, Logger, Option, References } from "effect"
+import { NodeCrypto, NodeFileSystem, NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
 import { createServer } from "node:http"
@@ -13,7 +13,16 @@ import { HttpSettings } from "../adapters/http/HttpSettings.ts"
 import * as OutboxMailer from "../adapters/mail/OutboxMailer.ts"
 import * as SmtpMailer from "../adapters/mail/SmtpMailer.ts"
 import { requireCurrentSchema, runMigrations, type SchemaBehind } from "../adapters/postgres/Migrations.ts"
+import * as SandboxPaymentGateway from "../adapters/payments/SandboxPaymentGateway.ts"
+import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgHealth from "../adapters/postgres/PgHealth.ts"
+import * as PgIpAddresses from "../adapters/postgres/PgIpAddresses.ts"
+import * as PgLedger from "../adapters/postgres/PgLedger.ts"
+import * as PgOrders from "../adapters/postgres/PgOrders.ts"
+import * as PgPlacement from "../adapters/postgres/PgPlacement.ts"
+import * as PgSubscriptions from "../adapters/postgres/PgSubscriptions.ts"
+import * as PgVpsRecords from "../adapters/postgres/PgVpsRecords.ts"
+import * as ProxmoxVirtualization from "../adapters/proxmox/ProxmoxVirtualization.ts"
 import * as PgLoginAttempts from "../adapters/postgres/PgLoginAttempts.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
 import * as PgPasswordResets from "../adapters/postgres/PgPasswordResets.ts"
@@ -23,6 +32,11 @@ import * as PgUsers from "../adapters/postgres/PgUsers.ts"
 import * as InseeRegistry from "../adapters/registry/InseeRegistry.ts"
 import * as RechercheEntreprisesRegistry from "../adapters/registry/RechercheEntreprisesRegistry.ts"
 import { AccountSettings } from "../domain/account/AccountSettings.ts"
+import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
+import { VpsSettings } from "../domain/vps/VpsSettings.ts"
+import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
+import { SandboxProxmoxLive } from "./sandbox/SandboxUpstreams.ts"
+import { LifecycleCronLive, WorkflowEngineLive, WorkflowsLive } from "./Workflows.ts"
 import type { Settings } from "./Config.ts"
 import { type EmbeddedDatabaseFailed, embeddedDataDir, postgres } from "./Database.ts"
 
@@ -57,6 +71,13 @@ export const DatabaseLive = (
   })
 
 export const RepositoriesLive = Layer.mergeAll(
+  PgCatalog.layer,
+  PgIpAddresses.layer,
+  PgOrders.layer,
+  PgSubscriptions.layer,
+  PgLedger.layer,
+  PgVpsRecords.layer,
+  PgPlacement.layer,
   PgUsers.layer,
   PgPasswordResets.layer,
   PgLoginAttempts.layer,
@@ -125,13 +146,67 @@ export const ServicesLive = (settings: Settings) =>
     })
   )
 
-/** The application's services on a given database layer. */
-export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E, R>) =>
-  ServicesLive(settings).pipe(Layer.provideMerge(RepositoriesLive), Layer.provideMerge(database))
+export const vpsSettings = (settings: Settings): VpsSettings["Service"] => ({
+  vmidRange: { from: settings.vmidRangeStart, to: settings.vmidRangeEnd },
+  cpuOvercommit: settings.cpuOvercommit,
+  memoryOvercommit: settings.memoryOvercommit,
+  storage: settings.proxmoxStorage,
+  storageMarginGiB: settings.storageMarginGiB,
+  nameservers: settings.vpsNameservers.split(",").map((s) => s.trim()).filter((s) => s !== ""),
+  gracePeriod: Duration.days(settings.vpsGraceDays)
+})
+
+/** Applies CATALOG_FILE at start (idempotent: every write is an upsert, several instances may do it at once). */
+const CatalogFileLive = (settings: Settings) =>
+  Option.match(settings.catalogFile, {
+    onNone: () => Layer.empty,
+    onSome: (path) =>
+      Layer.effectDiscard(Effect.gen(function*() {
+        const fs = yield* FileSystem.FileSystem
+        const summary = yield* applyCatalogFile(path, (p) => fs.readFileString(p))
+        for (const line of formatSummary(summary)) yield* Effect.logInfo(`catalog: ${line}`)
+      })).pipe(Layer.provide(NodeFileSystem.layer))
+  })
+
+/** Sandbox task durations: realistic for people clicking through, instant for fast tests. */
+const sandboxTaskDurations = (settings: Settings) =>
+  settings.sandboxTaskSpeed === "instant"
+    ? { default: 0, qmclone: 0, qmconfig: 0, resize: 0, qmstart: 0, qmstop: 0, qmshutdown: 0, qmreset: 0, qmsnapshot: 0, qmdelsnapshot: 0, qmdestroy: 0 }
+    : {}
+
+/**
+ * The application's services on a given database layer: repositories, crypto, registry, mail, payments,
+ * the catalog (CATALOG_FILE, or the sandbox Proxmox when no cluster is registered), the Proxmox wrapper and
+ * the durable workflow engine with the lifecycle cron.
+ */
+export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E, R>) => {
+  const base = ServicesLive(settings).pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+      Layer.succeed(VpsSettings, vpsSettings(settings))
+    )),
+    Layer.provideMerge(RepositoriesLive),
+    Layer.provideMerge(database)
+  )
+  const catalog = SandboxProxmoxLive({ taskDurations: sandboxTaskDurations(settings) }).pipe(
+    Layer.provideMerge(CatalogFileLive(settings)),
+    Layer.provideMerge(base)
+  )
+  const virtualization = ProxmoxVirtualization.layer.pipe(
+    Layer.provide(ProxmoxClustersLive.layer),
+    Layer.provideMerge(catalog)
+  )
+  const engine = WorkflowEngineLive({ embedded: Option.isNone(settings.databaseUrl) })
+  return Layer.mergeAll(WorkflowsLive, LifecycleCronLive).pipe(
+    Layer.provideMerge(engine),
+    Layer.provideMerge(virtualization)
+  )
+}
 
 /** The HTTP application on a database, for any `HttpServer` (the real listener, or a test one). */
 export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E, R>) =>
-  HttpRouter.serve(HttpApp, { disableLogger: true }).pipe(Layer.provide(AppServices(settings, database)))
+  HttpRouter.serve(HttpApp({ allowedOrigin: settings.publicUrl, maxInputFrameBytes: 64 * 1024 }), { disableLogger: true })
+    .pipe(Layer.provideMerge(AppServices(settings, database)))
 
 export const ServerLive = (settings: Settings) =>
   HttpAppLive(settings, DatabaseLive(settings, "server")).pipe(

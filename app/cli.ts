@@ -1,12 +1,16 @@
-// The admin CLI (`npm run admin -- …`): migrations, the sandbox outbox, sealed upstream credentials.
+// The admin CLI (`npm run admin -- …`): migrations, the sandbox outbox, sealed upstream credentials, the catalog.
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Console, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Console, Context, Effect, FileSystem, Layer, Option, Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
 import { runMigrations } from "../adapters/postgres/Migrations.ts"
+import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
 import * as PgUpstreamSecrets from "../adapters/postgres/PgUpstreamSecrets.ts"
+import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
+import { retireEntry } from "../domain/catalog/retireEntry.ts"
 import { listSecrets, removeSecret, rotateSecrets, storeSecret, validName } from "../domain/secrets/UpstreamCredentials.ts"
+import { Catalog, type ClusterEntry } from "../ports/Catalog.ts"
 import { Outbox } from "../ports/Outbox.ts"
 import type { SecretBox } from "../ports/SecretBox.ts"
 import type { UpstreamSecrets } from "../ports/UpstreamSecrets.ts"
@@ -31,14 +35,81 @@ export type AdminServices = Outbox | UpstreamSecrets | SecretBox
 
 /** The services of the admin commands, on the same database as the server (shared when it runs). */
 export const AdminServicesLive = (settings: Settings) =>
-  Layer.mergeAll(PgOutbox.layer, PgUpstreamSecrets.layer, AesGcmSecretBox.layer(settings.encryptionKeys)).pipe(
+  Layer.mergeAll(PgOutbox.layer, PgUpstreamSecrets.layer, PgCatalog.layer, AesGcmSecretBox.layer(settings.encryptionKeys)).pipe(
     Layer.provide(DatabaseLive(settings, "cli"))
   )
 
-/** The admin commands, each leaf provided with `services` (the live ones, or fakes in tests). */
+const euros = (cents: number) => `${(cents / 100).toFixed(2)} €`
+const retiredMark = (entry: { readonly retired: boolean }) => (entry.retired ? "  (retired)" : "")
+const section = (title: string, lines: ReadonlyArray<string>) => [title, ...(lines.length === 0 ? ["  (none)"] : lines)]
+const clusterAuth = (c: ClusterEntry) =>
+  [c.tokenId === null ? null : `token ${c.tokenId}`, c.username === null ? null : `password ${c.username}`].filter((a) => a !== null).join(" + ")
+const clusterTls = (c: ClusterEntry) =>
+  c.tls.insecure ? "tls: INSECURE" : c.tls.ca !== null ? "tls: own CA" : c.tls.fingerprint !== null ? `tls: pinned ${c.tls.fingerprint}` : "tls: system CAs"
+
+/** The whole catalog, for people: names, sizes, prices, pool usage. Credentials are not in the catalog at all. */
+const catalogListing = Effect.gen(function*() {
+  const catalog = yield* Catalog
+  const [plans, templates, pools, clusters, panels] = yield* Effect.all([
+    catalog.allPlans, catalog.allTemplates, catalog.ipPools, catalog.clusters, catalog.panels
+  ])
+  return [
+    ...section("Plans", plans.map((p) => `  ${p.id}  ${p.kind}  "${p.name}"  ${euros(p.priceCents)}/month  ${
+      p.kind === "vps"
+        ? `${p.vcpu} vCPU, ${p.ramMiB} MiB RAM, ${p.diskGiB} GiB disk, ${p.snapshotLimit} snapshots; templates ${p.templates.join(", ")}`
+        : `${p.memoryMiB} MiB RAM, ${p.diskMiB} MiB disk, ${p.cpuPercent}% CPU; panel ${p.panel}, egg ${p.eggId}`
+    }${retiredMark(p)}`)),
+    ...section("OS templates", templates.map((t) => `  ${t.id}  "${t.name}"  ${t.cluster}/${t.node}  vmid ${t.vmid}${retiredMark(t)}`)),
+    ...section("IP pools", pools.map((p) =>
+      `  ${p.id}  ${p.cluster}  ${p.cidr}  gateway ${p.gateway}  ${p.bridge}  nodes ${p.nodes.join(", ")}  free ${p.free}, assigned ${p.assigned}${retiredMark(p)}`)),
+    ...section("Proxmox clusters", clusters.map((c) => `  ${c.name}  ${c.url}  ${clusterAuth(c)}  ${clusterTls(c)}${retiredMark(c)}`)),
+    ...section("Pterodactyl panels", panels.map((p) => `  ${p.name}  ${p.url}${retiredMark(p)}`))
+  ]
+})
+
+/** `catalog apply | list | retire`, each leaf provided with `services`. */
+const catalogCommand = <E>(services: Layer.Layer<AdminServices | Catalog, E>) => {
+  const apply = Command.make("apply", {
+    file: Argument.String("file").pipe(Argument.withDescription("the catalog file (JSON); caFile paths are relative to it"))
+  }, ({ file }) =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const summary = yield* applyCatalogFile(file, (path) => fs.readFileString(path))
+      for (const line of formatSummary(summary)) yield* Console.log(line)
+    })).pipe(
+      Command.withDescription("Apply a catalog file (idempotent; entries it no longer lists stay until retired)"),
+      Command.provide(services)
+    )
+
+  const list = Command.make("list", {}, () =>
+    Effect.flatMap(catalogListing, (lines) => Effect.forEach(lines, (line) => Console.log(line), { discard: true }))).pipe(
+      Command.withDescription("List plans, templates, IP pools (free/assigned), clusters and panels; never a credential"),
+      Command.provide(services)
+    )
+
+  const retire = Command.make("retire", {
+    kind: Argument.Literals("kind", ["plan", "template", "ipPool", "cluster", "panel"]),
+    id: Argument.String("id")
+  }, ({ id, kind }) =>
+    Effect.andThen(retireEntry(kind, id), Console.log(`Retired ${kind} "${id}": no longer sold or chosen; services using it keep working.`))).pipe(
+      Command.withDescription("Retire a catalog entry"),
+      Command.provide(services)
+    )
+
+  return Command.make("catalog").pipe(
+    Command.withDescription("The catalog: plans, OS templates, IP pools, Proxmox clusters, Pterodactyl panels"),
+    Command.withSubcommands([apply, list, retire])
+  )
+}
+
+/**
+ * The admin commands, each leaf provided with `services` (the live ones, or fakes in tests). The `catalog` group
+ * is there when `catalog` gives it a Catalog store.
+ */
 export const makeAdmin = <E>(
   services: Layer.Layer<AdminServices | SecretInput, E>,
-  migrateDatabase: Effect.Effect<ReadonlyArray<readonly [number, string]>, E>
+  migrateDatabase: Effect.Effect<ReadonlyArray<readonly [number, string]>, E>,
+  catalog?: Layer.Layer<Catalog, E>
 ) => {
 
   const outbox = Command.make("outbox", {
@@ -111,7 +182,8 @@ export const makeAdmin = <E>(
       Command.make("secrets").pipe(
         Command.withDescription("Sealed upstream credentials"),
         Command.withSubcommands([put, list, remove, rotate])
-      )
+      ),
+      ...(catalog === undefined ? [] : [catalogCommand(Layer.merge(services, catalog))])
     ])
   )
 }
@@ -121,7 +193,7 @@ if (import.meta.main) {
   const services = Layer.unwrap(Effect.map(settings, (s) => Layer.merge(AdminServicesLive(s), SecretInput.stdin)))
   const migrateDatabase = Effect.flatMap(settings, (s) => runMigrations.pipe(Effect.provide(DatabaseLive(s, "migrate"))))
   const program = Effect.flatMap(settings, (s) =>
-    Command.run(makeAdmin(services, migrateDatabase), { version: "0.1.0" }).pipe(Effect.provide(LoggerLive(s)))).pipe(
+    Command.run(makeAdmin(services, migrateDatabase, services), { version: "0.1.0" }).pipe(Effect.provide(LoggerLive(s)))).pipe(
       Effect.catch((e) =>
         Effect.sync(() => {
           process.stderr.write(`${startupFailure(e)}\n`)

@@ -1,5 +1,5 @@
-// The catalog as stored: plans, OS templates, IP pools and Proxmox clusters (their credentials are sealed
-// elsewhere, in UpstreamSecrets). Applying a catalog file is idempotent; retired entries stay for history.
+// The catalog as stored: plans, OS templates, IP pools, Proxmox clusters and Pterodactyl panels (their credentials
+// are sealed elsewhere, in UpstreamSecrets). Applying a catalog file is idempotent; retired entries stay for history.
 import { Context, type Effect, type Option } from "effect"
 import type { IpPool, OsTemplate, Plan } from "../domain/catalog/Plan.ts"
 
@@ -11,24 +11,47 @@ export interface ClusterEntry {
   readonly tls: { readonly ca: string | null; readonly fingerprint: string | null; readonly insecure: boolean }
 }
 
-export type CatalogKind = "plan" | "template" | "ipPool" | "cluster"
+/** A Pterodactyl panel; its application and client API keys are sealed in UpstreamSecrets. */
+export interface PanelEntry {
+  readonly name: string
+  /** `https://panel.example` (no path). */
+  readonly url: string
+}
+
+export type CatalogKind = "plan" | "template" | "ipPool" | "cluster" | "panel"
+
+/** What an upsert did: an identical entry is left alone (so applying a file twice changes nothing). */
+export type UpsertOutcome = "created" | "updated" | "unchanged"
 
 export class Catalog extends Context.Service<Catalog, {
-  upsertCluster(cluster: ClusterEntry): Effect.Effect<void>
-  upsertTemplate(template: OsTemplate): Effect.Effect<void>
-  /** Creates or updates the pool and adds its host addresses; assigned addresses are never touched. */
-  upsertIpPool(pool: IpPool, addresses: ReadonlyArray<string>): Effect.Effect<void>
-  upsertPlan(plan: Plan): Effect.Effect<void>
-  /** Retired entries are no longer sold or chosen, but services using them keep working. False if unknown. */
+  upsertCluster(cluster: ClusterEntry): Effect.Effect<UpsertOutcome>
+  upsertPanel(panel: PanelEntry): Effect.Effect<UpsertOutcome>
+  /** The template's cluster must exist (a defect otherwise). */
+  upsertTemplate(template: OsTemplate): Effect.Effect<UpsertOutcome>
+  /**
+   * Creates or updates the pool (its cluster must exist) and adds its host addresses; assigned addresses are never
+   * touched. Free addresses no longer listed are dropped; assigned ones no longer listed are withdrawn: kept by their
+   * holder, never assigned again once released.
+   */
+  upsertIpPool(pool: IpPool, addresses: ReadonlyArray<string>): Effect.Effect<UpsertOutcome>
+  upsertPlan(plan: Plan): Effect.Effect<UpsertOutcome>
+  /**
+   * Retired entries are no longer sold or chosen, but services using them keep working. False if unknown.
+   * Upserting never brings a retired entry back.
+   */
   retire(kind: CatalogKind, id: string): Effect.Effect<boolean>
   /** Active plans (not retired), by price. */
   readonly plans: Effect.Effect<ReadonlyArray<Plan>>
+  /** Every plan, retired ones included, by id. */
+  readonly allPlans: Effect.Effect<ReadonlyArray<Plan & { readonly retired: boolean }>>
   /** A plan by id, retired ones included (existing subscriptions renew on them). */
   plan(id: string): Effect.Effect<Option.Option<Plan & { readonly retired: boolean }>>
-  /** The active template rows with this id (one per node holding a copy). */
+  /** The active template rows with this id (one per node holding a copy), on active clusters. */
   templates(id: string): Effect.Effect<ReadonlyArray<OsTemplate>>
   readonly allTemplates: Effect.Effect<ReadonlyArray<OsTemplate & { readonly retired: boolean }>>
   readonly ipPools: Effect.Effect<ReadonlyArray<IpPool & { readonly retired: boolean; readonly free: number; readonly assigned: number }>>
   cluster(name: string): Effect.Effect<Option.Option<ClusterEntry & { readonly retired: boolean }>>
   readonly clusters: Effect.Effect<ReadonlyArray<ClusterEntry & { readonly retired: boolean }>>
+  panel(name: string): Effect.Effect<Option.Option<PanelEntry & { readonly retired: boolean }>>
+  readonly panels: Effect.Effect<ReadonlyArray<PanelEntry & { readonly retired: boolean }>>
 }>()("zh/ports/Catalog") {}

@@ -3,6 +3,8 @@ import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { AuthApi, PreferencesApi, RequestValidation, SessionApi } from "./AccountsApi.ts"
 import { ServiceUnavailable } from "./ApiErrors.ts"
+import { CatalogApi } from "./CatalogApi.ts"
+import { OrdersApi, SubscriptionsApi, VpsApi } from "./ServicesApi.ts"
 
 export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
   .add(
@@ -19,6 +21,10 @@ export class Api extends HttpApi.make("zh")
   .add(AuthApi)
   .add(SessionApi)
   .add(PreferencesApi)
+  .add(CatalogApi)
+  .add(OrdersApi)
+  .add(SubscriptionsApi)
+  .add(VpsApi)
   .add(SystemApi)
   .middleware(RequestValidation)
   .annotateMerge(OpenApi.annotations({

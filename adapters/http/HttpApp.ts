@@ -1,5 +1,6 @@
 // Every HTTP route of the platform on one router: the API, its OpenAPI document and reference page, the edge.
 import { Effect, Layer } from "effect"
+import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import {
   AuthenticationLive,
@@ -9,20 +10,39 @@ import {
   SessionHandlers
 } from "./AccountsHandlers.ts"
 import { Api } from "./Api.ts"
+import { CatalogHandlers } from "./CatalogHandlers.ts"
+import { type ConsoleRouteOptions, type ConsoleRouteServices, consoleRoute } from "./ConsoleRoute.ts"
+import { OrdersHandlers, SubscriptionsHandlers, VpsHandlers } from "./ServicesHandlers.ts"
 import { edgeMiddleware } from "./edge.ts"
 import { HttpSettings } from "./HttpSettings.ts"
 import { SystemHandlers } from "./SystemHandlers.ts"
 
 const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-  Layer.provide([AuthHandlers, SessionHandlers, PreferencesHandlers, SystemHandlers]),
+  Layer.provide([
+    AuthHandlers,
+    SessionHandlers,
+    PreferencesHandlers,
+    CatalogHandlers,
+    OrdersHandlers,
+    SubscriptionsHandlers,
+    VpsHandlers,
+    SystemHandlers
+  ]),
   Layer.provide([AuthenticationLive, RequestValidationLive])
 )
+
+/** The console WebSocket runs on the services captured when the routes are built. */
+const ConsoleRoutes = (options: ConsoleRouteOptions) =>
+  Layer.unwrap(Effect.map(Effect.context<ConsoleRouteServices>(), (services) =>
+    consoleRoute(options).pipe(HttpRouter.provideRequest(Layer.succeedContext(services)))))
 
 /** The reference page is served from the bundled Scalar script, without its web fonts: no request leaves for a CDN. */
 const DocsRoutes = HttpApiScalar.layer(Api, { path: "/docs", scalar: { withDefaultFonts: false } })
 
-export const HttpApp = Layer.mergeAll(
-  ApiRoutes,
-  DocsRoutes,
-  Layer.unwrap(Effect.map(HttpSettings, edgeMiddleware))
-)
+export const HttpApp = (console: ConsoleRouteOptions) =>
+  Layer.mergeAll(
+    ApiRoutes,
+    DocsRoutes,
+    ConsoleRoutes(console),
+    Layer.unwrap(Effect.map(HttpSettings, edgeMiddleware))
+  )

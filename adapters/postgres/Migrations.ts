@@ -3,10 +3,14 @@ import { Effect, Schema } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import accounts from "./migrations/0001_accounts.ts"
 import secretsOutbox from "./migrations/0002_secrets_outbox.ts"
+import catalog from "./migrations/0003_catalog.ts"
+import billingVps from "./migrations/0004_billing_vps.ts"
 
 const all = {
   "1_accounts": accounts,
-  "2_secrets_outbox": secretsOutbox
+  "2_secrets_outbox": secretsOutbox,
+  "3_catalog": catalog,
+  "4_billing_vps": billingVps
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))

@@ -72,7 +72,7 @@ describe("refusing to start", () => {
     const migrated = await run(file ?? "", args, { NODE_ENV: "development", DATA_DIR: await tempDir("npm-migrate") })
     expect(migrated.code, migrated.stderr).toBe(0)
     expect(migrated.stdout).toContain("applied migration 1_accounts")
-  }, 60_000)
+  }, 240_000)
 })
 
 describe("development without secrets", () => {
@@ -101,7 +101,7 @@ describe("development without secrets", () => {
     expect(me.status, me.text).toBe(200)
     expect(me.body).toMatchObject({ user: { email } })
     await stop(second)
-  }, 120_000)
+  }, 300_000)
 
   it("SIGTERM stops the server and releases the data directory", async () => {
     const dataDir = await tempDir("sigterm")
@@ -109,7 +109,7 @@ describe("development without secrets", () => {
     await stop(server, 15_000)
     await expect(fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow()
     await expect(stat(join(dataDir, "pglite.endpoint"))).rejects.toThrow()
-  }, 60_000)
+  }, 240_000)
 
   it("a second server on the same DATA_DIR exits 1 with one line saying another process serves it", async () => {
     const dataDir = await tempDir("twice")
@@ -119,7 +119,7 @@ describe("development without secrets", () => {
     expect(line).toMatch(/another process is serving this data directory/)
     expect((await fetch(`${first.url}/readyz`)).status).toBe(200)
     await stop(first)
-  }, 60_000)
+  }, 240_000)
 })
 
 /** Real Postgres suites exist only when TEST_DATABASE_URL is set (like `sqlBackends()`). */
@@ -171,7 +171,7 @@ for (const adminUrl of postgresSuites) {
       for (const secret of [jwtSecret, key.toString("base64"), key.toString("hex"), key.toString("base64url")]) {
         expect(output).not.toContain(secret)
       }
-    }, 90_000)
+    }, 240_000)
 
     it("refuses an unmigrated database with one line, and starts after `migrate`", async () => {
       const env = production(await freshDatabase(), await tempDir("unmigrated"))
@@ -188,6 +188,6 @@ for (const adminUrl of postgresSuites) {
       await stop(server)
       const again = await run("app/cli.ts", ["migrate"], env)
       expect(again.stdout.trim()).toBe("The database schema is up to date.")
-    }, 90_000)
+    }, 240_000)
   })
 }

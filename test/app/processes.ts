@@ -119,7 +119,7 @@ export interface Server extends Child {
 }
 
 /** `node app/main.ts` on a free port, once /healthz answers 200 (killed if it does not within `ms`). */
-export const startServer = async (env: Env, ms = 45_000): Promise<Server> => {
+export const startServer = async (env: Env, ms = 120_000): Promise<Server> => {
   const port = await freePort()
   const child = spawnNode("app/main.ts", [], { HOST: "127.0.0.1", PORT: String(port), ...env })
   const url = `http://127.0.0.1:${port}`

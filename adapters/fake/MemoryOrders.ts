@@ -1,0 +1,83 @@
+// In-memory Orders with the same guarantees: finished orders stay finished, the one-time secret is read once.
+import { Effect, Layer, Option, Ref } from "effect"
+import { Order } from "../../domain/billing/Billing.ts"
+import { Orders } from "../../ports/Orders.ts"
+
+interface Row {
+  readonly order: Order
+  readonly oneTimeSecret: string | null
+}
+
+/** The Postgres adapter's order: created_at, then id. */
+const byCreation = (a: Order, b: Order) =>
+  a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
+const isUnfinished = (order: Order) => order.status === "pending" || order.status === "provisioning"
+
+export const make = Effect.gen(function*() {
+  const rows = yield* Ref.make(new Map<string, Row>())
+  /** Applies `f` to an unfinished order; a finished or unknown one is left as it is. */
+  const moveUnfinished = (id: string, f: (row: Row) => Row) =>
+    Ref.update(rows, (m) => {
+      const row = m.get(id)
+      return row === undefined || !isUnfinished(row.order) ? m : new Map(m).set(id, f(row))
+    })
+  return Orders.of({
+    create: (o) =>
+      Ref.modify(rows, (m): readonly [Order | undefined, Map<string, Row>] => {
+        if (m.has(o.id)) return [undefined, m]
+        const order = new Order({
+          id: o.id,
+          userId: o.userId,
+          planId: o.planId,
+          kind: o.kind,
+          options: structuredClone(o.options),
+          status: "pending",
+          step: 0,
+          totalSteps: o.totalSteps,
+          stepName: "Payment",
+          failureReason: null,
+          subscriptionId: null,
+          serviceId: null,
+          createdAt: o.now,
+          updatedAt: o.now
+        })
+        return [order, new Map(m).set(o.id, { order, oneTimeSecret: null })]
+      }).pipe(Effect.flatMap((order) =>
+        order === undefined ? Effect.die(`order ${o.id} already exists`) : Effect.succeed(order)
+      )),
+    get: (id) => Effect.map(Ref.get(rows), (m) => Option.map(Option.fromNullishOr(m.get(id)), (row) => row.order)),
+    progress: (id, update) =>
+      moveUnfinished(id, (row) => ({
+        ...row,
+        order: new Order({
+          ...row.order,
+          status: update.status,
+          step: update.step,
+          stepName: update.stepName,
+          subscriptionId: update.subscriptionId ?? row.order.subscriptionId,
+          updatedAt: update.now
+        })
+      })),
+    complete: (id, serviceId, oneTimeSecret, now) =>
+      moveUnfinished(id, (row) => ({
+        order: new Order({ ...row.order, status: "completed", serviceId, updatedAt: now }),
+        oneTimeSecret
+      })),
+    fail: (id, reason, now) =>
+      moveUnfinished(id, (row) => ({
+        ...row,
+        order: new Order({ ...row.order, status: "failed", failureReason: reason, updatedAt: now })
+      })),
+    takeOneTimeSecret: (id) =>
+      Ref.modify(rows, (m): readonly [Option.Option<string>, Map<string, Row>] => {
+        const row = m.get(id)
+        if (row === undefined || row.oneTimeSecret === null) return [Option.none(), m]
+        return [Option.some(row.oneTimeSecret), new Map(m).set(id, { ...row, oneTimeSecret: null })]
+      }),
+    unfinished: Effect.map(Ref.get(rows), (m) =>
+      [...m.values()].map((row) => row.order).filter(isUnfinished).sort(byCreation))
+  })
+})
+
+export const layer = Layer.effect(Orders, make)

@@ -1,0 +1,97 @@
+// The VPS serial console relay: `GET /api/vps/:id/console` upgrades to a WebSocket after checking Origin,
+// session, ownership and state; the backend opens the upstream console itself and relays bytes both ways.
+// The browser never sees a hypervisor address, ticket or port.
+import { Effect, Option, Schema, Stream } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Socket } from "effect/socket"
+import type { Session } from "../../domain/account/Sessions.ts"
+import { authenticate } from "../../domain/account/Sessions.ts"
+import { vmRefOf } from "../../domain/vps/Lifecycle.ts"
+import { ownedVps } from "../../domain/vps/VpsActions.ts"
+import { Virtualization } from "../../ports/Virtualization.ts"
+import { VpsRecords } from "../../ports/VpsRecords.ts"
+import type { AccountServices } from "./AccountsHandlers.ts"
+import { errorResponse } from "./edge.ts"
+
+/** A text frame the browser sends to resize the terminal; any other text frame is typed input. */
+const Resize = Schema.fromJsonString(Schema.Struct({
+  type: Schema.Literal("resize"),
+  cols: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })),
+  rows: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))
+}))
+const decodeResize = Schema.decodeUnknownOption(Resize)
+
+const encoder = new TextEncoder()
+
+/** How often an open relay re-reads its VPS: a suspension or destruction elsewhere closes it within this time. */
+const STATE_POLL = "2 seconds"
+
+export interface ConsoleRouteOptions {
+  /** The only Origin a browser may open the console from (the panel's public origin). */
+  readonly allowedOrigin: string
+  /** Largest frame the browser may send (typed input is small; a paste is bounded). */
+  readonly maxInputFrameBytes: number
+}
+
+export const consoleRoute = (options: ConsoleRouteOptions) =>
+  HttpRouter.add("GET", "/api/vps/:id/console", (request) =>
+    Effect.gen(function*() {
+      const params = yield* HttpRouter.RouteContext
+      const vpsId = params.params["id"] ?? ""
+      // Cross-site WebSocket hijacking: a page elsewhere could ride the cookie; only our origin may connect.
+      if (request.headers["origin"] !== options.allowedOrigin) {
+        return errorResponse(403, "ORIGIN_REFUSED", "This console can only be opened from the panel.")
+      }
+      const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
+      if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
+      const vps = yield* Effect.result(ownedVps(session.success.user.id, vpsId))
+      if (vps._tag === "Failure") return errorResponse(404, "VPS_NOT_FOUND", "No such VPS.")
+      if (vps.success.status !== "running") {
+        return errorResponse(409, vps.success.status === "suspended" ? "VPS_SUSPENDED" : "VPS_NOT_RUNNING", "This VPS is not running.")
+      }
+      yield* relay(session.success, vpsId, vmRefOf(vps.success), request, options)
+      return HttpServerResponse.empty()
+    }).pipe(
+      Effect.catchCause((cause) =>
+        Effect.as(Effect.logWarning("console relay ended with an error", cause), HttpServerResponse.empty())
+      )
+    ))
+
+const relay = (
+  session: Session,
+  vpsId: string,
+  vm: Parameters<Virtualization["Service"]["openConsole"]>[0],
+  request: HttpServerRequest.HttpServerRequest,
+  options: ConsoleRouteOptions
+) =>
+  Effect.gen(function*() {
+    // Open upstream first: if the hypervisor refuses, the browser gets an HTTP error, not a dead socket.
+    const upstream = yield* (yield* Virtualization).openConsole(vm)
+    const downstream = yield* request.upgrade
+    const reader = yield* downstream.reader
+    const writer = yield* downstream.writer
+
+    const toBrowser = upstream.output.pipe(Stream.runForEach((bytes) => writer.write(bytes)))
+    const fromBrowser = Effect.forever(Effect.flatMap(reader.pull, (frames) =>
+      Effect.forEach(frames, (frame) => {
+        if (typeof frame === "string") {
+          const resize = decodeResize(frame)
+          if (Option.isSome(resize)) return upstream.resize(resize.value.cols, resize.value.rows)
+          return frame.length > options.maxInputFrameBytes ? Effect.void : upstream.write(encoder.encode(frame))
+        }
+        return frame.byteLength > options.maxInputFrameBytes ? Effect.void : upstream.write(frame)
+      }, { discard: true })))
+    const watchState = Effect.gen(function*() {
+      const records = yield* VpsRecords
+      for (;;) {
+        yield* Effect.sleep(STATE_POLL)
+        const current = yield* records.get(vpsId)
+        if (Option.isNone(current) || current.value.status !== "running" || current.value.userId !== session.user.id) return
+      }
+    })
+    // Whichever ends first (browser, hypervisor, suspension) ends the others; the scope closes both sockets.
+    yield* Effect.raceFirst(Effect.raceFirst(toBrowser, fromBrowser), watchState).pipe(Effect.ignore)
+    yield* writer.write(new Socket.CloseEvent(1000, "console closed")).pipe(Effect.ignore)
+  }).pipe(Effect.scoped)
+
+export type ConsoleRouteServices = AccountServices | Virtualization | VpsRecords

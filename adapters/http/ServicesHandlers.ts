@@ -1,0 +1,142 @@
+// Thin handlers for orders, subscriptions and VPSes: one use case each, errors mapped in one table.
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import type { Order, Subscription } from "../../domain/billing/Billing.ts"
+import { placeOrder, viewOrder } from "../../domain/billing/Ordering.ts"
+import { cancelSubscription, listSubscriptions, renewSubscription } from "../../domain/billing/Renewal.ts"
+import type { Vps } from "../../domain/vps/Vps.ts"
+import {
+  createSnapshot,
+  deleteSnapshot,
+  listSnapshots,
+  listVps,
+  ownedVps,
+  powerVps,
+  resetRootPassword
+} from "../../domain/vps/VpsActions.ts"
+import type { Snapshot } from "../../ports/Virtualization.ts"
+import { CurrentSession } from "./AccountsApi.ts"
+import { Api } from "./Api.ts"
+import { mapDomainErrors } from "./errorMapping.ts"
+
+const orderView = (order: Order, rootPassword?: string) => ({
+  id: order.id,
+  planId: order.planId,
+  kind: order.kind,
+  status: order.status,
+  progress: { step: order.step, total: order.totalSteps, name: order.stepName },
+  ...(order.failureReason === null ? {} : { failureReason: order.failureReason }),
+  ...(order.subscriptionId === null ? {} : { subscriptionId: order.subscriptionId }),
+  ...(order.serviceId === null ? {} : { serviceId: order.serviceId }),
+  ...(rootPassword === undefined ? {} : { rootPassword }),
+  createdAt: order.createdAt.toISOString()
+})
+
+const subscriptionView = (s: Subscription) => ({
+  id: s.id,
+  planId: s.planId,
+  kind: s.kind,
+  status: s.status,
+  currentPeriodEnd: s.currentPeriodEnd.toISOString(),
+  cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+  ...(s.serviceId === null ? {} : { serviceId: s.serviceId }),
+  createdAt: s.createdAt.toISOString()
+})
+
+const vpsView = (v: Vps) => ({
+  id: v.id,
+  subscriptionId: v.subscriptionId,
+  planId: v.planId,
+  hostname: v.hostname,
+  templateId: v.templateId,
+  address: v.address,
+  status: v.status,
+  ...(v.graceUntil === null ? {} : { graceUntil: v.graceUntil.toISOString() }),
+  createdAt: v.createdAt.toISOString()
+})
+
+const snapshotView = (s: Snapshot) => ({
+  name: s.name,
+  description: s.description,
+  ...(s.createdAt === null ? {} : { createdAt: s.createdAt.toISOString() })
+})
+
+const userId = Effect.map(CurrentSession, (s) => s.user.id)
+
+/** Captures the services the use cases need when the handler layer is built (they are not per-request). */
+const withServices = <S>() =>
+  Effect.map(Effect.context<S>(), (services) => <A, E>(effect: Effect.Effect<A, E, S>) => Effect.provideContext(effect, services))
+
+export const OrdersHandlers = HttpApiBuilder.group(Api, "orders", Effect.fn(function*(handlers) {
+  const run = yield* withServices<Effect.Services<ReturnType<typeof placeOrder>> | Effect.Services<ReturnType<typeof viewOrder>>>()
+  return handlers
+    .handle("create", ({ payload }) =>
+      Effect.flatMap(userId, (user) => run(placeOrder(user, payload.planId, payload.options))).pipe(
+        Effect.map((order) => ({ order: orderView(order) })),
+        mapDomainErrors
+      ))
+    .handle("get", ({ params }) =>
+      Effect.flatMap(userId, (user) => run(viewOrder(user, params.id))).pipe(
+        Effect.map((view) => orderView(view.order, view.rootPassword)),
+        mapDomainErrors
+      ))
+}))
+
+export const SubscriptionsHandlers = HttpApiBuilder.group(Api, "subscriptions", Effect.fn(function*(handlers) {
+  const run = yield* withServices<
+    Effect.Services<ReturnType<typeof renewSubscription>> | Effect.Services<ReturnType<typeof cancelSubscription>>
+  >()
+  return handlers
+    .handle("list", () =>
+      Effect.flatMap(userId, (user) => run(listSubscriptions(user))).pipe(
+        Effect.map((all) => ({ subscriptions: all.map(subscriptionView) }))
+      ))
+    .handle("renew", ({ params }) =>
+      Effect.flatMap(userId, (user) => run(renewSubscription(user, params.id))).pipe(
+        Effect.map((s) => ({ subscription: subscriptionView(s) })),
+        mapDomainErrors
+      ))
+    .handle("cancel", ({ params }) =>
+      Effect.flatMap(userId, (user) => run(cancelSubscription(user, params.id))).pipe(
+        Effect.map((s) => ({ subscription: subscriptionView(s) })),
+        mapDomainErrors
+      ))
+}))
+
+export const VpsHandlers = HttpApiBuilder.group(Api, "vps", Effect.fn(function*(handlers) {
+  const run = yield* withServices<
+    | Effect.Services<ReturnType<typeof powerVps>>
+    | Effect.Services<ReturnType<typeof createSnapshot>>
+    | Effect.Services<ReturnType<typeof resetRootPassword>>
+  >()
+  const power = (id: string, action: "start" | "stop" | "reset") =>
+    Effect.flatMap(userId, (user) => run(powerVps(user, id, action))).pipe(
+      Effect.map((vps) => ({ vps: vpsView(vps) })),
+      mapDomainErrors
+    )
+  return handlers
+    .handle("list", () =>
+      Effect.flatMap(userId, (user) => run(listVps(user))).pipe(Effect.map((all) => ({ vps: all.map(vpsView) }))))
+    .handle("get", ({ params }) =>
+      Effect.flatMap(userId, (user) => run(ownedVps(user, params.id))).pipe(
+        Effect.map((vps) => ({ vps: vpsView(vps) })),
+        mapDomainErrors
+      ))
+    .handle("start", ({ params }) => power(params.id, "start"))
+    .handle("stop", ({ params }) => power(params.id, "stop"))
+    .handle("reset", ({ params }) => power(params.id, "reset"))
+    .handle("resetPassword", ({ params }) =>
+      Effect.flatMap(userId, (user) => run(resetRootPassword(user, params.id))).pipe(mapDomainErrors))
+    .handle("snapshots", ({ params }) =>
+      Effect.flatMap(userId, (user) => run(listSnapshots(user, params.id))).pipe(
+        Effect.map((all) => ({ snapshots: all.map(snapshotView) })),
+        mapDomainErrors
+      ))
+    .handle("createSnapshot", ({ params, payload }) =>
+      Effect.flatMap(userId, (user) => run(createSnapshot(user, params.id, payload.name, payload.description ?? ""))).pipe(
+        Effect.map((all) => ({ snapshots: all.map(snapshotView) })),
+        mapDomainErrors
+      ))
+    .handle("deleteSnapshot", ({ params }) =>
+      Effect.flatMap(userId, (user) => run(deleteSnapshot(user, params.id, params.name))).pipe(mapDomainErrors))
+}))

@@ -1,0 +1,389 @@
+// Virtualization over the Proxmox VE HTTP API: each port operation as its upstream calls (reference/proxmox.md §3),
+// with PVE's failures mapped onto the port's errors once, here.
+import { type Duration, Effect, Layer, Redacted, Schema } from "effect"
+import { ProxmoxClusters } from "../../ports/ProxmoxClusters.ts"
+import {
+  ConsoleClosed,
+  GuestAgentUnavailable,
+  type NodeCapacity,
+  type PowerState,
+  TaskFailed,
+  Virtualization,
+  VirtualizationUnavailable,
+  type VmRef,
+  VmNotFound,
+  type VmSummary
+} from "../../ports/Virtualization.ts"
+import { call, type CallContext, runTask } from "./calls.ts"
+import { cloneTemplate } from "./clone.ts"
+import { openSerialConsole } from "./console.ts"
+import type { ProxmoxRequest } from "./encoding.ts"
+import {
+  CallFailed,
+  formatDuration,
+  isAgentUnavailable,
+  isAlreadyExists,
+  isVmMissing,
+  unavailable
+} from "./failures.ts"
+import { type PowerAction, requests } from "./requests.ts"
+import { ExecStarted, ExecStatus, type Resource, Resources, Snapshots, VmCurrentStatus } from "./responses.ts"
+import { makeSessions } from "./sessions.ts"
+import { pollSchedule } from "./tasks.ts"
+
+export interface ProxmoxOptions {
+  /** Per HTTP attempt; a little over pveproxy's 30 s forwarding timeout, so its 596 arrives before ours (§2.2). */
+  readonly requestTimeout: Duration.Input
+  /** Extra attempts for transient failures and lock races. */
+  readonly retries: number
+  readonly retryBaseDelay: Duration.Input
+  readonly ticketRenewAfter: Duration.Input
+  readonly taskPollInitial: Duration.Input
+  readonly taskPollMax: Duration.Input
+  readonly taskLogLines: number
+  /** A full clone copies the whole disk (§5.9). */
+  readonly cloneTimeout: Duration.Input
+  readonly taskTimeout: Duration.Input
+  readonly guestExecTimeout: Duration.Input
+  readonly consoleKeepAlive: Duration.Input
+  readonly consoleOpenTimeout: Duration.Input
+}
+
+export const defaultOptions: ProxmoxOptions = {
+  requestTimeout: "35 seconds",
+  retries: 4,
+  retryBaseDelay: "500 millis",
+  ticketRenewAfter: "1 hour",
+  taskPollInitial: "100 millis",
+  taskPollMax: "2 seconds",
+  taskLogLines: 20,
+  cloneTimeout: "15 minutes",
+  taskTimeout: "2 minutes",
+  guestExecTimeout: "2 minutes",
+  consoleKeepAlive: "30 seconds",
+  consoleOpenTimeout: "10 seconds"
+}
+
+const powerStateOf = (status: string | null | undefined): PowerState =>
+  status === "running" || status === "stopped" ? status : "unknown"
+
+const lockOf = (lock: string | null | undefined) => (lock === undefined || lock === null || lock === "" ? null : lock)
+
+const qemuOf = (resources: ReadonlyArray<Resource>) =>
+  resources.filter((r) => r.type === "qemu" && r.vmid !== undefined && r.vmid !== null)
+
+const missingConfig = /configuration file .* does not exist/i
+
+/** The port's error for a failed call or task about `vm`: a missing config file is VmNotFound (§2.2, §5.6). */
+const vmErrors = (vm: VmRef) =>
+<A, E, R>(
+  effect: Effect.Effect<A, E | CallFailed | TaskFailed, R>
+): Effect.Effect<A, E | TaskFailed | VmNotFound | VirtualizationUnavailable, R> =>
+  Effect.mapError(effect, (e) => {
+    const notFound = () => new VmNotFound({ cluster: vm.cluster, vmid: vm.vmid })
+    if (e instanceof CallFailed) return isVmMissing(e) ? notFound() : unavailable(e)
+    if (e instanceof TaskFailed && missingConfig.test(e.exitStatus)) return notFound()
+    return e
+  })
+
+/** "No QEMU guest agent configured", "QEMU guest agent is not running", a stopped VM (§3.9). */
+const agentErrors = <A, E, R>(
+  effect: Effect.Effect<A, E | CallFailed, R>
+): Effect.Effect<A, E | CallFailed | GuestAgentUnavailable, R> =>
+  Effect.mapError(effect, (e) =>
+    e instanceof CallFailed && isAgentUnavailable(e) && !isVmMissing(e)
+      ? new GuestAgentUnavailable({ detail: e.detail })
+      : e)
+
+const clusterErrors = <A, E, R>(
+  effect: Effect.Effect<A, E | CallFailed, R>
+): Effect.Effect<A, E | VirtualizationUnavailable, R> =>
+  Effect.mapError(effect, (e) => (e instanceof CallFailed ? unavailable(e) : e))
+
+/** Matches a failure's text, synchronous or from the task's exit status. */
+const says = (pattern: RegExp) => (e: CallFailed | TaskFailed) =>
+  pattern.test(e._tag === "CallFailed" ? e.detail : e.exitStatus)
+
+export const layerWith = (
+  overrides: Partial<ProxmoxOptions> = {}
+): Layer.Layer<Virtualization, never, ProxmoxClusters> =>
+  Layer.effect(
+    Virtualization,
+    Effect.gen(function*() {
+      const options: ProxmoxOptions = { ...defaultOptions, ...overrides }
+      const sessions = yield* makeSessions(yield* ProxmoxClusters, options)
+      const retry = { retries: options.retries, baseDelay: options.retryBaseDelay }
+      const polling = {
+        initialInterval: options.taskPollInitial,
+        maxInterval: options.taskPollMax,
+        logLines: options.taskLogLines
+      }
+
+      const withCluster = <A, E>(cluster: string, f: (ctx: CallContext) => Effect.Effect<A, E>) =>
+        Effect.flatMap(sessions.api(cluster), (session) => f({ session, retry, polling }))
+
+      const logged = (operation: string) =>
+      <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        effect.pipe(
+          Effect.tapError((e) =>
+            e instanceof VirtualizationUnavailable || e instanceof TaskFailed
+              ? Effect.logWarning("Proxmox operation failed").pipe(
+                Effect.annotateLogs({
+                  operation,
+                  error: e._tag,
+                  detail: e instanceof TaskFailed ? e.exitStatus : e.detail
+                })
+              )
+              : Effect.void
+          ),
+          Effect.withSpan(`ProxmoxVirtualization.${operation}`)
+        )
+
+      const vmTask = (vm: VmRef, operation: string, request: ProxmoxRequest) =>
+        withCluster(vm.cluster, (ctx) => runTask(ctx, operation, request, options.taskTimeout)).pipe(
+          Effect.asVoid,
+          vmErrors(vm),
+          logged(operation)
+        )
+
+      /** Starting a running VM and stopping a stopped one reach the wanted state: success (§3.7, §5.11). */
+      const power = (vm: VmRef, action: PowerAction, alreadyThere: RegExp | null) =>
+        withCluster(vm.cluster, (ctx) =>
+          // A reset whose answer was lost is not sent again: that could reset the guest twice.
+          runTask(ctx, action, requests.power(vm, action), options.taskTimeout, {
+            idempotent: action !== "reset"
+          }).pipe(
+            Effect.asVoid,
+            Effect.catchIf((e) => alreadyThere !== null && says(alreadyThere)(e), () => Effect.void)
+          )).pipe(vmErrors(vm), logged(action))
+
+      const resources = (ctx: CallContext, operation: string, type: "vm" | "node" | "storage") =>
+        call(ctx, operation, requests.clusterResources(type), Resources)
+
+      const snapshotExists = (ctx: CallContext, vm: VmRef, name: string) =>
+        Effect.map(call(ctx, "createSnapshot", requests.listSnapshots(vm), Snapshots), (list) =>
+          list.some((s) => s.name === name))
+
+      /** `purge` + unreferenced disks; a running VM is stopped first, a VM already gone is success (§3.10, §5.12). */
+      const destroyOn = (
+        ctx: CallContext,
+        vm: VmRef,
+        relocated: boolean
+      ): Effect.Effect<void, CallFailed | TaskFailed> =>
+        runTask(ctx, "destroy", requests.destroy(vm), options.taskTimeout).pipe(
+          Effect.asVoid,
+          Effect.catchIf(says(/is running/i), () =>
+            runTask(ctx, "destroy", requests.power(vm, "stop"), options.taskTimeout).pipe(
+              Effect.catchIf(says(/not running/i), () => Effect.succeed("OK")),
+              Effect.andThen(runTask(ctx, "destroy", requests.destroy(vm), options.taskTimeout)),
+              Effect.asVoid
+            )),
+          Effect.catchIf(says(missingConfig), (missing) =>
+            // The wrong node answers like a deleted VM (§5.6): only "nowhere in the cluster" is success.
+            Effect.flatMap(resources(ctx, "destroy", "vm"), (list) => {
+              const elsewhere = qemuOf(list).find((r) => r.vmid === vm.vmid && r.node !== vm.node)
+              if (elsewhere === undefined || typeof elsewhere.node !== "string") return Effect.void
+              return relocated ? Effect.fail(missing) : destroyOn(ctx, { ...vm, node: elsewhere.node }, true)
+            }))
+        )
+
+      return Virtualization.of({
+        listVms: (cluster) =>
+          withCluster(cluster, (ctx) => resources(ctx, "listVms", "vm")).pipe(
+            Effect.map((list) =>
+              qemuOf(list).map((r): VmSummary => ({
+                cluster,
+                node: r.node ?? "",
+                vmid: r.vmid ?? 0,
+                name: r.name ?? "",
+                status: powerStateOf(r.status),
+                template: r.template ?? false,
+                lock: lockOf(r.lock),
+                cpus: r.maxcpu ?? 0,
+                memoryBytes: r.maxmem ?? 0,
+                diskBytes: r.maxdisk ?? 0
+              }))
+            ),
+            clusterErrors,
+            logged("listVms")
+          ),
+
+        nodeCapacity: (cluster, storage) =>
+          withCluster(cluster, (ctx) =>
+            Effect.all([
+              resources(ctx, "nodeCapacity", "node"),
+              resources(ctx, "nodeCapacity", "vm"),
+              resources(ctx, "nodeCapacity", "storage")
+            ], { concurrency: 3 })).pipe(
+              Effect.map(([nodes, vms, storages]) =>
+                nodes.filter((n) => n.type === "node" && typeof n.node === "string").map((n): NodeCapacity => {
+                  // Stopped VMs count: they can be started. Templates never run (§6).
+                  const committed = qemuOf(vms).filter((v) => v.node === n.node && v.template !== true)
+                  // A node's own disk/maxdisk is its root file system; the target storage is what matters (§6).
+                  const store = storages.find((s) =>
+                    s.type === "storage" && s.node === n.node && s.storage === storage && s.status === "available"
+                  )
+                  const total = store?.maxdisk ?? null
+                  return {
+                    node: n.node ?? "",
+                    online: n.status === "online",
+                    cpus: n.maxcpu ?? 0,
+                    memoryBytes: n.maxmem ?? 0,
+                    committedCpus: committed.reduce((sum, v) => sum + (v.maxcpu ?? 0), 0),
+                    committedMemoryBytes: committed.reduce((sum, v) => sum + (v.maxmem ?? 0), 0),
+                    storage: store === undefined || total === null
+                      ? null
+                      : { availableBytes: Math.max(0, total - (store.disk ?? 0)), totalBytes: total }
+                  }
+                })
+              ),
+              clusterErrors,
+              logged("nodeCapacity")
+            ),
+
+        isVmidFree: (cluster, vmid) =>
+          withCluster(cluster, (ctx) =>
+            call(ctx, "isVmidFree", requests.nextId(vmid), Schema.Unknown).pipe(
+              Effect.as(true),
+              // 400 {"errors":{"vmid":"VM N already exists"}} (§3.3).
+              Effect.catchIf((f) => f.status === 400 && isAlreadyExists(f.detail), () => Effect.succeed(false))
+            )).pipe(clusterErrors, logged("isVmidFree")),
+
+        cloneTemplate: ({ name, storage, target, template }) =>
+          withCluster(template.cluster, (ctx) =>
+            cloneTemplate(ctx, { template, newid: target.vmid, name, storage }, options.cloneTimeout)).pipe(
+              clusterErrors,
+              logged("cloneTemplate")
+            ),
+
+        configure: (vm, config) =>
+          vmTask(vm, "configure", requests.configure(vm, { ...config, password: Redacted.value(config.password) })),
+
+        resizeDisk: (vm, sizeGiB) => vmTask(vm, "resizeDisk", requests.resize(vm, sizeGiB)),
+
+        status: (vm) =>
+          withCluster(vm.cluster, (ctx) => call(ctx, "status", requests.statusCurrent(vm), VmCurrentStatus)).pipe(
+            Effect.map((s) => ({
+              status: powerStateOf(s.status),
+              lock: lockOf(s.lock),
+              agentEnabled: s.agent ?? false
+            })),
+            vmErrors(vm),
+            logged("status")
+          ),
+
+        start: (vm) => power(vm, "start", /already running/i),
+        stop: (vm) => power(vm, "stop", /not running/i),
+        shutdown: (vm) => power(vm, "shutdown", /not running/i),
+        reset: (vm) => power(vm, "reset", null),
+
+        listSnapshots: (vm) =>
+          withCluster(vm.cluster, (ctx) => call(ctx, "listSnapshots", requests.listSnapshots(vm), Snapshots)).pipe(
+            // `current` is the live state, listed as a pseudo snapshot (§3.8).
+            Effect.map((list) =>
+              list.filter((s) => s.name !== "current").map((s) => ({
+                name: s.name,
+                description: s.description ?? "",
+                createdAt: s.snaptime === undefined || s.snaptime === null ? null : new Date(s.snaptime * 1000)
+              }))
+            ),
+            vmErrors(vm),
+            logged("listSnapshots")
+          ),
+
+        createSnapshot: (vm, name, description) =>
+          withCluster(vm.cluster, (ctx) => {
+            const request = requests.createSnapshot(vm, name, description)
+            const once = runTask(ctx, "createSnapshot", request, options.taskTimeout, { idempotent: false })
+            // A lost answer may hide a snapshot that was taken: look before taking it again (§2.2).
+            const attempt = (left: number): Effect.Effect<unknown, CallFailed | TaskFailed> =>
+              once.pipe(Effect.catchIf(
+                (e): e is CallFailed => e instanceof CallFailed && e.outcomeUnknown,
+                (e) =>
+                  Effect.flatMap(snapshotExists(ctx, vm, name), (exists) => {
+                    if (exists) return Effect.void
+                    return left > 0 ? Effect.andThen(Effect.sleep(retry.baseDelay), attempt(left - 1)) : Effect.fail(e)
+                  })
+              ))
+            return attempt(retry.retries)
+          }).pipe(Effect.asVoid, vmErrors(vm), logged("createSnapshot")),
+
+        deleteSnapshot: (vm, name) =>
+          withCluster(vm.cluster, (ctx) =>
+            runTask(ctx, "deleteSnapshot", requests.deleteSnapshot(vm, name), options.taskTimeout).pipe(
+              Effect.asVoid,
+              // Deleting is idempotent: a snapshot already gone (e.g. by our own lost earlier attempt) is success.
+              Effect.catchIf(says(/snapshot '[^']*' does not exist/i), () => Effect.void)
+            )).pipe(vmErrors(vm), logged("deleteSnapshot")),
+
+        guestExec: (vm, command, input) =>
+          withCluster(vm.cluster, (ctx) =>
+            Effect.gen(function*() {
+              // Not repeated when its answer is lost: the command may already be running in the guest.
+              const started = yield* call(ctx, "guestExec", requests.agentExec(vm, command, input), ExecStarted, {
+                idempotent: false
+              })
+              const done = yield* call(ctx, "guestExec", requests.agentExecStatus(vm, started.pid), ExecStatus).pipe(
+                Effect.repeat({ schedule: pollSchedule(polling), until: (s) => s.exited }),
+                Effect.timeoutOrElse({
+                  duration: options.guestExecTimeout,
+                  orElse: () =>
+                    Effect.fail(
+                      new CallFailed({
+                        operation: "guestExec",
+                        status: null,
+                        detail: `the command did not exit within ${formatDuration(options.guestExecTimeout)}`,
+                        outcomeUnknown: true
+                      })
+                    )
+                })
+              )
+              // A process killed by a signal has no exit code; the shell convention 128+n keeps it non-zero.
+              const signal = done.signal ?? null
+              const exitCode = done.exitcode ?? (signal === null ? -1 : 128 + signal)
+              return { exitCode, stdout: done["out-data"] ?? "", stderr: done["err-data"] ?? "" }
+            })).pipe(agentErrors, vmErrors(vm), logged("guestExec")),
+
+        setGuestPassword: (vm, user, password) =>
+          withCluster(vm.cluster, (ctx) =>
+            call(
+              ctx,
+              "setGuestPassword",
+              requests.setUserPassword(vm, user, Redacted.value(password)),
+              Schema.Unknown
+            )).pipe(
+              Effect.asVoid,
+              agentErrors,
+              vmErrors(vm),
+              logged("setGuestPassword")
+            ),
+
+        setCloudInitPassword: (vm, password) =>
+          vmTask(vm, "setCloudInitPassword", requests.setCloudInitPassword(vm, Redacted.value(password))),
+
+        destroy: (vm) =>
+          withCluster(vm.cluster, (ctx) => destroyOn(ctx, vm, false)).pipe(
+            clusterErrors,
+            logged("destroy")
+          ),
+
+        openConsole: (vm) =>
+          Effect.gen(function*() {
+            const session = yield* sessions.forConsole(vm.cluster)
+            if (session === null || session.ticket === null) {
+              return yield* new ConsoleClosed({
+                reason:
+                  "the cluster signs in with an API token and has no console login: tokens cannot open the serial console"
+              })
+            }
+            const ticket = yield* session.ticket
+            return yield* openSerialConsole(session, ticket, vm, {
+              keepAliveInterval: options.consoleKeepAlive,
+              openTimeout: options.consoleOpenTimeout
+            })
+          }).pipe(vmErrors(vm), logged("openConsole"))
+      })
+    })
+  )
+
+export const layer: Layer.Layer<Virtualization, never, ProxmoxClusters> = layerWith()

@@ -1,0 +1,152 @@
+// Serves one PGlite database over the Postgres wire protocol to several connections, safely.
+//
+// PGlite is a single backend session. pglite-socket shares it by running client messages one at a time, which
+// interleaves two clients' extended-protocol sequences (Parse/Bind/Execute…Sync) and breaks both ("portal does
+// not exist"); it also lets another client slip in before a BEGIN has taken effect. Here a client's messages
+// run as whole batches up to Sync (or a simple Query), and a client inside a transaction keeps the session until
+// the transaction ends. Connections then behave like separate sessions as long as no one waits, inside a
+// transaction, for another connection — which our code never does.
+import type { PGlite } from "@electric-sql/pglite"
+import { createServer, type Server, type Socket } from "node:net"
+
+const SSL_REQUEST = 80877103
+const CANCEL_REQUEST = 80877102
+/** Message types after which the client waits for answers: the end of a batch. */
+const BATCH_ENDS = new Set(["S", "Q", "X", "H", "F"])
+
+/** A FIFO lock on the one backend session; the holder may keep it across batches while in a transaction. */
+class SessionLock {
+  private holder: number | null = null
+  private readonly waiting: Array<{ readonly id: number; readonly wake: () => void }> = []
+
+  async acquire(id: number): Promise<void> {
+    if (this.holder === id) return
+    if (this.holder === null && this.waiting.length === 0) {
+      this.holder = id
+      return
+    }
+    await new Promise<void>((wake) => this.waiting.push({ id, wake }))
+  }
+
+  release(id: number) {
+    if (this.holder !== id) return
+    const next = this.waiting.shift()
+    this.holder = next?.id ?? null
+    next?.wake()
+  }
+
+  forget(id: number) {
+    const index = this.waiting.findIndex((w) => w.id === id)
+    if (index >= 0) this.waiting.splice(index, 1)
+  }
+}
+
+export class EmbeddedPgServer {
+  private readonly server: Server
+  private readonly lock = new SessionLock()
+  private nextId = 1
+  private readonly db: PGlite
+
+  constructor(db: PGlite) {
+    this.db = db
+    this.server = createServer((socket) => this.serve(socket))
+  }
+
+  listen(path: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once("error", reject)
+      this.server.listen(path, () => {
+        this.server.off("error", reject)
+        resolve()
+      })
+    })
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()))
+  }
+
+  private serve(socket: Socket) {
+    const id = this.nextId++
+    let buffer = Buffer.alloc(0)
+    let started = false
+    let batch: Array<Uint8Array> = []
+    let chain = Promise.resolve()
+    let closed = false
+
+    const run = (messages: Array<Uint8Array>) => {
+      chain = chain.then(async () => {
+        if (closed) return
+        await this.lock.acquire(id)
+        try {
+          for (const message of messages) {
+            await this.db.runExclusive(() =>
+              this.db.execProtocolRawStream(message, {
+                onRawData: (chunk: Uint8Array) => {
+                  if (!socket.destroyed) socket.write(chunk)
+                }
+              })
+            )
+          }
+        } finally {
+          if (!this.db.isInTransaction()) this.lock.release(id)
+        }
+      }).catch(() => {
+        socket.destroy()
+      })
+    }
+
+    socket.on("data", (data: Buffer) => {
+      buffer = Buffer.concat([buffer, data])
+      for (;;) {
+        if (!started) {
+          if (buffer.length < 8) return
+          const length = buffer.readInt32BE(0)
+          const code = buffer.readInt32BE(4)
+          if (code === SSL_REQUEST) {
+            buffer = buffer.subarray(8)
+            socket.write("N")
+            continue
+          }
+          if (code === CANCEL_REQUEST) {
+            socket.destroy()
+            return
+          }
+          if (buffer.length < length) return
+          run([new Uint8Array(buffer.subarray(0, length))])
+          buffer = buffer.subarray(length)
+          started = true
+          continue
+        }
+        if (buffer.length < 5) return
+        const type = String.fromCharCode(buffer[0]!)
+        const length = 1 + buffer.readInt32BE(1)
+        if (buffer.length < length) return
+        batch.push(new Uint8Array(buffer.subarray(0, length)))
+        buffer = buffer.subarray(length)
+        if (BATCH_ENDS.has(type)) {
+          const messages = batch
+          batch = []
+          run(messages)
+        }
+      }
+    })
+
+    const end = () => {
+      if (closed) return
+      closed = true
+      this.lock.forget(id)
+      // A connection that vanished mid-transaction must not keep the session: roll it back, then let others in.
+      chain = chain.then(async () => {
+        await this.lock.acquire(id)
+        try {
+          if (this.db.isInTransaction()) await this.db.exec("ROLLBACK")
+        } finally {
+          this.lock.release(id)
+        }
+      }).catch(() => undefined)
+    }
+    socket.on("close", end)
+    socket.on("error", end)
+  }
+}

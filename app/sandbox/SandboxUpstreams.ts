@@ -1,0 +1,73 @@
+// The sandbox upstreams `npm start` runs when no real one is registered: a simulated Proxmox VE on loopback,
+// registered in the catalog as cluster "sandbox" with two OS templates, an IP pool and demo plans.
+import { Effect, Layer, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
+import { clusterSecretNames } from "../../domain/catalog/catalogSecrets.ts"
+import { hostAddresses, parseAddress, parseCidr } from "../../domain/catalog/ipv4.ts"
+import { storeSecret } from "../../domain/secrets/UpstreamCredentials.ts"
+import { Catalog } from "../../ports/Catalog.ts"
+import { Result } from "effect"
+import { type SandboxProxmoxOptions, sandboxProxmox } from "./proxmox/SandboxProxmox.ts"
+
+export const SANDBOX_CLUSTER = "sandbox"
+
+/** Documentation range (RFC 5737): addresses that can never collide with anything real. */
+const SANDBOX_POOL = { id: "sandbox-public", cidr: "192.0.2.0/24", gateway: "192.0.2.1", bridge: "vmbr0" }
+
+const demoPlans = [
+  {
+    kind: "vps" as const,
+    id: "vps-s",
+    name: "VPS S",
+    priceCents: 500,
+    vcpu: 1,
+    ramMiB: 1024,
+    diskGiB: 20,
+    templates: ["debian-12", "ubuntu-24-04"],
+    snapshotLimit: 2
+  },
+  {
+    kind: "vps" as const,
+    id: "vps-m",
+    name: "VPS M",
+    priceCents: 1000,
+    vcpu: 2,
+    ramMiB: 4096,
+    diskGiB: 60,
+    templates: ["debian-12", "ubuntu-24-04"],
+    snapshotLimit: 5
+  }
+]
+
+/**
+ * Starts the sandbox Proxmox unless the catalog already has a real (non-retired, non-sandbox) cluster, and
+ * (re)registers it: its loopback URL and password change with every start.
+ */
+export const SandboxProxmoxLive = (options: SandboxProxmoxOptions = {}) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const catalog = yield* Catalog
+    const real = (yield* catalog.clusters).filter((c) => !c.retired && c.name !== SANDBOX_CLUSTER)
+    if (real.length > 0) return
+    const password = randomBytes(18).toString("base64url")
+    const sandbox = yield* sandboxProxmox({ ...options, username: "root@pam", password })
+    yield* catalog.upsertCluster({
+      name: SANDBOX_CLUSTER,
+      url: sandbox.url,
+      username: "root@pam",
+      tokenId: null,
+      tls: { ca: null, fingerprint: null, insecure: false }
+    })
+    yield* storeSecret(clusterSecretNames(SANDBOX_CLUSTER).password, Redacted.make(password)).pipe(Effect.orDie)
+    for (const node of ["pve1", "pve2"]) {
+      const base = node === "pve1" ? 9000 : 9100
+      yield* catalog.upsertTemplate({ id: "debian-12", name: "Debian 12", cluster: SANDBOX_CLUSTER, node, vmid: base })
+      yield* catalog.upsertTemplate({ id: "ubuntu-24-04", name: "Ubuntu 24.04", cluster: SANDBOX_CLUSTER, node, vmid: base + 1 })
+    }
+    const cidr = Result.getOrThrow(parseCidr(SANDBOX_POOL.cidr))
+    yield* catalog.upsertIpPool(
+      { ...SANDBOX_POOL, cluster: SANDBOX_CLUSTER, nodes: ["pve1", "pve2"] },
+      hostAddresses(cidr, parseAddress(SANDBOX_POOL.gateway)!)
+    )
+    if ((yield* catalog.plans).length === 0) for (const plan of demoPlans) yield* catalog.upsertPlan(plan)
+    yield* Effect.logInfo(`sandbox Proxmox VE serving cluster "${SANDBOX_CLUSTER}" on loopback (no real cluster registered)`)
+  }))

@@ -1,0 +1,139 @@
+// The in-process control surface of a sandbox PVE (not reachable over HTTP): its clock, fault injection, the guest
+// agent switch, and read-only snapshots of its state and of every request a client sent.
+import { agentEnabled, diskBytes, isTemplate, lockOf } from "./Cluster.ts"
+import type { Fault } from "./Faults.ts"
+import type { RecordedRequest, Sim } from "./Sim.ts"
+import { memoryMiB } from "./vmConfig.ts"
+
+export type { Fault as SandboxFault, FaultKind as SandboxFaultKind } from "./Faults.ts"
+export type { RecordedRequest } from "./Sim.ts"
+
+export interface SandboxSnapshotState {
+  readonly name: string
+  readonly description: string
+  readonly snaptime: number
+  readonly vmstate: boolean
+  readonly parent: string | null
+}
+
+export interface SandboxVmState {
+  readonly vmid: number
+  readonly node: string
+  readonly name: string
+  readonly status: "running" | "stopped"
+  readonly template: boolean
+  readonly lock: string | null
+  /** Every config key as stored: `sshkeys` still percent-encoded, `cipassword` as the client set it (unmasked). */
+  readonly config: Readonly<Record<string, string>>
+  readonly cores: number
+  readonly sockets: number
+  /** MiB, as in the config. */
+  readonly memory: number
+  /** Size of the boot disk. */
+  readonly diskBytes: number
+  readonly snapshots: ReadonlyArray<SandboxSnapshotState>
+  /** Whether the guest agent would answer right now. */
+  readonly agentRunning: boolean
+}
+
+export interface SandboxTaskState {
+  readonly upid: string
+  readonly node: string
+  readonly type: string
+  readonly id: string
+  readonly user: string
+  readonly status: "running" | "stopped"
+  readonly exitstatus: string | null
+  readonly log: ReadonlyArray<string>
+}
+
+export interface SandboxNodeState {
+  readonly name: string
+  readonly cpus: number
+  readonly memoryBytes: number
+  readonly committedCpus: number
+  readonly committedMemoryBytes: number
+  readonly storage: ReadonlyArray<{ readonly id: string; readonly totalBytes: number; readonly usedBytes: number }>
+}
+
+export interface SandboxState {
+  readonly vms: ReadonlyArray<SandboxVmState>
+  readonly tasks: ReadonlyArray<SandboxTaskState>
+  readonly nodes: ReadonlyArray<SandboxNodeState>
+  readonly requests: ReadonlyArray<RecordedRequest>
+}
+
+export interface SandboxControl {
+  /** The simulated clock, in ms since the epoch (real time plus everything advanced). */
+  now(): number
+  /** Moves the simulated clock forward: tickets, CSRF tokens and console tickets age accordingly. */
+  advanceClock(ms: number): void
+  inject(fault: Fault): void
+  clearFaults(): void
+  state(): SandboxState
+  /** Every request received, oldest first, with its decoded parameters and headers. */
+  requests(): ReadonlyArray<RecordedRequest>
+  /** `false` holds the VM's guest agent down ("QEMU guest agent is not running"); `true` lets it answer again. */
+  setAgentRunning(vmid: number, running: boolean): void
+  /** Console WebSockets currently open. */
+  consoleSessions(): number
+}
+
+export const makeControl = (sim: Sim): SandboxControl => ({
+  now: () => sim.clock.now(),
+  advanceClock: (ms) => sim.clock.advance(ms),
+  inject: (fault) => sim.faults.inject(fault),
+  clearFaults: () => sim.faults.clear(),
+  requests: () => [...sim.requests],
+  consoleSessions: () => sim.consoles.openCount(),
+  setAgentRunning: (vmid, running) => {
+    const vm = sim.cluster.vms.get(vmid)
+    if (vm === undefined) throw new Error(`sandbox: no VM ${vmid}`)
+    vm.agentHeldDown = !running
+  },
+  state: () => ({
+    vms: [...sim.cluster.vms.values()].sort((a, b) => a.vmid - b.vmid).map((vm) => ({
+      vmid: vm.vmid,
+      node: vm.node,
+      name: vm.config.get("name") ?? "",
+      status: vm.status,
+      template: isTemplate(vm),
+      lock: lockOf(vm) ?? null,
+      config: Object.fromEntries(vm.config),
+      cores: Number(vm.config.get("cores") ?? "1"),
+      sockets: Number(vm.config.get("sockets") ?? "1"),
+      memory: memoryMiB(vm.config),
+      diskBytes: diskBytes(vm),
+      snapshots: vm.snapshots.map((s) => ({
+        name: s.name,
+        description: s.description,
+        snaptime: s.snaptime,
+        vmstate: s.vmstate,
+        parent: s.parent ?? null
+      })),
+      agentRunning: vm.status === "running" && agentEnabled(vm.config) && !vm.agentHeldDown
+    })),
+    tasks: sim.tasks.all().map((t) => ({
+      upid: t.upid,
+      node: t.node,
+      type: t.type,
+      id: t.id,
+      user: t.user,
+      status: t.status,
+      exitstatus: t.exitstatus ?? null,
+      log: [...t.log]
+    })),
+    nodes: [...sim.cluster.nodes.values()].map((n) => {
+      const committed = sim.cluster.committed(n.name)
+      return {
+        name: n.name,
+        cpus: n.cpus,
+        memoryBytes: n.memoryBytes,
+        committedCpus: committed.cpus,
+        committedMemoryBytes: committed.memoryBytes,
+        storage: n.storage.map((s) => ({ id: s.id, totalBytes: s.totalBytes, usedBytes: sim.cluster.storageUsed(n.name, s.id) }))
+      }
+    }),
+    requests: [...sim.requests]
+  })
+})

@@ -1,0 +1,211 @@
+// `npm run bench`: one production server process on a fresh, migrated Postgres database, measured in one run
+// against the targets of the session issue; prints a table and writes the same figures to bench/results/latest.json.
+//
+// Settings (environment): BENCH_DATABASE_URL (admin connection, default postgres://postgres@127.0.0.1:5432/postgres),
+// BENCH_BCRYPT_COST (default 10), BENCH_SECONDS (length of each measured phase, default 10),
+// BENCH_SERVER_NODE_OPTIONS (NODE_OPTIONS of the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+import { randomBytes } from "node:crypto"
+import { availableParallelism, cpus, loadavg } from "node:os"
+import { resolve } from "node:path"
+import { cpuSubject, openCpuWindow } from "./cpu.ts"
+import { latencyUnderLogins, loginVersusBcrypt, memoryAfterRequests, meVersusHealth, type Target } from "./measures.ts"
+import { fixed, judge, mib, ms, percent, renderTable, rps, type Section, times, writeJson } from "./report.ts"
+import {
+  Cleanup,
+  createDatabase,
+  memoryOf,
+  postgresVersion,
+  progress,
+  runProgram,
+  type RunningServer,
+  startServer
+} from "./system.ts"
+
+const intEnv = (name: string, fallback: number, min: number, max: number): number => {
+  const text = process.env[name]
+  if (text === undefined || text === "") return fallback
+  const n = Number(text)
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer in ${min}..${max}`)
+  return n
+}
+
+const settings = {
+  adminUrl: process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres",
+  bcryptCost: intEnv("BENCH_BCRYPT_COST", 10, 4, 15),
+  seconds: intEnv("BENCH_SECONDS", 10, 2, 60),
+  serverNodeOptions: process.env["BENCH_SERVER_NODE_OPTIONS"]
+}
+const RESULTS = resolve(import.meta.dirname, "results", "latest.json")
+const HARD_LIMIT_MS = 6 * 60_000
+
+/** Who used the machine's cores during a phase. */
+const coresUsed = (c: { server: number; database: number; bench: number; other: number }) =>
+  `cores used: server ${fixed(c.server, 2)}, Postgres ${fixed(c.database, 2)}, load generator ${fixed(c.bench, 2)}, other processes ${fixed(c.other, 2)}`
+
+const postJson = (url: string, body: unknown) =>
+  fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000)
+  })
+
+/** Registers a personal account and signs in with "remember me"; returns the session cookie. */
+const signUp = async (server: RunningServer, database: string): Promise<Target> => {
+  const email = `bench-${Date.now()}@example.com`
+  const password = randomBytes(18).toString("base64url")
+  const registered = await postJson(`${server.url}/api/auth/register`, {
+    email,
+    password,
+    accountType: "personal",
+    firstName: "Bench",
+    lastName: "Mark"
+  })
+  if (registered.status !== 201) throw new Error(`register answered ${registered.status}: ${await registered.text()}`)
+  const loggedIn = await postJson(`${server.url}/api/auth/login`, { email, password, rememberMe: true })
+  if (loggedIn.status !== 200) throw new Error(`login answered ${loggedIn.status}: ${await loggedIn.text()}`)
+  const cookie = loggedIn.headers.getSetCookie().map((c) => c.split(";")[0] ?? "").find((c) => c.startsWith("zh_token="))
+  if (cookie === undefined) throw new Error("login set no zh_token cookie")
+  const me = await fetch(`${server.url}/api/auth/me`, { headers: { cookie }, signal: AbortSignal.timeout(10_000) })
+  if (me.status !== 200) throw new Error(`/api/auth/me with the new session answered ${me.status}`)
+  const subject = await cpuSubject(settings.adminUrl, database, server.pid)
+  return { url: server.url, pid: server.pid, cookie, email, password, openCpuWindow: () => openCpuWindow(subject) }
+}
+
+const main = async (cleanup: Cleanup) => {
+  const started = new Date()
+  const cores = availableParallelism()
+  const loadBefore = loadavg()[0] ?? 0
+  const pgVersion = await postgresVersion(settings.adminUrl)
+  const revision = await runProgram("git", ["describe", "--always", "--dirty"], { timeoutMs: 10_000 }).catch(() => "unknown")
+  const database = await createDatabase(settings.adminUrl, cleanup)
+  progress(`created database ${database.name}; migrating and starting the server`)
+  const server = await startServer(
+    { databaseUrl: database.url, bcryptCost: settings.bcryptCost, nodeOptions: settings.serverNodeOptions },
+    cleanup
+  )
+  const target = await signUp(server, database.name)
+  progress(`server pid ${server.pid} on ${server.url}, signed in`)
+
+  progress("(d) memory around 10,000 /me requests")
+  const d = await memoryAfterRequests(target)
+  progress(`(a) /healthz then /me, 50 connections, ${settings.seconds} s each after 3 s warm-ups`)
+  const a = await meVersusHealth(target, settings.seconds)
+  progress(`(b) /me latency at 200 req/s, idle then under 20 concurrent logins, ${settings.seconds} s each`)
+  const b = await latencyUnderLogins(target, settings.seconds)
+  progress(`(c) bcrypt compare timing, then logins with 8 connections for ${settings.seconds} s`)
+  const c = await loginVersusBcrypt(target, settings.bcryptCost, settings.seconds)
+  const end = await memoryOf(server.pid)
+
+  const meta = {
+    startedAt: started.toISOString(),
+    durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
+    revision,
+    node: process.version,
+    postgres: pgVersion,
+    cores,
+    cpu: cpus()[0]?.model ?? "unknown",
+    bcryptCost: settings.bcryptCost,
+    phaseSeconds: settings.seconds,
+    serverThreadpoolSize: 4,
+    loadAverageBefore: loadBefore,
+    loadAverageAfter: loadavg()[0] ?? 0,
+    note: "server, Postgres and the load generator share the same cores"
+  }
+  const sections: Array<Section> = [
+    {
+      title: "(a) throughput of authenticated GET /api/auth/me vs unauthenticated GET /healthz",
+      lines: [
+        { label: "GET /healthz", value: rps(a.healthz.rps) },
+        { label: "GET /api/auth/me (cookie)", value: rps(a.me.rps) },
+        { label: "ratio me / healthz", value: percent(a.ratio), target: "≥ 60 %", verdict: judge(a.ratio >= 0.6, a.valid) }
+      ],
+      notes: [
+        `autocannon, ${a.connections} connections, ${settings.seconds} s each; failed requests: healthz ${a.healthz.failed}, me ${a.me.failed}`,
+        "every /me carries the one sign-up session cookie: a server cache keyed by token hits on each request here," +
+          " while a browser moves to the re-issued token every second",
+        `p99 under saturation: healthz ${ms(a.healthz.p99Ms)}, me ${ms(a.me.p99Ms)}`,
+        `CPU per request, server (all threads) + Postgres: healthz ${fixed(a.healthz.serverCpuUsPerRequest, 0)} + ${fixed(a.healthz.databaseCpuUsPerRequest, 0)} µs, me ${fixed(a.me.serverCpuUsPerRequest, 0)} + ${fixed(a.me.databaseCpuUsPerRequest, 0)} µs`,
+        `CPU cost ratio healthz ÷ me: ${percent(a.cpuCostRatio)} (the throughput ratio to expect where both are CPU-bound)`,
+        `healthz ${coresUsed(a.healthz.cores)}`,
+        `me ${coresUsed(a.me.cores)}`
+      ]
+    },
+    {
+      title: "(b) p99 of GET /api/auth/me at 200 req/s while 20 logins run concurrently vs idle",
+      lines: [
+        { label: "idle p99", value: ms(b.idle.p99Ms) },
+        { label: "p99 with 20 logins in flight", value: ms(b.loaded.p99Ms) },
+        { label: "ratio loaded / idle", value: times(b.ratio), target: "≤ 3 ×", verdict: judge(b.ratio <= 3 && b.heldRate, b.valid) }
+      ],
+      notes: [
+        `p50 idle ${ms(b.idle.p50Ms)} → loaded ${ms(b.loaded.p50Ms)}; max idle ${ms(b.idle.maxMs)} → loaded ${ms(b.loaded.maxMs)}`,
+        `paced at ${b.rate} req/s on ${b.connections} keep-alive connections; a due request is skipped while all are waiting` +
+          (b.heldRate ? "" : " — the loaded server did not hold the rate: a MISS whatever the ratio"),
+        `answered idle ${rps(b.idle.achievedRps)} (${b.idle.skipped} skipped, ${b.idle.failed} failed), loaded ${rps(b.loaded.achievedRps)}` +
+          ` (${b.loaded.skipped} of ${b.loaded.scheduled} skipped, ${b.loaded.failed} failed)`,
+        `logins during the window: ${rps(b.loginRps)}; statuses ${JSON.stringify(b.loginStatuses)}`,
+        `bench process event-loop delay p99: idle ${ms(b.idle.clientLoopDelayP99Ms)}, loaded ${ms(b.loaded.clientLoopDelayP99Ms)}`,
+        `loaded ${coresUsed(b.loaded.cores)}`
+      ]
+    },
+    {
+      title: `(c) login throughput vs the bcrypt limit (cost ${c.cost})`,
+      lines: [
+        { label: "one bcrypt compare: CPU time", value: ms(c.compareCpuMs) },
+        { label: "one bcrypt compare: wall time (median of 15)", value: ms(c.compareMs) },
+        { label: `bcrypt limit (${c.cores} cores ÷ the shorter)`, value: rps(c.limitRps) },
+        { label: "POST /api/auth/login", value: rps(c.logins.rps) },
+        { label: "ratio login / limit", value: percent(c.ratio), target: "≥ 90 %", verdict: judge(c.ratio >= 0.9, c.valid) }
+      ],
+      notes: [
+        `autocannon, ${c.connections} connections, ${settings.seconds} s; failed ${c.logins.failed}; statuses ${JSON.stringify(c.logins.statusCodes)}`,
+        `CPU per login: server ${ms(c.logins.serverCpuUsPerRequest / 1000)}, Postgres ${ms(c.logins.databaseCpuUsPerRequest / 1000)};` +
+          ` the hash is ${percent(c.hashShareOfServerCpu)} of the server's`,
+        coresUsed(c.logins.cores),
+        `reference: ${c.cores} parallel compares in the idle bench process reach ${rps(c.bareParallelRps)}`,
+        `the server hashes on libuv's threadpool (UV_THREADPOOL_SIZE unset: 4 threads, ${c.cores > 4 ? "fewer than the cores: the pool, not the cores, caps hashing" : "at least one per core"})`
+      ]
+    },
+    {
+      title: "(d) server memory around 10,000 GET /api/auth/me (9 signed in : 1 without cookie)",
+      lines: [
+        { label: "VmRSS before", value: mib(d.before.rssMiB) },
+        { label: "VmRSS after", value: mib(d.after.rssMiB) },
+        { label: "growth", value: mib(d.growthMiB) },
+        { label: "VmHWM (peak) after", value: mib(d.after.hwmMiB) },
+        { label: "growth over a second 10,000", value: mib(d.secondGrowthMiB) },
+        { label: "VmRSS / VmHWM at the end of the run", value: `${mib(end.rssMiB)} / ${mib(end.hwmMiB)}` }
+      ],
+      notes: [`statuses ${JSON.stringify(d.requests.statusCodes)}${d.valid ? "" : " (unexpected: INVALID)"}`]
+    }
+  ]
+  const heading = [
+    `ZH bench — ${meta.startedAt}, revision ${revision}`,
+    `Node ${meta.node}, PostgreSQL ${meta.postgres}, ${cores} cores (${meta.cpu}), bcrypt cost ${meta.bcryptCost}`,
+    "one server process (NODE_ENV=production, real Postgres); server, Postgres and load generator share the cores",
+    `1-minute load average ${fixed(meta.loadAverageBefore, 2)} at start (the bench's own load not yet in it)` +
+    (meta.loadAverageBefore > cores / 2 ? " — other work on this machine: figures are noisy" : "")
+  ]
+  await writeJson(RESULTS, { meta, a, b, c, d, end, table: sections })
+  process.stdout.write(renderTable(heading, sections))
+  process.stdout.write(`results written to ${RESULTS}\n`)
+}
+
+const cleanup = new Cleanup()
+const abort = (reason: string, code: number) => {
+  progress(reason)
+  void cleanup.run().finally(() => process.exit(code))
+}
+process.once("SIGINT", () => abort("interrupted; cleaning up", 130))
+process.once("SIGTERM", () => abort("terminated; cleaning up", 143))
+setTimeout(() => abort(`still running after ${HARD_LIMIT_MS / 60_000} minutes; giving up`, 1), HARD_LIMIT_MS).unref()
+
+try {
+  await main(cleanup)
+} catch (e) {
+  process.exitCode = 1
+  progress(`failed: ${e instanceof Error ? e.message : String(e)}`)
+} finally {
+  await cleanup.run()
+}

@@ -1,0 +1,195 @@
+// The provisioning and end-of-life calls of a VPS, specified against a scripted PVE on loopback: the template clone
+// and its VMID races, cloud-init configuration with PVE's encodings, power, and destruction (reference/proxmox.md §3,
+// §5).
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { type Virtualization } from "../../../ports/Virtualization.ts"
+import { base, cloudInit, missingConfig, replyTask, scenario, vm } from "./stubPve.ts"
+
+describe("cloneTemplate", () => {
+  const template = { cluster: "c1", node: "pve1", vmid: 9000 }
+  const clone = (v: Virtualization["Service"]) =>
+    v.cloneTemplate({ template, target: { cluster: "c1", node: "pve1", vmid: 101 }, name: "vps-101", storage: "local-lvm" })
+  const clonePath = "POST /nodes/pve1/qemu/9000/clone"
+
+  it.live("sends a full clone to the target storage and waits for the task", () =>
+    scenario(
+      (stub) => replyTask(stub, clonePath, { type: "qmclone", runningPolls: 2 }),
+      (v, stub) =>
+        Effect.gen(function*() {
+          yield* clone(v)
+          const [sent] = stub.calls(clonePath)
+          assert.deepStrictEqual(Object.fromEntries(sent?.form ?? []), {
+            newid: "101",
+            name: "vps-101",
+            full: "1",
+            storage: "local-lvm"
+          })
+        })
+    ))
+
+  it.live("'already exists', at once or in the task, is VmidTaken and is not retried", () =>
+    scenario(
+      (stub) =>
+        stub.route(clonePath, (_, attempt) =>
+          attempt === 0
+            ? { status: 500, message: "unable to create VM 101: config file already exists" }
+            : { data: stub.task({ type: "qmclone", exitstatus: "clone failed: unable to create VM 101: config file already exists" }) }),
+      (v, stub) =>
+        Effect.gen(function*() {
+          assert.deepInclude(yield* Effect.flip(clone(v)), { _tag: "VmidTaken", vmid: 101 })
+          assert.deepInclude(yield* Effect.flip(clone(v)), { _tag: "VmidTaken", vmid: 101 })
+          assert.strictEqual(stub.calls(clonePath).length, 2)
+        })
+    ))
+
+  it.live("after a 59x it re-reads the target: a clone of ours in progress is waited for, not repeated", () =>
+    scenario(
+      (stub) => {
+        stub.route(clonePath, () => ({ status: 596, reason: "Connection timed out" }))
+        stub.route(`GET ${base}/status/current`, (_, attempt) => ({
+          data: attempt < 2 ? { status: "stopped", lock: "clone" } : { status: "stopped", name: "vps-101" }
+        }))
+      },
+      (v, stub) =>
+        Effect.gen(function*() {
+          yield* clone(v)
+          assert.strictEqual(stub.calls(clonePath).length, 1)
+          assert.strictEqual(stub.calls(`GET ${base}/status/current`).length, 3)
+        })
+    ))
+
+  it.live("after a 59x with no target VM, the clone is sent again", () =>
+    scenario(
+      (stub) => {
+        stub.route(clonePath, (_, attempt) =>
+          attempt === 0 ? { status: 599, reason: "Too many redirections" } : { data: stub.task({ type: "qmclone" }) })
+        stub.route(`GET ${base}/status/current`, () => ({ status: 500, message: missingConfig }))
+      },
+      (v, stub) =>
+        Effect.gen(function*() {
+          yield* clone(v)
+          assert.strictEqual(stub.calls(clonePath).length, 2)
+        })
+    ))
+
+  it.live("after a 59x, a target that belongs to someone else is VmidTaken", () =>
+    scenario(
+      (stub) => {
+        stub.route(clonePath, () => ({ status: 596, reason: "Connection timed out" }))
+        stub.route(`GET ${base}/status/current`, () => ({ data: { status: "running", name: "someone-elses-vm" } }))
+      },
+      (v) => Effect.map(Effect.flip(clone(v)), (e) => assert.deepInclude(e, { _tag: "VmidTaken", vmid: 101 }))
+    ))
+})
+
+describe("configuration and power", () => {
+  it.live("configure sends every cloud-init key, with SSH keys percent-encoded before the form encoding", () =>
+    scenario(
+      (stub) => replyTask(stub, `POST ${base}/config`, { type: "qmconfig" }),
+      (v, stub) =>
+        Effect.gen(function*() {
+          yield* v.configure(vm, cloudInit)
+          const [sent] = stub.calls(`POST ${base}/config`)
+          const joined = cloudInit.sshPublicKeys.join("\n")
+          // On the wire the keys are encoded twice: `%` of the first encoding became `%25` (§3.5).
+          assert.include(sent?.rawBody ?? "", `sshkeys=${encodeURIComponent(encodeURIComponent(joined))}`)
+          assert.include(sent?.rawBody ?? "", "sshkeys=ssh-ed25519%2520AAAAC3Nz%252Fx%252By%253D%2520ann%2540laptop%250Assh-rsa")
+          const form = Object.fromEntries(sent?.form ?? [])
+          assert.strictEqual(decodeURIComponent(form["sshkeys"] ?? ""), joined)
+          assert.deepStrictEqual({ ...form, sshkeys: undefined }, {
+            name: "web-1",
+            cores: "2",
+            sockets: "1",
+            memory: "2048",
+            net0: "virtio,bridge=vmbr0",
+            ipconfig0: "ip=203.0.113.10/28,gw=203.0.113.1",
+            nameserver: "1.1.1.1 9.9.9.9",
+            ciuser: "root",
+            cipassword: "Root-pass-1",
+            sshkeys: undefined,
+            ciupgrade: "0",
+            serial0: "socket",
+            vga: "serial0",
+            agent: "1"
+          })
+        })
+    ))
+
+  it.live("starting a running VM and stopping a stopped one succeed; resetting a stopped one does not", () =>
+    scenario(
+      (stub) => {
+        replyTask(stub, `POST ${base}/status/start`, { exitstatus: "VM 101 already running" })
+        replyTask(stub, `POST ${base}/status/stop`, { type: "qmstop", exitstatus: "VM 101 not running" })
+        stub.route(`POST ${base}/status/shutdown`, () => ({ status: 500, message: "VM 101 not running" }))
+        replyTask(stub, `POST ${base}/status/reset`, { type: "qmreset", exitstatus: "VM 101 not running" })
+      },
+      (v) =>
+        Effect.gen(function*() {
+          yield* v.start(vm)
+          yield* v.stop(vm)
+          yield* v.shutdown(vm)
+          assert.deepInclude(yield* Effect.flip(v.reset(vm)), { _tag: "TaskFailed", exitStatus: "VM 101 not running" })
+        })
+    ))
+
+  it.live("status reads PVE's loosely typed answer", () =>
+    scenario(
+      (stub) => stub.route(`GET ${base}/status/current`, () => ({ data: { status: "running", lock: "snapshot", agent: 0, vmid: "101" } })),
+      (v) =>
+        Effect.map(v.status(vm), (s) => assert.deepStrictEqual(s, { status: "running", lock: "snapshot", agentEnabled: false }))
+    ))
+})
+
+describe("destroy", () => {
+  it.live("purges the VM with its unreferenced disks", () =>
+    scenario(
+      (stub) => replyTask(stub, `DELETE ${base}`, { type: "qmdestroy" }),
+      (v, stub) =>
+        Effect.gen(function*() {
+          yield* v.destroy(vm)
+          assert.strictEqual(stub.calls(`DELETE ${base}`)[0]?.query.toString(), "purge=1&destroy-unreferenced-disks=1")
+        })
+    ))
+
+  it.live("a VM that no longer exists anywhere is destroyed already", () =>
+    scenario(
+      (stub) => {
+        stub.route(`DELETE ${base}`, () => ({ status: 500, message: missingConfig }))
+        stub.route("GET /cluster/resources", () => ({ data: [{ type: "qemu", vmid: 102, node: "pve1" }] }))
+      },
+      (v) => v.destroy(vm)
+    ))
+
+  it.live("a VM that moved to another node is destroyed there", () =>
+    scenario(
+      (stub) => {
+        stub.route(`DELETE ${base}`, () => ({ status: 500, message: missingConfig }))
+        stub.route("GET /cluster/resources", () => ({ data: [{ type: "qemu", vmid: 101, node: "pve2" }] }))
+        replyTask(stub, "DELETE /nodes/pve2/qemu/101", { node: "pve2", type: "qmdestroy" })
+      },
+      (v, stub) =>
+        Effect.gen(function*() {
+          yield* v.destroy(vm)
+          assert.strictEqual(stub.calls("DELETE /nodes/pve2/qemu/101").length, 1)
+        })
+    ))
+
+  it.live("a running VM is stopped first", () =>
+    scenario(
+      (stub) => {
+        stub.route(`DELETE ${base}`, (_, attempt) =>
+          attempt === 0 ? { status: 500, message: "VM 101 is running - destroy failed" } : { data: stub.task({ type: "qmdestroy" }) })
+        replyTask(stub, `POST ${base}/status/stop`, { type: "qmstop" })
+      },
+      (v, stub) =>
+        Effect.gen(function*() {
+          yield* v.destroy(vm)
+          assert.deepStrictEqual(stub.calls().map((s) => `${s.method} ${s.path}`), [
+            `DELETE ${base}`,
+            `POST ${base}/status/stop`,
+            `DELETE ${base}`
+          ])
+        })
+    ))
+})

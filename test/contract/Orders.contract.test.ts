@@ -1,0 +1,199 @@
+// One Orders contract, run against the in-memory fake, embedded PGlite and (when configured) real Postgres.
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
+import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
+import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
+import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
+import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
+import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
+import { Order } from "../../domain/billing/Billing.ts"
+import { Orders } from "../../ports/Orders.ts"
+import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { Users } from "../../ports/Users.ts"
+import { sqlBackends } from "../support/databases.ts"
+import { newUser } from "../support/userMother.ts"
+
+const placedAt = new Date("2026-03-01T10:00:00.000Z")
+/** `minutes` after the order was placed. */
+const later = (minutes: number) => new Date(placedAt.getTime() + minutes * 60_000)
+const options = { templateId: "debian-12", hostname: "web-1.example.com", nested: { tags: ["a", "b"], size: 3 } }
+
+/** A customer of the same backend (the orders table references users), under a unique e-mail. */
+const customer = Effect.flatMap(Users, (users) => users.insert(newUser(`orders-${randomUUID()}@example.com`)))
+
+const placeOrder = (userId: string) =>
+  Effect.flatMap(Orders, (orders) =>
+    orders.create({ id: randomUUID(), userId, planId: "vps-s", kind: "vps", options, totalSteps: 6, now: placedAt }))
+
+const current = (id: string) => Effect.map(Effect.flatMap(Orders, (orders) => orders.get(id)), Option.getOrThrow)
+
+const progress = (id: string, step: number, subscriptionId?: string) =>
+  Effect.flatMap(Orders, (orders) =>
+    orders.progress(id, {
+      status: "provisioning",
+      step,
+      stepName: `Step ${step}`,
+      ...(subscriptionId === undefined ? {} : { subscriptionId }),
+      now: later(step)
+    }))
+
+const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users, unknown>) =>
+  layer(impl, { excludeTestServices: true, timeout: "60 seconds" })(name, (it) => {
+    it.effect("a new order is pending at step 0 of its total, with the customer's options, and reads back the same", () =>
+      Effect.gen(function*() {
+        const user = yield* customer
+        const order = yield* placeOrder(user.id)
+        assert.deepStrictEqual(
+          order,
+          new Order({
+            id: order.id,
+            userId: user.id,
+            planId: "vps-s",
+            kind: "vps",
+            options,
+            status: "pending",
+            step: 0,
+            totalSteps: 6,
+            stepName: "Payment",
+            failureReason: null,
+            subscriptionId: null,
+            serviceId: null,
+            createdAt: placedAt,
+            updatedAt: placedAt
+          })
+        )
+        assert.deepStrictEqual(yield* current(order.id), order)
+        assert.isTrue(Option.isNone(yield* (yield* Orders).get(randomUUID())))
+      }))
+
+    it.effect("progress moves an unfinished order along and keeps its subscription once given", () =>
+      Effect.gen(function*() {
+        const user = yield* customer
+        const order = yield* placeOrder(user.id)
+        const subscription = yield* (yield* Subscriptions).create({
+          id: randomUUID(),
+          userId: user.id,
+          planId: "vps-s",
+          kind: "vps",
+          orderId: order.id,
+          currentPeriodEnd: later(60 * 24 * 31),
+          now: placedAt
+        })
+        yield* progress(order.id, 0, subscription.id)
+        yield* progress(order.id, 2)
+        const moved = yield* current(order.id)
+        assert.deepStrictEqual(
+          [moved.status, moved.step, moved.stepName, moved.subscriptionId, moved.updatedAt],
+          ["provisioning", 2, "Step 2", subscription.id, later(2)]
+        )
+        assert.deepStrictEqual(moved.createdAt, placedAt)
+      }))
+
+    it.effect("a completed order completes once: later progress, completion or failure change nothing", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const user = yield* customer
+        const order = yield* placeOrder(user.id)
+        yield* progress(order.id, 6)
+        const serviceId = randomUUID()
+        yield* orders.complete(order.id, serviceId, "sealed-secret", later(10))
+        const completed = yield* current(order.id)
+        assert.deepStrictEqual(
+          [completed.status, completed.serviceId, completed.step, completed.updatedAt],
+          ["completed", serviceId, 6, later(10)]
+        )
+        yield* progress(order.id, 3)
+        yield* orders.complete(order.id, randomUUID(), "another-secret", later(11))
+        yield* orders.fail(order.id, "too late", later(12))
+        assert.deepStrictEqual(yield* current(order.id), completed)
+        assert.deepStrictEqual(yield* orders.takeOneTimeSecret(order.id), Option.some("sealed-secret"))
+      }))
+
+    it.effect("a failed order fails once, with its reason, and is never completed or moved afterwards", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const user = yield* customer
+        const order = yield* placeOrder(user.id)
+        yield* orders.fail(order.id, "Your payment was declined.", later(1))
+        const failed = yield* current(order.id)
+        assert.deepStrictEqual(
+          [failed.status, failed.failureReason, failed.step, failed.updatedAt],
+          ["failed", "Your payment was declined.", 0, later(1)]
+        )
+        yield* orders.fail(order.id, "another reason", later(2))
+        yield* orders.complete(order.id, randomUUID(), "secret", later(3))
+        yield* progress(order.id, 4)
+        assert.deepStrictEqual(yield* current(order.id), failed)
+        assert.isTrue(Option.isNone(yield* orders.takeOneTimeSecret(order.id)))
+      }))
+
+    it.effect("the one-time secret is given to its first reader only", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const user = yield* customer
+        const order = yield* placeOrder(user.id)
+        assert.isTrue(Option.isNone(yield* orders.takeOneTimeSecret(order.id)))
+        yield* orders.complete(order.id, randomUUID(), "v1:sealed", later(5))
+        assert.deepStrictEqual(yield* orders.takeOneTimeSecret(order.id), Option.some("v1:sealed"))
+        assert.isTrue(Option.isNone(yield* orders.takeOneTimeSecret(order.id)))
+        assert.strictEqual((yield* current(order.id)).status, "completed")
+        assert.isTrue(Option.isNone(yield* orders.takeOneTimeSecret(randomUUID())))
+      }))
+
+    it.effect("an order completed without a secret has none to give", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const order = yield* placeOrder((yield* customer).id)
+        yield* orders.complete(order.id, randomUUID(), null, later(5))
+        assert.isTrue(Option.isNone(yield* orders.takeOneTimeSecret(order.id)))
+      }))
+
+    it.effect("of ten readers of the one-time secret at the same time, exactly one gets it", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const order = yield* placeOrder((yield* customer).id)
+        yield* orders.complete(order.id, randomUUID(), "v1:raced", later(5))
+        const taken = yield* Effect.all(
+          Array.from({ length: 10 }, () => orders.takeOneTimeSecret(order.id)),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(taken.filter(Option.isSome), [Option.some("v1:raced")])
+      }))
+
+    it.effect("unfinished lists pending and provisioning orders, oldest first, not completed or failed ones", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const user = yield* customer
+        const create = (minutes: number) =>
+          orders.create({
+            id: randomUUID(),
+            userId: user.id,
+            planId: "vps-s",
+            kind: "vps",
+            options: {},
+            totalSteps: 6,
+            now: later(minutes)
+          })
+        const provisioning = yield* create(2)
+        const pending = yield* create(1)
+        const completed = yield* create(3)
+        const failed = yield* create(4)
+        yield* progress(provisioning.id, 1)
+        yield* orders.complete(completed.id, randomUUID(), null, later(5))
+        yield* orders.fail(failed.id, "no capacity", later(5))
+        const mine = (yield* orders.unfinished).filter((o) => o.userId === user.id)
+        assert.deepStrictEqual(mine.map((o) => [o.id, o.status]), [[pending.id, "pending"], [provisioning.id, "provisioning"]])
+      }))
+  })
+
+describe("Orders contract", () => {
+  contract("in memory", Layer.mergeAll(MemoryOrders.layer, MemorySubscriptions.layer, MemoryUsers.layer))
+  for (const [backend, db] of sqlBackends()) {
+    contract(
+      backend,
+      Layer.mergeAll(PgOrders.layer, PgSubscriptions.layer, PgUsers.layer).pipe(Layer.provide(db))
+    )
+  }
+})

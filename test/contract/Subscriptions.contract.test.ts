@@ -1,0 +1,211 @@
+// One Subscriptions contract, run against the in-memory fake, embedded PGlite and (when configured) real Postgres.
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
+import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
+import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
+import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
+import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
+import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
+import { addMonth, Subscription, type SubscriptionStatus } from "../../domain/billing/Billing.ts"
+import { Orders } from "../../ports/Orders.ts"
+import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { Users } from "../../ports/Users.ts"
+import { sqlBackends } from "../support/databases.ts"
+import { newUser } from "../support/userMother.ts"
+
+const startedAt = new Date("2026-01-31T12:00:00.000Z")
+const periodEnd = addMonth(startedAt)
+const afterEnd = (millis: number) => new Date(periodEnd.getTime() + millis)
+
+/** A customer of the same backend (the tables reference users), under a unique e-mail. */
+const customer = Effect.map(
+  Effect.flatMap(Users, (users) => users.insert(newUser(`subscriptions-${randomUUID()}@example.com`))),
+  (user) => user.id
+)
+
+/** A subscription opened by its own order (subscriptions reference orders), ending at `end`. */
+const subscribe = (userId: string, end: Date = periodEnd, now: Date = startedAt) =>
+  Effect.gen(function*() {
+    const order = yield* (yield* Orders).create({
+      id: randomUUID(),
+      userId,
+      planId: "vps-m",
+      kind: "vps",
+      options: {},
+      totalSteps: 6,
+      now
+    })
+    return yield* (yield* Subscriptions).create({
+      id: randomUUID(),
+      userId,
+      planId: "vps-m",
+      kind: "vps",
+      orderId: order.id,
+      currentPeriodEnd: end,
+      now
+    })
+  })
+
+const current = (id: string) => Effect.map(Effect.flatMap(Subscriptions, (s) => s.get(id)), Option.getOrThrow)
+
+const withStatus = (userId: string, status: SubscriptionStatus) =>
+  Effect.gen(function*() {
+    const subscription = yield* subscribe(userId)
+    if (status !== "active") assert.isTrue(yield* (yield* Subscriptions).setStatus(subscription.id, status, ["active"]))
+    return subscription
+  })
+
+const contract = (name: string, impl: Layer.Layer<Subscriptions | Orders | Users, unknown>) =>
+  layer(impl, { excludeTestServices: true, timeout: "60 seconds" })(name, (it) => {
+    it.effect("a new subscription is active until its period end, not cancelled, with no service yet", () =>
+      Effect.gen(function*() {
+        const userId = yield* customer
+        const subscription = yield* subscribe(userId)
+        assert.deepStrictEqual(
+          subscription,
+          new Subscription({
+            id: subscription.id,
+            userId,
+            planId: "vps-m",
+            kind: "vps",
+            orderId: subscription.orderId,
+            status: "active",
+            currentPeriodEnd: periodEnd,
+            cancelAtPeriodEnd: false,
+            serviceId: null,
+            createdAt: startedAt
+          })
+        )
+        assert.deepStrictEqual(yield* current(subscription.id), subscription)
+        assert.isTrue(Option.isNone(yield* (yield* Subscriptions).get(randomUUID())))
+      }))
+
+    it.effect("a user's list holds their subscriptions, oldest first, and nobody else's", () =>
+      Effect.gen(function*() {
+        const userId = yield* customer
+        const newer = yield* subscribe(userId, periodEnd, afterEnd(-1000))
+        const older = yield* subscribe(userId, periodEnd, startedAt)
+        yield* subscribe(yield* customer)
+        const listed = yield* (yield* Subscriptions).forUser(userId)
+        assert.deepStrictEqual(listed.map((s) => s.id), [older.id, newer.id])
+        assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(randomUUID()), [])
+      }))
+
+    it.effect("attaching the service and cancelling at period end are recorded, and cancelling can be undone", () =>
+      Effect.gen(function*() {
+        const subscriptions = yield* Subscriptions
+        const subscription = yield* subscribe(yield* customer)
+        const serviceId = randomUUID()
+        yield* subscriptions.attachService(subscription.id, serviceId)
+        yield* subscriptions.setCancelAtPeriodEnd(subscription.id, true)
+        const cancelled = yield* current(subscription.id)
+        assert.deepStrictEqual([cancelled.serviceId, cancelled.cancelAtPeriodEnd, cancelled.status], [serviceId, true, "active"])
+        yield* subscriptions.setCancelAtPeriodEnd(subscription.id, false)
+        assert.isFalse((yield* current(subscription.id)).cancelAtPeriodEnd)
+      }))
+
+    it.effect("extend moves the period end from the expected one and makes a suspended subscription active", () =>
+      Effect.gen(function*() {
+        const subscriptions = yield* Subscriptions
+        const subscription = yield* withStatus(yield* customer, "suspended")
+        const next = addMonth(periodEnd)
+        assert.isTrue(yield* subscriptions.extend(subscription.id, periodEnd, next))
+        const renewed = yield* current(subscription.id)
+        assert.deepStrictEqual([renewed.status, renewed.currentPeriodEnd], ["active", next])
+      }))
+
+    it.effect("extend with a period end that is no longer current changes nothing", () =>
+      Effect.gen(function*() {
+        const subscriptions = yield* Subscriptions
+        const subscription = yield* subscribe(yield* customer)
+        assert.isTrue(yield* subscriptions.extend(subscription.id, periodEnd, addMonth(periodEnd)))
+        assert.isFalse(yield* subscriptions.extend(subscription.id, periodEnd, afterEnd(1)))
+        assert.deepStrictEqual((yield* current(subscription.id)).currentPeriodEnd, addMonth(periodEnd))
+        assert.isFalse(yield* subscriptions.extend(randomUUID(), periodEnd, addMonth(periodEnd)))
+      }))
+
+    it.effect("a terminated or failed subscription is never extended", () =>
+      Effect.gen(function*() {
+        const subscriptions = yield* Subscriptions
+        const userId = yield* customer
+        for (const status of ["terminated", "failed"] as const) {
+          const subscription = yield* withStatus(userId, status)
+          assert.isFalse(yield* subscriptions.extend(subscription.id, periodEnd, addMonth(periodEnd)))
+          const after = yield* current(subscription.id)
+          assert.deepStrictEqual([after.status, after.currentPeriodEnd], [status, periodEnd])
+        }
+      }))
+
+    it.effect("of ten renewals of the same period at the same time, exactly one extends", () =>
+      Effect.gen(function*() {
+        const subscriptions = yield* Subscriptions
+        const subscription = yield* subscribe(yield* customer)
+        const results = yield* Effect.all(
+          Array.from({ length: 10 }, (_, i) => subscriptions.extend(subscription.id, periodEnd, afterEnd((i + 1) * 1000))),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(results.filter((won) => won).length, 1)
+        const winner = results.indexOf(true)
+        assert.deepStrictEqual((yield* current(subscription.id)).currentPeriodEnd, afterEnd((winner + 1) * 1000))
+      }))
+
+    it.effect("setStatus moves only from one of the given statuses", () =>
+      Effect.gen(function*() {
+        const subscriptions = yield* Subscriptions
+        const subscription = yield* subscribe(yield* customer)
+        assert.isFalse(yield* subscriptions.setStatus(subscription.id, "terminated", ["suspended"]))
+        assert.isFalse(yield* subscriptions.setStatus(subscription.id, "terminated", []))
+        assert.strictEqual((yield* current(subscription.id)).status, "active")
+        assert.isTrue(yield* subscriptions.setStatus(subscription.id, "suspended", ["active", "failed"]))
+        assert.isTrue(yield* subscriptions.setStatus(subscription.id, "terminated", ["suspended"]))
+        assert.isFalse(yield* subscriptions.setStatus(subscription.id, "active", ["suspended"]))
+        assert.strictEqual((yield* current(subscription.id)).status, "terminated")
+        assert.isFalse(yield* subscriptions.setStatus(randomUUID(), "failed", ["active"]))
+      }))
+
+    it.effect("of concurrent moves from the same status, exactly one applies", () =>
+      Effect.gen(function*() {
+        const subscriptions = yield* Subscriptions
+        const subscription = yield* subscribe(yield* customer)
+        const results = yield* Effect.all(
+          Array.from({ length: 10 }, (_, i) =>
+            subscriptions.setStatus(subscription.id, i % 2 === 0 ? "suspended" : "failed", ["active"])),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(results.filter((moved) => moved).length, 1)
+      }))
+
+    it.effect("due lists active subscriptions whose period has ended by now, earliest first", () =>
+      Effect.gen(function*() {
+        const subscriptions = yield* Subscriptions
+        const userId = yield* customer
+        const endsNow = yield* subscribe(userId, periodEnd)
+        const endedBefore = yield* subscribe(userId, afterEnd(-60_000))
+        yield* subscribe(userId, afterEnd(1))
+        const suspended = yield* withStatus(userId, "suspended")
+        const terminated = yield* withStatus(userId, "terminated")
+        const due = (yield* subscriptions.due(periodEnd)).filter((s) => s.userId === userId)
+        assert.deepStrictEqual(due.map((s) => s.id), [endedBefore.id, endsNow.id])
+        assert.isFalse(due.some((s) => s.id === suspended.id || s.id === terminated.id))
+      }))
+
+    it.effect("suspended lists the suspended subscriptions only", () =>
+      Effect.gen(function*() {
+        const subscriptions = yield* Subscriptions
+        const userId = yield* customer
+        const suspended = yield* withStatus(userId, "suspended")
+        yield* withStatus(userId, "active")
+        yield* withStatus(userId, "failed")
+        const mine = (yield* subscriptions.suspended).filter((s) => s.userId === userId)
+        assert.deepStrictEqual(mine.map((s) => [s.id, s.status]), [[suspended.id, "suspended"]])
+      }))
+  })
+
+describe("Subscriptions contract", () => {
+  contract("in memory", Layer.mergeAll(MemorySubscriptions.layer, MemoryOrders.layer, MemoryUsers.layer))
+  for (const [backend, db] of sqlBackends()) {
+    contract(backend, Layer.mergeAll(PgSubscriptions.layer, PgOrders.layer, PgUsers.layer).pipe(Layer.provide(db)))
+  }
+})

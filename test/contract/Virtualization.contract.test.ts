@@ -1,0 +1,368 @@
+// One Virtualization contract, run against the in-memory cluster. The Proxmox wrapper over the sandbox Proxmox joins
+// the list below with only a layer, a cluster, a template, a storage and a way to make a guest agent answer.
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, type Layer, Redacted, Result, Stream } from "effect"
+import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
+import { MemoryCluster } from "../../adapters/fake/MemoryVirtualization.ts"
+import {
+  TaskFailed, Virtualization, VirtualizationUnavailable, VmidTaken, VmNotFound, type VmRef
+} from "../../ports/Virtualization.ts"
+import {
+  cloudInit, GiB, labCluster, labSeed, labStorage, labTemplate, logIn, terminal
+} from "../support/virtualizationMother.ts"
+
+interface ContractSetup<R> {
+  readonly layer: Layer.Layer<Virtualization | R, unknown>
+  readonly cluster: string
+  /** A template on one node of `cluster`; every clone of the suite lands on that node, on `storage`. */
+  readonly template: VmRef
+  readonly storage: string
+  /** Makes the guest agent of a running VM answer (true) or fall silent (false). */
+  readonly setAgentRunning: (vm: VmRef, running: boolean) => Effect.Effect<void, unknown, R>
+  /** The suite owns VMIDs `firstVmid` to `firstVmid + 29` (default 8100) and destroys whatever it finds there. */
+  readonly firstVmid?: number
+}
+
+const encoder = new TextEncoder()
+
+const contract = <R>(name: string, setup: ContractSetup<R>) => {
+  const { cluster, storage, template } = setup
+  const slot = (n: number): VmRef => ({ cluster, node: template.node, vmid: (setup.firstVmid ?? 8100) + n })
+  const hostname = (vm: VmRef) => `vps-${vm.vmid}`
+  /** Stops and destroys whatever holds `vm`, whatever fails: a leftover of an earlier run, or a test's own VM. */
+  const clear = (vm: VmRef) =>
+    Effect.flatMap(Virtualization, (v) => v.stop(vm).pipe(Effect.ignore, Effect.andThen(v.destroy(vm)), Effect.ignore))
+  /** A stopped clone of the template in slot `n`, destroyed when the test ends. */
+  const clone = (n: number) =>
+    Effect.gen(function*() {
+      const v = yield* Virtualization
+      const vm = slot(n)
+      yield* clear(vm)
+      yield* Effect.addFinalizer(() => clear(vm))
+      yield* v.cloneTemplate({ template, target: vm, name: hostname(vm), storage })
+      return vm
+    })
+  /** A clone configured with `cloudInit(hostname)` and started. */
+  const running = (n: number) =>
+    Effect.gen(function*() {
+      const v = yield* Virtualization
+      const vm = yield* clone(n)
+      yield* v.configure(vm, cloudInit(hostname(vm)))
+      yield* v.start(vm)
+      return vm
+    })
+  const summaryOf = (vm: VmRef) =>
+    Effect.map(Effect.flatMap(Virtualization, (v) => v.listVms(cluster)), (all) => all.find((s) => s.vmid === vm.vmid))
+  const templateNode = Effect.flatMap(Virtualization, (v) => v.nodeCapacity(cluster, storage)).pipe(
+    Effect.map((nodes) => nodes.find((n) => n.node === template.node)),
+    Effect.flatMap(Effect.fromNullishOr)
+  )
+
+  layer(setup.layer, { excludeTestServices: true, timeout: "120 seconds" })(name, (it) => {
+    it.effect("lists the cluster's VMs with the template marked as a template", () =>
+      Effect.gen(function*() {
+        const found = yield* summaryOf(template)
+        assert.deepInclude(found, { cluster, node: template.node, vmid: template.vmid, template: true })
+      }))
+
+    it.effect("a clone claims the template's CPUs and memory on its node and takes space on the storage", () =>
+      Effect.gen(function*() {
+        const source = yield* Effect.flatMap(summaryOf(template), Effect.fromNullishOr)
+        const before = yield* templateNode
+        yield* clone(1)
+        const after = yield* templateNode
+        assert.strictEqual(after.committedCpus - before.committedCpus, source.cpus)
+        assert.strictEqual(after.committedMemoryBytes - before.committedMemoryBytes, source.memoryBytes)
+        assert.isNotNull(before.storage)
+        assert.isBelow(after.storage?.availableBytes ?? Infinity, before.storage?.availableBytes ?? 0)
+        assert.strictEqual(after.storage?.totalBytes, before.storage?.totalBytes)
+      }))
+
+    it.effect("a storage the nodes do not have is reported as null", () =>
+      Effect.gen(function*() {
+        const nodes = yield* Effect.flatMap(Virtualization, (v) => v.nodeCapacity(cluster, "no-such-storage"))
+        assert.isNotEmpty(nodes)
+        for (const node of nodes) assert.isNull(node.storage)
+      }))
+
+    it.effect("a VMID is free until a clone takes it, and free again once the clone is destroyed", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = slot(2)
+        yield* clear(vm)
+        assert.isTrue(yield* v.isVmidFree(cluster, vm.vmid))
+        yield* clone(2)
+        assert.isFalse(yield* v.isVmidFree(cluster, vm.vmid))
+        assert.isFalse(yield* v.isVmidFree(cluster, template.vmid))
+        yield* v.destroy(vm)
+        assert.isTrue(yield* v.isVmidFree(cluster, vm.vmid))
+      }))
+
+    it.effect("a VPS goes from clone to destroyed: configure, resize, start, snapshot, stop, destroy", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* clone(3)
+        yield* v.configure(vm, cloudInit(hostname(vm), { cores: 4, memoryMiB: 4096 }))
+        yield* v.resizeDisk(vm, 20)
+        assert.deepInclude(yield* summaryOf(vm), {
+          name: hostname(vm), template: false, cpus: 4, memoryBytes: 4 * GiB, diskBytes: 20 * GiB
+        })
+        yield* v.start(vm)
+        assert.deepStrictEqual(yield* v.status(vm), { status: "running", lock: null, agentEnabled: true })
+        yield* v.createSnapshot(vm, "before-upgrade", "taken by the contract suite")
+        const [snapshot, ...others] = yield* v.listSnapshots(vm)
+        assert.deepStrictEqual(others, [])
+        assert.deepInclude(snapshot, { name: "before-upgrade", description: "taken by the contract suite" })
+        assert.instanceOf(snapshot?.createdAt, Date)
+        yield* v.deleteSnapshot(vm, "before-upgrade")
+        assert.deepStrictEqual(yield* v.listSnapshots(vm), [])
+        yield* v.stop(vm)
+        assert.strictEqual((yield* v.status(vm)).status, "stopped")
+        yield* v.destroy(vm)
+        assert.isUndefined(yield* summaryOf(vm))
+      }))
+
+    it.effect("cloning into a VMID already in use fails with VmidTaken", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* clone(4)
+        for (const target of [vm, { ...vm, vmid: template.vmid }]) {
+          const error = yield* Effect.flip(v.cloneTemplate({ template, target, name: "taken", storage }))
+          assert.deepStrictEqual(error, new VmidTaken({ vmid: target.vmid }))
+        }
+      }))
+
+    it.effect("configuring a VM that does not exist fails with VmNotFound", () =>
+      Effect.gen(function*() {
+        const vm = slot(5)
+        yield* clear(vm)
+        const error = yield* Effect.flip(Effect.flatMap(Virtualization, (v) => v.configure(vm, cloudInit("ghost"))))
+        assert.deepStrictEqual(error, new VmNotFound({ cluster, vmid: vm.vmid }))
+      }))
+
+    it.effect("a disk never shrinks: a smaller size fails the task and leaves the disk as it was", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* clone(6)
+        yield* v.resizeDisk(vm, 10)
+        yield* v.resizeDisk(vm, 10)
+        const error = yield* Effect.flip(v.resizeDisk(vm, 5))
+        assert.instanceOf(error, TaskFailed)
+        assert.include(error.exitStatus, "shrinking disks is not supported")
+        assert.strictEqual((yield* summaryOf(vm))?.diskBytes, 10 * GiB)
+      }))
+
+    it.effect("starting a running VM and stopping a stopped one both succeed", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* clone(7)
+        yield* v.start(vm)
+        yield* v.start(vm)
+        assert.strictEqual((yield* v.status(vm)).status, "running")
+        yield* v.stop(vm)
+        yield* v.stop(vm)
+        yield* v.shutdown(vm)
+        assert.strictEqual((yield* v.status(vm)).status, "stopped")
+      }))
+
+    it.effect("resetting a stopped VM fails the task", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* clone(8)
+        assert.instanceOf(yield* Effect.flip(v.reset(vm)), TaskFailed)
+      }))
+
+    it.effect("the guest agent runs a command in the guest and returns its output", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* running(9)
+        yield* setup.setAgentRunning(vm, true)
+        assert.deepStrictEqual(yield* v.guestExec(vm, ["echo", "hello", "world"]), {
+          exitCode: 0, stdout: "hello world\n", stderr: ""
+        })
+        assert.strictEqual((yield* v.guestExec(vm, ["cat"], "from stdin")).stdout, "from stdin")
+      }))
+
+    it.effect("a silent guest agent makes guest commands fail with GuestAgentUnavailable", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* running(10)
+        yield* setup.setAgentRunning(vm, false)
+        assert.strictEqual((yield* Effect.flip(v.guestExec(vm, ["true"])))._tag, "GuestAgentUnavailable")
+        const error = yield* Effect.flip(v.setGuestPassword(vm, "root", Redacted.make("new-password")))
+        assert.strictEqual(error._tag, "GuestAgentUnavailable")
+      }))
+
+    it.effect("a stopped VM has no guest agent to run commands", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* clone(11)
+        yield* v.configure(vm, cloudInit(hostname(vm)))
+        assert.strictEqual((yield* Effect.flip(v.guestExec(vm, ["true"])))._tag, "GuestAgentUnavailable")
+      }))
+
+    it.effect("destroying a VM twice succeeds", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* clone(12)
+        yield* v.destroy(vm)
+        yield* v.destroy(vm)
+        assert.isTrue(yield* v.isVmidFree(cluster, vm.vmid))
+      }))
+
+    // PVE answers "VM N is running - destroy failed" (reference §3.10): the caller must stop first. A permanent
+    // refusal, so TaskFailed, not the retryable VirtualizationUnavailable.
+    it.effect("destroying a running VM fails the task and leaves the VM running", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* running(13)
+        assert.instanceOf(yield* Effect.flip(v.destroy(vm)), TaskFailed)
+        assert.strictEqual((yield* v.status(vm)).status, "running")
+      }))
+
+    // Snapshot names are pve-configids (reference §3.8); PVE's refusal surfaces as TaskFailed.
+    it.effect("a snapshot name PVE refuses fails the task and takes no snapshot", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* clone(14)
+        for (const bad of ["1st", "has space", "dot.ted", "a".repeat(41), "current"]) {
+          assert.instanceOf(yield* Effect.flip(v.createSnapshot(vm, bad, "")), TaskFailed, bad)
+        }
+        yield* v.createSnapshot(vm, "A".repeat(40), "the longest name")
+        assert.deepStrictEqual((yield* v.listSnapshots(vm)).map((s) => s.name), ["A".repeat(40)])
+      }))
+
+    it.effect("the console logs in with the cloud-init user and password and runs shell commands", () =>
+      Effect.gen(function*() {
+        const vm = yield* running(15)
+        const term = yield* terminal(yield* Effect.flatMap(Virtualization, (v) => v.openConsole(vm)))
+        yield* logIn(term, "root", `pw-${hostname(vm)}`)
+        yield* term.until(`root@${hostname(vm)}:~# `)
+        yield* term.type("echo hello\r")
+        yield* term.until("\r\nhello\r\n")
+      }))
+
+    it.effect("the console refuses a wrong password", () =>
+      Effect.gen(function*() {
+        const vm = yield* running(16)
+        const term = yield* terminal(yield* Effect.flatMap(Virtualization, (v) => v.openConsole(vm)))
+        yield* logIn(term, "root", "not-the-password")
+        yield* term.until("Login incorrect")
+      }))
+
+    it.effect("a password set through the guest agent opens the console login", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* running(17)
+        yield* setup.setAgentRunning(vm, true)
+        yield* v.setGuestPassword(vm, "root", Redacted.make("set-by-the-agent"))
+        const term = yield* terminal(yield* v.openConsole(vm))
+        yield* logIn(term, "root", "set-by-the-agent")
+        yield* term.until(`root@${hostname(vm)}:~# `)
+      }))
+
+    it.effect("the shell behind the console sees the size given by resize", () =>
+      Effect.gen(function*() {
+        const vm = yield* running(18)
+        const serial = yield* Effect.flatMap(Virtualization, (v) => v.openConsole(vm))
+        const term = yield* terminal(serial)
+        yield* serial.resize(132, 43)
+        yield* logIn(term, "root", `pw-${hostname(vm)}`)
+        yield* term.until(":~# ")
+        yield* term.type("stty size\r")
+        yield* term.until("\r\n43 132\r\n")
+      }))
+
+    it.effect("a stopped VM has no console", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* clone(19)
+        yield* v.configure(vm, cloudInit(hostname(vm)))
+        const error = yield* Effect.flip(Effect.scoped(v.openConsole(vm)))
+        assert.strictEqual(error._tag, "ConsoleClosed")
+      }))
+
+    it.effect("stopping a VM ends its console: the output stops and typing fails with ConsoleClosed", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* running(20)
+        const serial = yield* v.openConsole(vm)
+        yield* v.stop(vm)
+        // Whether the stream ends or fails with ConsoleClosed is the adapter's choice; it must not hang.
+        const drained = yield* Effect.result(Stream.runDrain(serial.output).pipe(Effect.timeout("5 seconds")))
+        assert.isTrue(Result.isSuccess(drained) || drained.failure._tag === "ConsoleClosed")
+        assert.strictEqual((yield* Effect.flip(serial.write(encoder.encode("\r"))))._tag, "ConsoleClosed")
+      }))
+
+    it.effect("an unknown cluster fails with ClusterUnknown", () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(Effect.flatMap(Virtualization, (v) => v.listVms("no-such-cluster")))
+        assert.deepInclude(error, { _tag: "ClusterUnknown", cluster: "no-such-cluster" })
+      }))
+  })
+}
+
+describe("Virtualization contract", () => {
+  contract("in memory", {
+    layer: MemoryVirtualization.layer(labSeed()),
+    cluster: labCluster,
+    template: labTemplate,
+    storage: labStorage,
+    setAgentRunning: (vm, running) => Effect.flatMap(MemoryCluster, (c) => c.setAgentRunning(vm, running))
+  })
+})
+
+// What only the fake can be asked: a storage that runs out, faults on demand, call counts, cloud-init at next boot.
+describe("MemoryVirtualization control surface", () => {
+  const vm = (vmid: number): VmRef => ({ ...labTemplate, vmid })
+  const cloneTo = (vmid: number) =>
+    Effect.flatMap(Virtualization, (v) =>
+      v.cloneTemplate({ template: labTemplate, target: vm(vmid), name: `vps-${vmid}`, storage: labStorage }))
+
+  const smallStorage = MemoryVirtualization.layer(labSeed({ storageBytes: 8 * GiB }))
+  layer(smallStorage, { excludeTestServices: true })("small storage", (it) => {
+    it.effect("a clone or a resize that does not fit on the storage fails the task", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        yield* cloneTo(101) // the template's 3 GiB and this clone's 3 GiB leave 2 GiB
+        assert.instanceOf(yield* Effect.flip(cloneTo(102)), TaskFailed)
+        assert.instanceOf(yield* Effect.flip(v.resizeDisk(vm(101), 6)), TaskFailed)
+        yield* v.resizeDisk(vm(101), 5)
+        assert.isTrue(yield* v.isVmidFree(labCluster, 102))
+        const [pve1] = yield* v.nodeCapacity(labCluster, labStorage)
+        assert.deepStrictEqual(pve1?.storage, { availableBytes: 0, totalBytes: 8 * GiB })
+      }))
+  })
+
+  layer(MemoryVirtualization.layer(labSeed()), { excludeTestServices: true })("faults and counts", (it) => {
+    it.effect("failNext fails only the next call of that operation, failAlways every call until cleared", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const control = yield* MemoryCluster
+        const down = new VirtualizationUnavailable({ operation: "listVms", detail: "596 Connection timed out" })
+        yield* control.failNext("listVms", down)
+        assert.deepStrictEqual(yield* Effect.flip(v.listVms(labCluster)), down)
+        assert.isNotEmpty(yield* v.listVms(labCluster))
+        yield* control.failAlways("isVmidFree", down)
+        for (let i = 0; i < 3; i++) assert.deepStrictEqual(yield* Effect.flip(v.isVmidFree(labCluster, 1)), down)
+        yield* control.clearFaults
+        assert.isTrue(yield* v.isVmidFree(labCluster, 1))
+        assert.strictEqual(yield* control.calls("listVms"), 2)
+        assert.strictEqual(yield* control.calls("isVmidFree"), 4)
+      }))
+
+    it.effect("a cloud-init password set on a stopped VM opens the console after the next start", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        yield* cloneTo(103)
+        yield* v.configure(vm(103), cloudInit("vps-103"))
+        yield* v.setCloudInitPassword(vm(103), Redacted.make("next-boot"))
+        yield* v.start(vm(103))
+        const term = yield* terminal(yield* v.openConsole(vm(103)))
+        yield* logIn(term, "root", "next-boot")
+        yield* term.until("root@vps-103:~# ")
+        const [guest] = (yield* (yield* MemoryCluster).vms).filter((x) => x.vmid === 103)
+        assert.strictEqual(guest?.guestUsers.get("root"), "next-boot")
+      }))
+  })
+})

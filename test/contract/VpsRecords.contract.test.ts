@@ -1,0 +1,171 @@
+// One VpsRecords contract, run against the in-memory fake, embedded PGlite and (when configured) real Postgres.
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { randomUUID } from "node:crypto"
+import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
+import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
+import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
+import * as MemoryVpsRecords from "../../adapters/fake/MemoryVpsRecords.ts"
+import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
+import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
+import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
+import * as PgVpsRecords from "../../adapters/postgres/PgVpsRecords.ts"
+import { Vps } from "../../domain/vps/Vps.ts"
+import { Orders } from "../../ports/Orders.ts"
+import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { Users } from "../../ports/Users.ts"
+import { VpsRecords } from "../../ports/VpsRecords.ts"
+import { sqlBackends } from "../support/databases.ts"
+import { newUser } from "../support/userMother.ts"
+
+const builtAt = new Date("2026-03-01T10:00:00.000Z")
+const later = (minutes: number) => new Date(builtAt.getTime() + minutes * 60_000)
+
+const customer = Effect.map(
+  Effect.flatMap(Users, (users) => users.insert(newUser(`vps-${randomUUID()}@example.com`))),
+  (user) => user.id
+)
+
+/** An order and its subscription for `userId` (VPS records reference both), and the VPS step 6 would record. */
+const provisioned = (userId: string, createdAt: Date = builtAt) =>
+  Effect.gen(function*() {
+    const order = yield* (yield* Orders).create({
+      id: randomUUID(),
+      userId,
+      planId: "vps-s",
+      kind: "vps",
+      options: {},
+      totalSteps: 6,
+      now: createdAt
+    })
+    const subscription = yield* (yield* Subscriptions).create({
+      id: randomUUID(),
+      userId,
+      planId: "vps-s",
+      kind: "vps",
+      orderId: order.id,
+      currentPeriodEnd: later(60 * 24 * 31),
+      now: createdAt
+    })
+    return new Vps({
+      id: randomUUID(),
+      userId,
+      subscriptionId: subscription.id,
+      orderId: order.id,
+      planId: "vps-s",
+      cluster: "pve-par",
+      node: "pve1",
+      vmid: 100_123,
+      hostname: "web-1.example.com",
+      templateId: "debian-12",
+      address: "203.0.113.10",
+      status: "running",
+      graceUntil: null,
+      createdAt,
+      destroyedAt: null
+    })
+  })
+
+const current = (id: string) => Effect.map(Effect.flatMap(VpsRecords, (records) => records.get(id)), Option.getOrThrow)
+
+const contract = (name: string, impl: Layer.Layer<VpsRecords | Subscriptions | Orders | Users, unknown>) =>
+  layer(impl, { excludeTestServices: true, timeout: "60 seconds" })(name, (it) => {
+    it.effect("a created VPS reads back whole by id, by subscription and in its owner's list", () =>
+      Effect.gen(function*() {
+        const records = yield* VpsRecords
+        const vps = yield* provisioned(yield* customer)
+        assert.deepStrictEqual(yield* records.create(vps, "v1:sealed"), vps)
+        assert.deepStrictEqual(yield* current(vps.id), vps)
+        assert.deepStrictEqual(yield* records.bySubscription(vps.subscriptionId), Option.some(vps))
+        assert.deepStrictEqual(yield* records.forUser(vps.userId), [vps])
+      }))
+
+    it.effect("unknown ids, subscriptions and owners find nothing", () =>
+      Effect.gen(function*() {
+        const records = yield* VpsRecords
+        assert.isTrue(Option.isNone(yield* records.get(randomUUID())))
+        assert.isTrue(Option.isNone(yield* records.bySubscription(randomUUID())))
+        assert.deepStrictEqual(yield* records.forUser(randomUUID()), [])
+      }))
+
+    it.effect("a retried creation for the same order returns the record created the first time", () =>
+      Effect.gen(function*() {
+        const records = yield* VpsRecords
+        const vps = yield* provisioned(yield* customer)
+        yield* records.create(vps, "v1:first")
+        const retry = new Vps({ ...vps, id: randomUUID(), vmid: 100_999, createdAt: later(5) })
+        const retried = yield* records.create(retry, "v1:second")
+        assert.deepStrictEqual(retried, vps)
+        assert.deepStrictEqual(yield* records.forUser(vps.userId), [vps])
+      }))
+
+    it.effect("ten creations for one order at the same time all return one record", () =>
+      Effect.gen(function*() {
+        const records = yield* VpsRecords
+        const vps = yield* provisioned(yield* customer)
+        const created = yield* Effect.all(
+          Array.from({ length: 10 }, () => records.create(new Vps({ ...vps, id: randomUUID() }), "v1:raced")),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(new Set(created.map((v) => v.id)).size, 1)
+        assert.deepStrictEqual(yield* records.forUser(vps.userId), created.slice(0, 1))
+      }))
+
+    it.effect("an owner's list holds each of their VPSes, oldest first", () =>
+      Effect.gen(function*() {
+        const records = yield* VpsRecords
+        const userId = yield* customer
+        const newer = yield* records.create(yield* provisioned(userId, later(10)), "v1:a")
+        const older = yield* records.create(yield* provisioned(userId, later(1)), "v1:b")
+        yield* records.create(yield* provisioned(yield* customer), "v1:c")
+        assert.deepStrictEqual((yield* records.forUser(userId)).map((v) => v.id), [older.id, newer.id])
+      }))
+
+    it.effect("suspension sets a grace period; a status change without options keeps it", () =>
+      Effect.gen(function*() {
+        const records = yield* VpsRecords
+        const vps = yield* records.create(yield* provisioned(yield* customer), "v1:sealed")
+        yield* records.setStatus(vps.id, "suspended", { graceUntil: later(60 * 24 * 7) })
+        assert.deepStrictEqual(yield* current(vps.id), new Vps({ ...vps, status: "suspended", graceUntil: later(60 * 24 * 7) }))
+        yield* records.setStatus(vps.id, "stopped")
+        assert.deepStrictEqual(yield* current(vps.id), new Vps({ ...vps, status: "stopped", graceUntil: later(60 * 24 * 7) }))
+      }))
+
+    it.effect("destruction clears the grace period and records when; renewal clears it too", () =>
+      Effect.gen(function*() {
+        const records = yield* VpsRecords
+        const userId = yield* customer
+        const destroyed = yield* records.create(yield* provisioned(userId), "v1:a")
+        yield* records.setStatus(destroyed.id, "suspended", { graceUntil: later(100) })
+        yield* records.setStatus(destroyed.id, "destroyed", { graceUntil: null, destroyedAt: later(101) })
+        assert.deepStrictEqual(
+          yield* current(destroyed.id),
+          new Vps({ ...destroyed, status: "destroyed", graceUntil: null, destroyedAt: later(101) })
+        )
+        const renewed = yield* records.create(yield* provisioned(userId), "v1:b")
+        yield* records.setStatus(renewed.id, "suspended", { graceUntil: later(100) })
+        yield* records.setStatus(renewed.id, "running", { graceUntil: null })
+        assert.deepStrictEqual(yield* current(renewed.id), renewed)
+      }))
+
+    it.effect("changing the sealed root password leaves the record as it was", () =>
+      Effect.gen(function*() {
+        const records = yield* VpsRecords
+        const vps = yield* records.create(yield* provisioned(yield* customer), "v1:old")
+        yield* records.setSealedRootPassword(vps.id, "v1:new")
+        assert.deepStrictEqual(yield* current(vps.id), vps)
+      }))
+  })
+
+describe("VpsRecords contract", () => {
+  contract(
+    "in memory",
+    Layer.mergeAll(MemoryVpsRecords.layer, MemorySubscriptions.layer, MemoryOrders.layer, MemoryUsers.layer)
+  )
+  for (const [backend, db] of sqlBackends()) {
+    contract(
+      backend,
+      Layer.mergeAll(PgVpsRecords.layer, PgSubscriptions.layer, PgOrders.layer, PgUsers.layer).pipe(Layer.provide(db))
+    )
+  }
+})

@@ -1,0 +1,134 @@
+// Specification of a VPS's life in time (TestClock): lapse → stopped with a final snapshot (suspended);
+// renewal inside the grace window brings it back; after the grace window it is destroyed and its address freed.
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { TestClock } from "effect/testing"
+import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
+import { addMonth } from "../../../domain/billing/Billing.ts"
+import { placeOrder } from "../../../domain/billing/Ordering.ts"
+import { cancelSubscription, renewSubscription } from "../../../domain/billing/Renewal.ts"
+import { sweepLifecycle } from "../../../domain/vps/Lifecycle.ts"
+import { powerVps } from "../../../domain/vps/VpsActions.ts"
+import { IpAddresses } from "../../../ports/IpAddresses.ts"
+import { Ledger } from "../../../ports/Ledger.ts"
+import { Orders } from "../../../ports/Orders.ts"
+import { Subscriptions } from "../../../ports/Subscriptions.ts"
+import { Virtualization } from "../../../ports/Virtualization.ts"
+import { VpsRecords } from "../../../ports/VpsRecords.ts"
+import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
+
+const alice = "00000000-0000-4000-8000-00000000a11c"
+
+/** Lets the in-memory workflows run (they never sleep) until `done` holds. */
+const until = <R>(done: Effect.Effect<boolean, never, R>) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 20_000; i++) {
+      if (yield* done) return
+      yield* Effect.yieldNow
+    }
+    return yield* Effect.die(new Error("condition never held"))
+  })
+
+const provisioned = Effect.gen(function*() {
+  const order = yield* placeOrder(alice, "vps-s", vpsOptions("life-1"))
+  const orders = yield* Orders
+  yield* until(Effect.map(orders.get(order.id), (o) => Option.getOrThrow(o).status === "completed"))
+  const done = Option.getOrThrow(yield* orders.get(order.id))
+  const vps = Option.getOrThrow(yield* (yield* VpsRecords).get(done.serviceId!))
+  return { order: done, vps, subscriptionId: done.subscriptionId! }
+})
+
+const vpsStatus = (id: string) => Effect.map(Effect.flatMap(VpsRecords, (r) => r.get(id)), (v) => Option.getOrThrow(v).status)
+const subscriptionOf = (id: string) => Effect.map(Effect.flatMap(Subscriptions, (s) => s.get(id)), Option.getOrThrow)
+const vmOf = (vmid: number) => Effect.map(Effect.flatMap(MemoryCluster, (c) => c.vms), (vms) => vms.find((v) => v.vmid === vmid))
+
+describe("the VPS lifecycle", () => {
+  it.effect("nothing happens before the period ends", () =>
+    Effect.gen(function*() {
+      const { vps } = yield* provisioned
+      yield* TestClock.adjust("29 days")
+      yield* sweepLifecycle
+      yield* Effect.yieldNow
+      assert.strictEqual(yield* vpsStatus(vps.id), "running")
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("at the period end it is stopped, snapshotted and suspended, and refuses actions", () =>
+    Effect.gen(function*() {
+      const { subscriptionId, vps } = yield* provisioned
+      yield* TestClock.adjust("32 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(vpsStatus(vps.id), (s) => s === "suspended"))
+      assert.strictEqual((yield* vmOf(vps.vmid))?.status, "stopped")
+      const snapshots = yield* (yield* Virtualization).listSnapshots({ cluster: vps.cluster, node: vps.node, vmid: vps.vmid })
+      assert.isTrue(snapshots.some((s) => s.name.startsWith("final-")))
+      assert.strictEqual((yield* subscriptionOf(subscriptionId)).status, "suspended")
+      const refused = yield* Effect.flip(powerVps(alice, vps.id, "start"))
+      assert.strictEqual(refused._tag, "VpsUnavailable")
+      // Sweeping again changes nothing.
+      yield* sweepLifecycle
+      yield* Effect.yieldNow
+      assert.strictEqual(yield* vpsStatus(vps.id), "suspended")
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("a renewal inside the grace window brings the same VM back, running, for a new month", () =>
+    Effect.gen(function*() {
+      const { subscriptionId, vps } = yield* provisioned
+      yield* TestClock.adjust("32 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(vpsStatus(vps.id), (s) => s === "suspended"))
+      yield* TestClock.adjust("3 days")
+      const renewed = yield* renewSubscription(alice, subscriptionId)
+      assert.strictEqual(renewed.status, "active")
+      assert.strictEqual(yield* vpsStatus(vps.id), "running")
+      assert.strictEqual((yield* vmOf(vps.vmid))?.status, "running")
+      assert.isTrue(renewed.currentPeriodEnd.getTime() > Date.UTC(1970, 2, 1))
+      // Past the old grace window nothing is destroyed: it is active again.
+      yield* TestClock.adjust("10 days")
+      yield* sweepLifecycle
+      yield* Effect.yieldNow
+      assert.strictEqual(yield* vpsStatus(vps.id), "running")
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("after the grace window it is destroyed with its disks, and its address returns to the pool", () =>
+    Effect.gen(function*() {
+      const { order, subscriptionId, vps } = yield* provisioned
+      yield* TestClock.adjust("32 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(vpsStatus(vps.id), (s) => s === "suspended"))
+      yield* TestClock.adjust("8 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(vpsStatus(vps.id), (s) => s === "destroyed"))
+      assert.isUndefined(yield* vmOf(vps.vmid))
+      assert.isUndefined(yield* (yield* IpAddresses).held(order.id))
+      assert.strictEqual((yield* subscriptionOf(subscriptionId)).status, "terminated")
+      const late = yield* Effect.flip(renewSubscription(alice, subscriptionId))
+      assert.strictEqual(late._tag, "SubscriptionEnded")
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("renewals racing each other never charge for a month they do not add", () =>
+    Effect.gen(function*() {
+      const { subscriptionId } = yield* provisioned
+      const before = (yield* subscriptionOf(subscriptionId)).currentPeriodEnd
+      yield* Effect.all(Array.from({ length: 5 }, () => renewSubscription(alice, subscriptionId)), { concurrency: "unbounded" })
+      const after = (yield* subscriptionOf(subscriptionId)).currentPeriodEnd
+      const charges = (yield* (yield* Ledger).forSubscription(subscriptionId)).filter((e) => e.kind === "charge")
+      // The first month was charged with the order; each renewal charge adds exactly one month.
+      let expected = before
+      for (let i = 1; i < charges.length; i++) expected = addMonth(expected)
+      assert.strictEqual(after.toISOString(), expected.toISOString())
+      assert.isTrue(charges.length >= 2)
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("a cancelled subscription ends at its period end; another user cannot cancel it", () =>
+    Effect.gen(function*() {
+      const { subscriptionId, vps } = yield* provisioned
+      const stranger = yield* Effect.flip(cancelSubscription("00000000-0000-4000-8000-0000000000bb", subscriptionId))
+      assert.strictEqual(stranger._tag, "SubscriptionNotFound")
+      const cancelled = yield* cancelSubscription(alice, subscriptionId)
+      assert.isTrue(cancelled.cancelAtPeriodEnd)
+      assert.strictEqual(yield* vpsStatus(vps.id), "running")
+      yield* TestClock.adjust("32 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(vpsStatus(vps.id), (s) => s === "suspended"))
+    }).pipe(Effect.provide(vpsEnv())))
+})

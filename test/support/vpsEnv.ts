@@ -1,0 +1,99 @@
+// Everything the VPS use cases run on, in memory: fakes of every port, the in-memory workflow engine with the
+// real workflows, the sandbox payment gateway, and a catalog with one cluster, two templates, a pool and plans.
+import { NodeCrypto } from "@effect/platform-node"
+import { Duration, Effect, Layer, Redacted } from "effect"
+import { WorkflowEngine } from "effect/workflow"
+import * as AesGcmSecretBox from "../../adapters/crypto/AesGcmSecretBox.ts"
+import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
+import * as MemoryIpAddresses from "../../adapters/fake/MemoryIpAddresses.ts"
+import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
+import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
+import * as MemoryPlacement from "../../adapters/fake/MemoryPlacement.ts"
+import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
+import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
+import * as MemoryVpsRecords from "../../adapters/fake/MemoryVpsRecords.ts"
+import * as SandboxPaymentGateway from "../../adapters/payments/SandboxPaymentGateway.ts"
+import { Result } from "effect"
+import { hostAddresses, parseAddress, parseCidr } from "../../domain/catalog/ipv4.ts"
+import type { VpsPlan } from "../../domain/catalog/Plan.ts"
+import { SuspendVpsLive, TerminateVpsLive } from "../../domain/vps/Lifecycle.ts"
+import { ProvisionVpsLive } from "../../domain/vps/ProvisionVps.ts"
+import { VpsSettings } from "../../domain/vps/VpsSettings.ts"
+import { Catalog } from "../../ports/Catalog.ts"
+import { labCluster, labSeed, labStorage } from "./virtualizationMother.ts"
+
+export const vpsPlan: VpsPlan = {
+  kind: "vps",
+  id: "vps-s",
+  name: "VPS S",
+  priceCents: 500,
+  vcpu: 1,
+  ramMiB: 1024,
+  diskGiB: 20,
+  templates: ["debian-12"],
+  snapshotLimit: 2
+}
+
+export const bigPlan: VpsPlan = { ...vpsPlan, id: "vps-huge", name: "VPS Huge", vcpu: 64, ramMiB: 512 * 1024, diskGiB: 100 }
+
+export const sshKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB7uLQ2QJEVpMZ8wYJfEq1v7rJ9l3cQxYwZ0Yt3JmK4N ada@example.com"
+
+export const vpsOptions = (hostname = "web-1") => ({ templateId: "debian-12", hostname, sshPublicKey: sshKey })
+
+/** Seeds the catalog through its port: the lab cluster, its template, a pool of `poolSize` addresses, the plans. */
+export const seedCatalog = (poolSize: number) =>
+  Effect.gen(function*() {
+    const catalog = yield* Catalog
+    yield* catalog.upsertCluster({
+      name: labCluster,
+      url: "https://pve.lab:8006",
+      username: "root@pam",
+      tokenId: null,
+      tls: { ca: null, fingerprint: null, insecure: true }
+    })
+    yield* catalog.upsertTemplate({ id: "debian-12", name: "Debian 12", cluster: labCluster, node: "pve1", vmid: 9000 })
+    const cidr = Result.getOrThrow(parseCidr("203.0.113.0/24"))
+    const addresses = hostAddresses(cidr, parseAddress("203.0.113.1")!).slice(0, poolSize)
+    yield* catalog.upsertIpPool(
+      { id: "public-1", cluster: labCluster, cidr: "203.0.113.0/24", gateway: "203.0.113.1", bridge: "vmbr0", nodes: ["pve1", "pve2"] },
+      addresses
+    )
+    yield* catalog.upsertPlan(vpsPlan)
+    yield* catalog.upsertPlan(bigPlan)
+  })
+
+export const vpsSettings = {
+  vmidRange: { from: 100_000, to: 100_200 },
+  cpuOvercommit: 4,
+  memoryOvercommit: 1,
+  storage: labStorage,
+  storageMarginGiB: 5,
+  nameservers: ["1.1.1.1"],
+  gracePeriod: Duration.days(7)
+}
+
+export const vpsEnv = (options: { readonly poolSize?: number } = {}) => {
+  const ports = Layer.mergeAll(
+    MemoryIpAddresses.layer,
+    MemoryCatalog.layer
+  ).pipe(Layer.provideMerge(MemoryCatalog.layerState))
+  const services = Layer.mergeAll(
+    ports,
+    MemoryOrders.layer,
+    MemorySubscriptions.layer,
+    MemoryLedger.layer,
+    MemoryVpsRecords.layer,
+    MemoryPlacement.layer,
+    MemoryVirtualization.layer(labSeed()),
+    AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
+    Layer.succeed(VpsSettings, vpsSettings),
+    SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+    NodeCrypto.layerSecureRandom
+  )
+  const workflows = Layer.mergeAll(ProvisionVpsLive, SuspendVpsLive, TerminateVpsLive)
+  return Layer.effectDiscard(seedCatalog(options.poolSize ?? 16)).pipe(
+    Layer.provideMerge(workflows),
+    Layer.provideMerge(WorkflowEngine.layerMemory),
+    Layer.provideMerge(services)
+  )
+}
