@@ -4,6 +4,7 @@ import { Duration, Effect, FileSystem, Layer, Logger, Option, References } from 
 import { HttpRouter } from "effect/http"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
 import { createServer } from "node:http"
+import { availableParallelism } from "node:os"
 import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
 import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.ts"
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
@@ -34,6 +35,7 @@ import * as RechercheEntreprisesRegistry from "../adapters/registry/RechercheEnt
 import { AccountSettings } from "../domain/account/AccountSettings.ts"
 import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
 import { VpsSettings } from "../domain/vps/VpsSettings.ts"
+import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SandboxProxmoxLive } from "./sandbox/SandboxUpstreams.ts"
 import { LifecycleCronLive, WorkflowEngineLive, WorkflowsLive } from "./Workflows.ts"
@@ -78,7 +80,8 @@ export const RepositoriesLive = Layer.mergeAll(
   PgLedger.layer,
   PgVpsRecords.layer,
   PgPlacement.layer,
-  PgUsers.layer,
+  // A password reset or log-out-everywhere on another instance is seen here within a second.
+  CachedUsers.layer({ ttl: "1 second", capacity: 10_000 }).pipe(Layer.provide(PgUsers.layer)),
   PgPasswordResets.layer,
   PgLoginAttempts.layer,
   PgUnitOfWork.layer,
@@ -131,7 +134,7 @@ export const accountSettings = (settings: Settings): AccountSettings["Service"] 
 /** Everything but the database: crypto, registry, mail, settings. */
 export const ServicesLive = (settings: Settings) =>
   Layer.mergeAll(
-    BcryptPasswordHasher.layer(settings.bcryptCost),
+    BcryptPasswordHasher.layer(settings.bcryptCost, availableParallelism()),
     JoseSessionTokens.layer(settings.jwtSecret),
     AesGcmSecretBox.layer(settings.encryptionKeys),
     NodeCrypto.layerSecureRandom,
