@@ -38,7 +38,7 @@ import { VpsSettings } from "../domain/vps/VpsSettings.ts"
 import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SandboxProxmoxLive } from "./sandbox/SandboxUpstreams.ts"
-import { LifecycleCronLive, WorkflowEngineLive, WorkflowsLive } from "./Workflows.ts"
+import { LifecycleCronLive, ReconcileOrdersLive, WorkflowEngineLive, WorkflowsLive } from "./Workflows.ts"
 import type { Settings } from "./Config.ts"
 import { type EmbeddedDatabaseFailed, embeddedDataDir, postgres } from "./Database.ts"
 
@@ -200,7 +200,8 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     Layer.provideMerge(catalog)
   )
   const engine = WorkflowEngineLive({ embedded: Option.isNone(settings.databaseUrl) })
-  return Layer.mergeAll(WorkflowsLive, LifecycleCronLive).pipe(
+  return ReconcileOrdersLive.pipe(
+    Layer.provideMerge(Layer.mergeAll(WorkflowsLive, LifecycleCronLive)),
     Layer.provideMerge(engine),
     Layer.provideMerge(virtualization)
   )

@@ -3,6 +3,7 @@
 import { NodeCrypto } from "@effect/platform-node"
 import { Cron, Effect, Layer } from "effect"
 import { ClusterCron, ClusterWorkflowEngine, SingleRunner } from "effect/cluster"
+import { reconcileOrders } from "../domain/billing/Ordering.ts"
 import { sweepLifecycle, SuspendVpsLive, TerminateVpsLive } from "../domain/vps/Lifecycle.ts"
 import { ProvisionVpsLive } from "../domain/vps/ProvisionVps.ts"
 
@@ -21,6 +22,11 @@ export const WorkflowEngineLive = (options: { readonly embedded: boolean }) =>
   )
 
 export const WorkflowsLive = Layer.mergeAll(ProvisionVpsLive, SuspendVpsLive, TerminateVpsLive)
+
+/** Orders a dead process left unfinished are resumed (or refunded) once the engine runs. */
+export const ReconcileOrdersLive = Layer.effectDiscard(
+  reconcileOrders.pipe(Effect.catchCause((cause) => Effect.logError("reconciling unfinished orders failed", cause)))
+)
 
 export const LifecycleCronLive = ClusterCron.make({
   name: "subscription-lifecycle",

@@ -6,6 +6,7 @@ import { Ledger } from "../../ports/Ledger.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { SecretBox } from "../../ports/SecretBox.ts"
+import { refundOrder } from "./refund.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import type { VpsPlan } from "../catalog/Plan.ts"
 import { ProvisionVps, VPS_STEPS } from "../vps/ProvisionVps.ts"
@@ -104,4 +105,22 @@ export const viewOrder = Effect.fn("viewOrder")(function*(userId: string, orderI
   if (Option.isNone(secret)) return { order } satisfies OrderView
   const password = yield* (yield* SecretBox).open(secret.value, `order:${orderId}:root-password`).pipe(Effect.orDie)
   return { order, rootPassword: Redacted.value(password) } satisfies OrderView
+})
+
+/**
+ * At start: every order still unfinished gets its due. One that reached provisioning has its workflow executed
+ * again (idempotent by order id: a running or finished workflow is joined, not restarted). One still `pending`
+ * for minutes was charged, or about to be, when a process died before its subscription existed: refund, fail.
+ */
+export const reconcileOrders = Effect.gen(function*() {
+  const orders = yield* Orders
+  const at = yield* now
+  for (const order of yield* orders.unfinished) {
+    if (order.status === "provisioning") {
+      yield* ProvisionVps.execute({ orderId: order.id }, { discard: true })
+    } else if (at.getTime() - order.updatedAt.getTime() > 5 * 60_000) {
+      // Old enough that no live request is still paying for it (another instance may be mid-order).
+      yield* refundOrder(order.id, "The order was interrupted before provisioning could start.")
+    }
+  }
 })
