@@ -83,14 +83,22 @@ export interface SerialConsole {
 export class VirtualizationUnavailable extends Schema.TaggedError<VirtualizationUnavailable>()(
   "VirtualizationUnavailable",
   { operation: Schema.String, detail: Schema.String }
-) {}
+) {
+  override get message() {
+    return `${this.operation}: ${this.detail}`
+  }
+}
 
 /** An asynchronous task ended with an exit status other than OK; `log` holds the task log's last lines. */
 export class TaskFailed extends Schema.TaggedError<TaskFailed>()("TaskFailed", {
   operation: Schema.String,
   exitStatus: Schema.String,
   log: Schema.Array(Schema.String)
-}) {}
+}) {
+  override get message() {
+    return `${this.operation}: ${this.exitStatus}`
+  }
+}
 
 export class VmNotFound extends Schema.TaggedError<VmNotFound>()("VmNotFound", {
   cluster: Schema.String,

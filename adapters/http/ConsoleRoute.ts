@@ -14,12 +14,27 @@ import type { AccountServices } from "./AccountsHandlers.ts"
 import { errorResponse } from "./edge.ts"
 
 /** A text frame the browser sends to resize the terminal; any other text frame is typed input. */
-const Resize = Schema.fromJsonString(Schema.Struct({
+const Resize = Schema.Struct({
   type: Schema.Literal("resize"),
   cols: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })),
   rows: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 }))
-}))
+})
 const decodeResize = Schema.decodeUnknownOption(Resize)
+const isResizeMessage = Schema.is(Schema.Struct({ type: Schema.Literal("resize") }))
+
+/** A resize message, a malformed one (dropped: it must never reach the terminal as typing), or plain input. */
+const classify = (frame: string): { readonly _tag: "Resize"; readonly cols: number; readonly rows: number } | { readonly _tag: "Drop" } | { readonly _tag: "Input" } => {
+  if (!frame.startsWith("{")) return { _tag: "Input" }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(frame)
+  } catch {
+    return { _tag: "Input" }
+  }
+  if (!isResizeMessage(parsed)) return { _tag: "Input" }
+  const resize = decodeResize(parsed)
+  return Option.isSome(resize) ? { _tag: "Resize", cols: resize.value.cols, rows: resize.value.rows } : { _tag: "Drop" }
+}
 
 const encoder = new TextEncoder()
 
@@ -75,8 +90,9 @@ const relay = (
     const fromBrowser = Effect.forever(Effect.flatMap(reader.pull, (frames) =>
       Effect.forEach(frames, (frame) => {
         if (typeof frame === "string") {
-          const resize = decodeResize(frame)
-          if (Option.isSome(resize)) return upstream.resize(resize.value.cols, resize.value.rows)
+          const kind = classify(frame)
+          if (kind._tag === "Resize") return upstream.resize(kind.cols, kind.rows)
+          if (kind._tag === "Drop") return Effect.void
           return frame.length > options.maxInputFrameBytes ? Effect.void : upstream.write(encoder.encode(frame))
         }
         return frame.byteLength > options.maxInputFrameBytes ? Effect.void : upstream.write(frame)

@@ -49,7 +49,8 @@ const vpsView = (v: Vps) => ({
   planId: v.planId,
   hostname: v.hostname,
   templateId: v.templateId,
-  address: v.address,
+  // A destroyed VPS's address went back to the pool and may be someone else's now.
+  address: v.status === "destroyed" ? "" : v.address,
   status: v.status,
   ...(v.graceUntil === null ? {} : { graceUntil: v.graceUntil.toISOString() }),
   createdAt: v.createdAt.toISOString()

@@ -46,6 +46,7 @@ export type DomainError =
   | VpsActions.SnapshotLimitReached
   | VpsActions.InvalidSnapshotName
   | VpsActions.SnapshotNotFound
+  | VpsActions.SnapshotExists
   | Virtualization.VirtualizationUnavailable
   | Virtualization.TaskFailed
   | Virtualization.ClusterUnknown
@@ -84,6 +85,7 @@ const table: Table = {
   SnapshotLimitReached: (e) => new Conflict(body("SNAPSHOT_LIMIT_REACHED", e)),
   InvalidSnapshotName: (e) => new Unprocessable(body("INVALID_SNAPSHOT_NAME", e)),
   SnapshotNotFound: (e) => new NotFound(body("SNAPSHOT_NOT_FOUND", e)),
+  SnapshotExists: (e) => new Conflict(body("SNAPSHOT_EXISTS", e)),
   // Upstream details (hosts, nodes, task logs) stay in our logs; the customer gets a generic, stable answer.
   VirtualizationUnavailable: () => upstreamUnavailable,
   TaskFailed: () => upstreamUnavailable,

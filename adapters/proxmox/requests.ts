@@ -1,5 +1,6 @@
 // Every call the wrapper can make, as pure builders with the exact upstream method, path template and parameter
 // names (reference/proxmox.md §3); the API-schema test runs each one, so a misspelt parameter fails the build.
+import type { CloudInit } from "../../ports/Virtualization.ts"
 import type { Params, ProxmoxRequest } from "./encoding.ts"
 import { sshKeysValue } from "./encoding.ts"
 
@@ -10,18 +11,8 @@ export interface VmAddress {
 
 export type PowerAction = "start" | "stop" | "shutdown" | "reset"
 
-export interface VmConfiguration {
-  readonly cores: number
-  readonly memoryMiB: number
-  readonly bridge: string
-  readonly address: string
-  readonly gateway: string
-  readonly nameservers: ReadonlyArray<string>
-  readonly user: string
-  readonly password: string
-  readonly sshPublicKeys: ReadonlyArray<string>
-  readonly hostname: string
-}
+/** The port's cloud-init settings with the password unwrapped: it is about to go on the wire. */
+export type VmConfiguration = Omit<CloudInit, "password"> & { readonly password: string }
 
 const vmPath = (suffix: string) => `/nodes/{node}/qemu/{vmid}${suffix}`
 

@@ -10,7 +10,7 @@ import { refundOrder } from "./refund.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import type { VpsPlan } from "../catalog/Plan.ts"
 import { ProvisionVps, VPS_STEPS } from "../vps/ProvisionVps.ts"
-import { checkSshPublicKey, isValidHostname, VpsOrderOptions } from "../vps/VpsOptions.ts"
+import { checkSshPublicKey, isValidHostname, normaliseSshPublicKey, VpsOrderOptions } from "../vps/VpsOptions.ts"
 import { addMonth, type Order } from "./Billing.ts"
 import { InvalidOrderOption, OrderNotFound, PlanUnavailable } from "./BillingErrors.ts"
 
@@ -35,7 +35,7 @@ const validateVpsOptions = Effect.fn("validateVpsOptions")(function*(plan: VpsPl
   }
   const keyProblem = checkSshPublicKey(options.sshPublicKey)
   if (keyProblem !== undefined) return yield* new InvalidOrderOption({ field: "options.sshPublicKey", problem: keyProblem })
-  return { templateId: options.templateId, hostname, sshPublicKey: options.sshPublicKey.trim() }
+  return { templateId: options.templateId, hostname, sshPublicKey: normaliseSshPublicKey(options.sshPublicKey) }
 })
 
 /**

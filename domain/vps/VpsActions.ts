@@ -3,7 +3,7 @@
 import { Effect, Option, Redacted, Schema } from "effect"
 import { Catalog } from "../../ports/Catalog.ts"
 import { SecretBox } from "../../ports/SecretBox.ts"
-import { Virtualization } from "../../ports/Virtualization.ts"
+import { type Snapshot, Virtualization } from "../../ports/Virtualization.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
 import { vmRefOf } from "./Lifecycle.ts"
 import { generatePassword } from "./passwords.ts"
@@ -37,7 +37,13 @@ export class SnapshotLimitReached extends Schema.TaggedError<SnapshotLimitReache
 
 export class InvalidSnapshotName extends Schema.TaggedError<InvalidSnapshotName>()("InvalidSnapshotName", {}) {
   override get message() {
-    return "A snapshot name starts with a letter and has at most 40 letters, digits, - or _."
+    return "A snapshot name starts with a letter and has 2 to 40 letters, digits, - or _ (not \"current\")."
+  }
+}
+
+export class SnapshotExists extends Schema.TaggedError<SnapshotExists>()("SnapshotExists", {}) {
+  override get message() {
+    return "A snapshot with this name already exists."
   }
 }
 
@@ -47,8 +53,9 @@ export class SnapshotNotFound extends Schema.TaggedError<SnapshotNotFound>()("Sn
   }
 }
 
-/** Proxmox's snapshot name rule (pve-configid), minus our reserved `final-` prefix for lapse snapshots. */
-const SNAPSHOT_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,39}$/
+/** Proxmox's snapshot name rule (pve-configid, 2–40 characters; `current` is its own), minus our `final-` prefix. */
+const SNAPSHOT_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{1,39}$/
+const RESERVED_SNAPSHOT_NAMES = new Set(["current", "pending"])
 
 export const ownedVps = Effect.fn("ownedVps")(function*(userId: string, vpsId: string) {
   const found = yield* (yield* VpsRecords).get(vpsId)
@@ -88,14 +95,25 @@ export const createSnapshot = Effect.fn("createSnapshot")(function*(
   description: string
 ) {
   const vps = yield* Effect.flatMap(ownedVps(userId, vpsId), usable)
-  if (!SNAPSHOT_NAME.test(name) || name.startsWith("final-")) return yield* new InvalidSnapshotName()
+  if (!SNAPSHOT_NAME.test(name) || name.startsWith("final-") || RESERVED_SNAPSHOT_NAMES.has(name.toLowerCase())) {
+    return yield* new InvalidSnapshotName()
+  }
   const plan = Option.getOrThrow(yield* (yield* Catalog).plan(vps.planId))
   const limit = plan.kind === "vps" ? plan.snapshotLimit : 0
   const virtualization = yield* Virtualization
-  const existing = yield* virtualization.listSnapshots(vmRefOf(vps))
-  if (existing.filter((s) => !s.name.startsWith("final-")).length >= limit) return yield* new SnapshotLimitReached({ limit })
-  yield* virtualization.createSnapshot(vmRefOf(vps), name, description)
-  return yield* virtualization.listSnapshots(vmRefOf(vps))
+  const vm = vmRefOf(vps)
+  const own = (all: ReadonlyArray<Snapshot>) => all.filter((s) => !s.name.startsWith("final-"))
+  const existing = yield* virtualization.listSnapshots(vm)
+  if (existing.some((s) => s.name.toLowerCase() === name.toLowerCase())) return yield* new SnapshotExists()
+  if (own(existing).length >= limit) return yield* new SnapshotLimitReached({ limit })
+  yield* virtualization.createSnapshot(vm, name, description)
+  // Two requests may both pass the check above; whichever finds the limit exceeded afterwards takes its own back.
+  const after = yield* virtualization.listSnapshots(vm)
+  if (own(after).length > limit) {
+    yield* virtualization.deleteSnapshot(vm, name)
+    return yield* new SnapshotLimitReached({ limit })
+  }
+  return after
 })
 
 export const deleteSnapshot = Effect.fn("deleteSnapshot")(function*(userId: string, vpsId: string, name: string) {
@@ -117,8 +135,10 @@ export const resetRootPassword = Effect.fn("resetRootPassword")(function*(userId
   const vm = vmRefOf(vps)
   const viaAgent = yield* virtualization.setGuestPassword(vm, "root", password).pipe(
     Effect.as(true),
-    Effect.catchTag("GuestAgentUnavailable", () => Effect.as(virtualization.setCloudInitPassword(vm, password), false))
+    Effect.catchTag("GuestAgentUnavailable", () => Effect.succeed(false))
   )
+  // Cloud-init re-applies its own password at boot: it must hold the new one too, or a restart undoes the reset.
+  yield* virtualization.setCloudInitPassword(vm, password)
   yield* (yield* VpsRecords).setSealedRootPassword(vps.id, yield* (yield* SecretBox).seal(password, `vps:${vps.id}:root-password`))
   return { rootPassword: Redacted.value(password), appliesAtNextBoot: !viaAgent }
 })

@@ -40,6 +40,9 @@ export const checkSshPublicKey = (line: string): string | undefined => {
   return undefined
 }
 
+/** The key line as OpenSSH writes it: single spaces between type, data and comment. */
+export const normaliseSshPublicKey = (line: string): string => line.trim().split(/\s+/).join(" ")
+
 export const VpsOrderOptions = Schema.Struct({
   templateId: Schema.String.check(Schema.isMaxLength(64)),
   hostname: Schema.String.check(Schema.isMaxLength(253)),
