@@ -5,6 +5,7 @@ import { HttpRouter } from "effect/http"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
 import { createServer } from "node:http"
 import { availableParallelism } from "node:os"
+import { join } from "node:path"
 import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
 import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.ts"
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
@@ -191,7 +192,11 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     Layer.provideMerge(RepositoriesLive),
     Layer.provideMerge(database)
   )
-  const catalog = SandboxProxmoxLive({ taskDurations: sandboxTaskDurations(settings) }).pipe(
+  // With the embedded database the sandbox keeps its VMs beside it, so a restart finds both as they were.
+  const catalog = SandboxProxmoxLive({
+    taskDurations: sandboxTaskDurations(settings),
+    stateFile: Option.isNone(settings.databaseUrl) ? join(settings.dataDir, "sandbox-proxmox.json") : undefined
+  }).pipe(
     Layer.provideMerge(CatalogFileLive(settings)),
     Layer.provideMerge(base)
   )

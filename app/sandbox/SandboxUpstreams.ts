@@ -41,7 +41,9 @@ const demoPlans = [
 
 /**
  * Starts the sandbox Proxmox unless the catalog already has a real (non-retired, non-sandbox) cluster, and
- * (re)registers it: its loopback URL and password change with every start.
+ * (re)registers it: its loopback URL and password change with every start. With an embedded database, pass
+ * `stateFile: join(dataDir, "sandbox-proxmox.json")` so the VMs outlive a restart as the VPS records do; its warnings
+ * (an invalid file set aside, a failed save) are logged unless `onWarning` is given.
  */
 export const SandboxProxmoxLive = (options: SandboxProxmoxOptions = {}) =>
   Layer.effectDiscard(Effect.gen(function*() {
@@ -49,7 +51,13 @@ export const SandboxProxmoxLive = (options: SandboxProxmoxOptions = {}) =>
     const real = (yield* catalog.clusters).filter((c) => !c.retired && c.name !== SANDBOX_CLUSTER)
     if (real.length > 0) return
     const password = randomBytes(18).toString("base64url")
-    const sandbox = yield* sandboxProxmox({ ...options, username: "root@pam", password })
+    const context = yield* Effect.context<never>()
+    const sandbox = yield* sandboxProxmox({
+      ...options,
+      onWarning: options.onWarning ?? ((message) => void Effect.runForkWith(context)(Effect.logWarning(message))),
+      username: "root@pam",
+      password
+    })
     yield* catalog.upsertCluster({
       name: SANDBOX_CLUSTER,
       url: sandbox.url,

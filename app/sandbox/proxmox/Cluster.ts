@@ -71,7 +71,7 @@ export interface Vm {
   agentHeldDown: boolean
 }
 
-const newGuest = (hostname: string): Guest => ({ hostname, passwords: new Map(), execs: new Map(), nextPid: 1000 })
+export const newGuest = (hostname: string): Guest => ({ hostname, passwords: new Map(), execs: new Map(), nextPid: 1000 })
 
 export class Cluster {
   readonly nodes: ReadonlyMap<string, NodeSpec>

@@ -156,6 +156,9 @@ export class PveServer {
       const error = asPveError(e)
       await this.delayUnauthorized(error)
       if (!res.headersSent) sendError(res, error)
+    } finally {
+      // GET never changes durable state; a write call may have, even one that failed after a partial effect.
+      if (method !== "GET") this.sim.changed()
     }
   }
 

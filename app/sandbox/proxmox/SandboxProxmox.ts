@@ -13,6 +13,7 @@ import { PveServer } from "./PveServer.ts"
 import { makeControl, type SandboxControl } from "./SandboxControl.ts"
 import type { Sim } from "./Sim.ts"
 import { SimClock } from "./SimClock.ts"
+import { StateFile } from "./StateFile.ts"
 import { Tasks } from "./Tasks.ts"
 
 export type {
@@ -40,6 +41,15 @@ export interface SandboxProxmoxOptions {
   readonly templates?: ReadonlyArray<{ readonly vmid: number; readonly node: string; readonly name: string; readonly diskBytes: number }>
   /** Delay before every 401 answer; PVE waits about 3 s (§1.1). Default 0. */
   readonly authFailureDelayMs?: number
+  /**
+   * A JSON file that keeps the VMs across restarts (configs, disks, power state, snapshots, guest passwords); read at
+   * start when it exists, rewritten atomically (mode 0600) within 200 ms of a change and on close. Running tasks,
+   * tickets, console sessions and faults are not kept. An invalid file is moved aside and reported via `onWarning`;
+   * the sandbox then starts from its default VMs. Default: none, everything lives in memory.
+   */
+  readonly stateFile?: string | undefined
+  /** Problems with `stateFile` that do not stop the sandbox (an invalid file, a failed save). Default: `process.emitWarning`. */
+  readonly onWarning?: ((message: string) => void) | undefined
 }
 
 export interface SandboxProxmox {
@@ -77,7 +87,11 @@ export const startSandboxProxmox = async (options: SandboxProxmoxOptions = {}): 
     tokens: options.tokens ?? []
   })
   const cluster = new Cluster(nodes, templates)
-  const tasks = new Tasks(clock, cluster, options.taskDurations ?? {}, timers)
+  const warn = options.onWarning ?? ((message: string) => process.emitWarning(message, "SandboxProxmoxWarning"))
+  const stateFile = options.stateFile === undefined ? undefined : new StateFile(options.stateFile, cluster, warn)
+  await stateFile?.load()
+  const changed = () => stateFile?.changed()
+  const tasks = new Tasks(clock, cluster, options.taskDurations ?? {}, timers, changed)
   const sim: Sim = {
     clock,
     auth,
@@ -88,7 +102,8 @@ export const startSandboxProxmox = async (options: SandboxProxmoxOptions = {}): 
     requests: [],
     timers,
     authFailureDelayMs: options.authFailureDelayMs ?? 0,
-    clusterName: "sandbox"
+    clusterName: "sandbox",
+    changed
   }
   const front = new PveServer(sim, options.tls)
   const host = options.host ?? "127.0.0.1"
@@ -114,7 +129,7 @@ export const startSandboxProxmox = async (options: SandboxProxmoxOptions = {}): 
         sim.consoles.close()
         front.server.close(() => resolve())
         front.dropConnections()
-      })
+      }).then(() => stateFile?.close())
       return closed
     }
   }

@@ -30,4 +30,6 @@ export interface Sim {
   readonly authFailureDelayMs: number
   /** Clustername returned by `POST /access/ticket`. */
   readonly clusterName: string
+  /** Called after anything that may have changed durable state (a write call, a task's end); saves the state file. */
+  readonly changed: () => void
 }

@@ -73,17 +73,21 @@ export class Tasks {
   private readonly cluster: Cluster
   private readonly durations: Readonly<Partial<Record<string, number>>>
   private readonly timers: Set<NodeJS.Timeout>
+  private readonly settled: () => void
 
   constructor(
     clock: SimClock,
     cluster: Cluster,
     durations: Readonly<Partial<Record<string, number>>>,
-    timers: Set<NodeJS.Timeout>
+    timers: Set<NodeJS.Timeout>,
+    /** Called when a task stops: its work is done or undone. */
+    settled: () => void = () => undefined
   ) {
     this.clock = clock
     this.cluster = cluster
     this.durations = durations
     this.timers = timers
+    this.settled = settled
   }
 
   get(upid: string): TaskRecord | undefined {
@@ -121,6 +125,7 @@ export class Tasks {
     }
     record.status = "stopped"
     record.exitstatus = exitstatus
+    this.settled()
   }
 
   private later(ms: number, f: () => void): void {
