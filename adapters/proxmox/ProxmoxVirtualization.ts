@@ -24,6 +24,7 @@ import {
   isAgentUnavailable,
   isAlreadyExists,
   isVmMissing,
+  portError,
   unavailable
 } from "./failures.ts"
 import { type PowerAction, requests } from "./requests.ts"
@@ -74,14 +75,17 @@ const qemuOf = (resources: ReadonlyArray<Resource>) =>
 
 const missingConfig = /configuration file .* does not exist/i
 
-/** The port's error for a failed call or task about `vm`: a missing config file is VmNotFound (§2.2, §5.6). */
+/**
+ * The port's error for a failed call or task about `vm`: a missing config file is VmNotFound (§2.2, §5.6), a refusal
+ * TaskFailed, any other failed call VirtualizationUnavailable.
+ */
 const vmErrors = (vm: VmRef) =>
 <A, E, R>(
   effect: Effect.Effect<A, E | CallFailed | TaskFailed, R>
 ): Effect.Effect<A, E | TaskFailed | VmNotFound | VirtualizationUnavailable, R> =>
   Effect.mapError(effect, (e) => {
     const notFound = () => new VmNotFound({ cluster: vm.cluster, vmid: vm.vmid })
-    if (e instanceof CallFailed) return isVmMissing(e) ? notFound() : unavailable(e)
+    if (e instanceof CallFailed) return isVmMissing(e) ? notFound() : portError(e)
     if (e instanceof TaskFailed && missingConfig.test(e.exitStatus)) return notFound()
     return e
   })
@@ -95,10 +99,11 @@ const agentErrors = <A, E, R>(
       ? new GuestAgentUnavailable({ detail: e.detail })
       : e)
 
+/** The port's error for a failed call that is not about one VM: a refusal is TaskFailed, the rest unavailable. */
 const clusterErrors = <A, E, R>(
   effect: Effect.Effect<A, E | CallFailed, R>
-): Effect.Effect<A, E | VirtualizationUnavailable, R> =>
-  Effect.mapError(effect, (e) => (e instanceof CallFailed ? unavailable(e) : e))
+): Effect.Effect<A, E | TaskFailed | VirtualizationUnavailable, R> =>
+  Effect.mapError(effect, (e) => (e instanceof CallFailed ? portError(e) : e))
 
 /** Matches a failure's text, synchronous or from the task's exit status. */
 const says = (pattern: RegExp) => (e: CallFailed | TaskFailed) =>
@@ -164,7 +169,10 @@ export const layerWith = (
         Effect.map(call(ctx, "createSnapshot", requests.listSnapshots(vm), Snapshots), (list) =>
           list.some((s) => s.name === name))
 
-      /** `purge` + unreferenced disks; a running VM is stopped first, a VM already gone is success (§3.10, §5.12). */
+      /**
+       * `purge` + unreferenced disks; a VM already gone is success (§3.10, §5.12). A running VM is refused as PVE refuses
+       * it ("VM N is running - destroy failed"): stopping is the domain's decision, never a side effect of destroying.
+       */
       const destroyOn = (
         ctx: CallContext,
         vm: VmRef,
@@ -172,12 +180,6 @@ export const layerWith = (
       ): Effect.Effect<void, CallFailed | TaskFailed> =>
         runTask(ctx, "destroy", requests.destroy(vm), options.taskTimeout).pipe(
           Effect.asVoid,
-          Effect.catchIf(says(/is running/i), () =>
-            runTask(ctx, "destroy", requests.power(vm, "stop"), options.taskTimeout).pipe(
-              Effect.catchIf(says(/not running/i), () => Effect.succeed("OK")),
-              Effect.andThen(runTask(ctx, "destroy", requests.destroy(vm), options.taskTimeout)),
-              Effect.asVoid
-            )),
           Effect.catchIf(says(missingConfig), (missing) =>
             // The wrong node answers like a deleted VM (§5.6): only "nowhere in the cluster" is success.
             Effect.flatMap(resources(ctx, "destroy", "vm"), (list) => {
@@ -363,6 +365,8 @@ export const layerWith = (
 
         destroy: (vm) =>
           withCluster(vm.cluster, (ctx) => destroyOn(ctx, vm, false)).pipe(
+            // Still missing on the node the cluster named: the VM is moving between nodes, so try again later.
+            Effect.mapError((e) => (e instanceof CallFailed && isVmMissing(e) ? unavailable(e) : e)),
             clusterErrors,
             logged("destroy")
           ),
@@ -375,6 +379,14 @@ export const layerWith = (
                 reason:
                   "the cluster signs in with an API token and has no console login: tokens cannot open the serial console"
               })
+            }
+            // PVE hands out a termproxy for a stopped VM and only fails once the socket is open (§4.1): ask first.
+            const current = yield* withCluster(
+              vm.cluster,
+              (ctx) => call(ctx, "openConsole", requests.statusCurrent(vm), VmCurrentStatus)
+            )
+            if (current.status !== "running") {
+              return yield* new ConsoleClosed({ reason: `the VM is not running (${current.status})` })
             }
             const ticket = yield* session.ticket
             return yield* openSerialConsole(session, ticket, vm, {

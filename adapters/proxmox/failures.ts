@@ -2,7 +2,7 @@
 // recognised (reference/proxmox.md §2.2, §5), which failures are worth another attempt, and the redaction that keeps
 // tickets, CSRF tokens and passwords out of every error and log.
 import { Data, Duration, Effect, Schedule } from "effect"
-import { VirtualizationUnavailable } from "../../ports/Virtualization.ts"
+import { TaskFailed, VirtualizationUnavailable } from "../../ports/Virtualization.ts"
 
 /**
  * One call that produced no usable answer. `status` is null when nothing came back (transport error or timeout);
@@ -44,9 +44,13 @@ const isProxyPseudoStatus = (status: number) => status >= 595 && status <= 599
 
 export const outcomeUnknownStatus = (status: number) => isProxyPseudoStatus(status)
 
-/** 500s that state a fact about the VM rather than a passing trouble: asking again gets the same answer. */
+/**
+ * 500s that state a fact about the VM or the request rather than a passing trouble: asking again gets the same answer
+ * (a stopped VM to reset, snapshot `current`, an SSH key PVE cannot parse — §3.5, §3.7, §3.8, §3.10).
+ */
 const isDefinite = (text: string) =>
-  /does not exist|already exists|already running|not running|is running|guest agent|protection/i.test(text)
+  /does not exist|already exists|already running|not running|is running|guest agent|protection|reserved name|SSH public key validation error/i
+    .test(text)
 
 /**
  * Worth another attempt: no answer, 59x, a lock held by someone else, or a 5xx that is not one of the messages with a
@@ -101,3 +105,16 @@ export const describe = (f: CallFailed) => (f.status === null ? f.detail : `HTTP
 
 export const unavailable = (f: CallFailed) =>
   new VirtualizationUnavailable({ operation: f.operation, detail: describe(f) })
+
+/**
+ * PVE said no at once and will say it again: a parameter it rejects (400 "Parameter verification failed", §2.2) or a
+ * 500 stating a definite fact. The caller must change something, so it is not "try again later".
+ */
+export const isRefusal = (f: CallFailed) =>
+  !f.outcomeUnknown && (f.status === 400 || (f.status === 500 && !isTransient(f)))
+
+/** A refusal as the port reports a failed task: the synchronous answer stands in for the exit status; no log. */
+export const refused = (f: CallFailed) => new TaskFailed({ operation: f.operation, exitStatus: describe(f), log: [] })
+
+/** The port's error for a call that failed: a refusal is TaskFailed, anything else VirtualizationUnavailable. */
+export const portError = (f: CallFailed) => (isRefusal(f) ? refused(f) : unavailable(f))

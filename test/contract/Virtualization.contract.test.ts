@@ -1,11 +1,15 @@
-// One Virtualization contract, run against the in-memory cluster. The Proxmox wrapper over the sandbox Proxmox joins
-// the list below with only a layer, a cluster, a template, a storage and a way to make a guest agent answer.
+// One Virtualization contract, run against the in-memory cluster and against the Proxmox wrapper over the sandbox
+// Proxmox: each joins the list below with only a layer, a cluster, a template, a storage and a way to make a guest
+// agent answer.
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, type Layer, Redacted, Result, Stream } from "effect"
+import { Effect, Layer, Logger, Redacted, Result, Stream } from "effect"
 import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
 import { MemoryCluster } from "../../adapters/fake/MemoryVirtualization.ts"
+import * as ProxmoxVirtualization from "../../adapters/proxmox/ProxmoxVirtualization.ts"
+import { layerSandboxProxmox, SandboxProxmoxInstance } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
+import { ProxmoxClusters } from "../../ports/ProxmoxClusters.ts"
 import {
-  TaskFailed, Virtualization, VirtualizationUnavailable, VmidTaken, VmNotFound, type VmRef
+  ClusterUnknown, TaskFailed, Virtualization, VirtualizationUnavailable, VmidTaken, VmNotFound, type VmRef
 } from "../../ports/Virtualization.ts"
 import {
   cloudInit, GiB, labCluster, labSeed, labStorage, labTemplate, logIn, terminal
@@ -302,6 +306,42 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
   })
 }
 
+/** The sandbox PVE with every task instant, and a `ProxmoxClusters` that signs in to it with a password. */
+const sandboxCluster = "sandbox"
+const instant = Object.fromEntries(
+  ["default", "qmclone", "qmconfig", "resize", "qmstart", "qmstop", "qmshutdown", "qmreset", "qmreboot", "qmsnapshot",
+    "qmdelsnapshot", "qmdestroy"].map((type) => [type, 0])
+)
+const sandboxPve = layerSandboxProxmox({ taskDurations: instant, username: "root@pam", password: "contract-secret" })
+const sandboxClusters = Layer.effect(ProxmoxClusters, Effect.map(SandboxProxmoxInstance, (pve) => ProxmoxClusters.of({
+  get: (name) =>
+    name === sandboxCluster
+      ? Effect.succeed({
+        name,
+        url: pve.url,
+        auth: { kind: "password", username: "root@pam", password: Redacted.make("contract-secret") },
+        tls: { ca: null, fingerprint: null, insecure: false }
+      })
+      : Effect.fail(new ClusterUnknown({ cluster: name }))
+})))
+/** Short deadlines and back-offs: the sandbox answers at once, and a wrong answer should fail fast, not hang. */
+const fastOptions: Partial<ProxmoxVirtualization.ProxmoxOptions> = {
+  requestTimeout: "5 seconds",
+  retries: 2,
+  retryBaseDelay: "10 millis",
+  taskPollInitial: "10 millis",
+  taskPollMax: "50 millis",
+  taskTimeout: "10 seconds",
+  cloneTimeout: "10 seconds",
+  guestExecTimeout: "5 seconds",
+  consoleOpenTimeout: "5 seconds"
+}
+/** The wrapper logs upstream failures as warnings; the contract provokes many on purpose. */
+const wrapperOnSandbox = Layer.mergeAll(
+  ProxmoxVirtualization.layerWith(fastOptions).pipe(Layer.provide(sandboxClusters)),
+  Logger.layer([])
+).pipe(Layer.provideMerge(sandboxPve))
+
 describe("Virtualization contract", () => {
   contract("in memory", {
     layer: MemoryVirtualization.layer(labSeed()),
@@ -309,6 +349,15 @@ describe("Virtualization contract", () => {
     template: labTemplate,
     storage: labStorage,
     setAgentRunning: (vm, running) => Effect.flatMap(MemoryCluster, (c) => c.setAgentRunning(vm, running))
+  })
+
+  contract("the Proxmox wrapper on the sandbox PVE", {
+    layer: wrapperOnSandbox,
+    cluster: sandboxCluster,
+    template: { cluster: sandboxCluster, node: "pve1", vmid: 9000 },
+    storage: "local-lvm",
+    setAgentRunning: (vm, running) =>
+      Effect.flatMap(SandboxProxmoxInstance, (pve) => Effect.try(() => pve.control.setAgentRunning(vm.vmid, running)))
   })
 })
 

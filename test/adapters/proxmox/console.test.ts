@@ -11,14 +11,16 @@ import { adapterLayer, clusterAt, fixtureCert, makeStub, type Stub, tokenAuth } 
 
 const vm = { cluster: "c1", node: "pve1", vmid: 101 }
 const termproxyKey = "POST /nodes/pve1/qemu/101/termproxy"
+const statusKey = "GET /nodes/pve1/qemu/101/status/current"
 const vncTicket = "PVEVNC:6650A1B2::c2lnbmF0dXJl+/w=="
 
 const text = (data: RawData) => (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data) : data)).toString("utf8")
 
-/** termproxy that answers as `user`, and a console that greets after OK and records what it receives. */
+/** A running VM, its termproxy answering as `user`, and a console that greets after OK and records what it receives. */
 const scriptConsole = (stub: Stub, user: string, greet: (socket: WebSocket) => void) => {
   const received: Array<string> = []
   const events: Array<string> = []
+  stub.route(statusKey, () => ({ data: { status: "running", agent: 1 } }))
   stub.route(termproxyKey, () => ({ data: { port: "5901", ticket: vncTicket, user, upid: stub.task({ type: "vncproxy" }) } }))
   stub.onConsole(({ socket }) => {
     socket.on("close", () => events.push("closed"))
@@ -167,8 +169,20 @@ describe("openConsole", () => {
   it.live("a missing VM is VmNotFound", () =>
     Effect.gen(function*() {
       const stub = yield* makeStub()
-      stub.route(termproxyKey, () => ({ status: 500, message: "Configuration file 'nodes/pve1/qemu-server/101.conf' does not exist" }))
+      stub.route(statusKey, () => ({ status: 500, message: "Configuration file 'nodes/pve1/qemu-server/101.conf' does not exist" }))
       const error = yield* Effect.flip(withConsole(clusterAt(stub.url), () => Effect.void))
       assert.strictEqual(error._tag, "VmNotFound")
+    }).pipe(Effect.scoped))
+
+  // PVE hands out a termproxy for a stopped VM and fails only once the socket is open (§4.1).
+  it.live("a stopped VM is ConsoleClosed before termproxy or the WebSocket is asked", () =>
+    Effect.gen(function*() {
+      const stub = yield* makeStub()
+      scriptConsole(stub, "root@pam", (socket) => socket.send(Buffer.from("OK")))
+      stub.route(statusKey, () => ({ data: { status: "stopped", agent: 1 } }))
+      const error = yield* Effect.flip(withConsole(clusterAt(stub.url), () => Effect.void))
+      assert.strictEqual(error._tag, "ConsoleClosed")
+      assert.strictEqual(stub.calls(termproxyKey).length, 0)
+      assert.isUndefined(stub.seen.find((s) => s.method === "WS"))
     }).pipe(Effect.scoped))
 })

@@ -175,21 +175,21 @@ describe("destroy", () => {
         })
     ))
 
-  it.live("a running VM is stopped first", () =>
+  it.live("a running VM is refused with TaskFailed and is not stopped", () =>
     scenario(
       (stub) => {
-        stub.route(`DELETE ${base}`, (_, attempt) =>
-          attempt === 0 ? { status: 500, message: "VM 101 is running - destroy failed" } : { data: stub.task({ type: "qmdestroy" }) })
+        stub.route(`DELETE ${base}`, () => ({ status: 500, message: "VM 101 is running - destroy failed" }))
         replyTask(stub, `POST ${base}/status/stop`, { type: "qmstop" })
       },
       (v, stub) =>
         Effect.gen(function*() {
-          yield* v.destroy(vm)
-          assert.deepStrictEqual(stub.calls().map((s) => `${s.method} ${s.path}`), [
-            `DELETE ${base}`,
-            `POST ${base}/status/stop`,
-            `DELETE ${base}`
-          ])
+          assert.deepInclude(yield* Effect.flip(v.destroy(vm)), {
+            _tag: "TaskFailed",
+            operation: "destroy",
+            exitStatus: "HTTP 500: VM 101 is running - destroy failed"
+          })
+          // A refusal is final: neither retried nor worked around by stopping the VM.
+          assert.deepStrictEqual(stub.calls().map((s) => `${s.method} ${s.path}`), [`DELETE ${base}`])
         })
     ))
 })

@@ -96,6 +96,33 @@ describe("error mapping", () => {
         })
     ))
 
+  it.live("a refusal (400, or a 500 stating a fact) is TaskFailed at once and is not retried", () =>
+    scenario(
+      (stub) => {
+        stub.route(`POST ${base}/snapshot`, (request) =>
+          request.form.get("snapname") === "current"
+            ? { status: 500, message: "unable to use snapshot name 'current' (reserved name)\n" }
+            : { status: 400, message: "Parameter verification failed.\n", errors: { snapname: "invalid format" } })
+        stub.route(`POST ${base}/status/reset`, () => ({ status: 500, message: "VM 101 not running\n" }))
+        stub.route(`POST ${base}/config`, () => ({ status: 500, message: "SSH public key validation error\n" }))
+      },
+      (v, stub) =>
+        Effect.gen(function*() {
+          const refusals = [
+            [v.createSnapshot(vm, "1st", ""), "HTTP 400: Parameter verification failed.; snapname: invalid format"],
+            [v.createSnapshot(vm, "current", ""), "HTTP 500: unable to use snapshot name 'current' (reserved name)"],
+            [v.reset(vm), "HTTP 500: VM 101 not running"],
+            [v.configure(vm, cloudInit), "HTTP 500: SSH public key validation error"]
+          ] as const
+          for (const [operation, exitStatus] of refusals) {
+            assert.deepInclude(yield* Effect.flip(operation), { _tag: "TaskFailed", exitStatus, log: [] })
+          }
+          assert.strictEqual(stub.calls(`POST ${base}/snapshot`).length, 2)
+          assert.strictEqual(stub.calls(`POST ${base}/status/reset`).length, 1)
+          assert.strictEqual(stub.calls(`POST ${base}/config`).length, 1)
+        })
+    ))
+
   it.live("5xx answers are retried with a bound, then the operation is unavailable", () =>
     scenario(
       (stub) => stub.route(`GET ${base}/status/current`, () => ({ status: 503, reason: "Service Unavailable" })),
