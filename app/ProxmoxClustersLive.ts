@@ -1,10 +1,10 @@
 // ProxmoxClusters from the catalog: where a cluster is, how to verify its certificate, and its credentials opened
 // from the sealed secrets the catalog file stored (`proxmox:<name>:password`, `proxmox:<name>:token-secret`).
-import { Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import { clusterSecretNames } from "../domain/catalog/catalogSecrets.ts"
 import { readSecret } from "../domain/secrets/UpstreamCredentials.ts"
 import { Catalog } from "../ports/Catalog.ts"
-import { type ProxmoxAuth, ProxmoxClusters } from "../ports/ProxmoxClusters.ts"
+import { type ProxmoxAuth, type ProxmoxCluster, ProxmoxClusters } from "../ports/ProxmoxClusters.ts"
 import { SecretBox } from "../ports/SecretBox.ts"
 import { UpstreamSecrets } from "../ports/UpstreamSecrets.ts"
 import { ClusterUnknown } from "../ports/Virtualization.ts"
@@ -21,22 +21,34 @@ export const make = Effect.gen(function*() {
       Effect.catch((e) => Effect.die(new Error(`Cannot open the credential "${name}": ${e.message}`)))
     )
 
+  // Every Proxmox call asks for its cluster: keep the opened answer a few seconds rather than read and decrypt
+  // it each time; a catalog change (new URL, rotated password) is seen within that time.
+  const cache = new Map<string, { readonly cluster: ProxmoxCluster; readonly until: number }>()
+  const load = Effect.fn("ProxmoxClusters.load")(function*(name: string) {
+    const found = yield* catalog.cluster(name)
+    if (Option.isNone(found) || found.value.retired) return yield* new ClusterUnknown({ cluster: name })
+    const cluster = found.value
+    const names = clusterSecretNames(name)
+    const login = cluster.username === null
+      ? null
+      : { username: cluster.username, password: yield* open(names.password) }
+    const auth: ProxmoxAuth = cluster.tokenId !== null
+      ? { kind: "token", tokenId: cluster.tokenId, secret: yield* open(names.tokenSecret), consoleLogin: login }
+      : login !== null
+      ? { kind: "password", ...login }
+      : yield* Effect.die(new Error(`Cluster "${name}" has neither a username nor an API token`))
+    return { name: cluster.name, url: cluster.url, auth, tls: cluster.tls } satisfies ProxmoxCluster
+  })
   return ProxmoxClusters.of({
-    get: Effect.fn("ProxmoxClusters.get")(function*(name: string) {
-      const found = yield* catalog.cluster(name)
-      if (Option.isNone(found) || found.value.retired) return yield* new ClusterUnknown({ cluster: name })
-      const cluster = found.value
-      const names = clusterSecretNames(name)
-      const login = cluster.username === null
-        ? null
-        : { username: cluster.username, password: yield* open(names.password) }
-      const auth: ProxmoxAuth = cluster.tokenId !== null
-        ? { kind: "token", tokenId: cluster.tokenId, secret: yield* open(names.tokenSecret), consoleLogin: login }
-        : login !== null
-        ? { kind: "password", ...login }
-        : yield* Effect.die(new Error(`Cluster "${name}" has neither a username nor an API token`))
-      return { name: cluster.name, url: cluster.url, auth, tls: cluster.tls }
-    })
+    get: (name) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const hit = cache.get(name)
+        if (hit !== undefined && hit.until > now) return hit.cluster
+        const cluster = yield* load(name)
+        cache.set(name, { cluster, until: now + 5_000 })
+        return cluster
+      })
   })
 })
 

@@ -3,13 +3,18 @@
 //
 // Settings (environment): BENCH_DATABASE_URL (admin connection, default postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_BCRYPT_COST (default 10), BENCH_SECONDS (length of each measured phase, default 10),
-// BENCH_SERVER_NODE_OPTIONS (NODE_OPTIONS of the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+// BENCH_SERVER_NODE_OPTIONS (NODE_OPTIONS of the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
+// BENCH_ONLY (`accounts` or `vps`: run one part; both by default), BENCH_VPS_CONCURRENT (orders placed at once,
+// default 100), BENCH_VPS_SEQUENTIAL (orders one after the other, default 5), BENCH_VPS_KEYSTROKES (per console
+// session, three sessions per path; default 500).
 import { randomBytes } from "node:crypto"
 import { availableParallelism, cpus, loadavg } from "node:os"
 import { resolve } from "node:path"
 import { cpuSubject, openCpuWindow } from "./cpu.ts"
 import { latencyUnderLogins, loginVersusBcrypt, memoryAfterRequests, meVersusHealth, type Target } from "./measures.ts"
 import { fixed, judge, mib, ms, percent, renderTable, rps, type Section, times, writeJson } from "./report.ts"
+import { runVpsBench } from "./vpsBench.ts"
+import { type BenchCluster, startBenchCluster } from "./vpsUpstream.ts"
 import {
   Cleanup,
   createDatabase,
@@ -29,14 +34,27 @@ const intEnv = (name: string, fallback: number, min: number, max: number): numbe
   return n
 }
 
+const only = (() => {
+  const text = process.env["BENCH_ONLY"] ?? ""
+  if (text !== "" && text !== "accounts" && text !== "vps") throw new Error("BENCH_ONLY must be accounts or vps")
+  return text === "" ? undefined : text
+})()
+
 const settings = {
   adminUrl: process.env["BENCH_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres",
   bcryptCost: intEnv("BENCH_BCRYPT_COST", 10, 4, 15),
   seconds: intEnv("BENCH_SECONDS", 10, 2, 60),
-  serverNodeOptions: process.env["BENCH_SERVER_NODE_OPTIONS"]
+  serverNodeOptions: process.env["BENCH_SERVER_NODE_OPTIONS"],
+  accounts: only !== "vps",
+  vps: only !== "accounts",
+  vpsSettings: {
+    sequential: intEnv("BENCH_VPS_SEQUENTIAL", 5, 1, 50),
+    concurrent: intEnv("BENCH_VPS_CONCURRENT", 100, 1, 400),
+    keystrokes: intEnv("BENCH_VPS_KEYSTROKES", 500, 10, 5_000)
+  }
 }
 const RESULTS = resolve(import.meta.dirname, "results", "latest.json")
-const HARD_LIMIT_MS = 6 * 60_000
+const HARD_LIMIT_MS = (settings.accounts ? 6 : 0) * 60_000 + (settings.vps ? 6 : 0) * 60_000
 
 /** Who used the machine's cores during a phase. */
 const coresUsed = (c: { server: number; database: number; bench: number; other: number }) =>
@@ -72,21 +90,8 @@ const signUp = async (server: RunningServer, database: string): Promise<Target> 
   return { url: server.url, pid: server.pid, cookie, email, password, openCpuWindow: () => openCpuWindow(subject) }
 }
 
-const main = async (cleanup: Cleanup) => {
-  const started = new Date()
-  const cores = availableParallelism()
-  const loadBefore = loadavg()[0] ?? 0
-  const pgVersion = await postgresVersion(settings.adminUrl)
-  const revision = await runProgram("git", ["describe", "--always", "--dirty"], { timeoutMs: 10_000 }).catch(() => "unknown")
-  const database = await createDatabase(settings.adminUrl, cleanup)
-  progress(`created database ${database.name}; migrating and starting the server`)
-  const server = await startServer(
-    { databaseUrl: database.url, bcryptCost: settings.bcryptCost, nodeOptions: settings.serverNodeOptions },
-    cleanup
-  )
-  const target = await signUp(server, database.name)
-  progress(`server pid ${server.pid} on ${server.url}, signed in`)
-
+/** The account part: (a)–(d) on the signed-in bench account. */
+const runAccounts = async (target: Target) => {
   progress("(d) memory around 10,000 /me requests")
   const d = await memoryAfterRequests(target)
   progress(`(a) /healthz then /me, 50 connections, ${settings.seconds} s each after 3 s warm-ups`)
@@ -95,23 +100,7 @@ const main = async (cleanup: Cleanup) => {
   const b = await latencyUnderLogins(target, settings.seconds)
   progress(`(c) bcrypt compare timing, then logins with 8 connections for ${settings.seconds} s`)
   const c = await loginVersusBcrypt(target, settings.bcryptCost, settings.seconds)
-  const end = await memoryOf(server.pid)
-
-  const meta = {
-    startedAt: started.toISOString(),
-    durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
-    revision,
-    node: process.version,
-    postgres: pgVersion,
-    cores,
-    cpu: cpus()[0]?.model ?? "unknown",
-    bcryptCost: settings.bcryptCost,
-    phaseSeconds: settings.seconds,
-    serverThreadpoolSize: 4,
-    loadAverageBefore: loadBefore,
-    loadAverageAfter: loadavg()[0] ?? 0,
-    note: "server, Postgres and the load generator share the same cores"
-  }
+  const end = await memoryOf(target.pid)
   const sections: Array<Section> = [
     {
       title: "(a) throughput of authenticated GET /api/auth/me vs unauthenticated GET /healthz",
@@ -175,11 +164,57 @@ const main = async (cleanup: Cleanup) => {
         { label: "growth", value: mib(d.growthMiB) },
         { label: "VmHWM (peak) after", value: mib(d.after.hwmMiB) },
         { label: "growth over a second 10,000", value: mib(d.secondGrowthMiB) },
-        { label: "VmRSS / VmHWM at the end of the run", value: `${mib(end.rssMiB)} / ${mib(end.hwmMiB)}` }
+        { label: "VmRSS / VmHWM at the end of this part", value: `${mib(end.rssMiB)} / ${mib(end.hwmMiB)}` }
       ],
       notes: [`statuses ${JSON.stringify(d.requests.statusCodes)}${d.valid ? "" : " (unexpected: INVALID)"}`]
     }
   ]
+  return { json: { a, b, c, d }, sections }
+}
+
+const main = async (cleanup: Cleanup) => {
+  const started = new Date()
+  const cores = availableParallelism()
+  const loadBefore = loadavg()[0] ?? 0
+  const pgVersion = await postgresVersion(settings.adminUrl)
+  const revision = await runProgram("git", ["describe", "--always", "--dirty"], { timeoutMs: 10_000 }).catch(() => "unknown")
+  const database = await createDatabase(settings.adminUrl, cleanup)
+  // Started before the server, which then finds cluster `bench` in its catalog and starts no sandbox of its own.
+  const cluster: BenchCluster | undefined = settings.vps ? await startBenchCluster(cleanup) : undefined
+  if (cluster !== undefined) progress(`sandbox Proxmox on ${cluster.sandbox.url} (realistic task durations)`)
+  progress(`created database ${database.name}; migrating and starting the server`)
+  const nodeOptions = [settings.serverNodeOptions, cluster?.serverNodeOptions].filter((o) => o !== undefined && o !== "")
+  const server = await startServer(
+    { databaseUrl: database.url, bcryptCost: settings.bcryptCost, nodeOptions: nodeOptions.length === 0 ? undefined : nodeOptions.join(" ") },
+    cleanup
+  )
+  const target = await signUp(server, database.name)
+  progress(`server pid ${server.pid} on ${server.url}, signed in`)
+
+  const accounts = settings.accounts ? await runAccounts(target) : undefined
+  const vps = cluster === undefined
+    ? undefined
+    : await runVpsBench(server, target, cluster, database.url, settings.vpsSettings)
+  const end = await memoryOf(server.pid)
+
+  const meta = {
+    startedAt: started.toISOString(),
+    durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
+    revision,
+    node: process.version,
+    postgres: pgVersion,
+    cores,
+    cpu: cpus()[0]?.model ?? "unknown",
+    bcryptCost: settings.bcryptCost,
+    phaseSeconds: settings.seconds,
+    serverThreadpoolSize: 4,
+    loadAverageBefore: loadBefore,
+    loadAverageAfter: loadavg()[0] ?? 0,
+    parts: [...(accounts === undefined ? [] : ["accounts"]), ...(vps === undefined ? [] : ["vps"])],
+    note: "server, Postgres and the load generator share the same cores" +
+      (vps === undefined ? "" : "; the sandbox Proxmox runs in the load generator's process")
+  }
+  const sections: Array<Section> = [...(accounts?.sections ?? []), ...(vps?.sections ?? [])]
   const heading = [
     `ZH bench — ${meta.startedAt}, revision ${revision}`,
     `Node ${meta.node}, PostgreSQL ${meta.postgres}, ${cores} cores (${meta.cpu}), bcrypt cost ${meta.bcryptCost}`,
@@ -187,7 +222,7 @@ const main = async (cleanup: Cleanup) => {
     `1-minute load average ${fixed(meta.loadAverageBefore, 2)} at start (the bench's own load not yet in it)` +
     (meta.loadAverageBefore > cores / 2 ? " — other work on this machine: figures are noisy" : "")
   ]
-  await writeJson(RESULTS, { meta, a, b, c, d, end, table: sections })
+  await writeJson(RESULTS, { meta, ...accounts?.json, ...(vps === undefined ? {} : { vps: vps.json }), end, table: sections })
   process.stdout.write(renderTable(heading, sections))
   process.stdout.write(`results written to ${RESULTS}\n`)
 }

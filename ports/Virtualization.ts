@@ -133,7 +133,10 @@ export class Virtualization extends Context.Service<Virtualization, {
     readonly name: string
     readonly storage: string
   }): Effect.Effect<void, VirtualizationError | VmidTaken>
-  /** CPU, memory, public NIC, cloud-init (user, password, SSH keys, address) and the serial console socket. */
+  /**
+   * CPU, memory, public NIC, cloud-init (user, password, SSH keys, address) and the serial console socket;
+   * the VM is then named after `hostname`.
+   */
   configure(vm: VmRef, config: CloudInit): Effect.Effect<void, VirtualizationError | VmNotFound>
   /** Grows the VM's system disk to `sizeGiB` (absolute; never shrinks). */
   resizeDisk(vm: VmRef, sizeGiB: number): Effect.Effect<void, VirtualizationError | VmNotFound>

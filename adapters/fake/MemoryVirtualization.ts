@@ -303,7 +303,8 @@ export const make = (options: Options) =>
       // The real adapter writes `agent=1` and `serial0=socket` with the rest (§7 step 4).
       configure: (ref, config) =>
         guard("configure")(edit(ref, (vm) => ({
-          ...vm, cpus: config.cores, memoryBytes: config.memoryMiB * MiB, agentEnabled: true, serialConsole: true,
+          // The real adapter names the VM after the host name too (the config call's `name`).
+          ...vm, name: config.hostname, cpus: config.cores, memoryBytes: config.memoryMiB * MiB, agentEnabled: true, serialConsole: true,
           cloudInit: { user: config.user, hostname: config.hostname, password: config.password }
         }))),
       resizeDisk: (ref, sizeGiB) =>

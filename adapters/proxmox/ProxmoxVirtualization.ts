@@ -55,7 +55,7 @@ export const defaultOptions: ProxmoxOptions = {
   retries: 4,
   retryBaseDelay: "500 millis",
   ticketRenewAfter: "1 hour",
-  taskPollInitial: "100 millis",
+  taskPollInitial: "50 millis",
   taskPollMax: "2 seconds",
   taskLogLines: 20,
   cloneTimeout: "15 minutes",

@@ -25,13 +25,20 @@ export const nodeOfUpid = (upid: string): string | undefined => {
 /** `OK`, or `WARNINGS: n`, which pve-common counts as success (§2.3, §5.11). */
 export const isSuccessfulExit = (exitStatus: string) => exitStatus === "OK" || exitStatus.startsWith("WARNINGS")
 
-/** Starts at `initialInterval` and doubles up to `maxInterval`. */
-export const pollSchedule = (polling: TaskPolling) =>
-  Schedule.exponential(polling.initialInterval).pipe(
-    Schedule.modifyDelay(({ duration }) =>
-      Effect.succeed(Duration.min(duration, Duration.fromInputUnsafe(polling.maxInterval)))
-    )
+/**
+ * `initialInterval` for the first second (most config, resize and power tasks end within it, and each late poll
+ * adds straight to provisioning time), then an eighth of the time elapsed, up to `maxInterval`: a long task
+ * (a clone) is noticed at most ~12 % late, and a slow one is not asked about more than every `maxInterval`.
+ */
+export const pollSchedule = (polling: TaskPolling) => {
+  const initial = Duration.toMillis(Duration.fromInputUnsafe(polling.initialInterval))
+  const max = Duration.toMillis(Duration.fromInputUnsafe(polling.maxInterval))
+  return Schedule.spaced(polling.initialInterval).pipe(
+    Schedule.modifyDelay(({ elapsed }) => {
+      return Effect.succeed(Duration.millis(elapsed < 1000 ? initial : Math.round(Math.min(max, Math.max(initial, elapsed / 8)))))
+    })
   )
+}
 
 /** The last `lines` lines: the log is paged from the start, and its envelope's `total` says where the end is (§2.3). */
 const lastLogLines = (session: ProxmoxSession, operation: string, node: string, upid: string, lines: number) =>

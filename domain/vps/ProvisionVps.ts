@@ -145,12 +145,22 @@ const step2Clone = (orderId: string, placed: Placed) =>
     const placement = yield* Placement
     const name = vmName(orderId)
     let vmid = placed.vmid
+    let waited = 0
     for (let attempt = 0; attempt < 5; attempt++) {
       // A retried step finds its own clone already there: cloning is done.
       const existing = (yield* virtualization.listVms(placed.cluster).pipe(
         Effect.mapError(failed(2, "The virtualization cluster cannot be reached."))
       )).find((vm) => vm.vmid === vmid)
-      if (existing !== undefined && existing.name === name && existing.lock === null) return vmid
+      if (existing !== undefined && existing.name === name) {
+        // Ours. A process that died mid-clone left the clone task running: wait for it rather than clone twice.
+        if (existing.lock === null) return vmid
+        yield* Effect.sleep("2 seconds")
+        attempt--
+        if (++waited > 900) {
+          return yield* new StepFailed({ step: 2, reason: "Cloning the OS template failed.", detail: "clone stayed locked" })
+        }
+        continue
+      }
       const cloned = yield* virtualization.cloneTemplate({
         template: { cluster: placed.cluster, node: placed.templateNode, vmid: placed.templateVmid },
         target: { ...vmOf(placed), vmid },
@@ -257,7 +267,9 @@ const undo = (orderId: string, placed: Placed | undefined) =>
     const virtualization = yield* Virtualization
     if (placed !== undefined) {
       const vm = vmOf(placed)
-      const ours = (yield* virtualization.listVms(placed.cluster)).some((v) => v.vmid === vm.vmid && v.name === vmName(orderId))
+      // Configuring (step 5) renames the VM after the customer's host name: both names are ours (with our VMID).
+      const names = [vmName(orderId), (yield* context(orderId)).options.hostname]
+      const ours = (yield* virtualization.listVms(placed.cluster)).some((v) => v.vmid === vm.vmid && names.includes(v.name))
       if (ours) {
         yield* virtualization.stop(vm).pipe(Effect.catchTag("VmNotFound", () => Effect.void))
         yield* virtualization.destroy(vm)

@@ -5,7 +5,7 @@ import { HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql"
 import { createServer } from "node:http"
 import type { Settings } from "../../app/Config.ts"
-import { HttpAppLive, RepositoriesLive } from "../../app/Layers.ts"
+import { HttpAppLive } from "../../app/Layers.ts"
 import { Outbox } from "../../ports/Outbox.ts"
 import { sqlBackends } from "./databases.ts"
 
@@ -60,17 +60,12 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
 export class TestServer extends Context.Service<TestServer, { readonly url: string }>()("zh/test/TestServer") {}
 
 /** The whole application on `database`, listening on 127.0.0.1 with an ephemeral port. */
-export const testServerLayer = <E>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E>) => {
-  const db = Layer.fresh(database)
-  return Layer.mergeAll(
-    Layer.effect(TestServer, HttpServer.addressFormattedWith((url) => Effect.succeed({ url }))),
-    RepositoriesLive
-  ).pipe(
-    Layer.provideMerge(HttpAppLive(settings, db)),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-    Layer.provideMerge(db)
+export const testServerLayer = <E>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E>) =>
+  Layer.effect(TestServer, HttpServer.addressFormattedWith((url) => Effect.succeed({ url }))).pipe(
+    // HttpAppLive provides (and keeps visible) the repositories and the SqlClient of this one database.
+    Layer.provideMerge(HttpAppLive(settings, database)),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
   )
-}
 
 /** The database a test server runs on: real Postgres in CI (TEST_DATABASE_URL), embedded PGlite otherwise. */
 export const testDatabase = () => {
