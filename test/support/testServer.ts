@@ -3,7 +3,10 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Duration, Effect, Layer, ManagedRuntime, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql"
+import { mkdtempSync } from "node:fs"
 import { createServer } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import type { Settings } from "../../app/Config.ts"
 import { HttpAppLive } from "../../app/Layers.ts"
 import { Outbox } from "../../ports/Outbox.ts"
@@ -15,7 +18,8 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   host: "127.0.0.1",
   port: 0,
   publicUrl: "http://panel.test",
-  dataDir: "./data-test-unused",
+  // Its own directory: the sandbox Proxmox keeps its state file there.
+  dataDir: mkdtempSync(join(tmpdir(), "zh-test-data-")),
   databaseUrl: Option.none(),
   databaseMaxConnections: 5,
   jwtSecret: Redacted.make(new TextEncoder().encode("test-signing-key-of-at-least-32-bytes!!")),
