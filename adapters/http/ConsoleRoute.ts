@@ -38,6 +38,17 @@ const classify = (frame: string): { readonly _tag: "Resize"; readonly cols: numb
 
 const encoder = new TextEncoder()
 
+const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
+  if (chunks.length === 1) return chunks[0]!
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0))
+  let at = 0
+  for (const c of chunks) {
+    out.set(c, at)
+    at += c.byteLength
+  }
+  return out
+}
+
 /** How often an open relay re-reads its VPS: a suspension or destruction elsewhere closes it within this time. */
 const STATE_POLL = "2 seconds"
 
@@ -86,7 +97,8 @@ const relay = (
     const reader = yield* downstream.reader
     const writer = yield* downstream.writer
 
-    const toBrowser = upstream.output.pipe(Stream.runForEach((bytes) => writer.write(bytes)))
+    // Whatever output arrived together leaves as one frame: a burst of short lines costs one write, not hundreds.
+    const toBrowser = upstream.output.pipe(Stream.runForEachArray((chunks) => writer.write(concat(chunks))))
     const fromBrowser = Effect.forever(Effect.flatMap(reader.pull, (frames) =>
       Effect.forEach(frames, (frame) => {
         if (typeof frame === "string") {
