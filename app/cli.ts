@@ -67,9 +67,9 @@ const catalogListing = Effect.gen(function*() {
   ]
 })
 
-/** `catalog apply | list | retire`, each leaf provided with `services`. */
-const catalogCommand = <E>(services: Layer.Layer<AdminServices | Catalog, E>) => {
-  const apply = Command.make("apply", {
+/** `apply FILE` (API.md's `npm run admin -- apply FILE`), also `catalog apply FILE`. */
+const applyCommand = <E>(services: Layer.Layer<AdminServices | Catalog, E>) =>
+  Command.make("apply", {
     file: Argument.String("file").pipe(Argument.withDescription("the catalog file (JSON); caFile paths are relative to it"))
   }, ({ file }) =>
     Effect.gen(function*() {
@@ -80,6 +80,10 @@ const catalogCommand = <E>(services: Layer.Layer<AdminServices | Catalog, E>) =>
       Command.withDescription("Apply a catalog file (idempotent; entries it no longer lists stay until retired)"),
       Command.provide(services)
     )
+
+/** `catalog apply | list | retire`, each leaf provided with `services`. */
+const catalogCommand = <E>(services: Layer.Layer<AdminServices | Catalog, E>) => {
+  const apply = applyCommand(services)
 
   const list = Command.make("list", {}, () =>
     Effect.flatMap(catalogListing, (lines) => Effect.forEach(lines, (line) => Console.log(line), { discard: true }))).pipe(
@@ -183,7 +187,9 @@ export const makeAdmin = <E>(
         Command.withDescription("Sealed upstream credentials"),
         Command.withSubcommands([put, list, remove, rotate])
       ),
-      ...(catalog === undefined ? [] : [catalogCommand(Layer.merge(services, catalog))])
+      ...(catalog === undefined
+        ? []
+        : [catalogCommand(Layer.merge(services, catalog)), applyCommand(Layer.merge(services, catalog))])
     ])
   )
 }

@@ -91,6 +91,14 @@ describe("`catalog` commands, in-process", () => {
       assert.strictEqual(Redacted.value(password), PVE_PASSWORD)
     })))
 
+  it.effect("`apply FILE` (as API.md writes it) does the same as `catalog apply FILE`", () =>
+    inCli(Effect.gen(function*() {
+      const stores = yield* makeStores
+      yield* admin(stores)(["apply", yield* writeCatalog(withCa)])
+      assert.include((yield* printed).join("\n"), "plans: 2 created")
+      assert.isTrue((yield* stores.catalog.cluster("pve"))._tag === "Some")
+    })))
+
   it.effect("`catalog apply` of an invalid file fails naming the entry, and stores nothing", () =>
     inCli(Effect.gen(function*() {
       const stores = yield* makeStores
