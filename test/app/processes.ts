@@ -1,5 +1,6 @@
 // Real child processes of the app (`node app/main.ts`, `node app/cli.ts`) for tests about process behaviour:
 // a clean environment, bounded waits, and a registry so every child is killed and every temp dir removed.
+import { randomBytes } from "node:crypto"
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtemp, rm } from "node:fs/promises"
 import { createServer } from "node:net"
@@ -159,7 +160,7 @@ export const lines = (text: string): ReadonlyArray<string> => text.split("\n").f
 
 /** A fresh, empty database on the server of `adminUrl` (like test/support/databases.ts `freshPostgres`). */
 export const createDatabase = async (adminUrl: string) => {
-  const name = `zh_test_${Date.now()}_${Math.floor(Math.random() * 1e9)}`
+  const name = `zh_test_${Date.now()}_${randomBytes(4).toString("hex")}`
   const admin = (statement: string) =>
     Effect.runPromise(
       Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(

@@ -1,4 +1,5 @@
 // Databases for contract and end-to-end tests: embedded PGlite always, real Postgres when TEST_DATABASE_URL is set.
+import { randomBytes } from "node:crypto"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -10,7 +11,7 @@ export const testDatabaseUrl = process.env["TEST_DATABASE_URL"]
 /** A fresh database on the real server for each use, dropped afterwards. */
 export const freshPostgres = (url: string): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown> =>
   Layer.unwrap(Effect.gen(function*() {
-    const name = `zh_test_${Date.now()}_${Math.floor(Math.random() * 1e9)}`
+    const name = `zh_test_${Date.now()}_${randomBytes(4).toString("hex")}`
     const admin = (statement: string) =>
       Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(
         Effect.provide(postgres(Redacted.make(url), 1))

@@ -1,6 +1,7 @@
 // The whole application against one sandbox Proxmox registered as the real cluster "lab", on a database that
 // outlives the application: stop it and start it again (a process restart) on the same data, inject upstream
 // faults, and read back everything an order may leave behind.
+import { randomBytes } from "node:crypto"
 import { Context, Duration, Effect, Layer, ManagedRuntime, Option, Redacted, References, Result, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { mkdtemp, rm } from "node:fs/promises"
@@ -60,7 +61,7 @@ const durableDatabase = async (url: string | undefined) => {
       drop: () => rm(dir, { recursive: true, force: true })
     }
   }
-  const name = `zh_faults_${Date.now()}_${Math.floor(Math.random() * 1e9)}`
+  const name = `zh_faults_${Date.now()}_${randomBytes(4).toString("hex")}`
   const admin = (statement: string) =>
     Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(Effect.provide(postgres(Redacted.make(url), 1))))
   await admin(`CREATE DATABASE ${name}`)

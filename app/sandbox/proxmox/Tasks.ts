@@ -1,5 +1,6 @@
 // Worker tasks (reference/proxmox.md §2.3): each async call returns a UPID at once; the work runs after its simulated
 // duration while the task is `running`, then the task stops with an exit status that is its log's last line.
+import { randomInt } from "node:crypto"
 import type { Cluster } from "./Cluster.ts"
 import { flockTimeout, PveError, TaskError } from "./PveError.ts"
 import type { SimClock } from "./SimClock.ts"
@@ -66,7 +67,7 @@ const messageOf = (e: unknown): string => {
 
 export class Tasks {
   private readonly tasks = new Map<string, TaskRecord>()
-  private nextPid = 0x3a000 + Math.floor(Math.random() * 0x10000)
+  private nextPid = 0x3a000 + randomInt(0x10000)
   private nextPstart = 0x1b2c3d4
 
   private readonly clock: SimClock
