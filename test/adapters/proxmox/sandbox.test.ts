@@ -5,6 +5,7 @@ import { Effect, Redacted, Schedule, Stream } from "effect"
 import { sandboxProxmox } from "../../../app/sandbox/proxmox/SandboxProxmox.ts"
 import type { ProxmoxCluster } from "../../../ports/ProxmoxClusters.ts"
 import { Virtualization } from "../../../ports/Virtualization.ts"
+import { cloudInit } from "../../support/virtualizationMother.ts"
 import { adapterLayer, noTls } from "./stubPve.ts"
 
 const token = { id: "root@pam!zh", secret: "3f0c5a2e-9d41-4b8e-a1c7-6e2d9b0f4a13" }
@@ -49,18 +50,10 @@ describe("ProxmoxVirtualization against the sandbox PVE", () => {
             { _tag: "VmidTaken", vmid: 4321 }
           )
 
-          yield* v.configure(vm, {
-            cores: 2,
-            memoryMiB: 2048,
-            bridge: "vmbr0",
-            address: "203.0.113.10/28",
-            gateway: "203.0.113.1",
-            nameservers: ["1.1.1.1", "9.9.9.9"],
-            user: "root",
+          yield* v.configure(vm, cloudInit("vps-4321", {
             password: Redacted.make("Root-pass-1"),
-            sshPublicKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKk+/x= ann@laptop"],
-            hostname: "vps-4321"
-          })
+            sshPublicKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKk+/x= ann@laptop"]
+          }))
           yield* v.resizeDisk(vm, 20)
           const stored = pve.control.state().vms.find((x) => x.vmid === vm.vmid)
           assert.strictEqual(stored?.cores, 2)

@@ -11,6 +11,7 @@ import { layerWith, type ProxmoxOptions } from "../../../adapters/proxmox/Proxmo
 import { Virtualization } from "../../../ports/Virtualization.ts"
 import { type ProxmoxCluster, ProxmoxClusters, type ProxmoxTls } from "../../../ports/ProxmoxClusters.ts"
 import { ClusterUnknown } from "../../../ports/Virtualization.ts"
+import { cloudInit as aCloudInit } from "../../support/virtualizationMother.ts"
 
 export const fixtureCert = readFileSync(new URL("../../fixtures/tls/sandbox-cert.pem", import.meta.url), "utf8")
 const fixtureKey = readFileSync(new URL("../../fixtures/tls/sandbox-key.pem", import.meta.url), "utf8")
@@ -328,18 +329,10 @@ export const base = "/nodes/pve1/qemu/101"
 export const missingConfig = "Configuration file 'nodes/pve1/qemu-server/101.conf' does not exist"
 
 /** A VPS's cloud-init, as the provisioning workflow passes it. */
-export const cloudInit = {
-  cores: 2,
-  memoryMiB: 2048,
-  bridge: "vmbr0",
-  address: "203.0.113.10/28",
-  gateway: "203.0.113.1",
-  nameservers: ["1.1.1.1", "9.9.9.9"],
-  user: "root",
+export const cloudInit = aCloudInit("web-1", {
   password: Redacted.make("Root-pass-1"),
-  sshPublicKeys: ["ssh-ed25519 AAAAC3Nz/x+y= ann@laptop", "ssh-rsa AAAAB3 bob"],
-  hostname: "web-1"
-}
+  sshPublicKeys: ["ssh-ed25519 AAAAC3Nz/x+y= ann@laptop", "ssh-rsa AAAAB3 bob"]
+})
 
 /** A fresh stub scripted by `script`, and the adapter under test pointed at it. */
 export const scenario = <A, E>(
