@@ -79,7 +79,7 @@ const checkIpconfig = (value: string, name: string): string | undefined => {
   return undefined
 }
 
-/** The named formats the sandbox checks; the others are accepted as any string (see the module README). */
+/** The named formats the sandbox checks; the others are accepted unchecked (see the module README). */
 const checkFormat = (format: string, value: string, name: string): string | undefined => {
   switch (format) {
     case "pve-vmid":

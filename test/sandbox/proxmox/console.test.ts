@@ -96,6 +96,16 @@ class ConsoleClient {
   }
 }
 
+/** A console on the running VM past the ticket handshake: the serial terminal has started. */
+const signedOnConsole = async () => {
+  const proxy = await termproxy(pve, RUNNING)
+  const term = new ConsoleClient(RUNNING, proxy, { Cookie: ticketCookie })
+  await term.opened
+  term.send(`${proxy.user}:${proxy.ticket}\n`)
+  await term.waitFor("starting serial terminal")
+  return term
+}
+
 describe("a console login round trip", () => {
   it("goes from termproxy to a shell prompt and runs a command", async () => {
     const proxy = await termproxy(pve, RUNNING)
@@ -143,11 +153,7 @@ describe("a console login round trip", () => {
   })
 
   it("finds the shell still logged in after reconnecting, like a real serial tty, until 'exit'", async () => {
-    const proxy = await termproxy(pve, RUNNING)
-    const term = new ConsoleClient(RUNNING, proxy, { Cookie: ticketCookie })
-    await term.opened
-    term.send(`${proxy.user}:${proxy.ticket}\n`)
-    await term.waitFor("starting serial terminal")
+    const term = await signedOnConsole()
     term.type("\r")
     await term.waitFor("root@box-1:~# ")
     term.type("exit\r")
@@ -156,11 +162,7 @@ describe("a console login round trip", () => {
   })
 
   it("refuses a wrong password with 'Login incorrect' and a new prompt", async () => {
-    const proxy = await termproxy(pve, RUNNING)
-    const term = new ConsoleClient(RUNNING, proxy, { Cookie: ticketCookie })
-    await term.opened
-    term.send(`${proxy.user}:${proxy.ticket}\n`)
-    await term.waitFor("starting serial terminal")
+    const term = await signedOnConsole()
     term.type("\r")
     term.type("root\r")
     await term.waitFor("Password: ")
@@ -173,11 +175,7 @@ describe("a console login round trip", () => {
     await pve.put(`/nodes/pve1/qemu/${RUNNING}/config`, { agent: 1 })
     const set = await pve.post(`/nodes/pve1/qemu/${RUNNING}/agent/set-user-password`, { username: "root", password: "agent-made-1" })
     expect(set.status).toBe(200)
-    const proxy = await termproxy(pve, RUNNING)
-    const term = new ConsoleClient(RUNNING, proxy, { Cookie: ticketCookie })
-    await term.opened
-    term.send(`${proxy.user}:${proxy.ticket}\n`)
-    await term.waitFor("starting serial terminal")
+    const term = await signedOnConsole()
     term.type("\r")
     term.type("root\ragent-made-1\r")
     await term.waitFor("root@box-1:~# ")
@@ -245,11 +243,7 @@ describe("console refusals", () => {
   })
 
   it("drops a frame larger than 128 KiB", async () => {
-    const proxy = await termproxy(pve, RUNNING)
-    const term = new ConsoleClient(RUNNING, proxy, { Cookie: ticketCookie })
-    await term.opened
-    term.send(`${proxy.user}:${proxy.ticket}\n`)
-    await term.waitFor("starting serial terminal")
+    const term = await signedOnConsole()
     term.send("x".repeat(129 * 1024))
     await term.waitClosed()
   })
