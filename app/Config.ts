@@ -59,6 +59,11 @@ export const SettingsConfig = Config.all({
   storageMarginGiB: intSetting("STORAGE_MARGIN_GIB", 0, 100_000, 10),
   vpsNameservers: withDefault(Config.String("VPS_NAMESERVERS"), "1.1.1.1,9.9.9.9"),
   vpsGraceDays: intSetting("VPS_GRACE_DAYS", 0, 365, 7),
+  gameGraceDays: intSetting("GAME_GRACE_DAYS", 0, 365, 14),
+  gameInstallTimeoutMinutes: intSetting("GAME_INSTALL_TIMEOUT_MINUTES", 1, 24 * 60, 30),
+  gamePanelUserDomain: withDefault(Config.String("GAME_PANEL_USER_DOMAIN"), "users.zh.invalid"),
+  gameConsoleTokenMinutes: intSetting("GAME_CONSOLE_TOKEN_MINUTES", 1, 60, 10),
+  maxUploadBytes: intSetting("MAX_UPLOAD_BYTES", 1024, 10 * 1024 * 1024 * 1024, 100 * 1024 * 1024),
   sandboxTaskSpeed: withDefault(Config.Literals(["realistic", "instant"], "SANDBOX_TASK_SPEED"), "realistic"),
   logLevel: withDefault(Config.LogLevel("LOG_LEVEL"), "Info"),
   logFormat: Config.option(Config.Literals(["pretty", "json"], "LOG_FORMAT"))
@@ -145,6 +150,9 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
   const nameservers = raw.vpsNameservers.split(",").map((s) => s.trim()).filter((s) => s !== "")
   if (nameservers.length === 0 || !nameservers.every((n) => /^[0-9a-f.:]+$/i.test(n))) {
     return yield* new InvalidSetting({ name: "VPS_NAMESERVERS", problem: "must be a comma-separated list of IP addresses" })
+  }
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(raw.gamePanelUserDomain)) {
+    return yield* new InvalidSetting({ name: "GAME_PANEL_USER_DOMAIN", problem: "must be a domain name such as users.example.com" })
   }
   if (registryProvider === "insee" && Option.isNone(raw.sireneApiKey)) {
     return yield* new InvalidSetting({ name: "SIRENE_API_KEY", problem: "is required when REGISTRY_PROVIDER=insee" })

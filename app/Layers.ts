@@ -24,6 +24,12 @@ import * as PgOrders from "../adapters/postgres/PgOrders.ts"
 import * as PgPlacement from "../adapters/postgres/PgPlacement.ts"
 import * as PgSubscriptions from "../adapters/postgres/PgSubscriptions.ts"
 import * as PgVpsRecords from "../adapters/postgres/PgVpsRecords.ts"
+import * as PgGameAllocations from "../adapters/postgres/PgGameAllocations.ts"
+import * as PgGameServerRecords from "../adapters/postgres/PgGameServerRecords.ts"
+import * as JoseConsoleTokens from "../adapters/crypto/JoseConsoleTokens.ts"
+import * as PterodactylGamePanel from "../adapters/pterodactyl/PterodactylGamePanel.ts"
+import { GameSettings } from "../domain/game/GameSettings.ts"
+import * as GamePanelsLive from "./GamePanelsLive.ts"
 import * as ProxmoxVirtualization from "../adapters/proxmox/ProxmoxVirtualization.ts"
 import * as PgLoginAttempts from "../adapters/postgres/PgLoginAttempts.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
@@ -38,7 +44,7 @@ import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.
 import { VpsSettings } from "../domain/vps/VpsSettings.ts"
 import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
-import { SandboxProxmoxLive } from "./sandbox/SandboxUpstreams.ts"
+import { SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
 import { LifecycleCronLive, ReconcileOrdersLive, WorkflowEngineLive, WorkflowsLive } from "./Workflows.ts"
 import type { Settings } from "./Config.ts"
 import { type EmbeddedDatabaseFailed, embeddedDataDir, postgres } from "./Database.ts"
@@ -81,6 +87,8 @@ export const RepositoriesLive = Layer.mergeAll(
   PgLedger.layer,
   PgVpsRecords.layer,
   PgPlacement.layer,
+  PgGameServerRecords.layer,
+  PgGameAllocations.layer,
   // A password reset or log-out-everywhere on another instance is seen here within a second.
   CachedUsers.layer({ ttl: "1 second", capacity: 10_000 }).pipe(Layer.provide(PgUsers.layer)),
   PgPasswordResets.layer,
@@ -137,6 +145,7 @@ export const ServicesLive = (settings: Settings) =>
   Layer.mergeAll(
     BcryptPasswordHasher.layer(settings.bcryptCost, availableParallelism()),
     JoseSessionTokens.layer(settings.jwtSecret),
+    JoseConsoleTokens.layer(settings.jwtSecret),
     AesGcmSecretBox.layer(settings.encryptionKeys),
     NodeCrypto.layerSecureRandom,
     NodeCrypto.layerDigest,
@@ -158,6 +167,15 @@ export const vpsSettings = (settings: Settings): VpsSettings["Service"] => ({
   storageMarginGiB: settings.storageMarginGiB,
   nameservers: settings.vpsNameservers.split(",").map((s) => s.trim()).filter((s) => s !== ""),
   gracePeriod: Duration.days(settings.vpsGraceDays)
+})
+
+export const gameSettings = (settings: Settings): GameSettings["Service"] => ({
+  panelUserDomain: settings.gamePanelUserDomain,
+  installTimeout: Duration.minutes(settings.gameInstallTimeoutMinutes),
+  installPollInitial: Duration.seconds(1),
+  installPollMax: Duration.seconds(15),
+  gracePeriod: Duration.days(settings.gameGraceDays),
+  consoleTokenLifetime: Duration.minutes(settings.gameConsoleTokenMinutes)
 })
 
 /** Applies CATALOG_FILE at start (idempotent: every write is an upsert, several instances may do it at once). */
@@ -187,7 +205,8 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
   const base = ServicesLive(settings).pipe(
     Layer.provideMerge(Layer.mergeAll(
       SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
-      Layer.succeed(VpsSettings, vpsSettings(settings))
+      Layer.succeed(VpsSettings, vpsSettings(settings)),
+      Layer.succeed(GameSettings, gameSettings(settings))
     )),
     Layer.provideMerge(RepositoriesLive),
     Layer.provideMerge(database)
@@ -200,10 +219,13 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     Layer.provideMerge(CatalogFileLive(settings)),
     Layer.provideMerge(base)
   )
-  const virtualization = ProxmoxVirtualization.layer.pipe(
-    Layer.provide(ProxmoxClustersLive.layer),
-    Layer.provideMerge(catalog)
-  )
+  const withPanel = SandboxPterodactylLive({
+    installDurationMs: settings.sandboxTaskSpeed === "instant" ? 0 : 3_000
+  }).pipe(Layer.provideMerge(catalog))
+  const virtualization = Layer.mergeAll(
+    ProxmoxVirtualization.layer.pipe(Layer.provide(ProxmoxClustersLive.layer)),
+    PterodactylGamePanel.layer.pipe(Layer.provide([GamePanelsLive.layer, NodeHttpClient.layerUndici]))
+  ).pipe(Layer.provideMerge(withPanel))
   const engine = WorkflowEngineLive({ embedded: Option.isNone(settings.databaseUrl) })
   return ReconcileOrdersLive.pipe(
     Layer.provideMerge(Layer.mergeAll(WorkflowsLive, LifecycleCronLive)),
@@ -214,7 +236,17 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
 
 /** The HTTP application on a database, for any `HttpServer` (the real listener, or a test one). */
 export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E, R>) =>
-  HttpRouter.serve(HttpApp({ allowedOrigin: settings.publicUrl, maxInputFrameBytes: 64 * 1024 }), { disableLogger: true })
+  HttpRouter.serve(
+    HttpApp({
+      allowedOrigin: settings.publicUrl,
+      publicUrl: settings.publicUrl,
+      maxInputFrameBytes: 64 * 1024,
+      // The panel's editor opens files up to 4 MiB; a little more for JSON framing.
+      maxRelayBodyBytes: Math.max(settings.maxBodyBytes, 4 * 1024 * 1024 + 64 * 1024),
+      maxUploadBytes: settings.maxUploadBytes
+    }),
+    { disableLogger: true }
+  )
     .pipe(Layer.provideMerge(AppServices(settings, database)))
 
 export const ServerLive = (settings: Settings) =>

@@ -4,6 +4,8 @@ import { NodeCrypto } from "@effect/platform-node"
 import { Cron, Effect, Layer } from "effect"
 import { ClusterCron, ClusterWorkflowEngine, SingleRunner } from "effect/cluster"
 import { reconcileOrders } from "../domain/billing/Ordering.ts"
+import { RestoreGameLive, sweepGameLifecycle, SuspendGameLive, TerminateGameLive } from "../domain/game/GameLifecycle.ts"
+import { ProvisionGameLive } from "../domain/game/ProvisionGame.ts"
 import { sweepLifecycle, SuspendVpsLive, TerminateVpsLive } from "../domain/vps/Lifecycle.ts"
 import { ProvisionVpsLive } from "../domain/vps/ProvisionVps.ts"
 
@@ -21,7 +23,15 @@ export const WorkflowEngineLive = (options: { readonly embedded: boolean }) =>
     Layer.provide(NodeCrypto.layerDigest)
   )
 
-export const WorkflowsLive = Layer.mergeAll(ProvisionVpsLive, SuspendVpsLive, TerminateVpsLive)
+export const WorkflowsLive = Layer.mergeAll(
+  ProvisionVpsLive,
+  SuspendVpsLive,
+  TerminateVpsLive,
+  ProvisionGameLive,
+  SuspendGameLive,
+  TerminateGameLive,
+  RestoreGameLive
+)
 
 /** Orders a dead process left unfinished are resumed (or refunded) once the engine runs. */
 export const ReconcileOrdersLive = Layer.effectDiscard(
@@ -31,8 +41,10 @@ export const ReconcileOrdersLive = Layer.effectDiscard(
 export const LifecycleCronLive = ClusterCron.make({
   name: "subscription-lifecycle",
   cron: Cron.parseUnsafe("* * * * *"),
-  execute: sweepLifecycle.pipe(
-    Effect.catchCause((cause) => Effect.logError("lifecycle sweep failed", cause))
-  ),
+  // One kind's trouble (its upstream down) must not hold back the other's sweep.
+  execute: Effect.all([
+    sweepLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("VPS lifecycle sweep failed", cause))),
+    sweepGameLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("game server lifecycle sweep failed", cause)))
+  ], { discard: true }),
   skipIfOlderThan: "10 minutes"
 })

@@ -4,6 +4,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api
 import { AuthApi, PreferencesApi, RequestValidation, SessionApi } from "./AccountsApi.ts"
 import { ServiceUnavailable } from "./ApiErrors.ts"
 import { CatalogApi } from "./CatalogApi.ts"
+import { GameClientApi, GameServersApi } from "./GameApi.ts"
 import { OrdersApi, SubscriptionsApi, VpsApi } from "./ServicesApi.ts"
 
 export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
@@ -25,6 +26,8 @@ export class Api extends HttpApi.make("zh")
   .add(OrdersApi)
   .add(SubscriptionsApi)
   .add(VpsApi)
+  .add(GameServersApi)
+  .add(GameClientApi)
   .add(SystemApi)
   .middleware(RequestValidation)
   .annotateMerge(OpenApi.annotations({

@@ -12,37 +12,52 @@ import {
 import { Api } from "./Api.ts"
 import { CatalogHandlers } from "./CatalogHandlers.ts"
 import { type ConsoleRouteOptions, type ConsoleRouteServices, consoleRoute } from "./ConsoleRoute.ts"
+import { type GameConsoleServices, gameConsoleRoute } from "./GameConsoleRoute.ts"
+import { GameHandlers } from "./GameHandlers.ts"
+import { type GameRelayOptions, type GameRelayServices, gameRelayRoutes } from "./GameRelayRoutes.ts"
 import { OrdersHandlers, SubscriptionsHandlers, VpsHandlers } from "./ServicesHandlers.ts"
 import { edgeMiddleware } from "./edge.ts"
 import { HttpSettings } from "./HttpSettings.ts"
 import { SystemHandlers } from "./SystemHandlers.ts"
 
-const ApiRoutes = HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
-  Layer.provide([
-    AuthHandlers,
-    SessionHandlers,
-    PreferencesHandlers,
-    CatalogHandlers,
-    OrdersHandlers,
-    SubscriptionsHandlers,
-    VpsHandlers,
-    SystemHandlers
-  ]),
-  Layer.provide([AuthenticationLive, RequestValidationLive])
-)
+const ApiRoutes = (publicUrl: string) =>
+  HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
+    Layer.provide([
+      AuthHandlers,
+      SessionHandlers,
+      PreferencesHandlers,
+      CatalogHandlers,
+      OrdersHandlers,
+      SubscriptionsHandlers,
+      VpsHandlers,
+      ...GameHandlers(publicUrl),
+      SystemHandlers
+    ]),
+    Layer.provide([AuthenticationLive, RequestValidationLive])
+  )
 
 /** The console WebSocket runs on the services captured when the routes are built. */
 const ConsoleRoutes = (options: ConsoleRouteOptions) =>
   Layer.unwrap(Effect.map(Effect.context<ConsoleRouteServices>(), (services) =>
     consoleRoute(options).pipe(HttpRouter.provideRequest(Layer.succeedContext(services)))))
 
+/** The game console and the files/backups relay, likewise. */
+const GameRoutes = (options: HttpAppOptions) =>
+  Layer.unwrap(Effect.map(Effect.context<GameConsoleServices | GameRelayServices>(), (services) =>
+    Layer.mergeAll(gameConsoleRoute(options), gameRelayRoutes(options)).pipe(
+      HttpRouter.provideRequest(Layer.succeedContext(services))
+    )))
+
+export interface HttpAppOptions extends ConsoleRouteOptions, GameRelayOptions {}
+
 /** The reference page is served from the bundled Scalar script, without its web fonts: no request leaves for a CDN. */
 const DocsRoutes = HttpApiScalar.layer(Api, { path: "/docs", scalar: { withDefaultFonts: false } })
 
-export const HttpApp = (console: ConsoleRouteOptions) =>
+export const HttpApp = (options: HttpAppOptions) =>
   Layer.mergeAll(
-    ApiRoutes,
+    ApiRoutes(options.publicUrl),
     DocsRoutes,
-    ConsoleRoutes(console),
+    ConsoleRoutes(options),
+    GameRoutes(options),
     Layer.unwrap(Effect.map(HttpSettings, edgeMiddleware))
   )

@@ -38,13 +38,16 @@ const envelope = (response: HttpServerResponse.HttpServerResponse) =>
 const withoutBodyHeaders = (headers: Headers.Headers) =>
   Object.fromEntries(Object.entries(headers).filter(([name]) => name !== "content-type" && name !== "content-length"))
 
+const isRelayed = (url: string) => /^\/api\/client\/servers\/[^/]+\/(files|backups)(\/|\?|$)/.test(url)
+
 export const edgeMiddleware = (settings: HttpSettings["Service"]) =>
   HttpRouter.middleware(
     (httpEffect) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
         const declared = Number(request.headers["content-length"] ?? "0")
-        if (declared > settings.maxBodyBytes) return tooLarge
+        // The game relay streams uploads and enforces its own limits (GameRelayRoutes).
+        if (declared > settings.maxBodyBytes && !isRelayed(request.url)) return tooLarge
         return yield* httpEffect.pipe(
           Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(settings.maxBodyBytes))
         )

@@ -2,7 +2,9 @@
 import { Effect } from "effect"
 import type * as AccountErrors from "../../domain/account/AccountErrors.ts"
 import type * as BillingErrors from "../../domain/billing/BillingErrors.ts"
+import type * as GameErrors from "../../domain/game/GameErrors.ts"
 import type * as VpsActions from "../../domain/vps/VpsActions.ts"
+import type * as GamePanel from "../../ports/GamePanel.ts"
 import type { RegistryUnavailable } from "../../ports/BusinessRegistry.ts"
 import type { PaymentDeclined, PaymentUnavailable } from "../../ports/PaymentGateway.ts"
 import type * as Virtualization from "../../ports/Virtualization.ts"
@@ -51,6 +53,16 @@ export type DomainError =
   | Virtualization.TaskFailed
   | Virtualization.ClusterUnknown
   | Virtualization.VmNotFound
+  | GameErrors.GameServerNotFound
+  | GameErrors.GameServerUnavailable
+  | GameErrors.ConsoleTokenInvalid
+  | GamePanel.GamePanelUnavailable
+  | GamePanel.GamePanelThrottled
+  | GamePanel.PanelUnknown
+  | GamePanel.PanelValidationFailed
+  | GamePanel.ServerStateConflict
+  | GamePanel.PanelResourceNotFound
+  | GamePanel.PanelRejected
 
 type Table = { readonly [K in DomainError["_tag"]]: (e: Extract<DomainError, { _tag: K }>) => ApiError }
 
@@ -90,8 +102,51 @@ const table: Table = {
   VirtualizationUnavailable: () => upstreamUnavailable,
   TaskFailed: () => upstreamUnavailable,
   ClusterUnknown: () => upstreamUnavailable,
-  VmNotFound: () => upstreamUnavailable
+  VmNotFound: () => upstreamUnavailable,
+  GameServerNotFound: (e) => new NotFound(body("GAME_SERVER_NOT_FOUND", e)),
+  GameServerUnavailable: (e) =>
+    new Conflict(body(e.status === "suspended" ? "GAME_SERVER_SUSPENDED" : "GAME_SERVER_DELETED", e)),
+  ConsoleTokenInvalid: (e) => new Unauthorized(body("CONSOLE_TOKEN_INVALID", e)),
+  // The panel's own words (hosts, nodes, daemon messages) stay in our logs; the customer gets ours.
+  GamePanelUnavailable: () => panelUnavailable,
+  PanelUnknown: () => panelUnavailable,
+  GamePanelThrottled: () =>
+    new TooManyRequests({ error: errorBody("GAME_PANEL_BUSY", "The game panel is busy; please try again in a moment.") }),
+  PanelValidationFailed: (e) =>
+    new Unprocessable({
+      error: errorBody(
+        "INVALID_REQUEST",
+        "The game panel refused some of the values sent.",
+        e.fields.map((f) => ({ field: f.field, rule: f.rule }))
+      )
+    }),
+  ServerStateConflict: () =>
+    new Conflict({
+      error: errorBody("GAME_SERVER_BUSY", "The game server cannot do this in its current state (installing, restoring or suspended).")
+    }),
+  PanelResourceNotFound: () => new NotFound({ error: errorBody("NOT_FOUND", "No such file, folder or backup.") }),
+  PanelRejected: (e) => new BadRequest({ error: errorBody(...panelRefusal(e.code)) })
 }
+
+/** The panel's refusals we can name (its DisplayException family), in our words; anything else is generic. */
+const panelRefusal = (code: string): [string, string] => {
+  switch (code) {
+    case "TooManyBackupsException":
+      return ["BACKUP_LIMIT_REACHED", "This plan's backup limit is reached; delete a backup first."]
+    case "BackupLockedException":
+      return ["BACKUP_LOCKED", "This backup is locked; unlock it before deleting it."]
+    case "FileSizeTooLargeException":
+      return ["FILE_TOO_LARGE", "This file is too large to open in the editor; download it instead."]
+    case "FileExistsException":
+      return ["FILE_EXISTS", "A file or folder with this name already exists."]
+    default:
+      return ["GAME_PANEL_REFUSED", "The game panel refused this request."]
+  }
+}
+
+const panelUnavailable = new ServiceUnavailable({
+  error: errorBody("GAME_PANEL_UNAVAILABLE", "The game panel did not complete the operation; please try again shortly.")
+})
 
 const upstreamUnavailable = new ServiceUnavailable({
   error: errorBody("UPSTREAM_UNAVAILABLE", "The virtualization platform did not complete the operation; please try again shortly.")

@@ -5,12 +5,14 @@ import accounts from "./migrations/0001_accounts.ts"
 import secretsOutbox from "./migrations/0002_secrets_outbox.ts"
 import catalog from "./migrations/0003_catalog.ts"
 import billingVps from "./migrations/0004_billing_vps.ts"
+import gameServers from "./migrations/0005_game_servers.ts"
 
 const all = {
   "1_accounts": accounts,
   "2_secrets_outbox": secretsOutbox,
   "3_catalog": catalog,
-  "4_billing_vps": billingVps
+  "4_billing_vps": billingVps,
+  "5_game_servers": gameServers
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))

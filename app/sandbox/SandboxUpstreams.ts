@@ -1,13 +1,14 @@
-// The sandbox upstreams `npm start` runs when no real one is registered: a simulated Proxmox VE on loopback,
-// registered in the catalog as cluster "sandbox" with two OS templates, an IP pool and demo plans.
-import { Effect, Layer, Redacted } from "effect"
+// The sandbox upstreams `npm start` runs when no real one is registered: a simulated Proxmox VE and a simulated
+// Pterodactyl panel with its Wings, on loopback, registered in the catalog as "sandbox" with demo plans.
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
-import { clusterSecretNames } from "../../domain/catalog/catalogSecrets.ts"
+import { clusterSecretNames, panelSecretNames } from "../../domain/catalog/catalogSecrets.ts"
 import { hostAddresses, parseAddress, parseCidr } from "../../domain/catalog/ipv4.ts"
 import { storeSecret } from "../../domain/secrets/UpstreamCredentials.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { Result } from "effect"
 import { type SandboxProxmoxOptions, sandboxProxmox } from "./proxmox/SandboxProxmox.ts"
+import { type SandboxPterodactyl, type SandboxPterodactylOptions, sandboxPterodactyl } from "./pterodactyl/SandboxPterodactyl.ts"
 
 export const SANDBOX_CLUSTER = "sandbox"
 
@@ -78,4 +79,73 @@ export const SandboxProxmoxLive = (options: SandboxProxmoxOptions = {}) =>
     )
     if ((yield* catalog.plans).length === 0) for (const plan of demoPlans) yield* catalog.upsertPlan(plan)
     yield* Effect.logInfo(`sandbox Proxmox VE serving cluster "${SANDBOX_CLUSTER}" on loopback (no real cluster registered)`)
+  }))
+
+export const SANDBOX_PANEL = "sandbox"
+
+/** The running sandbox panel (none when a real panel is registered): its control, for tests and benchmarks. */
+export class SandboxPanel extends Context.Service<SandboxPanel, Option.Option<SandboxPterodactyl>>()("zh/app/SandboxPanel") {}
+
+/** Plans on the sandbox panel's seeded eggs (5 "Paper", 6 "Vanilla Bedrock"). */
+const demoGamePlans = [
+  {
+    kind: "game" as const,
+    id: "mc-2g",
+    name: "Minecraft 2 GB",
+    priceCents: 600,
+    panel: SANDBOX_PANEL,
+    eggId: 5,
+    dockerImage: "ghcr.io/pterodactyl/yolks:java_17",
+    memoryMiB: 2048,
+    diskMiB: 10240,
+    cpuPercent: 200,
+    io: 500,
+    databases: 0,
+    backups: 2,
+    allocations: 1,
+    environment: { SERVER_JARFILE: "server.jar" },
+    userVariables: ["MINECRAFT_VERSION"]
+  },
+  {
+    kind: "game" as const,
+    id: "bedrock-1g",
+    name: "Bedrock 1 GB",
+    priceCents: 400,
+    panel: SANDBOX_PANEL,
+    eggId: 6,
+    dockerImage: "ghcr.io/pterodactyl/yolks:debian",
+    memoryMiB: 1024,
+    diskMiB: 5120,
+    cpuPercent: 100,
+    io: 500,
+    databases: 0,
+    backups: 1,
+    allocations: 1,
+    environment: {},
+    userVariables: ["BEDROCK_VERSION"]
+  }
+]
+
+/**
+ * Starts the sandbox Pterodactyl (panel + Wings on loopback) unless the catalog has a real panel, registers it as
+ * panel "sandbox" with its fresh keys (they change with every start), and adds demo game plans when the catalog
+ * sells none.
+ */
+export const SandboxPterodactylLive = (options: SandboxPterodactylOptions = {}) =>
+  Layer.effect(SandboxPanel, Effect.gen(function*() {
+    const catalog = yield* Catalog
+    const real = (yield* catalog.panels).filter((p) => !p.retired && p.name !== SANDBOX_PANEL)
+    if (real.length > 0) return Option.none<SandboxPterodactyl>()
+    const context = yield* Effect.context<never>()
+    const sandbox = yield* sandboxPterodactyl({
+      ...options,
+      onWarning: options.onWarning ?? ((message) => void Effect.runForkWith(context)(Effect.logWarning(message)))
+    })
+    yield* catalog.upsertPanel({ name: SANDBOX_PANEL, url: sandbox.url })
+    const names = panelSecretNames(SANDBOX_PANEL)
+    yield* storeSecret(names.applicationKey, Redacted.make(sandbox.applicationKey)).pipe(Effect.orDie)
+    yield* storeSecret(names.clientKey, Redacted.make(sandbox.clientKey)).pipe(Effect.orDie)
+    if (!(yield* catalog.plans).some((p) => p.kind === "game")) for (const plan of demoGamePlans) yield* catalog.upsertPlan(plan)
+    yield* Effect.logInfo(`sandbox Pterodactyl serving panel "${SANDBOX_PANEL}" on loopback (no real panel registered)`)
+    return Option.some(sandbox)
   }))

@@ -8,7 +8,10 @@ import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { SecretBox } from "../../ports/SecretBox.ts"
 import { refundOrder } from "./refund.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
-import type { VpsPlan } from "../catalog/Plan.ts"
+import type { GamePlan, VpsPlan } from "../catalog/Plan.ts"
+import { checkEnvironment, decodeGameOptions } from "../game/GameOptions.ts"
+import { GAME_STEPS, ProvisionGame } from "../game/ProvisionGame.ts"
+import { GamePanel } from "../../ports/GamePanel.ts"
 import { ProvisionVps, VPS_STEPS } from "../vps/ProvisionVps.ts"
 import { checkSshPublicKey, isValidHostname, normaliseSshPublicKey, VpsOrderOptions } from "../vps/VpsOptions.ts"
 import { addMonth, type Order } from "./Billing.ts"
@@ -39,6 +42,22 @@ const validateVpsOptions = Effect.fn("validateVpsOptions")(function*(plan: VpsPl
 })
 
 /**
+ * The customer's settings are checked against the plan and against the egg's own rules (read from the panel)
+ * before anything is charged; the plan's own values are the operator's business (a misconfigured plan fails
+ * its provisioning with a clear reason and a refund).
+ */
+const validateGameOptions = Effect.fn("validateGameOptions")(function*(plan: GamePlan, raw: unknown) {
+  const options = yield* decodeGameOptions(plan, raw)
+  if (Object.keys(options.variables).length === 0) return options
+  const egg = yield* (yield* GamePanel).egg(plan.panel, plan.eggId).pipe(
+    Effect.catchTag("PanelResourceNotFound", () => Effect.fail(new PlanUnavailable({ planId: plan.id })))
+  )
+  const problem = checkEnvironment(egg, plan, options.variables).problems.find((p) => p.customer)
+  if (problem !== undefined) return yield* new InvalidOrderOption({ field: problem.field, problem: problem.problem })
+  return options
+})
+
+/**
  * The order is paid before anything is built; a declined payment leaves a failed order and nothing else. The
  * provisioning runs durably after the answer (the customer follows it on the order).
  */
@@ -47,14 +66,16 @@ export const placeOrder = Effect.fn("placeOrder")(function*(userId: string, plan
   const found = yield* catalog.plan(planId)
   if (Option.isNone(found) || found.value.retired) return yield* new PlanUnavailable({ planId })
   const plan = found.value
-  if (plan.kind !== "vps") return yield* new PlanUnavailable({ planId })
-  const options = yield* validateVpsOptions(plan, rawOptions)
+  const options: Record<string, unknown> = plan.kind === "vps"
+    ? yield* validateVpsOptions(plan, rawOptions)
+    : yield* validateGameOptions(plan, rawOptions)
+  const totalSteps = plan.kind === "vps" ? VPS_STEPS.length : GAME_STEPS.length
 
   const random = yield* SecureRandom.SecureRandom
   const orders = yield* Orders
   const orderId = yield* random.uuidV4()
   const at = yield* now
-  yield* orders.create({ id: orderId, userId, planId, kind: "vps", options, totalSteps: VPS_STEPS.length, now: at })
+  yield* orders.create({ id: orderId, userId, planId, kind: plan.kind, options, totalSteps, now: at })
 
   const charge = yield* (yield* PaymentGateway).charge({
     customer: userId,
@@ -68,7 +89,7 @@ export const placeOrder = Effect.fn("placeOrder")(function*(userId: string, plan
     id: subscriptionId,
     userId,
     planId,
-    kind: "vps",
+    kind: plan.kind,
     orderId,
     currentPeriodEnd: addMonth(at),
     now: at
@@ -84,9 +105,15 @@ export const placeOrder = Effect.fn("placeOrder")(function*(userId: string, plan
     createdAt: at
   })
   yield* orders.progress(orderId, { status: "provisioning", step: 0, stepName: "Queued", subscriptionId, now: at })
-  yield* ProvisionVps.execute({ orderId }, { discard: true })
+  yield* provision(plan.kind, orderId)
   return Option.getOrThrow(yield* orders.get(orderId))
 })
+
+/** Starts (or joins: idempotent by order id) the durable provisioning of the order's kind. */
+const provision = (kind: "vps" | "game", orderId: string) =>
+  kind === "vps"
+    ? ProvisionVps.execute({ orderId }, { discard: true })
+    : ProvisionGame.execute({ orderId }, { discard: true })
 
 export interface OrderView {
   readonly order: Order
@@ -117,7 +144,7 @@ export const reconcileOrders = Effect.gen(function*() {
   const at = yield* now
   for (const order of yield* orders.unfinished) {
     if (order.status === "provisioning") {
-      yield* ProvisionVps.execute({ orderId: order.id }, { discard: true })
+      yield* provision(order.kind, order.id)
     } else if (at.getTime() - order.updatedAt.getTime() > 5 * 60_000) {
       // Old enough that no live request is still paying for it (another instance may be mid-order).
       yield* refundOrder(order.id, "The order was interrupted before provisioning could start.")

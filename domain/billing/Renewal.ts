@@ -5,6 +5,7 @@ import { Catalog } from "../../ports/Catalog.ts"
 import { Ledger } from "../../ports/Ledger.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { RestoreGame } from "../game/GameLifecycle.ts"
 import { restoreVps } from "../vps/VpsActions.ts"
 import { addMonth } from "./Billing.ts"
 import { SubscriptionEnded, SubscriptionNotFound } from "./BillingErrors.ts"
@@ -48,6 +49,13 @@ export const renewSubscription = Effect.fn("renewSubscription")(function*(userId
     })
     yield* subscriptions.setCancelAtPeriodEnd(subscription.id, false)
     if (subscription.status === "suspended" && subscription.kind === "vps") yield* restoreVps(subscription.id)
+    // Unsuspending on the panel is durable: paid for, it happens even if the panel is down right now.
+    if (subscription.status === "suspended" && subscription.kind === "game") {
+      yield* RestoreGame.execute(
+        { subscriptionId: subscription.id, periodEnd: subscription.currentPeriodEnd.toISOString() },
+        { discard: true }
+      )
+    }
   }
   return Option.getOrThrow(yield* subscriptions.get(subscription.id))
 })

@@ -5,6 +5,7 @@ import { Duration, Effect, Layer, Redacted } from "effect"
 import { WorkflowEngine } from "effect/workflow"
 import * as AesGcmSecretBox from "../../adapters/crypto/AesGcmSecretBox.ts"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
+import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
 import * as MemoryIpAddresses from "../../adapters/fake/MemoryIpAddresses.ts"
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
@@ -88,7 +89,9 @@ export const vpsEnv = (options: { readonly poolSize?: number } = {}) => {
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     Layer.succeed(VpsSettings, vpsSettings),
     SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
-    NodeCrypto.layerSecureRandom
+    NodeCrypto.layerSecureRandom,
+    // Ordering serves both kinds: the game side is there, unused.
+    MemoryGamePanel.layer(MemoryGamePanel.defaultOptions)
   )
   const workflows = Layer.mergeAll(ProvisionVpsLive, SuspendVpsLive, TerminateVpsLive)
   return Layer.effectDiscard(seedCatalog(options.poolSize ?? 16)).pipe(

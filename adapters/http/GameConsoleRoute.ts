@@ -1,0 +1,183 @@
+// The game console relay: `GET /api/client/servers/:id/ws` upgrades to a WebSocket speaking the Wings event
+// protocol (`{event, args}` text frames). The browser authenticates with OUR token (`auth`), re-authenticates on
+// our `token expiring`, and may only send `send command`, `set state`, `send logs` and `send stats`. The backend
+// holds the Wings connection and token (whose claims name the panel and the node) and relays events both ways.
+import { Clock, Deferred, Effect, Option, Ref, Schema, Stream } from "effect"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Socket } from "effect/socket"
+import { authenticate } from "../../domain/account/Sessions.ts"
+import { checkConsoleToken, ownedByIdentifier, usableGameServer } from "../../domain/game/GameActions.ts"
+import type { GameServer } from "../../domain/game/GameServer.ts"
+import { ConsoleTokens } from "../../ports/ConsoleTokens.ts"
+import { type ConsoleEvent, type GameConsole, GamePanel } from "../../ports/GamePanel.ts"
+import { GameServerRecords } from "../../ports/GameServerRecords.ts"
+import type { AccountServices } from "./AccountsHandlers.ts"
+import { errorResponse } from "./edge.ts"
+
+export interface GameConsoleOptions {
+  readonly allowedOrigin: string
+  readonly maxInputFrameBytes: number
+}
+
+export type GameConsoleServices = AccountServices | GamePanel | GameServerRecords | ConsoleTokens
+
+const Frame = Schema.Struct({ event: Schema.String, args: Schema.optionalKey(Schema.Array(Schema.String)) })
+const decodeFrame = Schema.decodeUnknownOption(Schema.fromJsonString(Frame))
+
+const POWER = new Set(["start", "stop", "restart", "kill"])
+
+/** What the customer may send upstream (the admin token upstream would allow anything). */
+const allowed = (frame: ConsoleEvent): boolean => {
+  switch (frame.event) {
+    case "send command":
+      return frame.args.length === 1 && frame.args[0]!.length <= 4096
+    case "set state":
+      return frame.args.length === 1 && POWER.has(frame.args[0]!)
+    case "send logs":
+    case "send stats":
+      return true
+    default:
+      return false
+  }
+}
+
+/**
+ * Events from Wings that the customer sees: all but the admin-only streams (install and transfer output) and
+ * daemon errors, whose admin-token text can name the node: those become a generic line.
+ */
+const outbound = (event: ConsoleEvent): ConsoleEvent | undefined => {
+  if (event.event === "install output" || event.event === "transfer logs" || event.event === "transfer status") return undefined
+  if (event.event === "daemon error") return { event: "daemon error", args: ["The server reported an error."] }
+  return event
+}
+
+const encode = (event: ConsoleEvent) => JSON.stringify(event.args.length === 0 ? { event: event.event } : event)
+
+/** How often an open relay re-reads its server: a suspension or deletion elsewhere closes it within this time. */
+const STATE_POLL = "2 seconds"
+/** Like Wings: `token expiring` when a minute or less is left. */
+const EXPIRING_MS = 60_000
+
+export const gameConsoleRoute = (options: GameConsoleOptions) =>
+  HttpRouter.add("GET", "/api/client/servers/:id/ws", (request) =>
+    Effect.gen(function*() {
+      const identifier = (yield* HttpRouter.RouteContext).params["id"] ?? ""
+      // Cross-site WebSocket hijacking: a page elsewhere could ride the cookie; only our origin may connect.
+      if (request.headers["origin"] !== options.allowedOrigin) {
+        return errorResponse(403, "ORIGIN_REFUSED", "This console can only be opened from the panel.")
+      }
+      const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
+      if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
+      const userId = session.success.user.id
+      const server = yield* Effect.result(ownedByIdentifier(userId, identifier))
+      if (server._tag === "Failure") return errorResponse(404, "GAME_SERVER_NOT_FOUND", "No such game server.")
+      const usable = yield* Effect.result(usableGameServer(server.success))
+      if (usable._tag === "Failure") return errorResponse(409, "GAME_SERVER_SUSPENDED", usable.failure.message)
+      yield* relay(userId, server.success, request, options)
+      return HttpServerResponse.empty()
+    }).pipe(
+      Effect.catchCause((cause) => Effect.as(Effect.logWarning("game console relay ended with an error", cause), HttpServerResponse.empty()))
+    ))
+
+const relay = (userId: string, server: GameServer, request: HttpServerRequest.HttpServerRequest, options: GameConsoleOptions) =>
+  Effect.gen(function*() {
+    const downstream = yield* request.upgrade
+    const reader = yield* downstream.reader
+    const writer = yield* downstream.writer
+    const send = (event: ConsoleEvent) => writer.write(encode(event))
+    const panel = yield* GamePanel
+    /** When our token runs out (0 before the first `auth`), and whether `token expiring` was said for it. */
+    const expiry = yield* Ref.make({ at: 0, warned: false })
+    let upstream: GameConsole | undefined
+    const upstreamEnded = yield* Deferred.make<void>()
+    const authenticated = Effect.map(Effect.all([Ref.get(expiry), Clock.currentTimeMillis]), ([e, now]) => e.at > now)
+
+    const onAuth = (token: string) =>
+      Effect.gen(function*() {
+        const grant = yield* Effect.result(checkConsoleToken(userId, server.identifier, token))
+        if (grant._tag === "Failure") return yield* send({ event: "jwt error", args: ["jwt: token is not valid for this server"] })
+        yield* Ref.set(expiry, { at: grant.success.expiresAt.getTime(), warned: false })
+        if (upstream === undefined) {
+          // Opened on the first good `auth`; it lives as long as this socket (the scope of the upgrade).
+          const opened = yield* Effect.result(panel.openConsole(server.panel, server.uuid))
+          if (opened._tag === "Failure") {
+            yield* Effect.logWarning("game console: upstream refused", opened.failure.message)
+            yield* send({ event: "daemon error", args: ["The console of this server cannot be reached right now."] })
+            return yield* Effect.fail("upstream")
+          }
+          upstream = opened.success
+          yield* send({ event: "auth success", args: [] })
+          yield* Effect.forkScoped(toBrowser(opened.success))
+          return
+        }
+        yield* send({ event: "auth success", args: [] })
+      })
+
+    const toBrowser = (console: GameConsole) =>
+      console.events.pipe(
+        Stream.runForEach((event) =>
+          Effect.gen(function*() {
+            // Without a live token of ours the customer gets nothing (as Wings drops events for an expired token).
+            if (!(yield* authenticated)) return
+            const out = outbound(event)
+            if (out !== undefined) yield* send(out)
+          })),
+        Effect.ignore,
+        Effect.ensuring(Deferred.succeed(upstreamEnded, undefined))
+      )
+
+    const fromBrowser = Effect.forever(Effect.flatMap(reader.pull, (frames) =>
+      Effect.forEach(frames, (raw) =>
+        Effect.gen(function*() {
+          if (typeof raw !== "string" || raw.length > options.maxInputFrameBytes) return
+          const decoded = decodeFrame(raw)
+          if (Option.isNone(decoded)) return
+          const frame: ConsoleEvent = { event: decoded.value.event, args: decoded.value.args ?? [] }
+          if (frame.event === "auth") return yield* onAuth(frame.args[0] ?? "")
+          if (!(yield* authenticated) || upstream === undefined) {
+            return yield* send({ event: "jwt error", args: ["jwt: no valid token: authenticate first"] })
+          }
+          if (allowed(frame)) yield* upstream.send(frame)
+        }), { discard: true })))
+
+    const tokenClock = Effect.forever(Effect.gen(function*() {
+      yield* Effect.sleep("1 second")
+      const state = yield* Ref.get(expiry)
+      if (state.at === 0) return
+      const now = yield* Clock.currentTimeMillis
+      if (now >= state.at) {
+        yield* send({ event: "token expired", args: [] })
+        yield* Ref.set(expiry, { at: 0, warned: false })
+      } else if (!state.warned && state.at - now <= EXPIRING_MS) {
+        yield* send({ event: "token expiring", args: [] })
+        yield* Ref.set(expiry, { ...state, warned: true })
+      }
+    }))
+
+    const watchState = Effect.gen(function*() {
+      const records = yield* GameServerRecords
+      for (;;) {
+        yield* Effect.sleep(STATE_POLL)
+        const current = yield* records.get(server.id)
+        if (Option.isNone(current) || current.value.status !== "active" || current.value.userId !== userId) return
+      }
+    })
+
+    const ended = yield* Effect.raceAll([
+      Effect.as(Effect.ignore(fromBrowser), "browser" as const),
+      Effect.as(tokenClock, "browser" as const),
+      Effect.as(watchState, "state" as const),
+      Effect.as(Deferred.await(upstreamEnded), "upstream" as const)
+    ]).pipe(Effect.catch(() => Effect.succeed("browser" as const)))
+    // The upstream may close first when the server is suspended (Wings closes its sockets): say why, as newer
+    // Wings do with 4409, which the panel's console understands.
+    const current = yield* (yield* GameServerRecords).get(server.id)
+    const suspended = ended !== "browser" && (Option.isNone(current) || current.value.status !== "active")
+    yield* writer.write(
+      suspended
+        ? new Socket.CloseEvent(4409, "server is suspended")
+        : ended === "upstream"
+        ? new Socket.CloseEvent(1011, "console upstream closed")
+        : new Socket.CloseEvent(1000, "console closed")
+    ).pipe(Effect.ignore)
+  }).pipe(Effect.scoped)

@@ -1,0 +1,77 @@
+// Thin handlers for game servers and the console token: one use case each, errors mapped in one table.
+import { Effect } from "effect"
+import { HttpEffect, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import {
+  issueConsoleToken,
+  listGameServers,
+  ownedGameServer,
+  powerGameServer
+} from "../../domain/game/GameActions.ts"
+import type { GameServer } from "../../domain/game/GameServer.ts"
+import { CurrentSession } from "./AccountsApi.ts"
+import { Api } from "./Api.ts"
+import { mapDomainErrors } from "./errorMapping.ts"
+
+export const gameServerView = (s: GameServer) => ({
+  id: s.id,
+  subscriptionId: s.subscriptionId,
+  planId: s.planId,
+  name: s.name,
+  identifier: s.identifier,
+  address: s.address,
+  status: s.status,
+  ...(s.graceUntil === null ? {} : { graceUntil: s.graceUntil.toISOString() }),
+  createdAt: s.createdAt.toISOString()
+})
+
+const userId = Effect.map(CurrentSession, (s) => s.user.id)
+
+const withServices = <S>() =>
+  Effect.map(Effect.context<S>(), (services) => <A, E>(effect: Effect.Effect<A, E, S>) => Effect.provideContext(effect, services))
+
+/** The panel's shared rate limit answered 429: tell the customer when to come back. */
+export const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tapError(effect, (e) =>
+    typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "GamePanelThrottled"
+      ? HttpEffect.appendPreResponseHandler((_req, res) =>
+        Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String((e as unknown as { retryAfterSeconds: number }).retryAfterSeconds)))
+      )
+      : Effect.void)
+
+/** `socket`: our WebSocket, on the public origin (ws: for http:, wss: for https:). */
+export const consoleSocketUrl = (publicUrl: string, identifier: string) => {
+  const url = new URL(`/api/client/servers/${encodeURIComponent(identifier)}/ws`, publicUrl)
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:"
+  return url.href
+}
+
+export const GameHandlers = (publicUrl: string) => [
+  HttpApiBuilder.group(Api, "gameServers", Effect.fn(function*(handlers) {
+    const run = yield* withServices<Effect.Services<ReturnType<typeof powerGameServer>>>()
+    return handlers
+      .handle("list", () =>
+        Effect.flatMap(userId, (user) => run(listGameServers(user))).pipe(
+          Effect.map((all) => ({ gameServers: all.map(gameServerView) }))
+        ))
+      .handle("get", ({ params }) =>
+        Effect.flatMap(userId, (user) => run(ownedGameServer(user, params.id))).pipe(
+          Effect.map((s) => ({ gameServer: gameServerView(s) })),
+          mapDomainErrors
+        ))
+      .handle("power", ({ params, payload }) =>
+        Effect.flatMap(userId, (user) => run(powerGameServer(user, params.id, payload.signal))).pipe(
+          Effect.asVoid,
+          withRetryAfter,
+          mapDomainErrors
+        ))
+  })),
+  HttpApiBuilder.group(Api, "gameClient", Effect.fn(function*(handlers) {
+    const run = yield* withServices<Effect.Services<ReturnType<typeof issueConsoleToken>>>()
+    return handlers.handle("websocket", ({ params }) =>
+      Effect.flatMap(userId, (user) => run(issueConsoleToken(user, params.id))).pipe(
+        Effect.map(({ server, token }) => ({ data: { token, socket: consoleSocketUrl(publicUrl, server.identifier) } })),
+        mapDomainErrors
+      ))
+  }))
+] as const

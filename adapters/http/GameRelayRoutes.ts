@@ -1,0 +1,273 @@
+// The files and backups relay (DESIGN §3 "Client-API relay"): under /api/client/servers/:id/files/… and
+// /api/client/servers/:id/backups/…, the panel's Client-API calls are forwarded unchanged (method, sub-path,
+// query, body) after the session, ownership and state checks, and the panel's status and body come back — except
+// that nothing reaching the customer may hold the panel's or a node's address: signed URLs are replaced by our own
+// streaming routes, pagination links and resource URLs are stripped, and errors are ours, never the panel's text.
+import { Effect, Exit, Option, Scope, Stream } from "effect"
+import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { authenticate } from "../../domain/account/Sessions.ts"
+import { ownedByIdentifier, usableGameServer } from "../../domain/game/GameActions.ts"
+import type { GameServer } from "../../domain/game/GameServer.ts"
+import { type ClientRequest, GamePanel, type DownloadTarget, UploadAborted } from "../../ports/GamePanel.ts"
+import { GameServerRecords } from "../../ports/GameServerRecords.ts"
+import type { AccountServices } from "./AccountsHandlers.ts"
+import {
+  type ApiError,
+  BadRequest,
+  Conflict,
+  Forbidden,
+  NotFound,
+  PaymentRequired,
+  ServiceUnavailable,
+  TooManyRequests,
+  Unauthorized,
+  Unprocessable
+} from "./ApiErrors.ts"
+import { errorResponse } from "./edge.ts"
+import { type DomainError, toApiError } from "./errorMapping.ts"
+
+export interface GameRelayOptions {
+  /** Our public origin: the signed URLs we hand out point here. */
+  readonly publicUrl: string
+  /** Largest JSON or text body relayed (the panel's editor reads files up to 4 MiB). */
+  readonly maxRelayBodyBytes: number
+  /** Largest upload streamed to a node. */
+  readonly maxUploadBytes: number
+}
+
+export type GameRelayServices = AccountServices | GamePanel | GameServerRecords
+
+const STATUSES = [
+  [BadRequest, 400],
+  [Unauthorized, 401],
+  [PaymentRequired, 402],
+  [Forbidden, 403],
+  [NotFound, 404],
+  [Conflict, 409],
+  [Unprocessable, 422],
+  [TooManyRequests, 429],
+  [ServiceUnavailable, 503]
+] as const
+
+const statusOf = (e: ApiError) => STATUSES.find(([type]) => e instanceof type)?.[1] ?? 500
+
+/** A domain or panel error as our envelope; a throttled panel tells when to come back. */
+const failure = (e: DomainError) => {
+  const api = toApiError(e)
+  const response = HttpServerResponse.jsonUnsafe({ error: api.error }, { status: statusOf(api) })
+  return e._tag === "GamePanelThrottled" ? HttpServerResponse.setHeader(response, "retry-after", String(e.retryAfterSeconds)) : response
+}
+
+type Route =
+  | { readonly _tag: "Relay"; readonly method: ClientRequest["method"]; readonly body: "none" | "json" | "text" }
+  | { readonly _tag: "SignedUrl"; readonly to: string }
+  | { readonly _tag: "Download"; readonly target: (query: URLSearchParams) => DownloadTarget | undefined }
+  | { readonly _tag: "Upload" }
+  | { readonly _tag: "Refused"; readonly code: string; readonly message: string }
+
+const UUID = "[0-9a-fA-F-]{36}"
+const FILE_ACTIONS_JSON = ["rename", "copy", "delete", "create-folder", "compress", "decompress", "chmod"]
+
+/** The allowed calls, by method and sub-path below the server; anything else is a 404. */
+const route = (method: string, path: string): Route | undefined => {
+  const is = (m: string, pattern: string) => method === m && new RegExp(`^${pattern}$`).test(path)
+  if (is("GET", "files/list") || is("GET", "files/contents")) return { _tag: "Relay", method: "GET", body: "none" }
+  if (is("POST", "files/write")) return { _tag: "Relay", method: "POST", body: "text" }
+  if (method === "POST" && FILE_ACTIONS_JSON.some((a) => path === `files/${a}`)) return { _tag: "Relay", method: "POST", body: "json" }
+  if (is("PUT", "files/rename")) return { _tag: "Relay", method: "PUT", body: "json" }
+  if (is("POST", "files/pull")) {
+    // The node would fetch any URL from inside the hosting network on the customer's behalf.
+    return { _tag: "Refused", code: "REMOTE_DOWNLOAD_DISABLED", message: "Downloading from a URL onto the server is not offered; upload the file instead." }
+  }
+  if (is("GET", "files/download")) return { _tag: "SignedUrl", to: "files/download/stream" }
+  if (is("GET", "files/download/stream")) {
+    return { _tag: "Download", target: (q) => { const f = q.get("file"); return f === null || f === "" ? undefined : { _tag: "File", path: f } } }
+  }
+  if (is("GET", "files/upload")) return { _tag: "SignedUrl", to: "files/upload/stream" }
+  if (is("POST", "files/upload/stream")) return { _tag: "Upload" }
+  if (is("GET", "backups") ) return { _tag: "Relay", method: "GET", body: "none" }
+  if (is("POST", "backups")) return { _tag: "Relay", method: "POST", body: "json" }
+  if (is("GET", `backups/${UUID}`)) return { _tag: "Relay", method: "GET", body: "none" }
+  if (is("DELETE", `backups/${UUID}`)) return { _tag: "Relay", method: "DELETE", body: "none" }
+  if (is("POST", `backups/${UUID}/lock`)) return { _tag: "Relay", method: "POST", body: "none" }
+  if (is("POST", `backups/${UUID}/restore`)) return { _tag: "Relay", method: "POST", body: "json" }
+  if (is("GET", `backups/${UUID}/download`)) return { _tag: "SignedUrl", to: `${path}/stream` }
+  if (is("GET", `backups/${UUID}/download/stream`)) {
+    const uuid = path.split("/")[1]!
+    return { _tag: "Download", target: () => ({ _tag: "Backup", uuid }) }
+  }
+  return undefined
+}
+
+/**
+ * Removes what names the panel: pagination `links` (absolute panel URLs) and `meta.resource`, wherever they sit
+ * (lists, and lists included in items).
+ */
+export const sanitize = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(sanitize)
+  if (value === null || typeof value !== "object") return value
+  const out: Record<string, unknown> = {}
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === "links" || key === "resource") continue
+    out[key] = sanitize(inner)
+  }
+  return out
+}
+
+const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
+  Effect.gen(function*() {
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    const tooLarge = yield* request.stream.pipe(
+      Stream.runForEachWhile((chunk) => {
+        size += chunk.byteLength
+        if (size > limit) return Effect.succeed(false)
+        chunks.push(chunk)
+        return Effect.succeed(true)
+      }),
+      Effect.as(size > limit)
+    )
+    if (tooLarge) return Option.none<Uint8Array>()
+    const out = new Uint8Array(size)
+    let at = 0
+    for (const c of chunks) {
+      out.set(c, at)
+      at += c.byteLength
+    }
+    return Option.some(out)
+  })
+
+const decoder = new TextDecoder()
+const encoder = new TextEncoder()
+
+const relayed = (server: GameServer, request: HttpServerRequest.HttpServerRequest, target: Extract<Route, { _tag: "Relay" }>, path: string, query: string, options: GameRelayOptions) =>
+  Effect.gen(function*() {
+    let body: ClientRequest["body"] = null
+    if (target.body !== "none") {
+      const bytes = yield* readBody(request, options.maxRelayBodyBytes)
+      if (Option.isNone(bytes)) return errorResponse(413).pipe(HttpServerResponse.setHeader("connection", "close"))
+      if (target.body === "json") {
+        // Forwarded unchanged, but only if it is JSON: the panel's parse error would echo it back otherwise.
+        try {
+          JSON.parse(bytes.value.byteLength === 0 ? "{}" : decoder.decode(bytes.value))
+        } catch {
+          return errorResponse(400, "INVALID_JSON", "The request body is not valid JSON.")
+        }
+      }
+      body = { contentType: target.body === "json" ? "application/json" : "text/plain", bytes: bytes.value.byteLength === 0 && target.body === "json" ? encoder.encode("{}") : bytes.value }
+    }
+    const response = yield* (yield* GamePanel).clientRequest(server.panel, server.uuid, { method: target.method, path, query, body })
+    if (response.status === 204 || response.body.byteLength === 0) return HttpServerResponse.empty({ status: response.status })
+    if ((response.contentType ?? "").includes("json")) {
+      const parsed = yield* Effect.try(() => JSON.parse(decoder.decode(response.body)) as unknown).pipe(Effect.option)
+      if (Option.isNone(parsed)) return errorResponse(503, "GAME_PANEL_UNAVAILABLE", "The game panel answered something unreadable.")
+      return HttpServerResponse.jsonUnsafe(sanitize(parsed.value), { status: response.status })
+    }
+    // File contents: text as the panel gave it.
+    return HttpServerResponse.uint8Array(response.body, { status: response.status, contentType: "text/plain; charset=utf-8" })
+  })
+
+/** The bytes stream from the node to the customer, never held whole; the upstream closes when they are sent. */
+const downloaded = (server: GameServer, target: DownloadTarget) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const download = yield* (yield* GamePanel).download(server.panel, server.uuid, target).pipe(
+      Scope.provide(scope),
+      Effect.onError(() => Scope.close(scope, Exit.void))
+    )
+    const name = download.filename ?? (target._tag === "File" ? target.path.split("/").pop() ?? "download" : `${target.uuid}.tar.gz`)
+    return HttpServerResponse.stream(
+      download.stream.pipe(Stream.ensuring(Scope.close(scope, Exit.void))),
+      {
+        contentType: "application/octet-stream",
+        ...(download.contentLength === null ? {} : { contentLength: download.contentLength }),
+        headers: { "content-disposition": `attachment; filename="${name.replace(/["\\\r\n]/g, "_")}"`, "cache-control": "no-store" }
+      }
+    )
+  })
+
+/** The customer's multipart body streams to the node as it arrives; past the limit it is cut and nothing is kept. */
+const uploaded = (server: GameServer, request: HttpServerRequest.HttpServerRequest, query: URLSearchParams, options: GameRelayOptions) =>
+  Effect.gen(function*() {
+    const contentType = request.headers["content-type"] ?? ""
+    if (!contentType.startsWith("multipart/form-data") || !contentType.includes("boundary=")) {
+      return errorResponse(415, "UNSUPPORTED_MEDIA_TYPE", "Send the files as multipart/form-data, in parts named \"files\".")
+    }
+    const declared = request.headers["content-length"] === undefined ? null : Number(request.headers["content-length"])
+    if (declared !== null && declared > options.maxUploadBytes) {
+      return errorResponse(413, "UPLOAD_TOO_LARGE", `Uploads are limited to ${Math.floor(options.maxUploadBytes / 1024 / 1024)} MiB.`)
+        .pipe(HttpServerResponse.setHeader("connection", "close"))
+    }
+    let size = 0
+    const body = request.stream.pipe(
+      Stream.mapError(() => new UploadAborted({ reason: "the connection dropped" })),
+      Stream.mapEffect((chunk) => {
+        size += chunk.byteLength
+        return size > options.maxUploadBytes ? Effect.fail(new UploadAborted({ reason: "too large" })) : Effect.succeed(chunk)
+      })
+    )
+    const directory = query.get("directory") ?? "/"
+    return yield* (yield* GamePanel).upload(server.panel, server.uuid, { directory, contentType, contentLength: declared, body }).pipe(
+      Effect.as(HttpServerResponse.empty({ status: 204 })),
+      Effect.catchTag("UploadAborted", (e) =>
+        Effect.succeed(
+          e.reason === "too large"
+            ? errorResponse(413, "UPLOAD_TOO_LARGE", `Uploads are limited to ${Math.floor(options.maxUploadBytes / 1024 / 1024)} MiB.`).pipe(HttpServerResponse.setHeader("connection", "close"))
+            : errorResponse(400, "UPLOAD_ABORTED", "The upload did not arrive whole; nothing was written.")
+        ))
+    )
+  })
+
+const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const params = (yield* HttpRouter.RouteContext).params
+    const identifier = params["id"] ?? ""
+    const url = new URL(request.url, "http://relay")
+    const path = url.pathname.replace(/^\/api\/client\/servers\/[^/]+\//, "")
+    const target = route(request.method, path)
+    if (target === undefined) return errorResponse(404)
+    const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
+    if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
+    const owned = yield* Effect.result(Effect.flatMap(ownedByIdentifier(session.success.user.id, identifier), usableGameServer))
+    if (owned._tag === "Failure") return failure(owned.failure)
+    const server = owned.success
+    const query = url.search.replace(/^\?/, "")
+    switch (target._tag) {
+      case "Refused":
+        return errorResponse(403, target.code, target.message)
+      case "SignedUrl": {
+        const signed = new URL(`/api/client/servers/${encodeURIComponent(server.identifier)}/${target.to}`, options.publicUrl)
+        if (target.to === "files/download/stream") {
+          const file = url.searchParams.get("file")
+          if (file === null || file === "") return errorResponse(422, "INVALID_REQUEST", "Say which file: ?file=/path.")
+          signed.searchParams.set("file", file)
+        }
+        return HttpServerResponse.jsonUnsafe({ object: "signed_url", attributes: { url: signed.href } })
+      }
+      case "Download": {
+        const what = target.target(url.searchParams)
+        if (what === undefined) return errorResponse(422, "INVALID_REQUEST", "Say which file: ?file=/path.")
+        return yield* downloaded(server, what)
+      }
+      case "Upload":
+        return yield* uploaded(server, request, url.searchParams, options)
+      case "Relay":
+        return yield* relayed(server, request, target, path, query, options)
+    }
+  }).pipe(
+    Effect.catchTags({
+      GamePanelUnavailable: (e) => Effect.as(Effect.logWarning("game panel relay failed", e.message), failure(e)),
+      GamePanelThrottled: (e) => Effect.succeed(failure(e)),
+      PanelUnknown: (e) => Effect.as(Effect.logError("a game server names a panel the catalog does not have", e.panel), failure(e)),
+      PanelValidationFailed: (e) => Effect.succeed(failure(e)),
+      ServerStateConflict: (e) => Effect.succeed(failure(e)),
+      PanelResourceNotFound: (e) => Effect.succeed(failure(e)),
+      PanelRejected: (e) => Effect.as(Effect.logInfo("game panel refused a relayed call", `${e.operation}: ${e.status} ${e.code}`), failure(e))
+    })
+  )
+
+export const gameRelayRoutes = (options: GameRelayOptions) =>
+  HttpRouter.addAll([
+    HttpRouter.route("*", "/api/client/servers/:id/files/*", handle(options)),
+    HttpRouter.route("*", "/api/client/servers/:id/backups/*", handle(options))
+  ])

@@ -1,0 +1,55 @@
+// GamePanels from the catalog: where a panel is and its two API keys opened from the sealed secrets the catalog file
+// stored (`pterodactyl:<name>:application-key`, `pterodactyl:<name>:client-key`).
+import { Clock, Effect, Layer, Option } from "effect"
+import { panelSecretNames } from "../domain/catalog/catalogSecrets.ts"
+import { readSecret } from "../domain/secrets/UpstreamCredentials.ts"
+import { Catalog } from "../ports/Catalog.ts"
+import { GamePanels, type PanelConnection, PanelUnknown } from "../ports/GamePanel.ts"
+import { SecretBox } from "../ports/SecretBox.ts"
+import { UpstreamSecrets } from "../ports/UpstreamSecrets.ts"
+
+export const make = Effect.gen(function*() {
+  const catalog = yield* Catalog
+  const secrets = yield* UpstreamSecrets
+  const box = yield* SecretBox
+  // A missing key makes the panel unusable, as the port says (PanelUnknown); a stored key that does not open is a
+  // broken installation, not a request error.
+  const open = (panel: string, name: string) =>
+    readSecret(name).pipe(
+      Effect.provideService(UpstreamSecrets, secrets),
+      Effect.provideService(SecretBox, box),
+      Effect.catchTag("SecretNotFound", () => Effect.fail(new PanelUnknown({ panel }))),
+      Effect.catch((e) =>
+        e._tag === "PanelUnknown" ? Effect.fail(e) : Effect.die(new Error(`Cannot open the credential "${name}": ${e.message}`))
+      )
+    )
+
+  // Every panel call asks for its panel: keep the opened answer a few seconds rather than read and decrypt it each
+  // time; a catalog change (new URL, rotated key) is seen within that time.
+  const cache = new Map<string, { readonly connection: PanelConnection; readonly until: number }>()
+  const load = Effect.fn("GamePanels.load")(function*(name: string) {
+    const found = yield* catalog.panel(name)
+    if (Option.isNone(found) || found.value.retired) return yield* new PanelUnknown({ panel: name })
+    const names = panelSecretNames(name)
+    return {
+      name: found.value.name,
+      url: found.value.url,
+      applicationKey: yield* open(name, names.applicationKey),
+      clientKey: yield* open(name, names.clientKey)
+    } satisfies PanelConnection
+  })
+  return GamePanels.of({
+    get: (name) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const hit = cache.get(name)
+        if (hit !== undefined && hit.until > now) return hit.connection
+        const connection = yield* load(name)
+        cache.set(name, { connection, until: now + 5_000 })
+        return connection
+      })
+  })
+})
+
+/** Needs Catalog, UpstreamSecrets and SecretBox. */
+export const layer = Layer.effect(GamePanels, make)

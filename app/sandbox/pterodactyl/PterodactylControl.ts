@@ -1,0 +1,101 @@
+// The in-process control surface of a sandbox Pterodactyl (not reachable over HTTP): install outcomes, injected
+// failures and throttles, extra nodes and allocations, files, console events, token denylist, and read-only
+// snapshots of the servers, the request log and the tokens issued (never their values).
+import type { FailSpec, ThrottleSpec } from "./Faults.ts"
+import type { FileData } from "./FileTree.ts"
+import { materialize } from "./FileTree.ts"
+import type { RecordedRequest, Sim } from "./Sim.ts"
+import type { IssuedToken } from "./Tokens.ts"
+import type { InstallOutcome, Limits, ServerStatus } from "./World.ts"
+import type { PowerState } from "./Console.ts"
+
+export type { FailSpec, ThrottleSpec } from "./Faults.ts"
+export type { RecordedRequest } from "./Sim.ts"
+export type { IssuedToken } from "./Tokens.ts"
+
+export interface SandboxServerState {
+  readonly id: number
+  readonly uuid: string
+  readonly identifier: string
+  readonly external_id: string | null
+  readonly status: ServerStatus
+  readonly suspended: boolean
+  readonly node: number
+  readonly allocation: number
+  readonly power: PowerState
+  readonly environment: Readonly<Record<string, string | null>>
+  readonly limits: Limits
+}
+
+export interface NodeSpec {
+  readonly name?: string
+  readonly public?: boolean
+  readonly location_id?: number
+  readonly memory?: number
+  readonly memory_overallocate?: number
+  readonly disk?: number
+  readonly disk_overallocate?: number
+  readonly upload_size?: number
+}
+
+export interface PterodactylControl {
+  setInstallOutcome(match: { readonly externalId?: string } | "default", outcome: InstallOutcome): void
+  failNext(spec: FailSpec): void
+  throttleNext(spec: ThrottleSpec): void
+  clearFaults(): void
+  addNode(spec?: NodeSpec): number
+  addAllocations(node: number, ip: string, ports: ReadonlyArray<number>): ReadonlyArray<number>
+  servers(): ReadonlyArray<SandboxServerState>
+  putFile(serverUuid: string, path: string, bytes: Uint8Array | { readonly syntheticBytes: number }): void
+  readFile(serverUuid: string, path: string): Buffer | undefined
+  consoleSockets(serverUuid: string): number
+  requests(): ReadonlyArray<RecordedRequest>
+  tokensIssued(): ReadonlyArray<IssuedToken>
+  emitConsole(serverUuid: string, line: string): void
+  expireWingsTokens(): void
+}
+
+export const makeControl = (sim: Sim): PterodactylControl => {
+  const server = (uuid: string) => {
+    const s = sim.world.serverByUuid(uuid)
+    if (s === undefined) throw new Error(`sandbox: no server ${uuid}`)
+    return s
+  }
+  return {
+    setInstallOutcome: (match, outcome) => {
+      if (match === "default") sim.installOutcomes.default = outcome
+      else if (match.externalId !== undefined) sim.installOutcomes.byExternalId.set(match.externalId, outcome)
+    },
+    failNext: (spec) => sim.faults.failNext(spec),
+    throttleNext: (spec) => sim.faults.throttleNext(spec),
+    clearFaults: () => sim.faults.clear(),
+    addNode: (spec = {}) => sim.world.addNode(spec).id,
+    addAllocations: (node, ip, ports) => sim.world.addAllocations(node, ip, ports).map((a) => a.id),
+    servers: () => [...sim.world.servers.values()].map((s) => ({
+      id: s.id,
+      uuid: s.uuid,
+      identifier: s.identifier,
+      external_id: s.external_id,
+      status: s.status,
+      suspended: s.status === "suspended",
+      node: s.node,
+      allocation: s.allocation,
+      power: s.console.state,
+      environment: { ...s.environment },
+      limits: s.limits
+    })),
+    putFile: (uuid, path, bytes) => {
+      const data: FileData = bytes instanceof Uint8Array ? Buffer.from(bytes) : { syntheticBytes: bytes.syntheticBytes }
+      server(uuid).files.write(path, data)
+    },
+    readFile: (uuid, path) => {
+      const entry = server(uuid).files.get(path)
+      return entry?.kind === "file" ? materialize(entry.data) : undefined
+    },
+    consoleSockets: (uuid) => server(uuid).console.sessions.size,
+    requests: () => [...sim.requests],
+    tokensIssued: () => [...sim.tokens.issued],
+    emitConsole: (uuid, line) => server(uuid).console.line(line),
+    expireWingsTokens: () => sim.tokens.denyAll()
+  }
+}

@@ -1,0 +1,170 @@
+// What time does to a game server: at the period end without renewal it is stopped and suspended on the panel;
+// a renewal unsuspends it; after the grace window it is deleted and its allocation goes back. Our record holds
+// the state (the panel forgets a suspension on reinstall or unsuspend, reference §2.6), every transition is a
+// durable workflow with an idempotency key, so sweeping twice or resuming after a crash is harmless.
+import { Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { Activity, Workflow } from "effect/workflow"
+import { GameAllocations } from "../../ports/GameAllocations.ts"
+import { GamePanel } from "../../ports/GamePanel.ts"
+import { GameServerRecords } from "../../ports/GameServerRecords.ts"
+import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { GameSettings } from "./GameSettings.ts"
+
+const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+const transient = {
+  times: 5,
+  schedule: Schedule.exponential("1 second"),
+  while: (e: { readonly _tag: string }) => e._tag === "GamePanelUnavailable" || e._tag === "GamePanelThrottled"
+}
+
+export const SuspendGame = Workflow.make("SuspendGame", {
+  payload: { subscriptionId: Schema.String, periodEnd: Schema.String },
+  idempotencyKey: ({ periodEnd, subscriptionId }) => `${subscriptionId}@${periodEnd}`
+})
+
+export const TerminateGame = Workflow.make("TerminateGame", {
+  payload: { subscriptionId: Schema.String, graceUntil: Schema.String },
+  idempotencyKey: ({ graceUntil, subscriptionId }) => `${subscriptionId}@${graceUntil}`
+})
+
+const stillDue = (subscriptionId: string, periodEnd: string) =>
+  Effect.gen(function*() {
+    const subscription = yield* (yield* Subscriptions).get(subscriptionId)
+    return Option.isSome(subscription) &&
+      subscription.value.status === "active" &&
+      subscription.value.currentPeriodEnd.toISOString() === periodEnd &&
+      subscription.value.currentPeriodEnd.getTime() <= (yield* now).getTime()
+  })
+
+const serverOf = (subscriptionId: string) =>
+  Effect.flatMap(GameServerRecords, (records) => records.bySubscription(subscriptionId))
+
+export const SuspendGameLive = SuspendGame.toLayer(Effect.fn(function*({ periodEnd, subscriptionId }) {
+  const due = yield* Activity.make({ name: "check", success: Schema.Boolean, execute: stillDue(subscriptionId, periodEnd) })
+  if (!due) return
+  // Our record first: from here our API refuses console, power and files, and open relays close.
+  yield* Activity.make({
+    name: "record",
+    execute: Effect.gen(function*() {
+      const server = yield* serverOf(subscriptionId)
+      if (Option.isNone(server) || server.value.status !== "active") return
+      const grace = Duration.toMillis((yield* GameSettings).gracePeriod)
+      yield* (yield* GameServerRecords).setStatus(server.value.id, "suspended", {
+        graceUntil: new Date(new Date(periodEnd).getTime() + grace)
+      })
+    })
+  })
+  yield* Activity.make({
+    name: "stop-and-suspend",
+    execute: Effect.gen(function*() {
+      const server = yield* serverOf(subscriptionId)
+      if (Option.isNone(server) || server.value.status === "deleted") return
+      const panel = yield* GamePanel
+      // Kill first: once suspended the Client API answers 409, and Wings' own stop on sync is graceful (a minute).
+      yield* panel.power(server.value.panel, server.value.uuid, "kill").pipe(
+        Effect.catchTag(["ServerStateConflict", "PanelRejected", "PanelValidationFailed", "PanelResourceNotFound"], () => Effect.void)
+      )
+      yield* panel.suspend(server.value.panel, server.value.panelServerId).pipe(
+        Effect.catchTag("PanelResourceNotFound", () => Effect.void)
+      )
+    }).pipe(Effect.retry(transient), Effect.orDie)
+  })
+  yield* Activity.make({
+    name: "settle",
+    execute: Effect.gen(function*() {
+      if (yield* stillDue(subscriptionId, periodEnd)) {
+        yield* (yield* Subscriptions).setStatus(subscriptionId, "suspended", ["active"])
+        return
+      }
+      // Renewed while we suspended it: bring it back.
+      yield* restoreGame(subscriptionId).pipe(Effect.retry(transient))
+    }).pipe(Effect.orDie)
+  })
+}))
+
+export const TerminateGameLive = TerminateGame.toLayer(Effect.fn(function*({ subscriptionId }) {
+  const proceed = yield* Activity.make({
+    name: "check",
+    success: Schema.Boolean,
+    execute: Effect.gen(function*() {
+      const subscription = yield* (yield* Subscriptions).get(subscriptionId)
+      const server = yield* serverOf(subscriptionId)
+      const at = yield* now
+      return Option.isSome(subscription) && subscription.value.status === "suspended" &&
+        Option.isSome(server) && server.value.graceUntil !== null && server.value.graceUntil.getTime() <= at.getTime()
+    })
+  })
+  if (!proceed) return
+  yield* Activity.make({
+    name: "delete",
+    execute: Effect.gen(function*() {
+      const server = yield* serverOf(subscriptionId)
+      if (Option.isNone(server) || server.value.status === "deleted") return
+      yield* (yield* GamePanel).deleteServer(server.value.panel, server.value.panelServerId)
+    }).pipe(Effect.retry(transient), Effect.orDie)
+  })
+  yield* Activity.make({
+    name: "release",
+    execute: Effect.gen(function*() {
+      const server = yield* serverOf(subscriptionId)
+      if (Option.isNone(server)) return
+      yield* (yield* GameAllocations).release(server.value.orderId)
+      yield* (yield* GameServerRecords).setStatus(server.value.id, "deleted", { graceUntil: null, deletedAt: yield* now })
+      yield* (yield* Subscriptions).setStatus(subscriptionId, "terminated", ["suspended"])
+    })
+  })
+}))
+
+/** A renewal inside the grace window: the same server comes back (unsuspended on the panel, then in our record). */
+export const restoreGame = Effect.fn("restoreGame")(function*(subscriptionId: string) {
+  const records = yield* GameServerRecords
+  const server = yield* records.bySubscription(subscriptionId)
+  if (Option.isNone(server) || server.value.status === "deleted") return
+  yield* (yield* GamePanel).unsuspend(server.value.panel, server.value.panelServerId).pipe(
+    Effect.catchTag("PanelResourceNotFound", () => Effect.void)
+  )
+  yield* records.setStatus(server.value.id, "active", { graceUntil: null })
+})
+
+/**
+ * The renewal is paid: the unsuspension must happen even if the panel is down right now, so it runs as a durable
+ * workflow that keeps trying (keyed by the renewed period, so a double renewal unsuspends once).
+ */
+export const RestoreGame = Workflow.make("RestoreGame", {
+  payload: { subscriptionId: Schema.String, periodEnd: Schema.String },
+  idempotencyKey: ({ periodEnd, subscriptionId }) => `${subscriptionId}@${periodEnd}`
+})
+
+export const RestoreGameLive = RestoreGame.toLayer(Effect.fn(function*({ subscriptionId }) {
+  yield* Activity.make({
+    name: "unsuspend",
+    execute: restoreGame(subscriptionId).pipe(
+      Effect.retry({
+        schedule: Schedule.min([Schedule.exponential("1 second"), Schedule.spaced("5 minutes")]),
+        while: (e) => e._tag === "GamePanelUnavailable" || e._tag === "GamePanelThrottled" || e._tag === "ServerStateConflict"
+      }),
+      Effect.orDie
+    )
+  })
+}))
+
+/** One pass for game servers: suspend what lapsed, delete what outlived its grace. */
+export const sweepGameLifecycle = Effect.gen(function*() {
+  const subscriptions = yield* Subscriptions
+  const at = yield* now
+  for (const due of yield* subscriptions.due(at)) {
+    if (due.kind !== "game") continue
+    yield* SuspendGame.execute({ subscriptionId: due.id, periodEnd: due.currentPeriodEnd.toISOString() }, { discard: true })
+  }
+  for (const suspended of yield* subscriptions.suspended) {
+    if (suspended.kind !== "game") continue
+    const server = yield* serverOf(suspended.id)
+    if (Option.isSome(server) && server.value.graceUntil !== null && server.value.graceUntil.getTime() <= at.getTime()) {
+      yield* TerminateGame.execute(
+        { subscriptionId: suspended.id, graceUntil: server.value.graceUntil.toISOString() },
+        { discard: true }
+      )
+    }
+  }
+})

@@ -1,0 +1,313 @@
+// The five-step game-server provisioning workflow (DESIGN §3): panel user → node → allocation → create server →
+// installed. Each step is a durable, idempotent activity; a failure at any step deletes what was made on the
+// panel, gives the allocation back, refunds the charge and tells the customer why.
+import { Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { SecureRandom } from "effect/crypto"
+import { Activity, Workflow } from "effect/workflow"
+import { Catalog } from "../../ports/Catalog.ts"
+import { GameAllocations } from "../../ports/GameAllocations.ts"
+import { GamePanel, type PanelNode } from "../../ports/GamePanel.ts"
+import { GameServerRecords } from "../../ports/GameServerRecords.ts"
+import { Orders } from "../../ports/Orders.ts"
+import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { refundOrder } from "../billing/refund.ts"
+import type { GamePlan } from "../catalog/Plan.ts"
+import { GameServer } from "./GameServer.ts"
+import { checkEnvironment } from "./GameOptions.ts"
+import { GameSettings } from "./GameSettings.ts"
+
+export const GAME_STEPS = [
+  "Preparing your panel account",
+  "Choosing a node",
+  "Reserving an address and port",
+  "Creating the server",
+  "Installing the game"
+] as const
+
+export class GameStepFailed extends Schema.TaggedError<GameStepFailed>()("GameStepFailed", {
+  step: Schema.Int,
+  /** For the customer: no upstream detail. */
+  reason: Schema.String,
+  /** For the log. */
+  detail: Schema.String
+}) {}
+
+export const ProvisionGame = Workflow.make("ProvisionGame", {
+  payload: { orderId: Schema.String },
+  success: Schema.String,
+  error: GameStepFailed,
+  idempotencyKey: ({ orderId }) => orderId
+})
+
+const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+const failed = (step: number, reason: string) => (e: { readonly _tag: string; readonly message: string }) =>
+  new GameStepFailed({ step, reason, detail: `${e._tag}: ${e.message}` })
+
+const panelDown = "The game panel cannot be reached."
+
+const context = (orderId: string) =>
+  Effect.gen(function*() {
+    const order = Option.getOrThrowWith(yield* (yield* Orders).get(orderId), () => new Error(`order ${orderId} vanished`))
+    const plan = yield* (yield* Catalog).plan(order.planId).pipe(Effect.map(Option.getOrThrow))
+    if (plan.kind !== "game") return yield* Effect.die(new Error(`plan ${plan.id} is not a game plan`))
+    const variables = (order.options["variables"] ?? {}) as Readonly<Record<string, string>>
+    return { order, plan: plan as GamePlan, variables }
+  }).pipe(Effect.orDie)
+
+const progress = (orderId: string, step: number) =>
+  Effect.flatMap(now, (at) =>
+    Effect.flatMap(Orders, (orders) =>
+      orders.progress(orderId, { status: "provisioning", step, stepName: GAME_STEPS[step - 1]!, now: at })))
+
+/** Upstream trouble (down, throttled) is retried a few times before the step gives up. */
+const retryTransient = <A, R>(effect: Effect.Effect<A, GameStepFailed, R>) =>
+  Activity.retry(effect, {
+    times: 3,
+    while: (e) => e.detail.startsWith("GamePanelUnavailable") || e.detail.startsWith("GamePanelThrottled")
+  })
+
+/** The panel account is ours, not the customer's: a synthetic address and name, found again by our user id. */
+export const panelUsername = (userId: string) => `zh_${userId.replace(/-/g, "").toLowerCase()}`
+
+const step1User = (orderId: string) =>
+  Effect.gen(function*() {
+    yield* progress(orderId, 1)
+    const { order, plan } = yield* context(orderId)
+    const panel = yield* GamePanel
+    const existing = yield* panel.findUser(plan.panel, order.userId)
+    if (existing !== null) return existing.id
+    const domain = (yield* GameSettings).panelUserDomain
+    const created = yield* panel.createUser(plan.panel, {
+      externalId: order.userId,
+      email: `${order.userId}@${domain}`,
+      username: panelUsername(order.userId),
+      firstName: "ZH",
+      lastName: "Customer"
+    }).pipe(
+      // Two orders of one customer at once: the other one created it first (unique e-mail/username).
+      Effect.catchTag("PanelValidationFailed", (e) =>
+        Effect.flatMap(panel.findUser(plan.panel, order.userId), (again) =>
+          again === null ? Effect.fail(e) : Effect.succeed(again)))
+    )
+    return created.id
+  }).pipe(Effect.mapError((e) =>
+    failed(1, e._tag === "PanelValidationFailed" ? "Your account could not be set up on the game panel." : panelDown)(e)
+  ))
+
+const fits = (node: PanelNode, memoryMiB: number, diskMiB: number, pendingMemory: number, pendingDisk: number) => {
+  const limit = (size: number, overallocate: number) => overallocate < 0 ? Infinity : size * (1 + overallocate / 100)
+  return node.allocatedMemoryMiB + pendingMemory + memoryMiB <= limit(node.memoryMiB, node.memoryOverallocate) &&
+    node.allocatedDiskMiB + pendingDisk + diskMiB <= limit(node.diskMiB, node.diskOverallocate)
+}
+
+/** Public nodes out of maintenance with room for the plan by the panel's own figures, roomiest first. */
+const step2Nodes = (orderId: string) =>
+  Effect.gen(function*() {
+    yield* progress(orderId, 2)
+    const { plan } = yield* context(orderId)
+    const nodes = yield* (yield* GamePanel).nodes(plan.panel).pipe(Effect.mapError(failed(2, panelDown)))
+    const candidates = nodes
+      .filter((n) => n.public && !n.maintenance && fits(n, plan.memoryMiB, plan.diskMiB, 0, 0))
+      .sort((a, b) => (b.memoryMiB - b.allocatedMemoryMiB) - (a.memoryMiB - a.allocatedMemoryMiB))
+    if (candidates.length === 0) {
+      return yield* new GameStepFailed({ step: 2, reason: "No game node has room for this plan right now.", detail: "no node fits" })
+    }
+    return candidates.map((n) => n.id)
+  })
+
+const Claimed = Schema.Struct({ node: Schema.Int, allocationId: Schema.Int, address: Schema.String })
+
+/**
+ * The first node (in step 2's order) that still has room once the other orders' claims count, and its first
+ * allocation nobody holds: chosen under the panel-wide claim lock, so concurrent orders never share one.
+ */
+const step3Allocate = (orderId: string, candidates: ReadonlyArray<number>) =>
+  Effect.gen(function*() {
+    yield* progress(orderId, 3)
+    const { plan } = yield* context(orderId)
+    const panel = yield* GamePanel
+    const nodes = new Map((yield* panel.nodes(plan.panel)).map((n) => [n.id, n]))
+    const free = yield* Effect.forEach(candidates, (id) =>
+      Effect.map(panel.freeAllocations(plan.panel, id), (list) => [id, list] as const))
+    const claim = yield* (yield* GameAllocations).claim(plan.panel, orderId, (claimed) => {
+      const held = new Set(claimed.map((c) => c.allocationId))
+      for (const [id, allocations] of free) {
+        const node = nodes.get(id)
+        if (node === undefined) continue
+        const pending = claimed.filter((c) => c.node === id && !c.created)
+        const pendingMemory = pending.reduce((sum, c) => sum + c.memoryMiB, 0)
+        const pendingDisk = pending.reduce((sum, c) => sum + c.diskMiB, 0)
+        if (!fits(node, plan.memoryMiB, plan.diskMiB, pendingMemory, pendingDisk)) continue
+        const allocation = allocations.find((a) => !held.has(a.id))
+        if (allocation !== undefined) {
+          return Option.some({ node: id, allocationId: allocation.id, memoryMiB: plan.memoryMiB, diskMiB: plan.diskMiB })
+        }
+      }
+      return Option.none()
+    })
+    if (Option.isNone(claim)) {
+      return yield* new GameStepFailed({
+        step: 3,
+        reason: "No game server address is free right now.",
+        detail: "no free allocation"
+      })
+    }
+    const allocation = free.flatMap(([, list]) => list).find((a) => a.id === claim.value.allocationId)
+    const host = allocation?.alias ?? allocation?.ip ?? ""
+    return { node: claim.value.node, allocationId: claim.value.allocationId, address: `${host}:${allocation?.port ?? 0}` }
+  }).pipe(Effect.catchTag(["GamePanelUnavailable", "GamePanelThrottled", "PanelUnknown"], (e) => Effect.fail(failed(3, panelDown)(e))))
+
+const Created = Schema.Struct({ id: Schema.Int, uuid: Schema.String, identifier: Schema.String, createdAt: Schema.Number })
+
+/** Our order id is the server's external id: a retried step finds the server it made instead of making a second. */
+const step4Create = (orderId: string, panelUser: number, claimed: typeof Claimed.Type) =>
+  Effect.gen(function*() {
+    yield* progress(orderId, 4)
+    const { plan, variables } = yield* context(orderId)
+    const panel = yield* GamePanel
+    const allocations = yield* GameAllocations
+    const existing = yield* panel.serverByExternalId(plan.panel, orderId).pipe(Effect.mapError(failed(4, panelDown)))
+    if (existing !== null) {
+      yield* allocations.markCreated(orderId)
+      return { id: existing.id, uuid: existing.uuid, identifier: existing.identifier, createdAt: yield* Clock.currentTimeMillis }
+    }
+    const egg = yield* panel.egg(plan.panel, plan.eggId).pipe(Effect.mapError(failed(4, panelDown)))
+    if (!Object.values(egg.dockerImages).includes(plan.dockerImage)) {
+      return yield* new GameStepFailed({
+        step: 4,
+        reason: "This plan is misconfigured; our team has been told.",
+        detail: `docker image ${plan.dockerImage} is not one of egg ${egg.id}'s images`
+      })
+    }
+    const { environment, problems } = checkEnvironment(egg, plan, variables)
+    if (problems.length > 0) {
+      return yield* new GameStepFailed({
+        step: 4,
+        reason: problems.some((p) => p.customer)
+          ? `Your settings were refused: ${problems.map((p) => `${p.field} ${p.problem}`).join("; ")}.`
+          : "This plan is misconfigured; our team has been told.",
+        detail: problems.map((p) => `${p.field} ${p.problem}`).join("; ")
+      })
+    }
+    const server = yield* panel.createServer(plan.panel, {
+      name: `${plan.name} ${orderId.slice(0, 8)}`,
+      externalId: orderId,
+      user: panelUser,
+      egg: plan.eggId,
+      dockerImage: plan.dockerImage,
+      startup: egg.startup,
+      environment,
+      limits: { memoryMiB: plan.memoryMiB, swapMiB: 0, diskMiB: plan.diskMiB, io: plan.io, cpuPercent: plan.cpuPercent },
+      oomDisabled: true,
+      featureLimits: { databases: plan.databases, backups: plan.backups, allocations: plan.allocations },
+      allocation: claimed.allocationId,
+      startOnCompletion: true
+    }).pipe(
+      Effect.catchTag("PanelValidationFailed", (e) =>
+        // A creation that timed out on our side may have succeeded on the panel: its external id is then taken.
+        e.fields.some((f) => f.field === "external_id")
+          ? Effect.flatMap(panel.serverByExternalId(plan.panel, orderId), (again) => again === null ? Effect.fail(e) : Effect.succeed(again))
+          : Effect.fail(e)),
+      Effect.mapError(failed(4, "The game panel refused to create the server."))
+    )
+    yield* allocations.markCreated(orderId)
+    return { id: server.id, uuid: server.uuid, identifier: server.identifier, createdAt: yield* Clock.currentTimeMillis }
+  })
+
+/**
+ * Reads the panel's `status` (never `container.installed`, which cannot tell a failure) with growing pauses until
+ * it is installed or failed, up to the install timeout counted from the creation (a resumed workflow keeps it).
+ */
+const step5Install = (orderId: string, created: typeof Created.Type, claimed: typeof Claimed.Type) =>
+  Effect.gen(function*() {
+    yield* progress(orderId, 5)
+    const { order, plan } = yield* context(orderId)
+    const settings = yield* GameSettings
+    const panel = yield* GamePanel
+    const deadline = created.createdAt + Duration.toMillis(settings.installTimeout)
+    let pause = Duration.toMillis(settings.installPollInitial)
+    for (;;) {
+      const server = yield* panel.server(plan.panel, created.id).pipe(
+        Effect.retry({ times: 5, schedule: Schedule.exponential("1 second"), while: (e) => e._tag !== "PanelResourceNotFound" }),
+        Effect.mapError(failed(5, "The game server disappeared from the panel during its installation."))
+      )
+      if (server.state === "installed" || server.state === "reinstall_failed") break
+      if (server.state === "install_failed") {
+        return yield* new GameStepFailed({ step: 5, reason: "The game could not be installed.", detail: "install_failed" })
+      }
+      if (server.state === "suspended") {
+        return yield* new GameStepFailed({ step: 5, reason: "The installation was interrupted.", detail: "suspended while installing" })
+      }
+      const at = yield* Clock.currentTimeMillis
+      if (at >= deadline) {
+        return yield* new GameStepFailed({
+          step: 5,
+          reason: "The game took too long to install.",
+          detail: `still ${server.state} after ${Duration.format(settings.installTimeout)}`
+        })
+      }
+      yield* Effect.sleep(Duration.millis(Math.min(pause, deadline - at)))
+      pause = Math.min(pause * 2, Duration.toMillis(settings.installPollMax))
+    }
+    const at = yield* now
+    const record = yield* (yield* GameServerRecords).create(new GameServer({
+      id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
+      userId: order.userId,
+      subscriptionId: order.subscriptionId ?? "",
+      orderId,
+      planId: order.planId,
+      panel: plan.panel,
+      panelServerId: created.id,
+      uuid: created.uuid,
+      identifier: created.identifier,
+      name: plan.name,
+      node: claimed.node,
+      allocationId: claimed.allocationId,
+      address: claimed.address,
+      status: "active",
+      graceUntil: null,
+      createdAt: at,
+      deletedAt: null
+    }))
+    if (order.subscriptionId !== null) yield* (yield* Subscriptions).attachService(order.subscriptionId, record.id)
+    yield* (yield* Orders).complete(orderId, record.id, null, at)
+    return record.id
+  })
+
+/** Undo: the panel server (found by our external id, whatever step we reached) and the allocation claim. */
+const undo = (orderId: string) =>
+  Effect.gen(function*() {
+    const { plan } = yield* context(orderId)
+    const panel = yield* GamePanel
+    const server = yield* panel.serverByExternalId(plan.panel, orderId)
+    if (server !== null) yield* panel.deleteServer(plan.panel, server.id)
+    yield* (yield* GameAllocations).release(orderId)
+  }).pipe(
+    // Compensation must finish: keep trying through upstream trouble (the engine persists the attempt).
+    Effect.retry({ times: 10, schedule: Schedule.exponential("1 second"), while: (e) => e._tag !== "PanelUnknown" }),
+    Effect.catchTag("PanelUnknown", () => Effect.flatMap(GameAllocations, (a) => a.release(orderId)))
+  )
+
+export const ProvisionGameLive = ProvisionGame.toLayer(Effect.fn(function*({ orderId }) {
+  const run = Effect.gen(function*() {
+    const user = yield* Activity.make({ name: "user", success: Schema.Int, error: GameStepFailed, execute: step1User(orderId) })
+      .pipe(retryTransient)
+    const nodes = yield* Activity.make({ name: "nodes", success: Schema.Array(Schema.Int), error: GameStepFailed, execute: step2Nodes(orderId) })
+      .pipe(retryTransient)
+    const claimed = yield* Activity.make({ name: "allocate", success: Claimed, error: GameStepFailed, execute: step3Allocate(orderId, nodes) })
+      .pipe(retryTransient)
+    const created = yield* Activity.make({ name: "create", success: Created, error: GameStepFailed, execute: step4Create(orderId, user, claimed) })
+      .pipe(retryTransient)
+    return yield* Activity.make({ name: "install", success: Schema.String, error: GameStepFailed, execute: step5Install(orderId, created, claimed) })
+  })
+  return yield* run.pipe(
+    Effect.tapError((e) =>
+      Effect.gen(function*() {
+        yield* Effect.logWarning(`provisioning order ${orderId} failed at step ${e.step}: ${e.detail}`)
+        yield* Activity.make({ name: "undo", execute: undo(orderId).pipe(Effect.orDie) })
+        yield* Activity.make({ name: "refund", execute: refundOrder(orderId, e.reason) })
+      })
+    )
+  )
+}))

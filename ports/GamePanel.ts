@@ -1,0 +1,288 @@
+// The game panel (Pterodactyl), as the game-server domain needs it: panel users, nodes and their free
+// allocations, eggs, servers and their life (create, install status, suspend, unsuspend, delete, power), the live
+// console, and the customer-facing Client API (files, backups) relayed without ever showing the panel's address.
+// Every game-server operation goes through this one port. `panel` is a panel's name from the catalog.
+import { Context, type Effect, type Redacted, Schema, type Scope, type Stream } from "effect"
+
+export interface PanelUser {
+  readonly id: number
+  /** Our user id. */
+  readonly externalId: string | null
+  readonly uuid: string
+  readonly username: string
+  readonly email: string
+}
+
+export interface PanelNode {
+  readonly id: number
+  readonly name: string
+  /** Only public nodes take new servers. */
+  readonly public: boolean
+  readonly maintenance: boolean
+  readonly memoryMiB: number
+  /** Percent over `memoryMiB` the panel lets servers claim (0 = none; negative = no overallocation check). */
+  readonly memoryOverallocate: number
+  readonly diskMiB: number
+  readonly diskOverallocate: number
+  /** What the node's servers already claim (the panel's `allocated_resources`). */
+  readonly allocatedMemoryMiB: number
+  readonly allocatedDiskMiB: number
+}
+
+export interface PanelAllocation {
+  readonly id: number
+  readonly node: number
+  readonly ip: string
+  /** The address players should use when set (ip_alias). */
+  readonly alias: string | null
+  readonly port: number
+  readonly assigned: boolean
+}
+
+export interface EggVariable {
+  readonly name: string
+  readonly envVariable: string
+  readonly defaultValue: string
+  readonly userViewable: boolean
+  readonly userEditable: boolean
+  /** Laravel rule string, e.g. `required|string|max:20`. */
+  readonly rules: string
+}
+
+export interface Egg {
+  readonly id: number
+  readonly nest: number
+  readonly name: string
+  readonly startup: string
+  /** Display name → image (a list-shaped `docker_images` is normalised to image → image). */
+  readonly dockerImages: Readonly<Record<string, string>>
+  readonly variables: ReadonlyArray<EggVariable>
+}
+
+/** The panel's `status`: `installed` stands for its `null`. */
+export type ServerState = "installing" | "installed" | "install_failed" | "reinstall_failed" | "suspended" | "restoring_backup"
+
+export interface PanelServer {
+  readonly id: number
+  readonly externalId: string | null
+  readonly uuid: string
+  /** The 8-character short id (Client API, panel URLs). */
+  readonly identifier: string
+  readonly name: string
+  readonly state: ServerState
+  readonly suspended: boolean
+  readonly node: number
+  /** The default allocation's id. */
+  readonly allocation: number
+  readonly user: number
+}
+
+export interface NewServer {
+  readonly name: string
+  /** Our id for it: a retried creation finds the first one by this instead of creating a second. */
+  readonly externalId: string
+  readonly user: number
+  readonly egg: number
+  readonly dockerImage: string
+  readonly startup: string
+  /** Every egg variable with `required` must be present. */
+  readonly environment: Readonly<Record<string, string>>
+  readonly limits: {
+    readonly memoryMiB: number
+    readonly swapMiB: number
+    readonly diskMiB: number
+    /** 10–1000. */
+    readonly io: number
+    readonly cpuPercent: number
+  }
+  readonly oomDisabled: boolean
+  readonly featureLimits: { readonly databases: number; readonly backups: number; readonly allocations: number }
+  readonly allocation: number
+  readonly startOnCompletion: boolean
+}
+
+export type PowerSignal = "start" | "stop" | "restart" | "kill"
+
+/** One Wings console event: `{event, args}` as on the wire (all args are strings). */
+export interface ConsoleEvent {
+  readonly event: string
+  readonly args: ReadonlyArray<string>
+}
+
+/**
+ * A live console on a server, authenticated upstream by the adapter (which keeps the Wings token to itself and
+ * renews it before it expires: the token lifecycle events never appear in `events`).
+ */
+export interface GameConsole {
+  readonly events: Stream.Stream<ConsoleEvent, ConsoleEnded>
+  send(event: ConsoleEvent): Effect.Effect<void, ConsoleEnded>
+}
+
+/** A Client-API call relayed for a server: `path` is below `/api/client/servers/{server}/` (e.g. `files/list`). */
+export interface ClientRequest {
+  readonly method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH"
+  readonly path: string
+  /** The raw query string without `?` (may be empty). */
+  readonly query: string
+  readonly body: { readonly contentType: string; readonly bytes: Uint8Array } | null
+}
+
+export interface ClientResponse {
+  readonly status: number
+  readonly contentType: string | null
+  readonly body: Uint8Array
+}
+
+/** Bytes streamed from a node (a file or a backup): never buffered whole. */
+export interface Download {
+  readonly contentLength: number | null
+  readonly filename: string | null
+  readonly contentType: string | null
+  readonly stream: Stream.Stream<Uint8Array, GamePanelUnavailable>
+}
+
+export type DownloadTarget =
+  | { readonly _tag: "File"; readonly path: string }
+  | { readonly _tag: "Backup"; readonly uuid: string }
+
+// --- errors -----------------------------------------------------------------------------------------------
+
+/** The panel (or its node) could not be reached, timed out, or kept failing with 5xx after bounded retries. */
+export class GamePanelUnavailable extends Schema.TaggedError<GamePanelUnavailable>()("GamePanelUnavailable", {
+  operation: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `${this.operation}: ${this.detail}`
+  }
+}
+
+/** The panel's rate limit is exhausted: retry after `retryAfterSeconds`. */
+export class GamePanelThrottled extends Schema.TaggedError<GamePanelThrottled>()("GamePanelThrottled", {
+  operation: Schema.String,
+  retryAfterSeconds: Schema.Int
+}) {
+  override get message() {
+    return `${this.operation}: throttled for ${this.retryAfterSeconds} s`
+  }
+}
+
+/** 422: one entry per failed rule per field, as the panel reports them (`environment.SERVER_JARFILE`, `required`). */
+export class PanelValidationFailed extends Schema.TaggedError<PanelValidationFailed>()("PanelValidationFailed", {
+  operation: Schema.String,
+  fields: Schema.Array(Schema.Struct({ field: Schema.String, rule: Schema.String, detail: Schema.String }))
+}) {
+  override get message() {
+    return `${this.operation}: ${this.fields.map((f) => `${f.field} (${f.rule})`).join(", ")}`
+  }
+}
+
+/** 409: the server's state forbids it (suspended, installing, restoring a backup, node in maintenance). */
+export class ServerStateConflict extends Schema.TaggedError<ServerStateConflict>()("ServerStateConflict", {
+  operation: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `${this.operation}: ${this.detail}`
+  }
+}
+
+/** 404 from the panel: the server, user, node, file or backup does not exist. */
+export class PanelResourceNotFound extends Schema.TaggedError<PanelResourceNotFound>()("PanelResourceNotFound", {
+  operation: Schema.String
+}) {}
+
+/**
+ * Any other refusal (400 DisplayException family, 403, 413…): `code` is the panel's exception class
+ * (`TooManyBackupsException`…), `detail` its message — for logs only, it may hold upstream addresses.
+ */
+export class PanelRejected extends Schema.TaggedError<PanelRejected>()("PanelRejected", {
+  operation: Schema.String,
+  status: Schema.Int,
+  code: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `${this.operation}: ${this.status} ${this.code}`
+  }
+}
+
+/** No such panel in the catalog (or its keys are missing). */
+export class PanelUnknown extends Schema.TaggedError<PanelUnknown>()("PanelUnknown", { panel: Schema.String }) {}
+
+export class ConsoleEnded extends Schema.TaggedError<ConsoleEnded>()("ConsoleEnded", { reason: Schema.String }) {}
+
+/** Failures every call can have. */
+export type GamePanelError = GamePanelUnavailable | GamePanelThrottled | PanelUnknown
+
+/** Failures of the customer-facing calls, which the relay maps onto its own envelope. */
+export type ClientCallError =
+  | GamePanelError
+  | PanelValidationFailed
+  | ServerStateConflict
+  | PanelResourceNotFound
+  | PanelRejected
+
+export class GamePanel extends Context.Service<GamePanel, {
+  // --- Application API ---
+  /** The panel user whose `external_id` is `externalId` (exact lookup), if any. */
+  findUser(panel: string, externalId: string): Effect.Effect<PanelUser | null, GamePanelError>
+  createUser(panel: string, user: {
+    readonly externalId: string
+    readonly email: string
+    readonly username: string
+    readonly firstName: string
+    readonly lastName: string
+  }): Effect.Effect<PanelUser, GamePanelError | PanelValidationFailed>
+  readonly nodes: (panel: string) => Effect.Effect<ReadonlyArray<PanelNode>, GamePanelError>
+  /** The node's allocations that no server holds. */
+  freeAllocations(panel: string, node: number): Effect.Effect<ReadonlyArray<PanelAllocation>, GamePanelError>
+  /** The egg with its variables (nest found by the adapter). */
+  egg(panel: string, eggId: number): Effect.Effect<Egg, GamePanelError | PanelResourceNotFound>
+  createServer(panel: string, server: NewServer): Effect.Effect<PanelServer, GamePanelError | PanelValidationFailed | PanelRejected>
+  server(panel: string, id: number): Effect.Effect<PanelServer, GamePanelError | PanelResourceNotFound>
+  /** Exact lookup by our id (never a partial filter). */
+  serverByExternalId(panel: string, externalId: string): Effect.Effect<PanelServer | null, GamePanelError>
+  /** Idempotent: suspending a suspended server succeeds. */
+  suspend(panel: string, id: number): Effect.Effect<void, GamePanelError | PanelResourceNotFound | ServerStateConflict>
+  unsuspend(panel: string, id: number): Effect.Effect<void, GamePanelError | PanelResourceNotFound | ServerStateConflict>
+  /** A server that no longer exists is success. */
+  deleteServer(panel: string, id: number): Effect.Effect<void, GamePanelError>
+
+  // --- Client API (one root-admin key; `server` is the 36-character uuid) ---
+  power(panel: string, server: string, signal: PowerSignal): Effect.Effect<void, ClientCallError>
+  /** The live console (closed with the scope). */
+  openConsole(panel: string, server: string): Effect.Effect<GameConsole, ClientCallError | ConsoleEnded, Scope.Scope>
+  /** A Client-API call below the server, answered as the panel answered it when it succeeded (2xx). */
+  clientRequest(panel: string, server: string, request: ClientRequest): Effect.Effect<ClientResponse, ClientCallError>
+  /** Streams a file or a backup from the node through a fresh single-use signed URL (closed with the scope). */
+  download(panel: string, server: string, target: DownloadTarget): Effect.Effect<Download, ClientCallError, Scope.Scope>
+  /**
+   * Streams a `multipart/form-data` body (parts named `files`) to the node through a fresh signed upload URL,
+   * into `directory`. `contentType` carries the boundary.
+   */
+  upload(panel: string, server: string, upload: {
+    readonly directory: string
+    readonly contentType: string
+    readonly contentLength: number | null
+    readonly body: Stream.Stream<Uint8Array, UploadAborted>
+  }): Effect.Effect<void, ClientCallError | UploadAborted>
+}>()("zh/ports/GamePanel") {}
+
+/** The customer's upload stopped (too large, or the connection dropped): nothing was written. */
+export class UploadAborted extends Schema.TaggedError<UploadAborted>()("UploadAborted", { reason: Schema.String }) {}
+
+/** Where a panel of the catalog is and its two keys (opened from the sealed secrets), as the adapter needs them. */
+export interface PanelConnection {
+  readonly name: string
+  /** `https://panel.example` (no path): also the `Origin` Wings expects on its console socket. */
+  readonly url: string
+  /** `ptla_…`: Application API. */
+  readonly applicationKey: Redacted.Redacted<string>
+  /** `ptlc_…` of a root-admin panel account: Client API. */
+  readonly clientKey: Redacted.Redacted<string>
+}
+
+export class GamePanels extends Context.Service<GamePanels, {
+  get(name: string): Effect.Effect<PanelConnection, PanelUnknown>
+}>()("zh/ports/GamePanels") {}

@@ -1,0 +1,18 @@
+// The game servers we run, one row each.
+import { Context, type Effect, type Option } from "effect"
+import type { GameServer, GameServerStatus } from "../domain/game/GameServer.ts"
+
+export class GameServerRecords extends Context.Service<GameServerRecords, {
+  /** Idempotent per order: a retried step returns the record created the first time. */
+  create(server: GameServer): Effect.Effect<GameServer>
+  get(id: string): Effect.Effect<Option.Option<GameServer>>
+  /** By the panel identifier (unique among our records). */
+  byIdentifier(identifier: string): Effect.Effect<Option.Option<GameServer>>
+  bySubscription(subscriptionId: string): Effect.Effect<Option.Option<GameServer>>
+  forUser(userId: string): Effect.Effect<ReadonlyArray<GameServer>>
+  setStatus(
+    id: string,
+    status: GameServerStatus,
+    options?: { readonly graceUntil?: Date | null; readonly deletedAt?: Date }
+  ): Effect.Effect<void>
+}>()("zh/ports/GameServerRecords") {}

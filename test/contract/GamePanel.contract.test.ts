@@ -1,0 +1,477 @@
+// One GamePanel contract, run against the in-memory panel (and, once it is written, the Pterodactyl client on the
+// sandbox panel): an implementation joins the list at the bottom with a layer, a GamePanelHarness and its clock.
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Layer, Queue, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import { randomUUID } from "node:crypto"
+import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
+import { MemoryGamePanelControl } from "../../adapters/fake/MemoryGamePanel.ts"
+import {
+  type ClientRequest, type ConsoleEvent, type GameConsole, GamePanel, GamePanelUnavailable, type NewServer, PanelRejected
+} from "../../ports/GamePanel.ts"
+import { type GamePanelHarness, memoryHarness, multipart } from "../support/gamePanelHarness.ts"
+
+export interface GamePanelContractSetup<R> {
+  readonly layer: Layer.Layer<GamePanel | R, unknown>
+  readonly harness: GamePanelHarness<R>
+  /** True for an implementation on the TestClock (the fake); false for one over real sockets on the live clock. */
+  readonly testClock: boolean
+}
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+const text = (bytes: Uint8Array) => decoder.decode(bytes)
+const request = (method: ClientRequest["method"], path: string, query = "", body?: unknown): ClientRequest => ({
+  method, path, query,
+  body: body === undefined ? null : typeof body === "string"
+    ? { contentType: "text/plain", bytes: encoder.encode(body) }
+    : { contentType: "application/json", bytes: encoder.encode(JSON.stringify(body)) }
+})
+const jsonOf = (bytes: Uint8Array): unknown => JSON.parse(text(bytes))
+/** The names in a `files/list` answer (`file_object` items, reference §4.1). */
+const namesIn = (body: unknown) =>
+  ((body as { data: ReadonlyArray<{ object: string; attributes: { name: string } }> }).data).map((f) => {
+    assert.strictEqual(f.object, "file_object")
+    return f.attributes.name
+  }).sort()
+
+/** A console read event by event: `until` waits for the next event `match` accepts (bounded on the live clock). */
+const watch = (console: GameConsole) =>
+  Effect.gen(function*() {
+    const seen = yield* Queue.unbounded<ConsoleEvent>()
+    yield* console.events.pipe(Stream.runForEach((e) => Queue.offer(seen, e)), Effect.ignore, Effect.forkScoped)
+    const until = (match: (e: ConsoleEvent) => boolean, what: string) =>
+      Queue.take(seen).pipe(
+        Effect.repeat({ until: match }),
+        Effect.timeoutOrElse({ duration: "5 seconds", orElse: () => Effect.die(new Error(`no ${what} on the console`)) })
+      )
+    return { until }
+  })
+
+export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup<R>) => {
+  const { harness } = setup
+  const { panel } = harness
+  const run = randomUUID().slice(0, 8)
+  const port = GamePanel
+
+  const owner = (n: number) =>
+    Effect.gen(function*() {
+      const p = yield* port
+      const externalId = `zh-${run}-u${n}`
+      return (yield* p.findUser(panel, externalId)) ?? (yield* p.createUser(panel, {
+        externalId, email: `u${n}-${run}@players.zh.invalid`, username: `zh${run}u${n}`, firstName: "Contract", lastName: "Suite"
+      }))
+    })
+  const publicNode = Effect.flatMap(port, (p) => p.nodes(panel)).pipe(
+    Effect.map((nodes) => nodes.find((n) => n.public && !n.maintenance)),
+    Effect.flatMap(Effect.fromNullishOr)
+  )
+  const freeAllocation = Effect.gen(function*() {
+    const node = yield* publicNode
+    const [first] = yield* (yield* port).freeAllocations(panel, node.id)
+    return yield* Effect.fromNullishOr(first)
+  })
+  /** A Paper server for slot `n` with the egg's defaults, changed only where a test says. */
+  const newServer = (n: number, overrides: Partial<NewServer> = {}) =>
+    Effect.gen(function*() {
+      const p = yield* port
+      const egg = yield* p.egg(panel, harness.eggs.paper)
+      return {
+        name: `contract ${n}`, externalId: `zh-${run}-s${n}`, user: (yield* owner(n)).id, egg: egg.id,
+        dockerImage: Object.values(egg.dockerImages)[0] ?? "", startup: egg.startup,
+        environment: Object.fromEntries(egg.variables.map((v) => [v.envVariable, v.defaultValue])),
+        limits: { memoryMiB: 1024, swapMiB: 0, diskMiB: 2048, io: 500, cpuPercent: 100 }, oomDisabled: true,
+        featureLimits: { databases: 0, backups: 2, allocations: 1 }, allocation: (yield* freeAllocation).id,
+        startOnCompletion: false, ...overrides
+      } satisfies NewServer
+    })
+  /** Creates the server of slot `n` (deleted when the test ends) with its install ending as `outcome`. */
+  const created = (n: number, outcome: MemoryGamePanel.InstallOutcome = "succeed", overrides: Partial<NewServer> = {}) =>
+    Effect.gen(function*() {
+      const p = yield* port
+      const spec = yield* newServer(n, overrides)
+      yield* harness.setInstallOutcome(spec.externalId, outcome)
+      const server = yield* p.createServer(panel, spec)
+      yield* Effect.addFinalizer(() => Effect.ignore(p.deleteServer(panel, server.id)))
+      return server
+    })
+  const installed = (n: number, overrides: Partial<NewServer> = {}) =>
+    Effect.gen(function*() {
+      const server = yield* created(n, "succeed", overrides)
+      yield* harness.finishInstalls
+      assert.strictEqual((yield* (yield* port).server(panel, server.id)).state, "installed")
+      return server
+    })
+  const client = (uuid: string, req: ClientRequest) => Effect.flatMap(port, (p) => p.clientRequest(panel, uuid, req))
+  const validation = (fields: ReadonlyArray<{ readonly field: string; readonly rule: string }>) =>
+    fields.map(({ field, rule }) => `${field}:${rule}`)
+
+  layer(setup.layer, { excludeTestServices: !setup.testClock, timeout: "120 seconds" })(name, (it) => {
+    it.effect("a panel user is found by its exact external id, never by a prefix of it", () =>
+      Effect.gen(function*() {
+        const p = yield* port
+        const user = yield* owner(1)
+        assert.deepStrictEqual(yield* p.findUser(panel, `zh-${run}-u1`), user)
+        assert.isNull(yield* p.findUser(panel, `zh-${run}-u`))
+        assert.strictEqual(user.username, `zh${run}u1`)
+      }))
+
+    it.effect("a user with a bad username, or an e-mail or username already taken, is refused field by field", () =>
+      Effect.gen(function*() {
+        const p = yield* port
+        const taken = yield* owner(2)
+        const user = { externalId: `zh-${run}-x`, email: `x-${run}@players.zh.invalid`, username: `zh${run}x`, firstName: "A", lastName: "B" }
+        for (const username of ["-starts-with-dash", "ab", "has space"]) {
+          const error = yield* Effect.flip(p.createUser(panel, { ...user, username }))
+          assert.strictEqual(error._tag, "PanelValidationFailed", username)
+          if (error._tag === "PanelValidationFailed") assert.include(validation(error.fields).join(), "username:", username)
+        }
+        const error = yield* Effect.flip(p.createUser(panel, { ...user, email: taken.email, username: taken.username }))
+        assert.strictEqual(error._tag, "PanelValidationFailed")
+        if (error._tag === "PanelValidationFailed") {
+          assert.includeMembers(validation(error.fields), ["email:unique", "username:unique"])
+        }
+      }))
+
+    it.effect("a server claims its memory and disk on its node and holds its allocation until it is deleted", () =>
+      Effect.gen(function*() {
+        const p = yield* port
+        const before = yield* publicNode
+        const spec = yield* newServer(3)
+        const server = yield* p.createServer(panel, spec)
+        const after = (yield* p.nodes(panel)).find((n) => n.id === before.id)
+        assert.strictEqual((after?.allocatedMemoryMiB ?? 0) - before.allocatedMemoryMiB, 1024)
+        assert.strictEqual((after?.allocatedDiskMiB ?? 0) - before.allocatedDiskMiB, 2048)
+        assert.strictEqual(server.allocation, spec.allocation)
+        assert.notInclude((yield* p.freeAllocations(panel, before.id)).map((a) => a.id), spec.allocation)
+        yield* p.deleteServer(panel, server.id)
+        const free = yield* p.freeAllocations(panel, before.id)
+        assert.include(free.map((a) => a.id), spec.allocation)
+        for (const a of free) assert.isFalse(a.assigned)
+        assert.strictEqual((yield* publicNode).allocatedMemoryMiB, before.allocatedMemoryMiB)
+      }))
+
+    it.effect("an egg gives its startup, its variables with defaults and rules, and its images by display name", () =>
+      Effect.gen(function*() {
+        const p = yield* port
+        const egg = yield* p.egg(panel, harness.eggs.paper)
+        const jar = egg.variables.find((v) => v.envVariable === "SERVER_JARFILE")
+        assert.strictEqual(jar?.defaultValue, "server.jar")
+        assert.include(jar?.rules ?? "", "required")
+        assert.include(egg.startup, "{{SERVER_JARFILE}}")
+        const images = Object.entries(egg.dockerImages)
+        assert.isNotEmpty(images)
+        for (const [display, image] of images) assert.notStrictEqual(display, image)
+        if (harness.eggs.listImages !== null) {
+          const listed = Object.entries((yield* p.egg(panel, harness.eggs.listImages)).dockerImages)
+          assert.isNotEmpty(listed)
+          for (const [display, image] of listed) assert.strictEqual(display, image)
+        }
+        assert.strictEqual((yield* Effect.flip(p.egg(panel, 987654)))._tag, "PanelResourceNotFound")
+      }))
+
+    it.effect("a required egg variable left out is refused as environment.<VAR> required", () =>
+      Effect.gen(function*() {
+        const spec = yield* newServer(4)
+        const { SERVER_JARFILE: _, ...environment } = spec.environment
+        const error = yield* Effect.flip(Effect.flatMap(port, (p) => p.createServer(panel, { ...spec, environment })))
+        assert.strictEqual(error._tag, "PanelValidationFailed")
+        if (error._tag === "PanelValidationFailed") assert.include(validation(error.fields), "environment.SERVER_JARFILE:required")
+        assert.isNull(yield* Effect.flatMap(port, (p) => p.serverByExternalId(panel, spec.externalId)))
+      }))
+
+    it.effect("an io weight outside 10–1000 is refused", () =>
+      Effect.gen(function*() {
+        for (const io of [5, 1001]) {
+          const spec = yield* newServer(5, { limits: { memoryMiB: 1024, swapMiB: 0, diskMiB: 2048, io, cpuPercent: 100 } })
+          const error = yield* Effect.flip(Effect.flatMap(port, (p) => p.createServer(panel, spec)))
+          assert.strictEqual(error._tag, "PanelValidationFailed")
+          if (error._tag === "PanelValidationFailed") assert.include(validation(error.fields).join(), "limits.io:")
+        }
+      }))
+
+    it.effect("an allocation another server holds is refused as allocation.default exists", () =>
+      Effect.gen(function*() {
+        const first = yield* created(6)
+        const spec = yield* newServer(7, { allocation: first.allocation })
+        const error = yield* Effect.flip(Effect.flatMap(port, (p) => p.createServer(panel, spec)))
+        assert.strictEqual(error._tag, "PanelValidationFailed")
+        if (error._tag === "PanelValidationFailed") assert.include(validation(error.fields), "allocation.default:exists")
+      }))
+
+    it.effect("a second server with the same external id is refused as unique", () =>
+      Effect.gen(function*() {
+        const first = yield* created(8)
+        const spec = yield* newServer(8)
+        const error = yield* Effect.flip(Effect.flatMap(port, (p) => p.createServer(panel, spec)))
+        assert.strictEqual(error._tag, "PanelValidationFailed")
+        if (error._tag === "PanelValidationFailed") assert.include(validation(error.fields), "external_id:unique")
+        assert.strictEqual((yield* Effect.flatMap(port, (p) => p.serverByExternalId(panel, spec.externalId)))?.id, first.id)
+      }))
+
+    it.effect("a new server is installing, then installed when its install succeeds", () =>
+      Effect.gen(function*() {
+        const server = yield* created(9)
+        assert.strictEqual(server.state, "installing")
+        assert.isFalse(server.suspended)
+        assert.strictEqual(server.identifier, server.uuid.slice(0, 8))
+        yield* harness.finishInstalls
+        assert.strictEqual((yield* Effect.flatMap(port, (p) => p.server(panel, server.id))).state, "installed")
+      }))
+
+    it.effect("a failed install shows install_failed; a hung one stays installing", () =>
+      Effect.gen(function*() {
+        const failed = yield* created(10, "fail")
+        const hung = yield* created(11, "hang")
+        yield* harness.finishInstalls
+        const p = yield* port
+        assert.strictEqual((yield* p.server(panel, failed.id)).state, "install_failed")
+        assert.strictEqual((yield* p.server(panel, hung.id)).state, "installing")
+      }))
+
+    it.effect("a server is found by its exact external id, never by a prefix of it", () =>
+      Effect.gen(function*() {
+        const p = yield* port
+        const server = yield* created(12)
+        assert.strictEqual((yield* p.serverByExternalId(panel, `zh-${run}-s12`))?.uuid, server.uuid)
+        assert.isNull(yield* p.serverByExternalId(panel, `zh-${run}-s1`))
+        assert.strictEqual((yield* Effect.flip(p.server(panel, 987654)))._tag, "PanelResourceNotFound")
+      }))
+
+    it.effect("an installing server refuses Client API calls with ServerStateConflict", () =>
+      Effect.gen(function*() {
+        const server = yield* created(13, "hang")
+        const error = yield* Effect.flip(client(server.uuid, request("GET", "files/list", "directory=%2F")))
+        assert.strictEqual(error._tag, "ServerStateConflict")
+        assert.strictEqual((yield* Effect.flip(Effect.flatMap(port, (p) => p.power(panel, server.uuid, "start"))))._tag, "ServerStateConflict")
+      }))
+
+    it.effect("a suspended server refuses power, files and console until unsuspended; suspending twice is fine", () =>
+      Effect.gen(function*() {
+        const p = yield* port
+        const server = yield* installed(14)
+        yield* p.suspend(panel, server.id)
+        yield* p.suspend(panel, server.id)
+        assert.isTrue((yield* p.server(panel, server.id)).suspended)
+        assert.strictEqual((yield* p.server(panel, server.id)).state, "suspended")
+        assert.strictEqual((yield* Effect.flip(client(server.uuid, request("GET", "files/list", "directory=%2F"))))._tag, "ServerStateConflict")
+        assert.strictEqual((yield* Effect.flip(p.power(panel, server.uuid, "start")))._tag, "ServerStateConflict")
+        assert.strictEqual((yield* Effect.flip(Effect.scoped(p.openConsole(panel, server.uuid))))._tag, "ServerStateConflict")
+        yield* p.unsuspend(panel, server.id)
+        assert.deepInclude(yield* p.server(panel, server.id), { state: "installed", suspended: false })
+        assert.strictEqual((yield* client(server.uuid, request("GET", "files/list", "directory=%2F"))).status, 200)
+        yield* p.power(panel, server.uuid, "start")
+      }))
+
+    it.effect("a power action shows on the console, and a console command is answered there", () =>
+      Effect.gen(function*() {
+        const p = yield* port
+        const server = yield* installed(15)
+        const gameConsole = yield* p.openConsole(panel, server.uuid)
+        const seen = yield* watch(gameConsole)
+        yield* seen.until((e) => e.event === "status", "first status")
+        yield* p.power(panel, server.uuid, "start")
+        yield* seen.until((e) => e.event === "status" && e.args[0] === "running", "status running")
+        yield* gameConsole.send({ event: "send command", args: ["say hello from the contract"] })
+        yield* seen.until((e) => e.event === "console output" && (e.args[0] ?? "").includes("hello from the contract"), "the answer")
+        yield* gameConsole.send({ event: "set state", args: ["stop"] })
+        yield* seen.until((e) => e.event === "status" && e.args[0] === "offline", "status offline")
+      }))
+
+    it.effect("files are written, listed, read, renamed and deleted through the Client API", () =>
+      Effect.gen(function*() {
+        const { uuid } = yield* installed(16)
+        assert.strictEqual((yield* client(uuid, request("POST", "files/create-folder", "", { root: "/", name: "contract" }))).status, 204)
+        assert.strictEqual((yield* client(uuid, request("POST", "files/write", "file=%2Fcontract%2Fmotd.txt", "hello players"))).status, 204)
+        yield* harness.putFile(uuid, "/contract/ops.json", encoder.encode("[]"))
+        const listed = yield* client(uuid, request("GET", "files/list", "directory=%2Fcontract"))
+        assert.deepStrictEqual(namesIn(jsonOf(listed.body)), ["motd.txt", "ops.json"])
+        const read = yield* client(uuid, request("GET", "files/contents", "file=%2Fcontract%2Fmotd.txt"))
+        assert.strictEqual(text(read.body), "hello players")
+        const moves = { root: "/contract", files: [{ from: "motd.txt", to: "welcome.txt" }] }
+        assert.strictEqual((yield* client(uuid, request("PUT", "files/rename", "", moves))).status, 204)
+        yield* client(uuid, request("POST", "files/delete", "", { root: "/contract", files: ["ops.json"] }))
+        const after = yield* client(uuid, request("GET", "files/list", "directory=%2Fcontract"))
+        assert.deepStrictEqual(namesIn(jsonOf(after.body)), ["welcome.txt"])
+        const gone = yield* Effect.flip(client(uuid, request("GET", "files/contents", "file=%2Fcontract%2Fmotd.txt")))
+        assert.strictEqual(gone._tag, "PanelResourceNotFound")
+      }))
+
+    it.effect("an uploaded file comes back byte for byte through a download", () =>
+      Effect.gen(function*() {
+        const p = yield* port
+        const { uuid } = yield* installed(17)
+        const bytes = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256)
+        const body = multipart([{ name: "world.dat", bytes }, { name: "notes.txt", bytes: encoder.encode("n") }])
+        yield* p.upload(panel, uuid, {
+          directory: "/uploads", contentType: body.contentType, contentLength: body.bytes.length, body: Stream.make(body.bytes)
+        })
+        const download = yield* p.download(panel, uuid, { _tag: "File", path: "/uploads/world.dat" })
+        const chunks = yield* Stream.runCollect(download.stream)
+        const back = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
+        chunks.reduce((at, c) => (back.set(c, at), at + c.length), 0)
+        assert.deepStrictEqual(back, bytes)
+        assert.strictEqual(download.filename, "world.dat")
+        const listed = yield* client(uuid, request("GET", "files/list", "directory=%2Fuploads"))
+        assert.deepStrictEqual(namesIn(jsonOf(listed.body)), ["notes.txt", "world.dat"])
+      }))
+
+    it.effect("backups are created, listed with backup_count, locked, and a locked one cannot be deleted", () =>
+      Effect.gen(function*() {
+        const { uuid } = yield* installed(18)
+        const made = jsonOf((yield* client(uuid, request("POST", "backups", "", { name: "nightly" }))).body) as {
+          object: string
+          attributes: { uuid: string; name: string; is_locked: boolean }
+        }
+        assert.strictEqual(made.object, "backup")
+        assert.deepInclude(made.attributes, { name: "nightly", is_locked: false })
+        const backup = made.attributes.uuid
+        const list = jsonOf((yield* client(uuid, request("GET", "backups"))).body) as {
+          data: ReadonlyArray<{ attributes: { uuid: string } }>
+          meta: { backup_count: number }
+        }
+        assert.deepStrictEqual(list.data.map((b) => b.attributes.uuid), [backup])
+        assert.strictEqual(list.meta.backup_count, 1)
+        const locked = jsonOf((yield* client(uuid, request("POST", `backups/${backup}/lock`))).body) as {
+          attributes: { is_locked: boolean }
+        }
+        assert.isTrue(locked.attributes.is_locked)
+        const refused = yield* Effect.flip(client(uuid, request("DELETE", `backups/${backup}`)))
+        assert.instanceOf(refused, PanelRejected)
+        assert.strictEqual(refused._tag === "PanelRejected" ? refused.status : 0, 400)
+        yield* client(uuid, request("POST", `backups/${backup}/lock`))
+        assert.strictEqual((yield* client(uuid, request("DELETE", `backups/${backup}`))).status, 204)
+        const missing = yield* Effect.flip(client(uuid, request("GET", `backups/${backup}`)))
+        assert.strictEqual(missing._tag, "PanelResourceNotFound")
+      }))
+
+    it.effect("deleting a server twice succeeds and leaves nothing to find", () =>
+      Effect.gen(function*() {
+        const p = yield* port
+        const server = yield* created(19)
+        yield* p.deleteServer(panel, server.id)
+        yield* p.deleteServer(panel, server.id)
+        assert.strictEqual((yield* Effect.flip(p.server(panel, server.id)))._tag, "PanelResourceNotFound")
+        assert.isNull(yield* p.serverByExternalId(panel, `zh-${run}-s19`))
+      }))
+
+    it.effect("an unknown panel fails with PanelUnknown", () =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(Effect.flatMap(port, (p) => p.nodes("no-such-panel")))
+        assert.deepInclude(error, { _tag: "PanelUnknown", panel: "no-such-panel" })
+      }))
+  })
+}
+
+describe("GamePanel contract", () => {
+  gamePanelContract("in memory", { layer: MemoryGamePanel.layer(), harness: memoryHarness(), testClock: true })
+})
+
+// What only the fake can be asked: install timing on the TestClock, faults on demand, call and console counts, the
+// backup limit and throttle.
+describe("MemoryGamePanel control surface", () => {
+  const spec = (externalId: string, allocation: number, backups = 5): NewServer => ({
+    name: externalId, externalId, user: 1, egg: 5, dockerImage: "ghcr.io/pterodactyl/yolks:java_21", startup: "java -jar server.jar",
+    environment: { SERVER_JARFILE: "server.jar", MINECRAFT_VERSION: "latest", BUILD_NUMBER: "latest" },
+    limits: { memoryMiB: 1024, swapMiB: 0, diskMiB: 2048, io: 500, cpuPercent: 100 }, oomDisabled: true,
+    featureLimits: { databases: 0, backups, allocations: 1 }, allocation, startOnCompletion: false
+  })
+  const withUser = Effect.flatMap(GamePanel, (p) =>
+    p.createUser("sandbox", { externalId: "u", email: "u@players.zh.invalid", username: "user1", firstName: "A", lastName: "B" }))
+  const state = (id: number) => Effect.map(Effect.flatMap(GamePanel, (p) => p.server("sandbox", id)), (s) => s.state)
+
+  layer(MemoryGamePanel.layer({ ...MemoryGamePanel.defaultOptions, installDuration: "20 seconds" }))("installs", (it) => {
+    it.effect("an install reports its outcome once its duration has passed on the clock", () =>
+      Effect.gen(function*() {
+        yield* withUser
+        const server = yield* Effect.flatMap(GamePanel, (p) => p.createServer("sandbox", spec("timed", 1)))
+        yield* TestClock.adjust("19 seconds")
+        assert.strictEqual(yield* state(server.id), "installing")
+        yield* TestClock.adjust("1 second")
+        assert.strictEqual(yield* state(server.id), "installed")
+      }))
+
+    it.effect("an install ending while suspended leaves the server suspended; unsuspending marks it installed", () =>
+      Effect.gen(function*() {
+        const p = yield* GamePanel
+        const server = yield* p.createServer("sandbox", spec("suspended-mid-install", 2))
+        yield* (yield* MemoryGamePanelControl).setInstallOutcome("sandbox", "suspended-mid-install", "fail")
+        yield* p.suspend("sandbox", server.id)
+        yield* TestClock.adjust("1 minute")
+        assert.strictEqual(yield* state(server.id), "suspended")
+        yield* p.unsuspend("sandbox", server.id)
+        assert.strictEqual(yield* state(server.id), "installed")
+      }))
+
+    it.effect("a server set to start on completion runs once installed", () =>
+      Effect.gen(function*() {
+        const p = yield* GamePanel
+        const server = yield* p.createServer("sandbox", { ...spec("autostart", 3), startOnCompletion: true })
+        yield* TestClock.adjust("20 seconds")
+        const [held] = (yield* (yield* MemoryGamePanelControl).servers("sandbox")).filter((s) => s.id === server.id)
+        assert.deepInclude(held, { state: "installed", power: "running" })
+        assert.isTrue((yield* (yield* MemoryGamePanelControl).files("sandbox", server.uuid)).has("/server.jar"))
+      }))
+  })
+
+  layer(MemoryGamePanel.layer())("faults, counts, consoles, backups", (it) => {
+    const ready = (externalId: string, allocation: number, backups?: number) =>
+      Effect.gen(function*() {
+        const server = yield* Effect.flatMap(GamePanel, (p) => p.createServer("sandbox", spec(externalId, allocation, backups)))
+        yield* TestClock.adjust("30 seconds")
+        return server
+      })
+
+    it.effect("failNext fails only the next call of that operation; calls counts failed calls too", () =>
+      Effect.gen(function*() {
+        const control = yield* MemoryGamePanelControl
+        const down = new GamePanelUnavailable({ operation: "nodes", detail: "504 Gateway Timeout" })
+        yield* control.failNext("nodes", down)
+        assert.deepStrictEqual(yield* Effect.flip(Effect.flatMap(GamePanel, (p) => p.nodes("sandbox"))), down)
+        assert.lengthOf(yield* Effect.flatMap(GamePanel, (p) => p.nodes("sandbox")), 1)
+        assert.strictEqual(yield* control.calls("nodes"), 2)
+      }))
+
+    it.effect("suspending ends the open consoles, and a closed console is no longer counted", () =>
+      Effect.gen(function*() {
+        yield* withUser
+        const p = yield* GamePanel
+        const control = yield* MemoryGamePanelControl
+        const server = yield* ready("console", 1)
+        yield* Effect.scoped(Effect.gen(function*() {
+          const gameConsole = yield* p.openConsole("sandbox", server.uuid)
+          assert.strictEqual(yield* control.openConsoles("sandbox", server.uuid), 1)
+          yield* p.suspend("sandbox", server.id)
+          const ended = yield* Effect.flip(Stream.runDrain(gameConsole.events))
+          assert.strictEqual(ended._tag, "ConsoleEnded")
+          assert.strictEqual((yield* Effect.flip(gameConsole.send({ event: "send stats", args: [] })))._tag, "ConsoleEnded")
+        }))
+        assert.strictEqual(yield* control.openConsoles("sandbox", server.uuid), 0)
+      }))
+
+    it.effect("backups stop at the server's limit, and more than two in ten minutes are throttled", () =>
+      Effect.gen(function*() {
+        const create = (uuid: string) => Effect.flatMap(GamePanel, (p) => p.clientRequest("sandbox", uuid, request("POST", "backups", "", {})))
+        const limited = yield* ready("limited", 2, 1)
+        yield* create(limited.uuid)
+        const full = yield* Effect.flip(create(limited.uuid))
+        assert.deepInclude(full, { _tag: "PanelRejected", status: 400, code: "TooManyBackupsException" })
+        const busy = yield* ready("busy", 3)
+        yield* create(busy.uuid)
+        yield* create(busy.uuid)
+        assert.deepInclude(yield* Effect.flip(create(busy.uuid)), { _tag: "GamePanelThrottled", retryAfterSeconds: 600 })
+        yield* TestClock.adjust("10 minutes")
+        yield* create(busy.uuid)
+      }))
+
+    it.effect("an upload writes only the files parts of the multipart body", () =>
+      Effect.gen(function*() {
+        const server = yield* ready("upload", 4)
+        const body = multipart([{ name: "a.txt", bytes: encoder.encode("a") }], { directory: "/ignored" })
+        yield* Effect.flatMap(GamePanel, (p) =>
+          p.upload("sandbox", server.uuid, { directory: "/", contentType: body.contentType, contentLength: null, body: Stream.make(body.bytes) }))
+        const files = yield* (yield* MemoryGamePanelControl).files("sandbox", server.uuid)
+        assert.deepStrictEqual([...files.keys()].sort(), ["/a.txt", "/server.jar"])
+      }))
+  })
+})

@@ -1,0 +1,113 @@
+// Specification of a game server's life in time (TestClock): lapse → stopped and suspended on the panel, refused
+// by our own API; renewal → unsuspended; after the grace window → deleted, allocation freed; and the actions an
+// owner (and nobody else) may take meanwhile.
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { TestClock } from "effect/testing"
+import { MemoryGamePanelControl } from "../../../adapters/fake/MemoryGamePanel.ts"
+import { placeOrder } from "../../../domain/billing/Ordering.ts"
+import { renewSubscription } from "../../../domain/billing/Renewal.ts"
+import { checkConsoleToken, issueConsoleToken, ownedByIdentifier, powerGameServer } from "../../../domain/game/GameActions.ts"
+import { sweepGameLifecycle } from "../../../domain/game/GameLifecycle.ts"
+import { GameAllocations } from "../../../ports/GameAllocations.ts"
+import { GameServerRecords } from "../../../ports/GameServerRecords.ts"
+import { Orders } from "../../../ports/Orders.ts"
+import { Subscriptions } from "../../../ports/Subscriptions.ts"
+import { gameEnv } from "../../support/gameEnv.ts"
+
+const alice = "00000000-0000-4000-8000-00000000a11c"
+const mallory = "00000000-0000-4000-8000-0000000000bb"
+
+/** Lets the workflows run, moving the clock a second at a time, until `done` holds. */
+const until = <R>(done: Effect.Effect<boolean, never, R>) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 2_000; i++) {
+      if (yield* done) return
+      yield* Effect.yieldNow
+      if (i % 50 === 49) yield* TestClock.adjust("1 second")
+    }
+    return yield* Effect.die(new Error("condition never held"))
+  })
+
+const provisioned = Effect.gen(function*() {
+  const order = yield* placeOrder(alice, "mc-2g", {})
+  const orders = yield* Orders
+  for (let i = 0; i < 200; i++) {
+    if (Option.getOrThrow(yield* orders.get(order.id)).status === "completed") break
+    yield* TestClock.adjust("1 second")
+  }
+  const done = Option.getOrThrow(yield* orders.get(order.id))
+  assert.strictEqual(done.status, "completed")
+  const server = Option.getOrThrow(yield* (yield* GameServerRecords).get(done.serviceId!))
+  return { order: done, server, subscriptionId: done.subscriptionId! }
+})
+
+const recordStatus = (id: string) => Effect.map(Effect.flatMap(GameServerRecords, (r) => r.get(id)), (s) => Option.getOrThrow(s).status)
+const subscriptionOf = (id: string) => Effect.map(Effect.flatMap(Subscriptions, (s) => s.get(id)), Option.getOrThrow)
+const panelServer = (uuid: string) =>
+  Effect.map(Effect.flatMap(MemoryGamePanelControl, (c) => c.servers("sandbox")), (all) => all.find((s) => s.uuid === uuid))
+
+describe("the game server lifecycle", () => {
+  it.effect("an owner powers it and gets a console token bound to them and the server; others get nothing", () =>
+    Effect.gen(function*() {
+      const { server } = yield* provisioned
+      yield* powerGameServer(alice, server.id, "start")
+      const { token } = yield* issueConsoleToken(alice, server.identifier)
+      yield* checkConsoleToken(alice, server.identifier, token)
+      assert.strictEqual((yield* Effect.flip(checkConsoleToken(mallory, server.identifier, token)))._tag, "ConsoleTokenInvalid")
+      assert.strictEqual((yield* Effect.flip(checkConsoleToken(alice, "ffffffff", token)))._tag, "ConsoleTokenInvalid")
+      assert.strictEqual((yield* Effect.flip(checkConsoleToken(alice, server.identifier, `${token}x`)))._tag, "ConsoleTokenInvalid")
+      assert.strictEqual((yield* Effect.flip(powerGameServer(mallory, server.id, "stop")))._tag, "GameServerNotFound")
+      assert.strictEqual((yield* Effect.flip(issueConsoleToken(mallory, server.identifier)))._tag, "GameServerNotFound")
+      assert.strictEqual((yield* Effect.flip(ownedByIdentifier(mallory, server.identifier)))._tag, "GameServerNotFound")
+      // A token outlives nothing: after its lifetime it is refused.
+      yield* TestClock.adjust("11 minutes")
+      assert.strictEqual((yield* Effect.flip(checkConsoleToken(alice, server.identifier, token)))._tag, "ConsoleTokenInvalid")
+    }).pipe(Effect.provide(gameEnv())))
+
+  it.effect("expiry suspends it (stopped, suspended on the panel, refused by us); renewal brings it back", () =>
+    Effect.gen(function*() {
+      const { server, subscriptionId } = yield* provisioned
+      yield* powerGameServer(alice, server.id, "start")
+      yield* TestClock.adjust("29 days")
+      yield* sweepGameLifecycle
+      assert.strictEqual(yield* recordStatus(server.id), "active")
+
+      yield* TestClock.adjust("3 days")
+      yield* sweepGameLifecycle
+      yield* until(Effect.map(subscriptionOf(subscriptionId), (s) => s.status === "suspended"))
+      assert.strictEqual(yield* recordStatus(server.id), "suspended")
+      const suspended = yield* panelServer(server.uuid)
+      assert.isTrue(suspended?.suspended)
+      assert.strictEqual(suspended?.power, "offline")
+      assert.strictEqual((yield* Effect.flip(powerGameServer(alice, server.id, "start")))._tag, "GameServerUnavailable")
+      assert.strictEqual((yield* Effect.flip(issueConsoleToken(alice, server.identifier)))._tag, "GameServerUnavailable")
+      // Sweeping again changes nothing.
+      yield* sweepGameLifecycle
+      assert.strictEqual(yield* recordStatus(server.id), "suspended")
+
+      yield* renewSubscription(alice, subscriptionId)
+      yield* until(Effect.map(recordStatus(server.id), (s) => s === "active"))
+      assert.isFalse((yield* panelServer(server.uuid))?.suspended)
+      assert.strictEqual((yield* subscriptionOf(subscriptionId)).status, "active")
+      yield* powerGameServer(alice, server.id, "start")
+    }).pipe(Effect.provide(gameEnv())))
+
+  it.effect("after the grace window the server is deleted from the panel and its allocation freed", () =>
+    Effect.gen(function*() {
+      const { order, server, subscriptionId } = yield* provisioned
+      yield* TestClock.adjust("32 days")
+      yield* sweepGameLifecycle
+      yield* until(Effect.map(subscriptionOf(subscriptionId), (s) => s.status === "suspended"))
+      yield* TestClock.adjust("13 days")
+      yield* sweepGameLifecycle
+      assert.strictEqual(yield* recordStatus(server.id), "suspended")
+      yield* TestClock.adjust("2 days")
+      yield* sweepGameLifecycle
+      yield* until(Effect.map(subscriptionOf(subscriptionId), (s) => s.status === "terminated"))
+      assert.strictEqual(yield* recordStatus(server.id), "deleted")
+      assert.isUndefined(yield* panelServer(server.uuid))
+      assert.isTrue(Option.isNone(yield* (yield* GameAllocations).held(order.id)))
+      assert.strictEqual((yield* Effect.flip(renewSubscription(alice, subscriptionId)))._tag, "SubscriptionEnded")
+    }).pipe(Effect.provide(gameEnv())))
+})

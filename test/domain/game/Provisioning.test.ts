@@ -1,0 +1,143 @@
+// Specification of ordering a game server and its five-step durable provisioning, on in-memory fakes (TestClock
+// drives the install): the happy path, options checked before paying, install failure and install timeout leaving
+// nothing behind, an operator's broken plan, and concurrent orders for the last allocations.
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { TestClock } from "effect/testing"
+import { SandboxPayments } from "../../../adapters/payments/SandboxPaymentGateway.ts"
+import { MemoryGamePanelControl } from "../../../adapters/fake/MemoryGamePanel.ts"
+import type { Order } from "../../../domain/billing/Billing.ts"
+import { placeOrder } from "../../../domain/billing/Ordering.ts"
+import { GAME_STEPS } from "../../../domain/game/ProvisionGame.ts"
+import { GameAllocations } from "../../../ports/GameAllocations.ts"
+import { GamePanel } from "../../../ports/GamePanel.ts"
+import { GameServerRecords } from "../../../ports/GameServerRecords.ts"
+import { Ledger } from "../../../ports/Ledger.ts"
+import { Orders } from "../../../ports/Orders.ts"
+import { Subscriptions } from "../../../ports/Subscriptions.ts"
+import { gameEnv } from "../../support/gameEnv.ts"
+
+const alice = "00000000-0000-4000-8000-00000000a11c"
+
+/** Moves the test clock in small steps (installs and status polls sleep on it) until the order settles. */
+const settled = (orderId: string, step: "1 second" | "1 minute" = "1 second") =>
+  Effect.gen(function*() {
+    const orders = yield* Orders
+    for (let i = 0; i < 2_000; i++) {
+      const order = Option.getOrThrow(yield* orders.get(orderId))
+      if (order.status === "completed" || order.status === "failed") return order
+      yield* TestClock.adjust(step)
+    }
+    return yield* Effect.die(new Error(`order ${orderId} did not settle`))
+  })
+
+const order = (variables?: Record<string, string>, planId = "mc-2g", user = alice) =>
+  placeOrder(user, planId, variables === undefined ? {} : { variables })
+
+/** Nothing of a failed order is left on the panel or with us, and the charge is refunded. */
+const assertCleanFailure = (failed: Order) =>
+  Effect.gen(function*() {
+    assert.strictEqual(failed.status, "failed")
+    assert.include(failed.failureReason ?? "", "refunded")
+    assert.isNull(yield* (yield* GamePanel).serverByExternalId("sandbox", failed.id))
+    assert.isTrue(Option.isNone(yield* (yield* GameAllocations).held(failed.id)))
+    const ledger = yield* (yield* Ledger).forOrder(failed.id)
+    assert.deepStrictEqual(ledger.map((e) => e.kind).sort(), ["charge", "refund"])
+    assert.strictEqual(Option.getOrThrow(yield* (yield* Subscriptions).get(failed.subscriptionId!)).status, "failed")
+  })
+
+describe("ordering a game server", () => {
+  it.effect("provisions it in five steps: panel user, node, allocation, server, installed → record and completed order", () =>
+    Effect.gen(function*() {
+      const placed = yield* order({ MINECRAFT_VERSION: "1.21.1" })
+      assert.strictEqual(placed.totalSteps, GAME_STEPS.length)
+      const done = yield* settled(placed.id)
+      assert.strictEqual(done.status, "completed")
+      assert.deepStrictEqual([done.step, done.totalSteps, done.stepName], [5, 5, "Installing the game"])
+      const record = Option.getOrThrow(yield* (yield* GameServerRecords).get(done.serviceId!))
+      assert.strictEqual(record.status, "active")
+      assert.strictEqual(record.userId, alice)
+      assert.match(record.address, /^127\.0\.0\.1:255\d\d$/)
+      const server = (yield* (yield* MemoryGamePanelControl).servers("sandbox")).find((s) => s.uuid === record.uuid)!
+      assert.strictEqual(server.externalId, placed.id)
+      assert.strictEqual(server.identifier, record.identifier)
+      assert.strictEqual(server.id, record.panelServerId)
+      // Egg defaults, the plan's environment, and the customer's choice.
+      assert.deepInclude(server.environment, { SERVER_JARFILE: "server.jar", MINECRAFT_VERSION: "1.21.1", BUILD_NUMBER: "latest" })
+      // The panel user is ours: a synthetic address, found by our user id.
+      const user = yield* (yield* GamePanel).findUser("sandbox", alice)
+      assert.strictEqual(user?.email, `${alice}@users.zh.invalid`)
+      const subscription = Option.getOrThrow(yield* (yield* Subscriptions).get(done.subscriptionId!))
+      assert.strictEqual(subscription.serviceId, record.id)
+      assert.strictEqual(subscription.kind, "game")
+    }).pipe(Effect.provide(gameEnv())))
+
+  it.effect("a second order of the same customer reuses the panel user", () =>
+    Effect.gen(function*() {
+      const [a, b] = yield* Effect.all([order(), order()], { concurrency: 2 })
+      assert.strictEqual((yield* settled(a!.id)).status, "completed")
+      assert.strictEqual((yield* settled(b!.id)).status, "completed")
+      assert.strictEqual(yield* (yield* MemoryGamePanelControl).calls("createUser"), 1)
+    }).pipe(Effect.provide(gameEnv())))
+
+  it.effect("refuses settings the plan does not offer or the egg's rules refuse, before charging anything", () =>
+    Effect.gen(function*() {
+      for (const [variables, field] of [
+        [{ SERVER_JARFILE: "evil.jar" }, "options.variables.SERVER_JARFILE"],
+        [{ MINECRAFT_VERSION: "x".repeat(21) }, "options.variables.MINECRAFT_VERSION"],
+        [{ MINECRAFT_VERSION: "" }, "options.variables.MINECRAFT_VERSION"]
+      ] as const) {
+        const error = yield* Effect.flip(order(variables))
+        assert.strictEqual(error._tag, "InvalidOrderOption")
+        if (error._tag === "InvalidOrderOption") assert.strictEqual(error.field, field)
+      }
+      const bad = yield* Effect.flip(placeOrder(alice, "mc-2g", { variables: "MINECRAFT_VERSION=1" }))
+      assert.strictEqual(bad._tag, "InvalidOrderOption")
+      // Nothing was ordered, so nothing was charged.
+      assert.deepStrictEqual(yield* (yield* Orders).unfinished, [])
+      assert.deepStrictEqual(yield* (yield* SandboxPayments).charges, [])
+    }).pipe(Effect.provide(gameEnv())))
+
+  it.effect("a failed install fails the order, deletes the panel server, frees the allocation, refunds", () =>
+    Effect.gen(function*() {
+      const placed = yield* order()
+      yield* (yield* MemoryGamePanelControl).setInstallOutcome("sandbox", placed.id, "fail")
+      const failed = yield* settled(placed.id)
+      assert.strictEqual(failed.failureReason?.startsWith("The game could not be installed."), true)
+      yield* assertCleanFailure(failed)
+    }).pipe(Effect.provide(gameEnv())))
+
+  it.effect("an install that never finishes times out, and the half-built server is deleted", () =>
+    Effect.gen(function*() {
+      const placed = yield* order()
+      yield* (yield* MemoryGamePanelControl).setInstallOutcome("sandbox", placed.id, "hang")
+      const failed = yield* settled(placed.id, "1 minute")
+      assert.include(failed.failureReason ?? "", "took too long")
+      yield* assertCleanFailure(failed)
+    }).pipe(Effect.provide(gameEnv())))
+
+  it.effect("a plan whose image the egg does not offer fails cleanly with a reason that blames us, not the customer", () =>
+    Effect.gen(function*() {
+      const failed = yield* settled((yield* order(undefined, "mc-broken")).id)
+      assert.include(failed.failureReason ?? "", "misconfigured")
+      yield* assertCleanFailure(failed)
+    }).pipe(Effect.provide(gameEnv())))
+
+  it.effect("20 concurrent orders for 10 allocations: 10 servers, 10 clean failures, no allocation twice", () =>
+    Effect.gen(function*() {
+      const users = Array.from({ length: 20 }, (_, i) => `00000000-0000-4000-8000-0000000000${String(i).padStart(2, "0")}`)
+      const placed = yield* Effect.forEach(users, (user) => order(undefined, "mc-2g", user), { concurrency: "unbounded" })
+      const settledAll = yield* Effect.forEach(placed, (o) => settled(o.id))
+      const completed = settledAll.filter((o) => o.status === "completed")
+      const failed = settledAll.filter((o) => o.status === "failed")
+      assert.strictEqual(completed.length, 10)
+      assert.strictEqual(failed.length, 10)
+      for (const f of failed) {
+        assert.include(f.failureReason ?? "", "No game server address is free")
+        yield* assertCleanFailure(f)
+      }
+      const servers = yield* (yield* MemoryGamePanelControl).servers("sandbox")
+      assert.strictEqual(servers.length, 10)
+      assert.strictEqual(new Set(servers.map((s) => s.allocation)).size, 10)
+    }).pipe(Effect.provide(gameEnv())))
+})

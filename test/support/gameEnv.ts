@@ -1,0 +1,88 @@
+// Everything the game-server use cases run on, in memory: fakes of every port (the in-memory panel seeded like the
+// sandbox: node 1 with ten allocations, eggs 5 "Paper" and 6), the in-memory workflow engine with the real
+// workflows, the sandbox payment gateway, console tokens, and a catalog with the panel and two game plans.
+import { NodeCrypto } from "@effect/platform-node"
+import { Duration, Effect, Layer, Redacted } from "effect"
+import { WorkflowEngine } from "effect/workflow"
+import * as AesGcmSecretBox from "../../adapters/crypto/AesGcmSecretBox.ts"
+import * as JoseConsoleTokens from "../../adapters/crypto/JoseConsoleTokens.ts"
+import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
+import * as MemoryGameAllocations from "../../adapters/fake/MemoryGameAllocations.ts"
+import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
+import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRecords.ts"
+import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
+import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
+import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
+import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
+import * as MemoryVpsRecords from "../../adapters/fake/MemoryVpsRecords.ts"
+import * as SandboxPaymentGateway from "../../adapters/payments/SandboxPaymentGateway.ts"
+import type { GamePlan } from "../../domain/catalog/Plan.ts"
+import { RestoreGameLive, SuspendGameLive, TerminateGameLive } from "../../domain/game/GameLifecycle.ts"
+import { GameSettings } from "../../domain/game/GameSettings.ts"
+import { ProvisionGameLive } from "../../domain/game/ProvisionGame.ts"
+import { Catalog } from "../../ports/Catalog.ts"
+import { labSeed } from "./virtualizationMother.ts"
+
+export const gamePlan: GamePlan = {
+  kind: "game",
+  id: "mc-2g",
+  name: "Minecraft 2 GB",
+  priceCents: 600,
+  panel: "sandbox",
+  eggId: 5,
+  dockerImage: "ghcr.io/pterodactyl/yolks:java_17",
+  memoryMiB: 1024,
+  diskMiB: 4096,
+  cpuPercent: 200,
+  io: 500,
+  databases: 0,
+  backups: 2,
+  allocations: 1,
+  environment: { SERVER_JARFILE: "server.jar" },
+  userVariables: ["MINECRAFT_VERSION"]
+}
+
+/** A plan whose image the egg does not offer: an operator's mistake, found at provisioning. */
+export const brokenPlan: GamePlan = { ...gamePlan, id: "mc-broken", name: "Broken", dockerImage: "ghcr.io/example/none:1" }
+
+export const gameSettings = {
+  panelUserDomain: "users.zh.invalid",
+  installTimeout: Duration.minutes(30),
+  installPollInitial: Duration.seconds(1),
+  installPollMax: Duration.seconds(15),
+  gracePeriod: Duration.days(14),
+  consoleTokenLifetime: Duration.minutes(10)
+}
+
+export const seedGameCatalog = Effect.gen(function*() {
+  const catalog = yield* Catalog
+  yield* catalog.upsertPanel({ name: "sandbox", url: "https://panel.lab" })
+  yield* catalog.upsertPlan(gamePlan)
+  yield* catalog.upsertPlan(brokenPlan)
+})
+
+export const gameEnv = (options: { readonly installDuration?: Duration.Input; readonly settings?: Partial<typeof gameSettings> } = {}) => {
+  const services = Layer.mergeAll(
+    MemoryCatalog.layer.pipe(Layer.provideMerge(MemoryCatalog.layerState)),
+    MemoryOrders.layer,
+    MemorySubscriptions.layer,
+    MemoryLedger.layer,
+    MemoryGameServerRecords.layer,
+    MemoryGameAllocations.layer,
+    MemoryGamePanel.layer({ ...MemoryGamePanel.defaultOptions, installDuration: options.installDuration ?? "20 seconds" }),
+    AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
+    JoseConsoleTokens.layer(Redacted.make(new Uint8Array(32).fill(7))),
+    Layer.succeed(GameSettings, { ...gameSettings, ...options.settings }),
+    SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+    NodeCrypto.layerSecureRandom,
+    // Renewal serves both kinds: the VPS side is there, unused.
+    MemoryVpsRecords.layer,
+    MemoryVirtualization.layer(labSeed())
+  )
+  const workflows = Layer.mergeAll(ProvisionGameLive, SuspendGameLive, TerminateGameLive, RestoreGameLive)
+  return Layer.effectDiscard(seedGameCatalog).pipe(
+    Layer.provideMerge(workflows),
+    Layer.provideMerge(WorkflowEngine.layerMemory),
+    Layer.provideMerge(services)
+  )
+}

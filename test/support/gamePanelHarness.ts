@@ -1,0 +1,57 @@
+// What the GamePanel contract drives besides the port (which panel, how and when installs end, files put on a server
+// behind the Client API's back), its implementation over the in-memory panel, and a multipart body builder.
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
+import { type InstallOutcome, MemoryGamePanelControl } from "../../adapters/fake/MemoryGamePanel.ts"
+
+export type { InstallOutcome }
+
+export interface GamePanelHarness<R = never> {
+  /** The panel's name as the port takes it. */
+  readonly panel: string
+  /** A Paper egg (map-shaped `docker_images`) and, when the panel has one, an egg with list-shaped images. */
+  readonly eggs: { readonly paper: number; readonly listImages: number | null }
+  /** How the install of the server created with `externalId` ends; called before the server is created. */
+  setInstallOutcome(externalId: string, outcome: InstallOutcome): Effect.Effect<void, unknown, R>
+  /** Lets every install started so far report its outcome (those set to hang stay installing). */
+  readonly finishInstalls: Effect.Effect<void, unknown, R>
+  /** Puts a file on the server's disk as the game (or an SFTP user) would. */
+  putFile(uuid: string, path: string, bytes: Uint8Array): Effect.Effect<void, unknown, R>
+}
+
+/** The in-memory panel on the TestClock: finishing the installs moves the clock by the install duration. */
+export const memoryHarness = (panel = "sandbox"): GamePanelHarness<MemoryGamePanelControl> => ({
+  panel,
+  eggs: { paper: 5, listImages: 6 },
+  setInstallOutcome: (externalId, outcome) =>
+    Effect.flatMap(MemoryGamePanelControl, (c) => c.setInstallOutcome(panel, externalId, outcome)),
+  finishInstalls: Effect.flatMap(MemoryGamePanelControl, (c) => TestClock.adjust(c.seed.installDuration ?? "30 seconds")),
+  putFile: (uuid, path, bytes) => Effect.flatMap(MemoryGamePanelControl, (c) => c.putFile(panel, uuid, path, bytes))
+})
+
+const encoder = new TextEncoder()
+
+/** A `multipart/form-data` body with one `files` part per file, plus `extra` non-file fields, as a browser sends it. */
+export const multipart = (
+  files: ReadonlyArray<{ readonly name: string; readonly bytes: Uint8Array }>,
+  extra: Readonly<Record<string, string>> = {}
+) => {
+  const boundary = "----zh-contract-7d1f2a"
+  const parts = [
+    ...Object.entries(extra).map(([name, value]) =>
+      [encoder.encode(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)]
+    ),
+    ...files.map((f) => [
+      encoder.encode(
+        `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${f.name}"\r\n` +
+          "Content-Type: application/octet-stream\r\n\r\n"
+      ),
+      f.bytes,
+      encoder.encode("\r\n")
+    ]),
+    [encoder.encode(`--${boundary}--\r\n`)]
+  ].flat()
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+  parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0)
+  return { contentType: `multipart/form-data; boundary=${boundary}`, bytes }
+}
