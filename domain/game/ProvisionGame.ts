@@ -130,7 +130,9 @@ const step3Allocate = (orderId: string, candidates: ReadonlyArray<number>) =>
     const nodes = new Map((yield* panel.nodes(plan.panel)).map((n) => [n.id, n]))
     const free = yield* Effect.forEach(candidates, (id) =>
       Effect.map(panel.freeAllocations(plan.panel, id), (list) => [id, list] as const))
+    let roomy = false
     const claim = yield* (yield* GameAllocations).claim(plan.panel, orderId, (claimed) => {
+      roomy = false
       const held = new Set(claimed.map((c) => c.allocationId))
       for (const [id, allocations] of free) {
         const node = nodes.get(id)
@@ -139,6 +141,7 @@ const step3Allocate = (orderId: string, candidates: ReadonlyArray<number>) =>
         const pendingMemory = pending.reduce((sum, c) => sum + c.memoryMiB, 0)
         const pendingDisk = pending.reduce((sum, c) => sum + c.diskMiB, 0)
         if (!fits(node, plan.memoryMiB, plan.diskMiB, pendingMemory, pendingDisk)) continue
+        roomy = true
         const allocation = allocations.find((a) => !held.has(a.id))
         if (allocation !== undefined) {
           return Option.some({ node: id, allocationId: allocation.id, memoryMiB: plan.memoryMiB, diskMiB: plan.diskMiB })
@@ -147,11 +150,11 @@ const step3Allocate = (orderId: string, candidates: ReadonlyArray<number>) =>
       return Option.none()
     })
     if (Option.isNone(claim)) {
-      return yield* new GameStepFailed({
-        step: 3,
-        reason: "No game server address is free right now.",
-        detail: "no free allocation"
-      })
+      return yield* new GameStepFailed(
+        roomy
+          ? { step: 3, reason: "No game server address is free right now.", detail: "no free allocation" }
+          : { step: 3, reason: "No game node has room for this plan right now.", detail: "no node has room once pending orders count" }
+      )
     }
     const allocation = free.flatMap(([, list]) => list).find((a) => a.id === claim.value.allocationId)
     const host = allocation?.alias ?? allocation?.ip ?? ""

@@ -8,12 +8,11 @@ import type { Socket } from "node:net"
 import { applicationRoutes } from "./applicationRoutes.ts"
 import { backupRoutes } from "./backupRoutes.ts"
 import { clientRoutes } from "./clientRoutes.ts"
-import { defaultCode, defaultDetail } from "./wire.ts"
 import { fileRoutes } from "./fileRoutes.ts"
 import { settleInstalls } from "./lifecycle.ts"
 import { matchRoute, type PanelRoute } from "./Route.ts"
 import { recordRequest, type Sim } from "./Sim.ts"
-import { notFound, PanelError, panelError, readBody, sendPanelError, sendReply } from "./wire.ts"
+import { defaultCode, defaultDetail, notFound, PanelError, panelError, readBody, sendPanelError, sendReply } from "./wire.ts"
 import type { User } from "./World.ts"
 
 const MAX_BODY = 16 * 1024 * 1024

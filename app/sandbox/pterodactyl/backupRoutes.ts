@@ -116,7 +116,7 @@ export const backupRoutes: ReadonlyArray<PanelRoute> = [
     const server = usableServer(ctx)
     const backup = backupOf(ctx, server)
     const body = obj(ctx.body)
-    validate([{ field: "truncate", rules: "present|boolean", ...at(body, "truncate") }])
+    validate([{ field: "truncate", rules: "required|boolean", ...at(body, "truncate") }])
     if (server.status !== null || backup.completed_at === null || !backup.is_successful) {
       throw panelError(400, "BadRequestHttpException", "This server is not currently in a state that allows for a backup to be restored.")
     }

@@ -1,6 +1,6 @@
 // The Client API server view, console token, power, command and resources (reference/pterodactyl.md §3.1, §3.5).
 import { boundServer, CLIENT, tokenContext, usableServer } from "./clientAccess.ts"
-import { validate, at } from "./rules.ts"
+import { at, validate } from "./rules.ts"
 import { obj, type PanelRoute, route } from "./Route.ts"
 import { clientServer } from "./transformers.ts"
 import { item, noContent, ok, panelError } from "./wire.ts"

@@ -1,0 +1,130 @@
+// Game servers when things go wrong, end to end against the sandbox panel: 20 concurrent orders for 10
+// allocations, an install that never finishes, a throttled panel (429 with our Retry-After, never a hang), a failing
+// panel (our 503, never its words), bad order options, and our console token expiring and renewed on the socket.
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { SandboxPterodactyl } from "../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
+import { gameLeakScanner, GameEnvelopes, openGameConsole, orderGame, provisionedGame, sandboxPanelOf } from "../support/gameHttp.ts"
+import { startTestServer } from "../support/testServer.ts"
+import { errorCode, expectBody, type LeakScanner, type ScannedBrowser, signedInCustomer, type TestServer } from "../support/vpsHttp.ts"
+
+describe("game servers under concurrent orders", () => {
+  let server: TestServer
+  let panel: SandboxPterodactyl
+  let scan: LeakScanner
+
+  beforeAll(async () => {
+    server = await startTestServer()
+    panel = await sandboxPanelOf(server)
+    scan = gameLeakScanner(panel)
+  }, 60_000)
+  afterAll(() => server?.stop())
+
+  it("20 concurrent orders on a node with 10 free allocations: 10 servers, 10 clean failures, no allocation twice", async () => {
+    const customers = await Promise.all(Array.from({ length: 20 }, (_, i) => signedInCustomer(server, scan, `rush${i}`)))
+    // 1 GiB each: the node's memory holds 16, its allocations 10.
+    const results = await Promise.all(customers.map((browser) => orderGame(browser, "bedrock-1g")))
+    const completed = results.filter((r) => r.order.status === "completed")
+    const failed = results.filter((r) => r.order.status === "failed")
+    expect(completed.length).toBe(10)
+    expect(failed.length).toBe(10)
+    for (const f of failed) expect(f.order.failureReason).toContain("No game server address is free")
+    const onPanel = panel.control.servers()
+    expect(onPanel.length).toBe(10)
+    expect(new Set(onPanel.map((s) => s.allocation)).size).toBe(10)
+    // The failed orders were refunded and left nothing on the panel.
+    const orderIds = new Set(failed.map((f) => f.order.id))
+    expect(onPanel.some((s) => s.external_id !== null && orderIds.has(s.external_id))).toBe(false)
+  }, 60_000)
+
+})
+
+describe("game servers under faults", () => {
+  let server: TestServer
+  let panel: SandboxPterodactyl
+  let scan: LeakScanner
+
+  beforeAll(async () => {
+    // A tiny install timeout (about a second) and a console token of three seconds, to see both end.
+    server = await startTestServer({ gameInstallTimeoutMinutes: 0.02, gameConsoleTokenMinutes: 0.05 })
+    panel = await sandboxPanelOf(server)
+    scan = gameLeakScanner(panel)
+  }, 60_000)
+  afterAll(() => server?.stop())
+
+  it("an install that never finishes times out: the order fails and the panel server is deleted", async () => {
+    const browser = await signedInCustomer(server, scan, "patient")
+    panel.control.setInstallOutcome("default", "hang")
+    try {
+      const { order } = await orderGame(browser)
+      expect(order.status).toBe("failed")
+      expect(order.failureReason).toContain("took too long")
+      expect(panel.control.servers().some((s) => s.external_id === order.id)).toBe(false)
+    } finally {
+      panel.control.setInstallOutcome("default", "succeed")
+    }
+  }, 60_000)
+
+  describe("on a running server", () => {
+    let browser: ScannedBrowser
+    let identifier: string
+
+    beforeAll(async () => {
+      browser = await signedInCustomer(server, scan, "owner")
+      identifier = (await provisionedGame(browser)).gameServer.identifier
+    }, 30_000)
+
+    it("a throttled panel gets the customer a 429 with our Retry-After at once, and the next calls wait it out", async () => {
+      panel.control.throttleNext({ times: 1, retryAfterSeconds: 7 })
+      const first = await browser.get(`/api/client/servers/${identifier}/files/list?directory=%2F`)
+      expect(errorCode(first, 429)).toBe("GAME_PANEL_BUSY")
+      expect(Number(first.headers.get("retry-after"))).toBeGreaterThan(0)
+      const seen = panel.control.requests().length
+      // Within the window the panel is not asked again: the shared bucket is left to recover.
+      const second = await browser.get(`/api/client/servers/${identifier}/files/list?directory=%2F`)
+      expect(errorCode(second, 429)).toBe("GAME_PANEL_BUSY")
+      expect(panel.control.requests().length).toBe(seen)
+    })
+
+    it("a failing panel gets the customer our 503, never the panel's own words", async () => {
+      await new Promise((r) => setTimeout(r, 7_500))
+      panel.control.failNext({ path: /\/files\/list$/, times: 20, status: 500, code: "DaemonConnectionException", detail: "cURL error 7: Failed to connect to wings.internal port 8080" })
+      try {
+        const reply = await browser.get(`/api/client/servers/${identifier}/files/list?directory=%2F`)
+        expect(errorCode(reply, 503)).toBe("GAME_PANEL_UNAVAILABLE")
+        expect(reply.text).not.toContain("wings.internal")
+        expect(reply.text).not.toContain("cURL")
+      } finally {
+        panel.control.clearFaults()
+      }
+      const recovered = await browser.get(`/api/client/servers/${identifier}/files/list?directory=%2F`)
+      expect(recovered.status, recovered.text).toBe(200)
+    }, 30_000)
+
+    it("refuses order options the plan does not offer, with a clear error, charging nothing", async () => {
+      const unknown = await browser.post("/api/orders", { planId: "mc-2g", options: { variables: { SERVER_JARFILE: "x.jar" } } })
+      expect(errorCode(unknown, 422)).toBe("INVALID_ORDER_OPTION")
+      const tooLong = await browser.post("/api/orders", { planId: "mc-2g", options: { variables: { MINECRAFT_VERSION: "x".repeat(30) } } })
+      expect(errorCode(tooLong, 422)).toBe("INVALID_ORDER_OPTION")
+      const subscriptions = await browser.get("/api/subscriptions")
+      expect((subscriptions.body as { subscriptions: Array<unknown> }).subscriptions.length).toBe(1)
+    })
+
+    it("our console token says `token expiring`, then `token expired` (events stop), and a new one resumes on the same socket", async () => {
+      const first = expectBody(await browser.get(`/api/client/servers/${identifier}/websocket`), 200, GameEnvelopes.websocket).data
+      const console = await openGameConsole(server, browser, identifier)
+      console.send("auth", first.token)
+      await console.waitFor("auth success", (f) => f.event === "auth success")
+      await console.waitFor("token expiring", (f) => f.event === "token expiring")
+      await console.waitFor("token expired", (f) => f.event === "token expired")
+      console.send("send command", "say while expired")
+      await console.waitFor("a jwt error while expired", (f) => f.event === "jwt error")
+      const second = expectBody(await browser.get(`/api/client/servers/${identifier}/websocket`), 200, GameEnvelopes.websocket).data
+      const mark = console.frames.length
+      console.send("auth", second.token)
+      await console.waitFor("auth success again", (f) => f.event === "auth success", mark)
+      console.send("set state", "start")
+      await console.waitFor("events flowing again", (f) => f.event === "status", mark)
+      console.close()
+    }, 30_000)
+  })
+})
