@@ -46,6 +46,7 @@ import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
 import { LifecycleCronLive, ReconcileOrdersLive, WorkflowEngineLive, WorkflowsLive } from "./Workflows.ts"
+import { PANEL_DIST } from "./buildPanel.ts"
 import type { Settings } from "./Config.ts"
 import { type EmbeddedDatabaseFailed, embeddedDataDir, postgres } from "./Database.ts"
 
@@ -219,12 +220,17 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     Layer.provideMerge(CatalogFileLive(settings)),
     Layer.provideMerge(base)
   )
+  // Likewise the sandbox panel keeps its servers, files and backups beside the embedded database.
   const withPanel = SandboxPterodactylLive({
-    installDurationMs: settings.sandboxTaskSpeed === "instant" ? 0 : 3_000
+    installDurationMs: settings.sandboxTaskSpeed === "instant" ? 0 : 3_000,
+    stateFile: Option.isNone(settings.databaseUrl) ? join(settings.dataDir, "sandbox-pterodactyl.json") : undefined
   }).pipe(Layer.provideMerge(catalog))
   const virtualization = Layer.mergeAll(
     ProxmoxVirtualization.layer.pipe(Layer.provide(ProxmoxClustersLive.layer)),
-    PterodactylGamePanel.layer.pipe(Layer.provide([GamePanelsLive.layer, NodeHttpClient.layerUndici]))
+    // A customer waiting on a relayed call gets our 503 within about a second; provisioning retries on its own.
+    PterodactylGamePanel.layerWith({ retries: 2, retryBaseDelay: "250 millis" }).pipe(
+      Layer.provide([GamePanelsLive.layer, NodeHttpClient.layerUndici])
+    )
   ).pipe(Layer.provideMerge(withPanel))
   const engine = WorkflowEngineLive({ embedded: Option.isNone(settings.databaseUrl) })
   return ReconcileOrdersLive.pipe(
@@ -243,7 +249,8 @@ export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlC
       maxInputFrameBytes: 64 * 1024,
       // The panel's editor opens files up to 4 MiB; a little more for JSON framing.
       maxRelayBodyBytes: Math.max(settings.maxBodyBytes, 4 * 1024 * 1024 + 64 * 1024),
-      maxUploadBytes: settings.maxUploadBytes
+      maxUploadBytes: settings.maxUploadBytes,
+      webRoot: PANEL_DIST
     }),
     { disableLogger: true }
   )

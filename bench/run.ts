@@ -4,15 +4,19 @@
 // Settings (environment): BENCH_DATABASE_URL (admin connection, default postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_BCRYPT_COST (default 10), BENCH_SECONDS (length of each measured phase, default 10),
 // BENCH_SERVER_NODE_OPTIONS (NODE_OPTIONS of the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
-// BENCH_ONLY (`accounts` or `vps`: run one part; both by default), BENCH_VPS_CONCURRENT (orders placed at once,
-// default 100), BENCH_VPS_SEQUENTIAL (orders one after the other, default 5), BENCH_VPS_KEYSTROKES (per console
-// session, three sessions per path; default 500).
+// BENCH_ONLY (`accounts`, `vps` or `game`: run one part; all by default), BENCH_VPS_CONCURRENT (orders placed at
+// once, default 100), BENCH_VPS_SEQUENTIAL (orders one after the other, default 5), BENCH_VPS_KEYSTROKES (per console
+// session, three sessions per path; default 500), BENCH_GAME_COMMANDS (`say` commands in one console burst, default
+// 2000), BENCH_GAME_ROUND_TRIPS (single-command round trips per console round, default 500), BENCH_GAME_ROUNDS
+// (console rounds per path, default 5), BENCH_GAME_FILE_MIB (size of the downloaded file, default 100).
 import { randomBytes } from "node:crypto"
 import { availableParallelism, cpus, loadavg } from "node:os"
 import { resolve } from "node:path"
 import { cpuSubject, openCpuWindow } from "./cpu.ts"
 import { latencyUnderLogins, loginVersusBcrypt, memoryAfterRequests, meVersusHealth, type Target } from "./measures.ts"
 import { fixed, judge, mib, ms, percent, renderTable, rps, type Section, times, writeJson } from "./report.ts"
+import { runGameBench } from "./gameBench.ts"
+import { type BenchPanel, startBenchPanel } from "./gameUpstream.ts"
 import { runVpsBench } from "./vpsBench.ts"
 import { type BenchCluster, startBenchCluster } from "./vpsUpstream.ts"
 import {
@@ -36,7 +40,7 @@ const intEnv = (name: string, fallback: number, min: number, max: number): numbe
 
 const only = (() => {
   const text = process.env["BENCH_ONLY"] ?? ""
-  if (text !== "" && text !== "accounts" && text !== "vps") throw new Error("BENCH_ONLY must be accounts or vps")
+  if (text !== "" && text !== "accounts" && text !== "vps" && text !== "game") throw new Error("BENCH_ONLY must be accounts, vps or game")
   return text === "" ? undefined : text
 })()
 
@@ -45,16 +49,23 @@ const settings = {
   bcryptCost: intEnv("BENCH_BCRYPT_COST", 10, 4, 15),
   seconds: intEnv("BENCH_SECONDS", 10, 2, 60),
   serverNodeOptions: process.env["BENCH_SERVER_NODE_OPTIONS"],
-  accounts: only !== "vps",
-  vps: only !== "accounts",
+  accounts: only === undefined || only === "accounts",
+  vps: only === undefined || only === "vps",
+  game: only === undefined || only === "game",
   vpsSettings: {
     sequential: intEnv("BENCH_VPS_SEQUENTIAL", 5, 1, 50),
     concurrent: intEnv("BENCH_VPS_CONCURRENT", 100, 1, 400),
     keystrokes: intEnv("BENCH_VPS_KEYSTROKES", 500, 10, 5_000)
+  },
+  gameSettings: {
+    commands: intEnv("BENCH_GAME_COMMANDS", 2_000, 10, 50_000),
+    roundTrips: intEnv("BENCH_GAME_ROUND_TRIPS", 500, 10, 10_000),
+    rounds: intEnv("BENCH_GAME_ROUNDS", 5, 1, 20),
+    fileMiB: intEnv("BENCH_GAME_FILE_MIB", 100, 1, 2_048)
   }
 }
 const RESULTS = resolve(import.meta.dirname, "results", "latest.json")
-const HARD_LIMIT_MS = (settings.accounts ? 6 : 0) * 60_000 + (settings.vps ? 6 : 0) * 60_000
+const HARD_LIMIT_MS = ((settings.accounts ? 6 : 0) + (settings.vps ? 6 : 0) + (settings.game ? 5 : 0)) * 60_000
 
 /** Who used the machine's cores during a phase. */
 const coresUsed = (c: { server: number; database: number; bench: number; other: number }) =>
@@ -182,8 +193,12 @@ const main = async (cleanup: Cleanup) => {
   // Started before the server, which then finds cluster `bench` in its catalog and starts no sandbox of its own.
   const cluster: BenchCluster | undefined = settings.vps ? await startBenchCluster(cleanup) : undefined
   if (cluster !== undefined) progress(`sandbox Proxmox on ${cluster.sandbox.url} (realistic task durations)`)
+  // Likewise panel `bench-panel`; its preload comes after the cluster's and adds to the same catalog file.
+  const panel: BenchPanel | undefined = settings.game ? await startBenchPanel(cleanup) : undefined
+  if (panel !== undefined) progress(`sandbox Pterodactyl on ${panel.sandbox.url}, Wings on ${panel.sandbox.nodeUrl}`)
   progress(`created database ${database.name}; migrating and starting the server`)
-  const nodeOptions = [settings.serverNodeOptions, cluster?.serverNodeOptions].filter((o) => o !== undefined && o !== "")
+  const nodeOptions = [settings.serverNodeOptions, cluster?.serverNodeOptions, panel?.serverNodeOptions]
+    .filter((o) => o !== undefined && o !== "")
   const server = await startServer(
     { databaseUrl: database.url, bcryptCost: settings.bcryptCost, nodeOptions: nodeOptions.length === 0 ? undefined : nodeOptions.join(" ") },
     cleanup
@@ -195,6 +210,7 @@ const main = async (cleanup: Cleanup) => {
   const vps = cluster === undefined
     ? undefined
     : await runVpsBench(server, target, cluster, database.url, settings.vpsSettings)
+  const game = panel === undefined ? undefined : await runGameBench(server, target, panel, settings.gameSettings)
   const end = await memoryOf(server.pid)
 
   const meta = {
@@ -210,11 +226,12 @@ const main = async (cleanup: Cleanup) => {
     serverThreadpoolSize: 4,
     loadAverageBefore: loadBefore,
     loadAverageAfter: loadavg()[0] ?? 0,
-    parts: [...(accounts === undefined ? [] : ["accounts"]), ...(vps === undefined ? [] : ["vps"])],
+    parts: [...(accounts === undefined ? [] : ["accounts"]), ...(vps === undefined ? [] : ["vps"]), ...(game === undefined ? [] : ["game"])],
     note: "server, Postgres and the load generator share the same cores" +
-      (vps === undefined ? "" : "; the sandbox Proxmox runs in the load generator's process")
+      (vps === undefined ? "" : "; the sandbox Proxmox runs in the load generator's process") +
+      (game === undefined ? "" : "; the sandbox Pterodactyl and its Wings run in the load generator's process")
   }
-  const sections: Array<Section> = [...(accounts?.sections ?? []), ...(vps?.sections ?? [])]
+  const sections: Array<Section> = [...(accounts?.sections ?? []), ...(vps?.sections ?? []), ...(game?.sections ?? [])]
   const heading = [
     `ZH bench — ${meta.startedAt}, revision ${revision}`,
     `Node ${meta.node}, PostgreSQL ${meta.postgres}, ${cores} cores (${meta.cpu}), bcrypt cost ${meta.bcryptCost}`,
@@ -222,7 +239,14 @@ const main = async (cleanup: Cleanup) => {
     `1-minute load average ${fixed(meta.loadAverageBefore, 2)} at start (the bench's own load not yet in it)` +
     (meta.loadAverageBefore > cores / 2 ? " — other work on this machine: figures are noisy" : "")
   ]
-  await writeJson(RESULTS, { meta, ...accounts?.json, ...(vps === undefined ? {} : { vps: vps.json }), end, table: sections })
+  await writeJson(RESULTS, {
+    meta,
+    ...accounts?.json,
+    ...(vps === undefined ? {} : { vps: vps.json }),
+    ...(game === undefined ? {} : { game: game.json }),
+    end,
+    table: sections
+  })
   process.stdout.write(renderTable(heading, sections))
   process.stdout.write(`results written to ${RESULTS}\n`)
 }

@@ -21,6 +21,11 @@ export class Subscriptions extends Context.Service<Subscriptions, {
    */
   extend(id: string, expected: Date, next: Date): Effect.Effect<boolean>
   setStatus(id: string, status: SubscriptionStatus, from: ReadonlyArray<SubscriptionStatus>): Effect.Effect<boolean>
+  /**
+   * The lapse of the period ending `periodEnd`: active → suspended, only if the period end is still `periodEnd`
+   * (a renewal that extended it meanwhile wins: false).
+   */
+  suspendLapsed(id: string, periodEnd: Date): Effect.Effect<boolean>
   setCancelAtPeriodEnd(id: string, cancel: boolean): Effect.Effect<void>
   /** Active subscriptions whose period has ended at `now`. */
   due(now: Date): Effect.Effect<ReadonlyArray<Subscription>>

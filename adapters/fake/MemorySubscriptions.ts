@@ -51,6 +51,11 @@ export const make = Effect.gen(function*() {
           : undefined),
     setStatus: (id, status: SubscriptionStatus, from) =>
       change(id, (s) => from.includes(s.status) ? new Subscription({ ...s, status }) : undefined),
+    suspendLapsed: (id, periodEnd) =>
+      change(id, (s) =>
+        s.status === "active" && s.currentPeriodEnd.getTime() === periodEnd.getTime()
+          ? new Subscription({ ...s, status: "suspended" })
+          : undefined),
     setCancelAtPeriodEnd: (id, cancel) =>
       Effect.asVoid(change(id, (s) => new Subscription({ ...s, cancelAtPeriodEnd: cancel }))),
     due: (now) => select((s) => s.status === "active" && s.currentPeriodEnd.getTime() <= now.getTime(), byPeriodEnd),

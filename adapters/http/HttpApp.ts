@@ -18,6 +18,7 @@ import { type GameRelayOptions, type GameRelayServices, gameRelayRoutes } from "
 import { OrdersHandlers, SubscriptionsHandlers, VpsHandlers } from "./ServicesHandlers.ts"
 import { edgeMiddleware } from "./edge.ts"
 import { HttpSettings } from "./HttpSettings.ts"
+import { staticRoutes } from "./StaticRoutes.ts"
 import { SystemHandlers } from "./SystemHandlers.ts"
 
 const ApiRoutes = (publicUrl: string) =>
@@ -48,7 +49,10 @@ const GameRoutes = (options: HttpAppOptions) =>
       HttpRouter.provideRequest(Layer.succeedContext(services))
     )))
 
-export interface HttpAppOptions extends ConsoleRouteOptions, GameRelayOptions {}
+export interface HttpAppOptions extends ConsoleRouteOptions, GameRelayOptions {
+  /** The built user panel, served with the single-page fallback; null: the API alone. */
+  readonly webRoot: string | null
+}
 
 /** The reference page is served from the bundled Scalar script, without its web fonts: no request leaves for a CDN. */
 const DocsRoutes = HttpApiScalar.layer(Api, { path: "/docs", scalar: { withDefaultFonts: false } })
@@ -59,5 +63,6 @@ export const HttpApp = (options: HttpAppOptions) =>
     DocsRoutes,
     ConsoleRoutes(options),
     GameRoutes(options),
+    options.webRoot === null ? Layer.empty : staticRoutes({ root: options.webRoot }),
     Layer.unwrap(Effect.map(HttpSettings, edgeMiddleware))
   )

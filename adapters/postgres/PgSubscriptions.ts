@@ -73,6 +73,9 @@ export const make = Effect.gen(function*() {
     setStatus: (id, status, from) =>
       changed(sql`UPDATE subscriptions SET status = ${status}
                   WHERE id = ${id} AND status = ANY(${[...from]}::text[]) RETURNING id`),
+    suspendLapsed: (id, periodEnd) =>
+      changed(sql`UPDATE subscriptions SET status = 'suspended'
+                  WHERE id = ${id} AND status = 'active' AND current_period_end = ${periodEnd} RETURNING id`),
     setCancelAtPeriodEnd: (id, cancel) =>
       sql`UPDATE subscriptions SET cancel_at_period_end = ${cancel} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
     due: (now) =>

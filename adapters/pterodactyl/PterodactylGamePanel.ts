@@ -1,6 +1,7 @@
 // GamePanel over Pterodactyl's Application and Client APIs and its Wings nodes: each port operation as its upstream
 // calls (reference/pterodactyl.md §2–§4), with the panel's failures mapped onto the port's errors once, in
-// failures.ts. Only eggs and nodes are cached: everything else must be read fresh.
+// failures.ts. Only eggs and nodes are cached (nodes are dropped from the cache when this adapter creates or deletes
+// a server on the panel): everything else must be read fresh.
 import { Clock, Duration, Effect, Layer } from "effect"
 import { HttpClient } from "effect/http"
 import {
@@ -13,7 +14,7 @@ import {
 } from "../../ports/GamePanel.ts"
 import { type Answer, type CallOptions, type CallSpec, decodeAs, makeCalls, originOf } from "./calls.ts"
 import { openGameConsole } from "./console.ts"
-import { type CallFailed, failure, isTransient, portErrorAmong } from "./failures.ts"
+import { CallFailed, failure, isTransient, portErrorAmong } from "./failures.ts"
 import { clientPaths, requests } from "./requests.ts"
 import {
   AllocationList,
@@ -69,8 +70,7 @@ const mapCall = <E2>(toPort: (f: CallFailed) => E2) =>
 <A, E, R>(effect: Effect.Effect<A, E | CallFailed, R>): Effect.Effect<A, Exclude<E, CallFailed> | E2, R> =>
   Effect.mapError(effect, (e): Exclude<E, CallFailed> | E2 => (isCallFailed(e) ? toPort(e) : (e as Exclude<E, CallFailed>)))
 
-const isCallFailed = (e: unknown): e is CallFailed =>
-  typeof e === "object" && e !== null && Reflect.get(e, "_tag") === "CallFailed"
+const isCallFailed = (e: unknown): e is CallFailed => e instanceof CallFailed
 
 const is404 = (e: Failure): e is CallFailed => e._tag === "CallFailed" && e.status === 404
 
@@ -78,7 +78,7 @@ const is404 = (e: Failure): e is CallFailed => e._tag === "CallFailed" && e.stat
 const ttlCache = <A>(ttl: Duration.Input) => {
   const ttlMs = Duration.toMillis(Duration.fromInputUnsafe(ttl))
   const entries = new Map<string, { readonly value: A; readonly until: number }>()
-  return <E, R>(key: string, load: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  const get = <E, R>(key: string, load: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const hit = entries.get(key)
@@ -87,6 +87,8 @@ const ttlCache = <A>(ttl: Duration.Input) => {
       entries.set(key, { value, until: now + ttlMs })
       return value
     })
+  const forget = (key: string) => Effect.sync(() => void entries.delete(key))
+  return { get, forget }
 }
 
 /** `files/list`: below the server, no dot segments, no query or fragment of its own. */
@@ -245,7 +247,7 @@ export const layerWith = (
           ).pipe(mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed")), logged("create user")),
 
         nodes: (panel) =>
-          nodeLists(panel, fetchNodes(panel)).pipe(mapCall(portErrorAmong("GamePanelThrottled")), logged("list nodes")),
+          nodeLists.get(panel, fetchNodes(panel)).pipe(mapCall(portErrorAmong("GamePanelThrottled")), logged("list nodes")),
 
         freeAllocations: (panel, node) =>
           allPages((n) =>
@@ -261,7 +263,7 @@ export const layerWith = (
           ),
 
         egg: (panel, eggId) =>
-          eggs(`${panel}\u0000${eggId}`, findEgg(panel, eggId)).pipe(
+          eggs.get(`${panel}\u0000${eggId}`, findEgg(panel, eggId)).pipe(
             mapCall(portErrorAmong("GamePanelThrottled", "PanelResourceNotFound")),
             logged("read egg")
           ),
@@ -273,6 +275,8 @@ export const layerWith = (
             ),
             serverByExternalId(panel, server.externalId)
           ).pipe(
+            // The node's allocated_resources changed: our own next placement must see it (others' within nodesTtl).
+            Effect.ensuring(nodeLists.forget(panel)),
             mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed", "PanelRejected")),
             logged("create server")
           ),
@@ -298,6 +302,7 @@ export const layerWith = (
             Effect.asVoid,
             // Already gone (perhaps by our own attempt whose answer was lost) is what was asked for.
             Effect.catchIf(is404, () => Effect.void),
+            Effect.ensuring(nodeLists.forget(panel)),
             mapCall(portErrorAmong("GamePanelThrottled")),
             logged("delete server")
           ),

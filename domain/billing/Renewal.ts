@@ -4,7 +4,9 @@ import { SecureRandom } from "effect/crypto"
 import { Catalog } from "../../ports/Catalog.ts"
 import { Ledger } from "../../ports/Ledger.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
+import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { VpsRecords } from "../../ports/VpsRecords.ts"
 import { RestoreGame } from "../game/GameLifecycle.ts"
 import { restoreVps } from "../vps/VpsActions.ts"
 import { addMonth } from "./Billing.ts"
@@ -48,13 +50,20 @@ export const renewSubscription = Effect.fn("renewSubscription")(function*(userId
       createdAt: at
     })
     yield* subscriptions.setCancelAtPeriodEnd(subscription.id, false)
-    if (subscription.status === "suspended" && subscription.kind === "vps") yield* restoreVps(subscription.id)
-    // Unsuspending on the panel is durable: paid for, it happens even if the panel is down right now.
-    if (subscription.status === "suspended" && subscription.kind === "game") {
-      yield* RestoreGame.execute(
-        { subscriptionId: subscription.id, periodEnd: subscription.currentPeriodEnd.toISOString() },
-        { discard: true }
-      )
+    // The service's own record says whether it was suspended: a lapse racing this renewal marks it first (and
+    // brings it back itself if the renewal won), so nothing paid for stays suspended.
+    if (subscription.kind === "vps") {
+      const vps = yield* (yield* VpsRecords).bySubscription(subscription.id)
+      if (Option.isSome(vps) && vps.value.status === "suspended") yield* restoreVps(subscription.id)
+    } else {
+      const server = yield* (yield* GameServerRecords).bySubscription(subscription.id)
+      // Unsuspending on the panel is durable: paid for, it happens even if the panel is down right now.
+      if (Option.isSome(server) && server.value.status === "suspended") {
+        yield* RestoreGame.execute(
+          { subscriptionId: subscription.id, periodEnd: subscription.currentPeriodEnd.toISOString() },
+          { discard: true }
+        )
+      }
     }
   }
   return Option.getOrThrow(yield* subscriptions.get(subscription.id))

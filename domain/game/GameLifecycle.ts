@@ -8,6 +8,7 @@ import { GameAllocations } from "../../ports/GameAllocations.ts"
 import { GamePanel } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { lapsedFor } from "../billing/lapse.ts"
 import { GameSettings } from "./GameSettings.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
@@ -73,10 +74,7 @@ export const SuspendGameLive = SuspendGame.toLayer(Effect.fn(function*({ periodE
   yield* Activity.make({
     name: "settle",
     execute: Effect.gen(function*() {
-      if (yield* stillDue(subscriptionId, periodEnd)) {
-        yield* (yield* Subscriptions).setStatus(subscriptionId, "suspended", ["active"])
-        return
-      }
+      if (yield* lapsedFor(subscriptionId, periodEnd)) return
       // Renewed while we suspended it: bring it back.
       yield* restoreGame(subscriptionId).pipe(Effect.retry(transient))
     }).pipe(Effect.orDie)

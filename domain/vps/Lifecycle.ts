@@ -10,6 +10,7 @@ import { Virtualization, type VmRef } from "../../ports/Virtualization.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
 import type { Vps } from "./Vps.ts"
 import { VpsSettings } from "./VpsSettings.ts"
+import { lapsedFor } from "../billing/lapse.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -72,20 +73,20 @@ export const SuspendVpsLive = SuspendVps.toLayer(Effect.fn(function*({ periodEnd
     name: "record",
     execute: Effect.gen(function*() {
       const vps = yield* vpsOf(subscriptionId)
-      if (!(yield* stillDue(subscriptionId, periodEnd))) {
-        // Renewed while we stopped it: bring it back instead of suspending.
-        if (Option.isSome(vps) && vps.value.status !== "destroyed") {
-          yield* (yield* Virtualization).start(vmRefOf(vps.value)).pipe(Effect.retry(transient), Effect.orDie)
-        }
-        return
-      }
+      const live = Option.isSome(vps) && vps.value.status !== "destroyed" ? vps.value : undefined
+      // The record first: a renewal that reads it afterwards sees a suspended VPS and brings it back.
       const grace = Duration.toMillis((yield* VpsSettings).gracePeriod)
-      if (Option.isSome(vps) && vps.value.status !== "destroyed") {
-        yield* (yield* VpsRecords).setStatus(vps.value.id, "suspended", {
-          graceUntil: new Date(new Date(periodEnd).getTime() + grace)
-        })
+      if (live !== undefined) {
+        yield* (yield* VpsRecords).setStatus(live.id, "suspended", { graceUntil: new Date(new Date(periodEnd).getTime() + grace) })
       }
-      yield* (yield* Subscriptions).setStatus(subscriptionId, "suspended", ["active"])
+      // Atomic against a renewal: either the lapse of this period is recorded, or the renewal extended it first.
+      if (!(yield* lapsedFor(subscriptionId, periodEnd))) {
+        // Renewed while we stopped it: bring it back instead of suspending.
+        if (live !== undefined) {
+          yield* (yield* Virtualization).start(vmRefOf(live)).pipe(Effect.retry(transient), Effect.orDie)
+          yield* (yield* VpsRecords).setStatus(live.id, "running", { graceUntil: null })
+        }
+      }
     })
   })
 }))

@@ -9,7 +9,7 @@ import { MemoryGamePanelControl } from "../../adapters/fake/MemoryGamePanel.ts"
 import {
   type ClientRequest, type ConsoleEvent, type GameConsole, GamePanel, GamePanelUnavailable, type NewServer, PanelRejected
 } from "../../ports/GamePanel.ts"
-import { type GamePanelHarness, memoryHarness, multipart } from "../support/gamePanelHarness.ts"
+import { type GamePanelHarness, memoryHarness, multipart, sandboxHarness, sandboxPanelLayer } from "../support/gamePanelHarness.ts"
 
 export interface GamePanelContractSetup<R> {
   readonly layer: Layer.Layer<GamePanel | R, unknown>
@@ -326,6 +326,12 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
         assert.strictEqual(made.object, "backup")
         assert.deepInclude(made.attributes, { name: "nightly", is_locked: false })
         const backup = made.attributes.uuid
+        // A backup still running may be deleted even when locked (the panel protects completed ones): wait for it.
+        for (let i = 0; i < 100; i++) {
+          const one = jsonOf((yield* client(uuid, request("GET", `backups/${backup}`))).body) as { attributes: { completed_at: string | null } }
+          if (one.attributes.completed_at !== null) break
+          yield* (setup.testClock ? TestClock.adjust("1 second") : Effect.sleep("50 millis"))
+        }
         const list = jsonOf((yield* client(uuid, request("GET", "backups"))).body) as {
           data: ReadonlyArray<{ attributes: { uuid: string } }>
           meta: { backup_count: number }
@@ -365,6 +371,7 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
 
 describe("GamePanel contract", () => {
   gamePanelContract("in memory", { layer: MemoryGamePanel.layer(), harness: memoryHarness(), testClock: true })
+  gamePanelContract("Pterodactyl client on the sandbox panel", { layer: sandboxPanelLayer, harness: sandboxHarness(), testClock: false })
 })
 
 // What only the fake can be asked: install timing on the TestClock, faults on demand, call and console counts, the

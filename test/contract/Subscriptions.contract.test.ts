@@ -165,6 +165,37 @@ const contract = (name: string, impl: Layer.Layer<Subscriptions | Orders | Users
         assert.isFalse(yield* subscriptions.setStatus(randomUUID(), "failed", ["active"]))
       }))
 
+    it.effect("suspendLapsed suspends only the lapse of that very period: a renewal that extended it wins", () =>
+      Effect.gen(function*() {
+        const subscriptions = yield* Subscriptions
+        const subscription = yield* subscribe(yield* customer)
+        assert.isTrue(yield* subscriptions.extend(subscription.id, periodEnd, afterEnd(5_000)))
+        assert.isFalse(yield* subscriptions.suspendLapsed(subscription.id, periodEnd))
+        assert.strictEqual((yield* current(subscription.id)).status, "active")
+        assert.isTrue(yield* subscriptions.suspendLapsed(subscription.id, afterEnd(5_000)))
+        assert.strictEqual((yield* current(subscription.id)).status, "suspended")
+        assert.isFalse(yield* subscriptions.suspendLapsed(subscription.id, afterEnd(5_000)))
+      }))
+
+    it.effect("a renewal and the lapse of the same period, at once: exactly one of them applies", () =>
+      Effect.gen(function*() {
+        const subscriptions = yield* Subscriptions
+        for (let i = 0; i < 10; i++) {
+          const subscription = yield* subscribe(yield* customer)
+          const [renewed, suspended] = yield* Effect.all([
+            subscriptions.extend(subscription.id, periodEnd, afterEnd(60_000)),
+            subscriptions.suspendLapsed(subscription.id, periodEnd)
+          ], { concurrency: "unbounded" })
+          const now = yield* current(subscription.id)
+          if (suspended) {
+            // Suspended first; the renewal then brought it back with the new period.
+            assert.isTrue(renewed)
+          }
+          assert.strictEqual(now.status, "active")
+          assert.deepStrictEqual(now.currentPeriodEnd, afterEnd(60_000))
+        }
+      }))
+
     it.effect("of concurrent moves from the same status, exactly one applies", () =>
       Effect.gen(function*() {
         const subscriptions = yield* Subscriptions

@@ -148,6 +148,19 @@ describe("a game server, end to end", () => {
     expect(await refusedUpgrade(server, `/api/client/servers/${identifier}/ws`, { origin: "http://panel.test" })).toBe(401)
   })
 
+  it("a console token works only for the customer and the server it was issued to", async () => {
+    const mallory = await signedInCustomer(server, scan, "mallory2")
+    const own = (await provisionedGame(mallory)).gameServer.identifier
+    const stolen = expectBody(await browser.get(`/api/client/servers/${identifier}/websocket`), 200, GameEnvelopes.websocket).data.token
+    const console = await openGameConsole(server, mallory, own)
+    console.send("auth", stolen)
+    await console.waitFor("the stolen token refused", (f) => f.event === "jwt error")
+    expect(console.frames.some((f) => f.event === "auth success")).toBe(false)
+    console.send("send command", "say not yours")
+    await console.waitFor("still refused", (f) => f.event === "jwt error", 1)
+    console.close()
+  })
+
   it("expiry suspends it: relay and power refused, the open console closed; renewal brings it back", async () => {
     const { data } = expectBody(await browser.get(`/api/client/servers/${identifier}/websocket`), 200, GameEnvelopes.websocket)
     const console = await openGameConsole(server, browser, identifier)
@@ -171,6 +184,10 @@ describe("a game server, end to end", () => {
     await waitFor("the game server to be active again", async () => {
       const s = expectBody(await browser.get(`/api/game-servers/${gameServerId}`), 200, GameEnvelopes.gameServer).gameServer
       return s.status === "active" ? true : undefined
+    }).catch(async (e) => {
+      const subs = await browser.get("/api/subscriptions")
+      const gs = await browser.get(`/api/game-servers/${gameServerId}`)
+      throw new Error(`${e}\n${subs.text}\n${gs.text}\n${JSON.stringify(panel.control.servers().find((s) => s.identifier === identifier))}\n${JSON.stringify(renewed)}`)
     })
     expect(panel.control.servers().find((s) => s.identifier === identifier)?.suspended).toBe(false)
     const listed = await browser.get(`${files(identifier)}/list?directory=%2F`)

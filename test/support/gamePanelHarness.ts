@@ -1,8 +1,12 @@
 // What the GamePanel contract drives besides the port (which panel, how and when installs end, files put on a server
 // behind the Client API's back), its implementation over the in-memory panel, and a multipart body builder.
-import { Effect } from "effect"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { type InstallOutcome, MemoryGamePanelControl } from "../../adapters/fake/MemoryGamePanel.ts"
+import * as PterodactylGamePanel from "../../adapters/pterodactyl/PterodactylGamePanel.ts"
+import { layerSandboxPterodactyl, SandboxPterodactylInstance } from "../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
+import { GamePanels, PanelUnknown } from "../../ports/GamePanel.ts"
 
 export type { InstallOutcome }
 
@@ -55,3 +59,40 @@ export const multipart = (
   parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0)
   return { contentType: `multipart/form-data; boundary=${boundary}`, bytes }
 }
+
+/**
+ * The Pterodactyl client on the sandbox panel over real sockets: installs take 50 ms of real time, so finishing them
+ * is waiting a little longer; outcomes and files go through the sandbox's control.
+ */
+export const sandboxHarness = (): GamePanelHarness<SandboxPterodactylInstance> => ({
+  panel: "sandbox",
+  eggs: { paper: 5, listImages: 6 },
+  setInstallOutcome: (externalId, outcome) =>
+    Effect.map(SandboxPterodactylInstance, (s) => s.control.setInstallOutcome({ externalId }, outcome)),
+  finishInstalls: Effect.sleep("150 millis"),
+  putFile: (uuid, path, bytes) => Effect.map(SandboxPterodactylInstance, (s) => s.control.putFile(uuid, path, bytes))
+})
+
+/** The client (with short test deadlines) wired to a fresh sandbox panel, and the sandbox itself for the harness. */
+export const sandboxPanelLayer = Layer.unwrap(Effect.map(SandboxPterodactylInstance, (sandbox) =>
+  PterodactylGamePanel.layerWith({
+    requestTimeout: "5 seconds",
+    retries: 2,
+    retryBaseDelay: "10 millis",
+    maxRetryAfter: "2 seconds",
+    consoleOpenTimeout: "3 seconds",
+    uploadTimeout: "5 seconds"
+  }).pipe(
+    Layer.provide(Layer.succeed(GamePanels, {
+      get: (name) =>
+        name === "sandbox"
+          ? Effect.succeed({
+            name,
+            url: sandbox.url,
+            applicationKey: Redacted.make(sandbox.applicationKey),
+            clientKey: Redacted.make(sandbox.clientKey)
+          })
+          : Effect.fail(new PanelUnknown({ panel: name }))
+    })),
+    Layer.provide(NodeHttpClient.layerUndici)
+  ))).pipe(Layer.provideMerge(layerSandboxPterodactyl({ installDurationMs: 50 })))

@@ -6,6 +6,7 @@ import { WorkflowEngine } from "effect/workflow"
 import * as AesGcmSecretBox from "../../adapters/crypto/AesGcmSecretBox.ts"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
 import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
+import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRecords.ts"
 import * as MemoryIpAddresses from "../../adapters/fake/MemoryIpAddresses.ts"
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
@@ -91,7 +92,8 @@ export const vpsEnv = (options: { readonly poolSize?: number } = {}) => {
     SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
     NodeCrypto.layerSecureRandom,
     // Ordering serves both kinds: the game side is there, unused.
-    MemoryGamePanel.layer(MemoryGamePanel.defaultOptions)
+    MemoryGamePanel.layer(MemoryGamePanel.defaultOptions),
+    MemoryGameServerRecords.layer
   )
   const workflows = Layer.mergeAll(ProvisionVpsLive, SuspendVpsLive, TerminateVpsLive)
   return Layer.effectDiscard(seedCatalog(options.poolSize ?? 16)).pipe(

@@ -108,6 +108,9 @@ export class PanelServer {
         : panelError(500, "HttpException", "An unexpected error was encountered while processing this request, please try again.")
       if (!(e instanceof PanelError)) this.sim.settings.warn(`sandbox Pterodactyl: ${e instanceof Error ? e.message : String(e)}`)
       if (!res.headersSent) sendPanelError(res, req, error, this.sim.panelUrl, headers)
+    } finally {
+      // Every write may have changed something durable, even one that failed half-way (a rename of several files).
+      if (method !== "GET" && method !== "HEAD") this.sim.changed()
     }
   }
 }

@@ -69,8 +69,16 @@ export const makeControl = (sim: Sim): PterodactylControl => {
     failNext: (spec) => sim.faults.failNext(spec),
     throttleNext: (spec) => sim.faults.throttleNext(spec),
     clearFaults: () => sim.faults.clear(),
-    addNode: (spec = {}) => sim.world.addNode(spec).id,
-    addAllocations: (node, ip, ports) => sim.world.addAllocations(node, ip, ports).map((a) => a.id),
+    addNode: (spec = {}) => {
+      const id = sim.world.addNode(spec).id
+      sim.changed()
+      return id
+    },
+    addAllocations: (node, ip, ports) => {
+      const ids = sim.world.addAllocations(node, ip, ports).map((a) => a.id)
+      sim.changed()
+      return ids
+    },
     servers: () => [...sim.world.servers.values()].map((s) => ({
       id: s.id,
       uuid: s.uuid,
@@ -87,6 +95,7 @@ export const makeControl = (sim: Sim): PterodactylControl => {
     putFile: (uuid, path, bytes) => {
       const data: FileData = bytes instanceof Uint8Array ? Buffer.from(bytes) : { syntheticBytes: bytes.syntheticBytes }
       server(uuid).files.write(path, data)
+      sim.changed()
     },
     readFile: (uuid, path) => {
       const entry = server(uuid).files.get(path)

@@ -3,13 +3,15 @@
 // adapter's tests and of the end-to-end tests. Every node is served by the one Wings listener at `nodeUrl`.
 import { Context, Effect, Layer, type Scope } from "effect"
 import type { Server as HttpServer } from "node:http"
+import { DEFAULT_MAX_FILE_BYTES, durableWorld } from "./durableState.ts"
 import { Faults, RateLimiter } from "./Faults.ts"
 import { PanelServer } from "./PanelServer.ts"
 import { makeControl, type PterodactylControl } from "./PterodactylControl.ts"
 import type { Sim } from "./Sim.ts"
+import { StateFile } from "./StateFile.ts"
 import { Tokens } from "./Tokens.ts"
 import { WingsServer } from "./WingsServer.ts"
-import { makeKey, seedWorld, World } from "./World.ts"
+import { makeKey, seedWorld, type User, World } from "./World.ts"
 
 export type {
   FailSpec,
@@ -29,7 +31,17 @@ export interface SandboxPterodactylOptions {
   readonly rateLimits?: { readonly application: number; readonly client: number } // per minute per user; default 240/720
   readonly backupThrottle?: { readonly limit: number; readonly periodMs: number } // default { limit: 2, periodMs: 600_000 }
   readonly uploadLimitMiB?: number // default 100
-  readonly onWarning?: (message: string) => void
+  /**
+   * A JSON file that keeps the panel across restarts: users, nodes, allocations, nests, eggs and servers with their
+   * status, running install, files and backups. Read at start when it exists, rewritten atomically (mode 0600) within
+   * 200 ms of a change and on close. Servers come back offline; API keys and node secrets are new at every start. An
+   * invalid file is moved aside and reported via `onWarning`; the sandbox then starts from its seed. Default: none.
+   */
+  readonly stateFile?: string | undefined
+  /** Real file bytes (distinct contents) the state file keeps; beyond it, no real file content is saved. Default 64 MiB. */
+  readonly stateFileMaxFileBytes?: number | undefined
+  /** Unexpected handler errors, an invalid state file, a failed save. Default: `process.emitWarning`. */
+  readonly onWarning?: ((message: string) => void) | undefined
 }
 
 export interface SandboxPterodactyl {
@@ -51,12 +63,20 @@ const listen = (server: HttpServer, host: string): Promise<number> =>
     })
   })
 
+const rootAdmin = (world: World): User => {
+  const admin = [...world.users.values()].sort((a, b) => a.id - b.id).find((u) => u.root_admin)
+  // The seed has one, and a state file without one is refused.
+  if (admin === undefined) throw new Error("sandbox Pterodactyl: no root admin user")
+  return admin
+}
+
 export const startSandboxPterodactyl = async (
   options: SandboxPterodactylOptions = {}
 ): Promise<SandboxPterodactyl & { close(): Promise<void> }> => {
   const timers = new Set<NodeJS.Timeout>()
   const world = new World()
-  const { admin } = seedWorld(world)
+  seedWorld(world)
+  let stateFile: StateFile | undefined
   const sim: Sim = {
     settings: {
       installDurationMs: options.installDurationMs ?? 3000,
@@ -86,7 +106,13 @@ export const startSandboxPterodactyl = async (
     cancel: (timer) => {
       clearTimeout(timer)
       timers.delete(timer)
-    }
+    },
+    changed: () => stateFile?.changed()
+  }
+  if (options.stateFile !== undefined) {
+    const source = durableWorld(sim, options.stateFileMaxFileBytes ?? DEFAULT_MAX_FILE_BYTES)
+    stateFile = new StateFile(options.stateFile, source, sim.settings.warn)
+    await stateFile.load()
   }
   const host = options.host ?? "127.0.0.1"
   const urlHost = host.includes(":") ? `[${host}]` : host
@@ -94,6 +120,8 @@ export const startSandboxPterodactyl = async (
   const wings = new WingsServer(sim)
   sim.panelUrl = `http://${urlHost}:${await listen(panel.server, host)}`
   sim.nodeUrl = `http://${urlHost}:${await listen(wings.server, host)}`
+  // The keys are new at every start (the caller registers them again); they belong to the first root admin.
+  const admin = rootAdmin(world)
   const applicationKey = makeKey("application", admin.id)
   const clientKey = makeKey("client", admin.id)
   for (const key of [applicationKey, clientKey]) world.keys.set(key.identifier, key)
@@ -110,6 +138,7 @@ export const startSandboxPterodactyl = async (
         timers.clear()
         for (const server of world.servers.values()) server.console.shutdown()
         await Promise.all([panel.close(), wings.close()])
+        await stateFile?.close()
       })()
       return closed
     }

@@ -38,6 +38,8 @@ export interface Sim {
   /** A timer cleared on close. */
   later(ms: number, f: () => void): NodeJS.Timeout
   cancel(timer: NodeJS.Timeout): void
+  /** Something durable may have changed (the `stateFile` option saves soon after); a no-op without a state file. */
+  changed(): void
 }
 
 export const recordRequest = (

@@ -146,6 +146,7 @@ export class WingsServer {
     if (files.some((f) => f.data.length > limit)) return sendWings(res, 413, { error: "file is too large" })
     const directory = normalizePath(url.searchParams.get("directory") ?? "/")
     for (const f of files) redeemed.server.files.write(joinPath(directory, baseName(f.filename ?? "")), Buffer.from(f.data))
+    this.sim.changed()
     sendWings(res, 200)
   }
 }

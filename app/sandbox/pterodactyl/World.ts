@@ -130,6 +130,8 @@ export interface Server {
   updated_at: string
   /** A running install: when it ends and how. */
   install: { readonly dueAt: number; readonly outcome: InstallOutcome; readonly reinstall: boolean } | null
+  /** A running restore: the backup's files and how they land (the state file saves it finished). */
+  restoring: { readonly files: ReadonlyMap<string, Entry>; readonly truncate: boolean } | null
   readonly files: FileTree
   readonly backups: Array<Backup>
   /** Creation times of backups (deleted ones too), for the throttle. */
@@ -152,6 +154,8 @@ export const makeKey = (kind: ApiKey["kind"], userId: number): ApiKey => ({
   userId
 })
 
+export type IdKind = "user" | "node" | "allocation" | "server"
+
 export const newUuid = () => randomUUID()
 export const newSecret = () => randomChars(64)
 
@@ -163,10 +167,30 @@ export class World {
   readonly eggs = new Map<number, Egg>()
   readonly nests = new Map<number, { readonly id: number; readonly name: string }>()
   readonly servers = new Map<number, Server>()
-  private nextIds = { user: 1, node: 1, allocation: 1, server: 1 }
+  private nextIds: Record<IdKind, number> = { user: 1, node: 1, allocation: 1, server: 1 }
 
-  nextId(kind: keyof World["nextIds"]): number {
+  nextId(kind: IdKind): number {
     return this.nextIds[kind]++
+  }
+
+  /** The ids the next records get (the panel's auto-increments: a deleted record's id is not reused). */
+  get counters(): Readonly<Record<IdKind, number>> {
+    return { ...this.nextIds }
+  }
+
+  /** Resumes the auto-increments, never below an id in use. */
+  resumeCounters(next: Readonly<Record<IdKind, number>>): void {
+    const above = (ids: Iterable<number>, saved: number) => {
+      let next = saved
+      for (const id of ids) next = Math.max(next, id + 1)
+      return next
+    }
+    this.nextIds = {
+      user: above(this.users.keys(), next.user),
+      node: above(this.nodes.keys(), next.node),
+      allocation: above(this.allocations.keys(), next.allocation),
+      server: above(this.servers.keys(), next.server)
+    }
   }
 
   addUser(user: Omit<User, "id" | "uuid" | "created_at">): User {

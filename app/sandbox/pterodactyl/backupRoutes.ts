@@ -1,9 +1,9 @@
 // Client API backups (reference/pterodactyl.md §4.3): throttle (429 + Retry-After) then limit (400
 // TooManyBackupsException), completion ~200 ms later with a sha1 checksum and a `backup completed:<uuid>` console
 // event, lock toggling, locked-delete refusal, restore through `restoring_backup`, single-use download URLs.
-import { createHash, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
+import { BACKUP_MS, completeBackup, finishRestore, RESTORE_MS } from "./backups.ts"
 import { CLIENT, signedUrl, tokenContext, usableServer } from "./clientAccess.ts"
-import { type Entry, materialize } from "./FileTree.ts"
 import { at, validate } from "./rules.ts"
 import { obj, pageUrl, type PanelRoute, route, type RouteContext } from "./Route.ts"
 import { clientBackup } from "./transformers.ts"
@@ -11,16 +11,6 @@ import { item, list, noContent, notFound, ok, paginate, panelError } from "./wir
 import { type Backup, nowIso, type Server } from "./World.ts"
 
 const BACKUPS = `${CLIENT}/backups`
-const BACKUP_MS = 200
-const RESTORE_MS = 200
-
-/** What a backup download streams: every regular file, path then bytes (synthetic files by their size only). */
-const render = (files: ReadonlyMap<string, Entry>): Buffer =>
-  Buffer.concat([...files].sort(([a], [b]) => a.localeCompare(b)).flatMap(([path, e]) => {
-    if (e.kind !== "file") return [Buffer.from(`${path}/\n`)]
-    if (!Buffer.isBuffer(e.data)) return [Buffer.from(`${path} (${e.data.syntheticBytes} synthetic bytes)\n`)]
-    return [Buffer.from(`${path} ${e.data.length}\n`), materialize(e.data), Buffer.from("\n")]
-  }))
 
 const counted = (b: Backup) => b.completed_at === null || b.is_successful
 
@@ -66,21 +56,7 @@ const create = (ctx: RouteContext) => {
     content: Buffer.alloc(0)
   }
   server.backups.push(backup)
-  ctx.sim.later(BACKUP_MS, () => {
-    backup.content = render(files)
-    backup.bytes = backup.content.length
-    const sha1 = createHash("sha1").update(backup.content).digest("hex")
-    backup.checksum = `sha1:${sha1}`
-    backup.is_successful = true
-    backup.completed_at = nowIso()
-    server.console.broadcast(`backup completed:${backup.uuid}`, [JSON.stringify({
-      uuid: backup.uuid,
-      is_successful: true,
-      checksum: sha1,
-      checksum_type: "sha1",
-      file_size: backup.bytes
-    })], "backup.read")
-  })
+  ctx.sim.later(BACKUP_MS, () => completeBackup(ctx.sim, server, backup))
   return ok(item("backup", clientBackup(backup)))
 }
 
@@ -121,13 +97,9 @@ export const backupRoutes: ReadonlyArray<PanelRoute> = [
       throw panelError(400, "BadRequestHttpException", "This server is not currently in a state that allows for a backup to be restored.")
     }
     server.status = "restoring_backup"
+    server.restoring = { files: backup.files, truncate: body["truncate"] === true }
     server.console.broadcast("daemon message", ["Restoring server from backup..."])
-    ctx.sim.later(RESTORE_MS, () => {
-      if (body["truncate"] === true) server.files.entries = new Map(backup.files)
-      else for (const [p, e] of backup.files) server.files.entries.set(p, e)
-      if (server.status === "restoring_backup") server.status = null
-      server.console.broadcast("backup restore completed", [""])
-    })
+    ctx.sim.later(RESTORE_MS, () => finishRestore(ctx.sim, server))
     return noContent()
   }),
   route("DELETE", `${BACKUPS}/{backup}`, (ctx) => {

@@ -53,6 +53,7 @@ export const settleInstalls = (sim: Sim): void => {
     const install = server.install
     if (install === null || install.dueAt > now) continue
     server.install = null
+    sim.changed()
     server.console.broadcast("install output", ["sandbox: install script finished"], "admin.websocket.install")
     server.console.broadcast("install completed", [""], "admin.websocket.install")
     if (server.status === "suspended") continue
@@ -61,23 +62,29 @@ export const settleInstalls = (sim: Sim): void => {
   }
 }
 
+/** A server record with its Wings process (offline), as created or as loaded from the state file. */
+export const withConsole = (sim: Sim, record: Omit<Server, "console">): Server => {
+  const server: Server = {
+    ...record,
+    console: new Console(sim, () => ({
+      uuid: server.uuid,
+      suspended: server.status === "suspended",
+      memoryMiB: server.limits.memory,
+      jar: server.environment["SERVER_JARFILE"] ?? "server.jar",
+      diskBytes: server.files.totalBytes()
+    }))
+  }
+  return server
+}
+
 export const createServer = (sim: Sim, spec: NewServer): Server => {
   const { world } = sim
   const allocation = world.allocations.get(spec.allocation)
   if (allocation === undefined) throw new Error("sandbox: allocation vanished after validation")
   const id = world.nextId("server")
   const uuid = newUuid()
-  const files = new FileTree()
-  let server: Server | undefined
-  const console = new Console(sim, () => ({
-    uuid,
-    suspended: server?.status === "suspended",
-    memoryMiB: spec.limits.memory,
-    jar: spec.environment["SERVER_JARFILE"] ?? "server.jar",
-    diskBytes: files.totalBytes()
-  }))
   const now = nowIso()
-  const created: Server = {
+  const created = withConsole(sim, {
     id,
     uuid,
     identifier: uuid.slice(0, 8),
@@ -99,17 +106,16 @@ export const createServer = (sim: Sim, spec: NewServer): Server => {
     created_at: now,
     updated_at: now,
     install: null,
-    files,
+    restoring: null,
+    files: new FileTree(),
     backups: [],
-    backupCreations: [],
-    console
-  }
-  server = created
+    backupCreations: []
+  })
   for (const a of [spec.allocation, ...spec.additional]) {
     const alloc = world.allocations.get(a)
     if (alloc !== undefined) alloc.serverId = id
   }
-  seedFiles(files, spec.environment["SERVER_JARFILE"] ?? "server.jar")
+  seedFiles(created.files, spec.environment["SERVER_JARFILE"] ?? "server.jar")
   world.servers.set(id, created)
   startInstall(sim, created, false)
   return created

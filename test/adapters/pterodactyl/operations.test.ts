@@ -236,6 +236,23 @@ describe("PterodactylGamePanel, Application API", () => {
         assert.strictEqual(stub.calls("GET /api/application/nests/1/eggs/5").length, 2)
       })))
 
+  it.effect("the cached nodes are dropped when this adapter creates or deletes a server", () =>
+    scenario((stub) => {
+      stub.route("GET /api/application/nodes", () => list([node(1)], "node"))
+      stub.route("POST /api/application/servers", () => ({ ...serverItem(), status: 201 }))
+      stub.route("DELETE /api/application/servers/12", () => ({ status: 204 }))
+    }, (panel, stub) =>
+      Effect.gen(function*() {
+        yield* panel.nodes("p1")
+        yield* panel.createServer("p1", newServer)
+        yield* panel.nodes("p1")
+        assert.strictEqual(stub.calls("GET /api/application/nodes").length, 2)
+        yield* panel.deleteServer("p1", 12)
+        yield* panel.nodes("p1")
+        yield* panel.nodes("p1")
+        assert.strictEqual(stub.calls("GET /api/application/nodes").length, 3)
+      })))
+
   it.live("free allocations page through every page with filter[server_id]=false", () =>
     scenario((stub) =>
       stub.route("GET /api/application/nodes/1/allocations", (request) => {

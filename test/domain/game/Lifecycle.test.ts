@@ -2,7 +2,7 @@
 // by our own API; renewal → unsuspended; after the grace window → deleted, allocation freed; and the actions an
 // owner (and nobody else) may take meanwhile.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryGamePanelControl } from "../../../adapters/fake/MemoryGamePanel.ts"
 import { placeOrder } from "../../../domain/billing/Ordering.ts"
@@ -10,6 +10,7 @@ import { renewSubscription } from "../../../domain/billing/Renewal.ts"
 import { checkConsoleToken, issueConsoleToken, ownedByIdentifier, powerGameServer } from "../../../domain/game/GameActions.ts"
 import { sweepGameLifecycle } from "../../../domain/game/GameLifecycle.ts"
 import { GameAllocations } from "../../../ports/GameAllocations.ts"
+import { GamePanel } from "../../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../../ports/GameServerRecords.ts"
 import { Orders } from "../../../ports/Orders.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
@@ -91,6 +92,38 @@ describe("the game server lifecycle", () => {
       assert.isFalse((yield* panelServer(server.uuid))?.suspended)
       assert.strictEqual((yield* subscriptionOf(subscriptionId)).status, "active")
       yield* powerGameServer(alice, server.id, "start")
+    }).pipe(Effect.provide(gameEnv())))
+
+  it.effect("a renewal racing the lapse, at any point of it, never leaves a paid server suspended", () =>
+    Effect.gen(function*() {
+      for (const delay of [0, 2, 5, 10, 20, 40, 80, 160, 320, 640]) {
+        const { server, subscriptionId } = yield* provisioned
+        const periodEnd = (yield* subscriptionOf(subscriptionId)).currentPeriodEnd
+        yield* TestClock.setTime(periodEnd.getTime() + 1_000)
+        const sweep = yield* Effect.forkChild(sweepGameLifecycle)
+        for (let i = 0; i < delay; i++) yield* Effect.yieldNow
+        yield* renewSubscription(alice, subscriptionId)
+        yield* Fiber.join(sweep)
+        yield* until(Effect.map(recordStatus(server.id), (s) => s === "active"))
+        // Let every workflow of this round finish, then look again: nothing suspends it afterwards.
+        for (let i = 0; i < 500; i++) yield* Effect.yieldNow
+        assert.strictEqual(yield* recordStatus(server.id), "active", `renewed after ${delay} yields`)
+        assert.strictEqual((yield* subscriptionOf(subscriptionId)).status, "active")
+        assert.isFalse((yield* panelServer(server.uuid))?.suspended, `renewed after ${delay} yields`)
+      }
+    }).pipe(Effect.provide(gameEnv())))
+
+  it.effect("a renewal brings back a server a racing lapse already suspended, though its subscription still read active", () =>
+    Effect.gen(function*() {
+      const { server, subscriptionId } = yield* provisioned
+      yield* TestClock.adjust("31 days")
+      // Where a lapse in progress stands after its first steps: record and panel suspended, subscription not yet.
+      yield* (yield* GameServerRecords).setStatus(server.id, "suspended", { graceUntil: new Date(Date.now()) })
+      yield* (yield* GamePanel).suspend("sandbox", server.panelServerId)
+      assert.strictEqual((yield* subscriptionOf(subscriptionId)).status, "active")
+      yield* renewSubscription(alice, subscriptionId)
+      yield* until(Effect.map(recordStatus(server.id), (s) => s === "active"))
+      assert.isFalse((yield* panelServer(server.uuid))?.suspended)
     }).pipe(Effect.provide(gameEnv())))
 
   it.effect("after the grace window the server is deleted from the panel and its allocation freed", () =>

@@ -89,6 +89,19 @@ describe("the VPS lifecycle", () => {
       assert.strictEqual(yield* vpsStatus(vps.id), "running")
     }).pipe(Effect.provide(vpsEnv())))
 
+  it.effect("a renewal brings back a VPS a racing lapse already suspended, though its subscription still read active", () =>
+    Effect.gen(function*() {
+      const { subscriptionId, vps } = yield* provisioned
+      yield* TestClock.adjust("32 days")
+      // Where a lapse in progress stands after stopping it and marking the record: the subscription not yet.
+      yield* (yield* Virtualization).stop({ cluster: vps.cluster, node: vps.node, vmid: vps.vmid })
+      yield* (yield* VpsRecords).setStatus(vps.id, "suspended", { graceUntil: new Date(Date.now()) })
+      assert.strictEqual((yield* subscriptionOf(subscriptionId)).status, "active")
+      yield* renewSubscription(alice, subscriptionId)
+      assert.strictEqual(yield* vpsStatus(vps.id), "running")
+      assert.strictEqual((yield* vmOf(vps.vmid))?.status, "running")
+    }).pipe(Effect.provide(vpsEnv())))
+
   it.effect("after the grace window it is destroyed with its disks, and its address returns to the pool", () =>
     Effect.gen(function*() {
       const { order, subscriptionId, vps } = yield* provisioned

@@ -1,0 +1,142 @@
+// The game-server part of `npm run bench`: the console relay and the file download relay, each against the same
+// path taken straight to the bench's own sandbox Pterodactyl (registered as panel `bench-panel`), on one game
+// server ordered through the HTTP API of the same server process as the other parts.
+import { Schema } from "effect"
+import { GameServerView } from "../adapters/http/GameApi.ts"
+import { OrderView } from "../adapters/http/ServicesApi.ts"
+import { consoleRelayVersusDirect, type ConsoleTarget, downloadRelayVersusDirect, startGameServer } from "./gameMeasures.ts"
+import { type BenchPanel, GAME_PLAN } from "./gameUpstream.ts"
+import type { Target } from "./measures.ts"
+import { fixed, judge, mib, ms, percent, type Section } from "./report.ts"
+import { progress, type RunningServer } from "./system.ts"
+import { followOrder } from "./vpsClient.ts"
+
+export interface GameSettings {
+  /** `say` commands in one burst (h). */
+  readonly commands: number
+  /** Single-command round trips per console round (h). */
+  readonly roundTrips: number
+  /** Console rounds per path (h). */
+  readonly rounds: number
+  /** Size of the file downloaded (i), in MiB. */
+  readonly fileMiB: number
+}
+
+const PAYLOAD_BYTES = 100
+const DOWNLOAD_ROUNDS = 3
+const FILE = "/big.bin"
+
+const mibps = (n: number) => `${fixed(n, n < 10 ? 2 : 1)} MiB/s`
+
+const decodePlaced = Schema.decodeUnknownSync(Schema.Struct({ order: OrderView }))
+const decodeGameServer = Schema.decodeUnknownSync(Schema.Struct({ gameServer: GameServerView }))
+
+const json = async (response: Response, expected: number, what: string): Promise<unknown> => {
+  const text = await response.text()
+  if (response.status !== expected) throw new Error(`${what} answered ${response.status}: ${text.slice(0, 300)}`)
+  return JSON.parse(text)
+}
+
+/** Orders the bench plan over the HTTP API and follows it; returns the game server's identifier. */
+const orderGameServer = async (customer: Target) => {
+  const placed = decodePlaced(await json(
+    await fetch(`${customer.url}/api/orders`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: customer.cookie },
+      body: JSON.stringify({ planId: GAME_PLAN, options: {} }),
+      signal: AbortSignal.timeout(30_000)
+    }),
+    201,
+    "POST /api/orders"
+  )).order
+  const { order } = await followOrder(customer, placed.id, 50, 60_000)
+  if (order.status !== "completed" || order.serviceId === undefined) {
+    throw new Error(`the game order ${order.status}: ${order.failureReason ?? "no game server"}`)
+  }
+  const response = await fetch(`${customer.url}/api/game-servers/${order.serviceId}`, {
+    headers: { cookie: customer.cookie },
+    signal: AbortSignal.timeout(10_000)
+  })
+  return decodeGameServer(await json(response, 200, "GET /api/game-servers/:id")).gameServer
+}
+
+export const runGameBench = async (server: RunningServer, customer: Target, panel: BenchPanel, settings: GameSettings) => {
+  progress("ordering a game server")
+  const gameServer = await orderGameServer(customer)
+  const uuid = panel.sandbox.control.servers().find((s) => s.identifier === gameServer.identifier)?.uuid
+  if (uuid === undefined) throw new Error(`the sandbox panel has no server ${gameServer.identifier}`)
+  const target: ConsoleTarget = {
+    customer,
+    // bench/system.ts starts the server with PUBLIC_URL http://localhost:<port>.
+    origin: `http://localhost:${new URL(server.url).port}`,
+    identifier: gameServer.identifier,
+    uuid,
+    panel: panel.sandbox
+  }
+  await startGameServer(target)
+
+  const shape = { commands: settings.commands, payloadBytes: PAYLOAD_BYTES, roundTrips: settings.roundTrips }
+  progress(`(h) game console: relay vs direct, ${settings.rounds} rounds each, ${shape.commands} commands and ${shape.roundTrips} round trips per round`)
+  const h = await consoleRelayVersusDirect(target, settings.rounds, shape)
+
+  const fileBytes = settings.fileMiB * 2 ** 20
+  panel.sandbox.control.putFile(uuid, FILE, { syntheticBytes: fileBytes })
+  progress(`(i) ${settings.fileMiB} MiB download: relay vs direct, ${DOWNLOAD_ROUNDS} rounds each`)
+  const i = await downloadRelayVersusDirect(target, FILE, fileBytes, DOWNLOAD_ROUNDS)
+  const growthTargetMiB = settings.fileMiB / 10
+
+  const cores = (c: { server: number; database: number; bench: number; other: number }) =>
+    `server ${fixed(c.server, 2)}, Postgres ${fixed(c.database, 2)}, bench with the sandbox ${fixed(c.bench, 2)}, other processes ${fixed(c.other, 2)}`
+  const sections: Array<Section> = [
+    {
+      title: "(h) game console relay (/api/client/servers/:id/ws) vs a direct Wings console, same game server",
+      lines: [
+        { label: `output, ${shape.commands} × say ${PAYLOAD_BYTES} B: direct`, value: mibps(h.direct.mibPerSecond) },
+        { label: `output, ${shape.commands} × say ${PAYLOAD_BYTES} B: relay`, value: mibps(h.relay.mibPerSecond) },
+        { label: "ratio relay / direct", value: percent(h.ratio), target: "≥ 80 %", verdict: judge(h.ratio >= 0.8, true) },
+        { label: "command round trip p50: direct / relay", value: `${ms(h.direct.p50Ms)} / ${ms(h.relay.p50Ms)}` },
+        { label: "command round trip p99: direct", value: ms(h.direct.p99Ms) },
+        { label: "command round trip p99: relay", value: ms(h.relay.p99Ms) },
+        { label: "added p99", value: ms(h.addedP99Ms), target: "< 2 ms", verdict: judge(h.addedP99Ms < 2, true) }
+      ],
+      notes: [
+        `each \`say\` brings back two \`console output\` frames (its echo and the [Server] line): ${mib(h.relay.burstBytes / 2 ** 20)} of frames per burst,` +
+          ` timed from its first frame sent to the marker's line: ${ms(h.direct.burstMs)} direct, ${ms(h.relay.burstMs)} relay (medians)`,
+        `medians of ${h.rounds} rounds per path, alternated, one console open at a time: burst relay ${h.relay.runs.map((r) => fixed(r.mibPerSecond, 2)).join(" / ")},` +
+          ` direct ${h.direct.runs.map((r) => fixed(r.mibPerSecond, 2)).join(" / ")} MiB/s`,
+        `round trips: send → its [Server] line, ${shape.roundTrips} per round; p99 per round relay ${h.relay.runs.map((r) => fixed(r.p99Ms, 2)).join(" / ")},` +
+          ` direct ${h.direct.runs.map((r) => fixed(r.p99Ms, 2)).join(" / ")} ms; max relay ${ms(h.relay.maxMs)}, direct ${ms(h.direct.maxMs)}`,
+        `cores used (median of rounds), relay: ${cores(h.relay.cores)}`,
+        `cores used (median of rounds), direct: ${cores(h.direct.cores)}`,
+        "the sandbox panel and Wings run in the bench process, so both paths pay them alike; the targets are those of the VPS console (f)"
+      ]
+    },
+    {
+      title: `(i) ${settings.fileMiB} MiB file download: relay (…/files/download/stream) vs the node's signed URL`,
+      lines: [
+        { label: "download: direct", value: mibps(i.directMiBps) },
+        { label: "download: relay", value: mibps(i.relayMiBps) },
+        { label: "ratio relay / direct", value: percent(i.ratio), target: "≥ 80 %", verdict: judge(i.ratio >= 0.8, i.valid) },
+        { label: "server VmRSS before / peak / after", value: `${fixed(i.rssBeforeMiB)} / ${fixed(i.rssPeakMiB)} / ${mib(i.rssAfterMiB)}` },
+        {
+          label: "RSS growth during a download (peak − before)",
+          value: mib(i.growthMiB),
+          target: `< ${fixed(growthTargetMiB, 0)} MiB`,
+          verdict: judge(i.growthMiB < growthTargetMiB, i.valid)
+        }
+      ],
+      notes: [
+        `medians of ${i.rounds} rounds per path, alternated: relay ${i.runs.filter((r) => r.path === "relay").map((r) => fixed(r.mibPerSecond)).join(" / ")},` +
+          ` direct ${i.runs.filter((r) => r.path === "direct").map((r) => fixed(r.mibPerSecond)).join(" / ")} MiB/s`,
+        `RSS: the server's VmRSS read every ~50 ms during each relay download; medians of the rounds; growth per round` +
+          ` ${i.runs.filter((r) => r.path === "relay").map((r) => fixed(r.rssPeakMiB - r.rssBeforeMiB)).join(" / ")} MiB (worst ${mib(i.worstGrowthMiB)});` +
+          " target: a tenth of the file",
+        `cores used (median of rounds), relay: ${cores(i.relayCores)}`,
+        `cores used (median of rounds), direct: ${cores(i.directCores)}`,
+        `every body checked: ${i.fileBytes} bytes, HTTP 200, the synthetic pattern at each chunk's start — ${i.valid ? "all intact" : "NOT intact (INVALID)"}`,
+        "the bench reads each body with node:http, counting it and keeping none; the node (sandbox Wings) generates the bytes as it sends them"
+      ]
+    }
+  ]
+  return { json: { gameServer: { identifier: gameServer.identifier }, console: h, download: i }, sections }
+}
