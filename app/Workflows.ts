@@ -42,9 +42,9 @@ export const LifecycleCronLive = ClusterCron.make({
   name: "subscription-lifecycle",
   cron: Cron.parseUnsafe("* * * * *"),
   // One kind's trouble (its upstream down) must not hold back the other's sweep.
-  execute: Effect.all([
+  execute: Effect.andThen(Effect.logDebug("lifecycle sweep"), Effect.all([
     sweepLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("VPS lifecycle sweep failed", cause))),
     sweepGameLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("game server lifecycle sweep failed", cause)))
-  ], { discard: true }),
+  ], { discard: true })),
   skipIfOlderThan: "10 minutes"
 })
