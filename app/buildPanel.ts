@@ -78,7 +78,12 @@ export const buildPanel = async (options: { readonly force?: boolean; readonly q
     })
     writeFileSync(join(staging, STAMP), `${hash}\n`)
     rmSync(PANEL_DIST, { recursive: true, force: true })
-    renameSync(staging, PANEL_DIST)
+    try {
+      renameSync(staging, PANEL_DIST)
+    } catch (e) {
+      // Another `npm start` swapped in the same build meanwhile: that one serves.
+      if (builtHash(PANEL_DIST) !== hash) throw e
+    }
   } finally {
     rmSync(staging, { recursive: true, force: true })
   }

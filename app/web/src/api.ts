@@ -1,0 +1,232 @@
+// The API client: JSON over fetch with the session cookie; every failure becomes an ApiError carrying the
+// envelope's `code`, which the views turn into a translated sentence (never the raw body).
+import { hasKey, t } from "./i18n.ts"
+
+export class ApiError extends Error {
+  readonly status: number
+  readonly code: string
+  readonly details: unknown
+  constructor(status: number, code: string, message: string, details?: unknown) {
+    super(message)
+    this.status = status
+    this.code = code
+    this.details = details
+  }
+}
+
+/** Called on a 401 from an authenticated call (the session ended): the app goes back to the login page. */
+let onUnauthenticated: (() => void) | undefined
+export const setUnauthenticatedHandler = (handler: () => void): void => {
+  onUnauthenticated = handler
+}
+
+const toError = async (response: Response): Promise<ApiError> => {
+  let code = response.status === 429 ? "TOO_MANY_REQUESTS" : `HTTP_${response.status}`
+  let message = response.statusText
+  let details: unknown
+  try {
+    const body = (await response.json()) as { error?: { code?: unknown; message?: unknown; details?: unknown } }
+    if (body.error !== undefined && typeof body.error.code === "string") {
+      code = body.error.code
+      message = typeof body.error.message === "string" ? body.error.message : message
+      details = body.error.details
+    }
+  } catch {
+    // Not JSON (a proxy's page): the status alone.
+  }
+  return new ApiError(response.status, code, message, details)
+}
+
+export interface RequestOptions {
+  readonly body?: unknown
+  /** Raw body (multipart, text); sent as is. */
+  readonly raw?: BodyInit
+  readonly contentType?: string
+  /** Answer as text instead of JSON. */
+  readonly text?: boolean
+  /** Do not bounce to the login page on 401 (the login form itself, the session probe). */
+  readonly anonymous?: boolean
+  readonly signal?: AbortSignal
+}
+
+export const request = async <A>(method: string, path: string, options: RequestOptions = {}): Promise<A> => {
+  const headers: Record<string, string> = { accept: "application/json" }
+  let body: BodyInit | undefined
+  if (options.raw !== undefined) {
+    body = options.raw
+    if (options.contentType !== undefined) headers["content-type"] = options.contentType
+  } else if (options.body !== undefined) {
+    body = JSON.stringify(options.body)
+    headers["content-type"] = "application/json"
+  }
+  let response: Response
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      credentials: "same-origin",
+      ...(body === undefined ? {} : { body }),
+      ...(options.signal === undefined ? {} : { signal: options.signal })
+    })
+  } catch (e) {
+    if (e instanceof DOMException && e.name === "AbortError") throw e
+    throw new ApiError(0, "NETWORK", "network error")
+  }
+  if (!response.ok) {
+    const error = await toError(response)
+    if (response.status === 401 && !options.anonymous) onUnauthenticated?.()
+    throw error
+  }
+  if (response.status === 204 || response.status === 202 && response.headers.get("content-length") === "0") {
+    return undefined as A
+  }
+  if (options.text) return (await response.text()) as A
+  const text = await response.text()
+  return (text === "" ? undefined : JSON.parse(text)) as A
+}
+
+export const api = {
+  get: <A>(path: string, options?: RequestOptions) => request<A>("GET", path, options),
+  post: <A>(path: string, body?: unknown, options?: RequestOptions) =>
+    request<A>("POST", path, { ...options, ...(body === undefined ? {} : { body }) }),
+  put: <A>(path: string, body?: unknown, options?: RequestOptions) =>
+    request<A>("PUT", path, { ...options, ...(body === undefined ? {} : { body }) }),
+  del: <A>(path: string, options?: RequestOptions) => request<A>("DELETE", path, options)
+}
+
+/** The user-facing sentence for any failure, in the current language. */
+export const errorText = (error: unknown): string => {
+  if (error instanceof ApiError) {
+    const key = `err.${error.code}`
+    if (hasKey(key)) return t(key)
+    if (error.code.startsWith("PASSWORD_")) return t("err.PASSWORD_TOO_SHORT")
+    if (error.status === 429) return t("err.TOO_MANY_REQUESTS")
+  }
+  return t("err.generic")
+}
+
+// --- The API's shapes (API.md) ---
+
+export interface User {
+  readonly id: string
+  readonly email: string
+  readonly accountType: "personal" | "professional"
+  readonly firstName: string
+  readonly lastName: string
+  readonly companyName?: string
+  readonly siret?: string
+  readonly language: "fr" | "en"
+  readonly createdAt: string
+}
+
+export interface VpsPlan {
+  readonly id: string
+  readonly kind: "vps"
+  readonly name: string
+  readonly priceCents: number
+  readonly vcpu: number
+  readonly ramMiB: number
+  readonly diskGiB: number
+  readonly snapshotLimit: number
+  readonly templates: ReadonlyArray<{ readonly id: string; readonly name: string }>
+}
+
+export interface GamePlan {
+  readonly id: string
+  readonly kind: "game"
+  readonly name: string
+  readonly priceCents: number
+  readonly memoryMiB: number
+  readonly diskMiB: number
+  readonly cpuPercent: number
+  readonly databases: number
+  readonly backups: number
+  readonly allocations: number
+  readonly userVariables: ReadonlyArray<string>
+}
+
+export type Plan = VpsPlan | GamePlan
+
+export interface Order {
+  readonly id: string
+  readonly planId: string
+  readonly kind: "vps" | "game"
+  readonly status: "pending" | "provisioning" | "completed" | "failed"
+  readonly progress: { readonly step: number; readonly total: number; readonly name: string }
+  readonly failureReason?: string
+  readonly subscriptionId?: string
+  readonly serviceId?: string
+  readonly rootPassword?: string
+  readonly createdAt: string
+}
+
+export interface Subscription {
+  readonly id: string
+  readonly planId: string
+  readonly kind: "vps" | "game"
+  readonly status: "active" | "suspended" | "terminated" | "failed"
+  readonly currentPeriodEnd: string
+  readonly cancelAtPeriodEnd: boolean
+  readonly serviceId?: string
+  readonly createdAt: string
+}
+
+export interface Vps {
+  readonly id: string
+  readonly subscriptionId: string
+  readonly planId: string
+  readonly hostname: string
+  readonly templateId: string
+  readonly address: string
+  readonly status: "running" | "stopped" | "suspended" | "destroyed"
+  readonly graceUntil?: string
+  readonly createdAt: string
+}
+
+export interface Snapshot {
+  readonly name: string
+  readonly description: string
+  readonly createdAt?: string
+}
+
+export interface GameServer {
+  readonly id: string
+  readonly subscriptionId: string
+  readonly planId: string
+  readonly name: string
+  readonly identifier: string
+  readonly address: string
+  readonly status: "active" | "suspended" | "deleted"
+  readonly graceUntil?: string
+  readonly createdAt: string
+}
+
+/** Pterodactyl Client-API file_object attributes. */
+export interface FileObject {
+  readonly name: string
+  readonly mode: string
+  readonly size: number
+  readonly is_file: boolean
+  readonly is_symlink: boolean
+  readonly mimetype: string
+  readonly created_at: string
+  readonly modified_at: string
+}
+
+/** Pterodactyl Client-API backup attributes. */
+export interface Backup {
+  readonly uuid: string
+  readonly name: string
+  readonly ignored_files: ReadonlyArray<string>
+  readonly checksum: string | null
+  readonly bytes: number
+  readonly is_successful: boolean
+  readonly is_locked: boolean
+  readonly created_at: string
+  readonly completed_at: string | null
+}
+
+export interface ListOf<A> {
+  readonly object: "list"
+  readonly data: ReadonlyArray<{ readonly object: string; readonly attributes: A }>
+}

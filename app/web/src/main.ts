@@ -1,0 +1,102 @@
+// The panel's entry point: applies the preferences, reads the session, draws the header and starts the router.
+import { setUnauthenticatedHandler, type User } from "./api.ts"
+import { currentUser, loadUser, navigate, refresh, route, setUser, start, type View } from "./app.ts"
+import { h } from "./dom.ts"
+import { t } from "./i18n.ts"
+import { applyPreferences, effectiveTheme, savePreferences } from "./prefs.ts"
+import { announce } from "./app.ts"
+import { errorText } from "./api.ts"
+import { forgotView, loginView, logout, registerView, resetView } from "./views/auth.ts"
+import { dashboardView } from "./views/dashboard.ts"
+import { gameView } from "./views/game.ts"
+import { orderFormView, orderProgressView, plansView } from "./views/order.ts"
+import { preferencesView } from "./views/preferences.ts"
+import { vpsView } from "./views/vps.ts"
+
+const notFound: View = ({ root }) => {
+  document.title = `${t("notFound.title")} · ${t("app.name")}`
+  root.append(h("div", { class: "card" }, h("h1", {}, t("notFound.title")), h("p", {}, t("notFound.text")),
+    h("a", { href: "/" }, t("nav.dashboard"))))
+}
+
+const isPro = (user: User | null) => user?.accountType === "professional"
+
+/** The header's quick switches: theme (saved as zh_pro_theme in the professional area) and language. */
+const toggleTheme = async () => {
+  const next = effectiveTheme() === "dark" ? "light" : "dark"
+  try {
+    await savePreferences(isPro(currentUser()) ? { proTheme: next } : { theme: next })
+    applyPreferences(isPro(currentUser()))
+    refresh()
+  } catch (error) {
+    announce(errorText(error), "error")
+  }
+}
+
+const toggleLanguage = async () => {
+  const next = document.documentElement.lang === "fr" ? "en" : "fr"
+  try {
+    await savePreferences({ language: next })
+    applyPreferences(isPro(currentUser()))
+    refresh()
+  } catch (error) {
+    announce(errorText(error), "error")
+  }
+}
+
+const header = (user: User | null): HTMLElement => {
+  const dark = effectiveTheme() === "dark"
+  const themeButton = h("button", { type: "button", class: "icon-button", "data-testid": "toggle-theme", "aria-pressed": String(dark),
+    "aria-label": dark ? t("prefs.toggleThemeLight") : t("prefs.toggleTheme"), title: dark ? t("prefs.toggleThemeLight") : t("prefs.toggleTheme") },
+    h("span", { "aria-hidden": "true" }, dark ? "☀" : "☾"))
+  themeButton.addEventListener("click", () => void toggleTheme())
+  const languageButton = h("button", { type: "button", class: "icon-button", "data-testid": "toggle-language", lang: document.documentElement.lang === "fr" ? "en" : "fr",
+    "aria-label": t("prefs.switchLanguageLabel") }, t("prefs.switchLanguage"))
+  languageButton.addEventListener("click", () => void toggleLanguage())
+  const logoutButton = h("button", { type: "button", "data-testid": "logout" }, t("nav.logout"))
+  logoutButton.addEventListener("click", () => void logout())
+  const links = user === null
+    ? [h("a", { href: "/login", "data-testid": "nav-login" }, t("nav.login")), h("a", { href: "/register", "data-testid": "nav-register" }, t("nav.register"))]
+    : [h("a", { href: "/", "data-testid": "nav-dashboard" }, t("nav.dashboard")), h("a", { href: "/order", "data-testid": "nav-order" }, t("nav.order")),
+      h("a", { href: "/preferences", "data-testid": "nav-preferences" }, t("nav.preferences"))]
+  const here = location.pathname
+  for (const a of links) if (a.getAttribute("href") === here) a.setAttribute("aria-current", "page")
+  return h("header", { class: "header" },
+    h("a", { href: "/", class: "brand" }, t("app.name")),
+    h("nav", { "aria-label": t("nav.main") }, h("ul", {}, links.map((a) => h("li", {}, a)))),
+    h("div", { class: "header-tools" }, languageButton, themeButton, user === null ? null : logoutButton))
+}
+
+const boot = async () => {
+  applyPreferences(false)
+  const user = await loadUser()
+  applyPreferences(isPro(user), user?.language)
+  setUnauthenticatedHandler(() => {
+    if (currentUser() === null) return
+    setUser(null)
+    applyPreferences(false)
+    announce(t("err.SESSION_EXPIRED"), "error")
+    navigate(`/login?next=${encodeURIComponent(location.pathname)}`, { replace: true })
+  })
+  start(document.getElementById("app")!, {
+    user,
+    header,
+    notFound,
+    onUserChange: (u) => applyPreferences(isPro(u), u?.language),
+    routes: [
+      route("/login", loginView, "guest"),
+      route("/register", registerView, "guest"),
+      route("/forgot-password", forgotView, "any"),
+      route("/reset-password", resetView, "any"),
+      route("/", dashboardView, "user"),
+      route("/order", plansView, "user"),
+      route("/order/:planId", orderFormView, "user"),
+      route("/orders/:id", orderProgressView, "user"),
+      route("/vps/:id", vpsView, "user"),
+      route("/game/:id", gameView, "user"),
+      route("/preferences", preferencesView, "user")
+    ]
+  })
+}
+
+void boot()

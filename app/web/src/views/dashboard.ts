@@ -1,0 +1,102 @@
+// The dashboard: the user's subscriptions (state, period end, renew, cancel), VPSes and game servers.
+import { api, type GameServer, type Plan, type Subscription, type Vps } from "../api.ts"
+import { link, setTitle, type View } from "../app.ts"
+import { h } from "../dom.ts"
+import { formatDate, formatPrice, t } from "../i18n.ts"
+import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../ui.ts"
+
+export const planNames = async (): Promise<Map<string, Plan>> => {
+  try {
+    const { plans } = await api.get<{ plans: ReadonlyArray<Plan> }>("/api/plans")
+    return new Map(plans.map((p) => [p.id, p]))
+  } catch {
+    return new Map()
+  }
+}
+
+const subscriptionRow = (sub: Subscription, plans: Map<string, Plan>, redraw: () => void): HTMLElement => {
+  const plan = plans.get(sub.planId)
+  const usable = sub.status === "active" || sub.status === "suspended"
+  const renew = h("button", { type: "button", "data-testid": `subscription-renew-${sub.id}`, "aria-label": `${t("sub.renew")} ${plan?.name ?? sub.planId}`, disabled: !usable },
+    t("sub.renew"))
+  const cancel = h("button", { type: "button", class: "danger-outline", "data-testid": `subscription-cancel-${sub.id}`, "aria-label": `${t("sub.cancel")} ${plan?.name ?? sub.planId}`,
+    disabled: !usable || sub.cancelAtPeriodEnd }, t("sub.cancel"))
+  const row = h("tr", { "data-testid": `subscription-${sub.id}`, "data-subscription": sub.id },
+    h("td", { "data-label": t("sub.plan") }, plan?.name ?? sub.planId, plan === undefined ? null : h("div", { class: "muted" }, t("common.perMonth", { price: formatPrice(plan.priceCents) }))),
+    h("td", { "data-label": t("common.state") }, stateBadge(sub.status, `subscription-state-${sub.id}`),
+      sub.cancelAtPeriodEnd ? h("div", { class: "muted" }, t("sub.endsAtPeriodEnd")) : null),
+    h("td", { "data-label": t("sub.periodEnd") }, h("time", { datetime: sub.currentPeriodEnd, "data-testid": `subscription-period-end-${sub.id}` }, formatDate(sub.currentPeriodEnd))),
+    h("td", { class: "actions" }, renew, cancel))
+  renew.addEventListener("click", () => {
+    void run(row, async () => {
+      const { subscription } = await api.post<{ subscription: Subscription }>(`/api/subscriptions/${encodeURIComponent(sub.id)}/renew`)
+      redraw()
+      return void subscription
+    }, { success: t("common.done") })
+  })
+  cancel.addEventListener("click", () => {
+    void (async () => {
+      if (!(await confirmDialog(t("sub.confirmCancel", { date: formatDate(sub.currentPeriodEnd) }), { danger: true, confirmLabel: t("sub.cancel") }))) return
+      await run(row, async () => {
+        await api.post(`/api/subscriptions/${encodeURIComponent(sub.id)}/cancel`)
+        redraw()
+      }, { success: t("sub.cancelled", { date: formatDate(sub.currentPeriodEnd) }) })
+    })()
+  })
+  return row
+}
+
+export const dashboardView: View = async ({ root, user, alive }) => {
+  setTitle("dash.title")
+  const body = h("div", { class: "stack" }, loading())
+  root.append(
+    h("div", { class: "page-head" },
+      h("h1", {}, t("dash.title")),
+      link("/order", t("dash.orderCta"), { class: "button primary", "data-testid": "dashboard-order" })),
+    user === null ? "" : h("p", { "data-testid": "dashboard-hello" }, t("dash.hello", { name: user.firstName }),
+      user.companyName === undefined ? null : h("span", { class: "muted", "data-testid": "dashboard-company" }, ` · ${t("dash.company", { company: user.companyName })}`)),
+    body)
+  const errors = errorBox("dashboard-error")
+  const draw = async () => {
+    try {
+      const [plans, subs, vps, games] = await Promise.all([
+        planNames(),
+        api.get<{ subscriptions: ReadonlyArray<Subscription> }>("/api/subscriptions"),
+        api.get<{ vps: ReadonlyArray<Vps> }>("/api/vps"),
+        api.get<{ gameServers: ReadonlyArray<GameServer> }>("/api/game-servers")
+      ])
+      if (!alive()) return
+      const redraw = () => void draw()
+      const visibleSubs = subs.subscriptions.filter((s) => s.status !== "failed")
+      body.replaceChildren(
+        errors.el,
+        section(t("dash.subscriptions"), "subscriptions",
+          visibleSubs.length === 0
+            ? h("p", { class: "muted" }, t("dash.noSubscriptions"))
+            : h("table", { class: "table" },
+              h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("sub.plan")), h("th", { scope: "col" }, t("common.state")),
+                h("th", { scope: "col" }, t("sub.periodEnd")), h("th", { scope: "col" }, h("span", { class: "sr-only" }, t("common.actions"))))),
+              h("tbody", {}, visibleSubs.map((s) => subscriptionRow(s, plans, redraw))))),
+        section(t("dash.vps"), "vps-list",
+          vps.vps.length === 0
+            ? h("p", { class: "muted" }, t("dash.noVps"))
+            : h("ul", { class: "service-list" }, vps.vps.map((v) =>
+              h("li", { "data-testid": `vps-item-${v.id}` },
+                link(`/vps/${encodeURIComponent(v.id)}`, v.hostname, { "data-testid": "vps-link" }),
+                h("span", { class: "muted" }, ` ${v.address} `), stateBadge(v.status))))),
+        section(t("dash.games"), "game-list",
+          games.gameServers.length === 0
+            ? h("p", { class: "muted" }, t("dash.noGames"))
+            : h("ul", { class: "service-list" }, games.gameServers.map((g) =>
+              h("li", { "data-testid": `game-item-${g.id}` },
+                link(`/game/${encodeURIComponent(g.id)}`, g.name, { "data-testid": "game-link" }),
+                h("span", { class: "muted" }, ` ${g.address} `), stateBadge(g.status)))))
+      )
+    } catch (error) {
+      if (!alive()) return
+      errors.show(error)
+      body.replaceChildren(errors.el)
+    }
+  }
+  await draw()
+}

@@ -1,0 +1,230 @@
+// Ordering: the plans on sale (GET /api/plans), the options of the chosen one (VPS: OS template, host name, SSH
+// key; game: the plan's user variables), payment through the gateway, then the provisioning progress polled from
+// GET /api/orders/:id: a progress bar over the named steps, the failure reason, the VPS root password once.
+import { api, ApiError, errorText, type GamePlan, type Order, type Plan, type VpsPlan } from "../api.ts"
+import { announce, link, navigate, setTitle, type View } from "../app.ts"
+import { field, h } from "../dom.ts"
+import { formatMiB, formatPrice, hasKey, t } from "../i18n.ts"
+import { errorBox, loading, run, section } from "../ui.ts"
+
+const spec = (plan: Plan): string =>
+  plan.kind === "vps"
+    ? t("order.vpsSpec", { vcpu: plan.vcpu, ram: formatMiB(plan.ramMiB), disk: formatMiB(plan.diskGiB * 1024), snapshots: plan.snapshotLimit })
+    : t("order.gameSpec", {
+      ram: formatMiB(plan.memoryMiB),
+      disk: formatMiB(plan.diskMiB),
+      cpu: plan.cpuPercent === 0 ? "∞" : `${plan.cpuPercent} %`,
+      backups: plan.backups
+    })
+
+const planCard = (plan: Plan): HTMLElement =>
+  h("li", { class: "plan card", "data-testid": `plan-${plan.id}` },
+    h("h3", {}, plan.name),
+    h("p", { class: "price" }, t("common.perMonth", { price: formatPrice(plan.priceCents) })),
+    h("p", { class: "muted" }, spec(plan)),
+    link(`/order/${encodeURIComponent(plan.id)}`, t("order.choose"), {
+      class: "button primary",
+      "aria-label": `${t("order.choose")} ${plan.name}`,
+      "data-testid": `plan-choose-${plan.id}`
+    }))
+
+export const plansView: View = async ({ root, alive }) => {
+  setTitle("order.title")
+  root.append(h("h1", {}, t("order.title")))
+  const body = h("div", { class: "stack" }, loading())
+  root.append(body)
+  const errors = errorBox("plans-error")
+  try {
+    const { plans } = await api.get<{ plans: ReadonlyArray<Plan> }>("/api/plans")
+    if (!alive()) return
+    const vps = plans.filter((p): p is VpsPlan => p.kind === "vps")
+    const games = plans.filter((p): p is GamePlan => p.kind === "game")
+    body.replaceChildren(
+      plans.length === 0 ? h("p", {}, t("order.noPlans")) : "",
+      vps.length === 0 ? "" : section(t("order.vpsPlans"), "plans-vps", h("ul", { class: "plans" }, vps.map(planCard))),
+      games.length === 0 ? "" : section(t("order.gamePlans"), "plans-game", h("ul", { class: "plans" }, games.map(planCard)))
+    )
+  } catch (error) {
+    errors.show(error)
+    body.replaceChildren(errors.el)
+  }
+}
+
+/** The field an INVALID_ORDER_OPTION names ("options.hostname: …"), to point at it. */
+const invalidField = (error: unknown): string | undefined =>
+  error instanceof ApiError && error.code === "INVALID_ORDER_OPTION" ? /^options\.([\w.]+):/.exec(error.message)?.[1] : undefined
+
+export const orderFormView: View = async ({ root, params, alive }) => {
+  const body = h("div", { class: "stack" }, loading())
+  root.append(body)
+  let plan: Plan | undefined
+  try {
+    const { plans } = await api.get<{ plans: ReadonlyArray<Plan> }>("/api/plans")
+    plan = plans.find((p) => p.id === params["planId"])
+  } catch (error) {
+    if (!alive()) return
+    body.replaceChildren(h("h1", {}, t("order.title")), h("div", { class: "error-box", role: "alert" }, errorText(error)))
+    return
+  }
+  if (!alive()) return
+  if (plan === undefined) {
+    setTitle("order.title")
+    body.replaceChildren(h("h1", {}, t("order.title")), h("div", { class: "error-box", role: "alert" }, t("err.PLAN_UNAVAILABLE")),
+      link("/order", t("common.back")))
+    return
+  }
+  const chosen = plan
+  setTitle("order.configure", { plan: chosen.name })
+  const errors = errorBox("order-error")
+  const controls = new Map<string, { control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement; label: string }>()
+  const fields: Array<HTMLElement> = []
+  if (chosen.kind === "vps") {
+    const template = h("select", { name: "templateId", required: true, "data-testid": "order-template" },
+      chosen.templates.map((tpl) => h("option", { value: tpl.id }, tpl.name)))
+    const hostname = h("input", { type: "text", name: "hostname", required: true, maxlength: 253, autocomplete: "off", spellcheck: "false",
+      pattern: "[A-Za-z0-9]([A-Za-z0-9.\\-]*[A-Za-z0-9])?", "data-testid": "order-hostname" })
+    const ssh = h("textarea", { name: "sshPublicKey", rows: 3, required: true, spellcheck: "false", "data-testid": "order-ssh-key" })
+    controls.set("templateId", { control: template, label: t("order.template") })
+    controls.set("hostname", { control: hostname, label: t("order.hostname") })
+    controls.set("sshPublicKey", { control: ssh, label: t("order.sshKey") })
+    fields.push(field(t("order.template"), template), field(t("order.hostname"), hostname, t("order.hostnameHint")),
+      field(t("order.sshKey"), ssh, t("order.sshKeyHint")))
+  } else if (chosen.userVariables.length > 0) {
+    const inputs = chosen.userVariables.map((name) => {
+      const input = h("input", { type: "text", name, maxlength: 191, "data-testid": `order-variable-${name}` })
+      controls.set(`variables.${name}`, { control: input, label: name })
+      return field(name, input)
+    })
+    fields.push(h("fieldset", {}, h("legend", {}, t("order.variables")), inputs))
+  }
+  const submit = h("button", { type: "submit", class: "primary", "data-testid": "order-pay" }, t("order.pay", { price: formatPrice(chosen.priceCents) }))
+  const form = h("form", { "data-testid": "order-form" }, ...fields, h("p", { class: "muted" }, t("order.sandboxNote")), errors.el, submit)
+  form.addEventListener("submit", (event) => {
+    event.preventDefault()
+    for (const { control } of controls.values()) control.removeAttribute("aria-invalid")
+    void run(form, async () => {
+      const options: Record<string, unknown> = {}
+      if (chosen.kind === "vps") {
+        for (const key of ["templateId", "hostname", "sshPublicKey"]) options[key] = controls.get(key)!.control.value.trim()
+      } else {
+        const variables: Record<string, string> = {}
+        for (const name of chosen.userVariables) {
+          const value = controls.get(`variables.${name}`)!.control.value.trim()
+          if (value !== "") variables[name] = value
+        }
+        if (Object.keys(variables).length > 0) options["variables"] = variables
+      }
+      try {
+        const { order } = await api.post<{ order: Order }>("/api/orders", { planId: chosen.id, options })
+        navigate(`/orders/${encodeURIComponent(order.id)}`)
+      } catch (error) {
+        const name = invalidField(error)
+        const target = name === undefined ? undefined : controls.get(name)
+        if (target !== undefined) {
+          target.control.setAttribute("aria-invalid", "true")
+          errors.show(error)
+          errors.el.append(" ", t("order.invalidField", { field: target.label }))
+          target.control.focus()
+          return
+        }
+        throw error
+      }
+    }, { errors })
+  })
+  body.replaceChildren(
+    h("h1", {}, t("order.configure", { plan: chosen.name })),
+    h("p", { class: "muted" }, spec(chosen)),
+    h("div", { class: "card" }, form),
+    h("p", {}, link("/order", t("common.back")))
+  )
+}
+
+const stepName = (order: Order, step: number): string => {
+  const key = step === 0 ? (order.progress.name === "Payment" ? "step.payment" : "step.queued") : `step.${order.kind}.${step}`
+  return hasKey(key) ? t(key) : order.progress.name
+}
+
+const POLL_MS = 1000
+
+export const orderProgressView: View = ({ root, params, alive }) => {
+  setTitle("order.progressTitle")
+  const id = params["id"] ?? ""
+  const bar = h("progress", { max: 1, value: 0, "aria-labelledby": "order-step", "data-testid": "order-progress" })
+  const stepText = h("p", { id: "order-step", "data-testid": "order-step" }, t("common.loading"))
+  const steps = h("ol", { class: "steps", "data-testid": "order-steps" })
+  const outcome = h("div", { "aria-live": "polite", "data-testid": "order-outcome" })
+  const errors = errorBox("order-progress-error")
+  // Progress is announced politely each time the step changes; the bar itself is not a live region.
+  const live = h("p", { class: "sr-only", "aria-live": "polite", "data-testid": "order-live" })
+  root.append(h("h1", {}, t("order.progressTitle")),
+    h("div", { class: "card stack", "data-testid": "order-status", "data-status": "pending" }, stepText, bar, steps, live, outcome, errors.el))
+  const status = root.querySelector<HTMLElement>("[data-testid=order-status]")!
+  let timer: number | undefined
+  let lastStep = -1
+  let rootPassword: string | undefined
+
+  const draw = (order: Order) => {
+    status.dataset["status"] = order.status
+    const total = Math.max(order.progress.total, 1)
+    const done = order.status === "completed" ? total : order.progress.step
+    bar.max = total
+    bar.value = order.status === "completed" ? total : Math.max(0, done - (order.status === "provisioning" ? 0.5 : 0))
+    bar.setAttribute("aria-valuetext", t("order.progress", { step: done, total, name: stepName(order, order.progress.step) }))
+    stepText.textContent = order.status === "completed"
+      ? t("order.completed")
+      : t("order.progress", { step: order.progress.step, total, name: stepName(order, order.progress.step) })
+    steps.replaceChildren(...Array.from({ length: order.progress.total }, (_, i) => {
+      const n = i + 1
+      const state = order.status === "completed" || n < order.progress.step ? "done" : n === order.progress.step ? (order.status === "failed" ? "failed" : "current") : "todo"
+      return h("li", { class: `step step-${state}`, "data-state": state, ...(state === "current" ? { "aria-current": "step" } : {}) },
+        hasKey(`step.${order.kind}.${n}`) ? t(`step.${order.kind}.${n}` as never) : `#${n}`)
+    }))
+    if (order.progress.step !== lastStep && order.status === "provisioning") {
+      lastStep = order.progress.step
+      live.textContent = stepText.textContent
+    }
+    if (order.rootPassword !== undefined) rootPassword = order.rootPassword
+    if (order.status === "completed") {
+      const service = order.serviceId === undefined ? null : order.kind === "vps" ? `/vps/${encodeURIComponent(order.serviceId)}` : `/game/${encodeURIComponent(order.serviceId)}`
+      outcome.replaceChildren(
+        h("div", { class: "success-box", "data-testid": "order-completed" }, t("order.completed")),
+        rootPassword === undefined ? "" : passwordBox(rootPassword),
+        service === null ? "" : link(service, t("order.openService"), { class: "button primary", "data-testid": "order-open-service" })
+      )
+      announce(t("order.completed"))
+    } else if (order.status === "failed") {
+      outcome.replaceChildren(h("div", { class: "error-box", role: "alert", "data-testid": "order-failed" },
+        h("strong", {}, t("order.failed")), " ",
+        order.failureReason === undefined ? null : h("span", { "data-testid": "order-failure-reason" }, t("order.failureReason", { reason: order.failureReason }))))
+    }
+  }
+
+  const poll = async () => {
+    try {
+      const order = await api.get<Order>(`/api/orders/${encodeURIComponent(id)}`)
+      if (!alive()) return
+      errors.clear()
+      draw(order)
+      if (order.status === "completed" || order.status === "failed") return
+    } catch (error) {
+      if (!alive()) return
+      errors.show(error)
+      if (error instanceof ApiError && error.status === 404) return
+    }
+    timer = window.setTimeout(() => void poll(), POLL_MS)
+  }
+  void poll()
+  return () => window.clearTimeout(timer)
+}
+
+/** The root password, shown once, with a copy button. */
+export const passwordBox = (password: string): HTMLElement => {
+  const code = h("code", { class: "secret", "data-testid": "root-password" }, password)
+  const copy = h("button", { type: "button", "data-testid": "root-password-copy" }, t("order.copy"))
+  copy.addEventListener("click", () => {
+    void navigator.clipboard?.writeText(password).then(() => announce(t("order.copied")), () => undefined)
+  })
+  return h("div", { class: "password-box", role: "group", "aria-label": t("order.rootPassword") },
+    h("strong", {}, `${t("order.rootPassword")} `), code, " ", copy,
+    h("p", { class: "muted" }, t("order.rootPasswordNote")))
+}
