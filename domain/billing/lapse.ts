@@ -1,6 +1,31 @@
 // The moment a period lapses, decided against a renewal racing it: one conditional update in the store.
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
+import { Workflow } from "effect/workflow"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
+
+/** The suspension of one lapsed period of a subscription: keyed by both, so sweeping twice suspends once. */
+export const lapseWorkflow = <const Name extends string>(name: Name) =>
+  Workflow.make(name, {
+    payload: { subscriptionId: Schema.String, periodEnd: Schema.String },
+    idempotencyKey: ({ periodEnd, subscriptionId }) => `${subscriptionId}@${periodEnd}`
+  })
+
+/** Keyed by the grace end too: after a renewal and a later lapse, the new grace gets its own termination. */
+export const terminationWorkflow = <const Name extends string>(name: Name) =>
+  Workflow.make(name, {
+    payload: { subscriptionId: Schema.String, graceUntil: Schema.String },
+    idempotencyKey: ({ graceUntil, subscriptionId }) => `${subscriptionId}@${graceUntil}`
+  })
+
+/** Still lapsed? A renewal that won the race leaves the subscription active with a later period end. */
+export const stillDue = (subscriptionId: string, periodEnd: string) =>
+  Effect.gen(function*() {
+    const subscription = yield* (yield* Subscriptions).get(subscriptionId)
+    return Option.isSome(subscription) &&
+      subscription.value.status === "active" &&
+      subscription.value.currentPeriodEnd.toISOString() === periodEnd &&
+      subscription.value.currentPeriodEnd.getTime() <= (yield* Clock.currentTimeMillis)
+  })
 
 /**
  * Suspends the subscription for the lapse of this very period — atomically, so a renewal that extended it meanwhile

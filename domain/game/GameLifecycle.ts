@@ -8,7 +8,7 @@ import { GameAllocations } from "../../ports/GameAllocations.ts"
 import { GamePanel } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
-import { lapsedFor } from "../billing/lapse.ts"
+import { lapsedFor, lapseWorkflow, stillDue, terminationWorkflow } from "../billing/lapse.ts"
 import { GameSettings } from "./GameSettings.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
@@ -19,24 +19,9 @@ const transient = {
   while: (e: { readonly _tag: string }) => e._tag === "GamePanelUnavailable" || e._tag === "GamePanelThrottled"
 }
 
-export const SuspendGame = Workflow.make("SuspendGame", {
-  payload: { subscriptionId: Schema.String, periodEnd: Schema.String },
-  idempotencyKey: ({ periodEnd, subscriptionId }) => `${subscriptionId}@${periodEnd}`
-})
+export const SuspendGame = lapseWorkflow("SuspendGame")
 
-export const TerminateGame = Workflow.make("TerminateGame", {
-  payload: { subscriptionId: Schema.String, graceUntil: Schema.String },
-  idempotencyKey: ({ graceUntil, subscriptionId }) => `${subscriptionId}@${graceUntil}`
-})
-
-const stillDue = (subscriptionId: string, periodEnd: string) =>
-  Effect.gen(function*() {
-    const subscription = yield* (yield* Subscriptions).get(subscriptionId)
-    return Option.isSome(subscription) &&
-      subscription.value.status === "active" &&
-      subscription.value.currentPeriodEnd.toISOString() === periodEnd &&
-      subscription.value.currentPeriodEnd.getTime() <= (yield* now).getTime()
-  })
+export const TerminateGame = terminationWorkflow("TerminateGame")
 
 const serverOf = (subscriptionId: string) =>
   Effect.flatMap(GameServerRecords, (records) => records.bySubscription(subscriptionId))

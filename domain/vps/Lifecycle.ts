@@ -2,7 +2,7 @@
 // the grace window it is destroyed with its disks and its address goes back to the pool. Every transition is
 // a durable workflow with an idempotency key, so sweeping twice, or resuming after a crash, is harmless.
 import { Clock, Duration, Effect, Option, Schema } from "effect"
-import { Activity, Workflow } from "effect/workflow"
+import { Activity } from "effect/workflow"
 import { IpAddresses } from "../../ports/IpAddresses.ts"
 import { Placement } from "../../ports/Placement.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
@@ -10,7 +10,7 @@ import { Virtualization, type VmRef } from "../../ports/Virtualization.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
 import type { Vps } from "./Vps.ts"
 import { VpsSettings } from "./VpsSettings.ts"
-import { lapsedFor } from "../billing/lapse.ts"
+import { lapsedFor, lapseWorkflow, stillDue, terminationWorkflow } from "../billing/lapse.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -22,26 +22,9 @@ export const finalSnapshotName = (periodEnd: Date) =>
 
 const transient = { times: 5, while: (e: { readonly _tag: string }) => e._tag === "VirtualizationUnavailable" }
 
-export const SuspendVps = Workflow.make("SuspendVps", {
-  payload: { subscriptionId: Schema.String, periodEnd: Schema.String },
-  idempotencyKey: ({ periodEnd, subscriptionId }) => `${subscriptionId}@${periodEnd}`
-})
+export const SuspendVps = lapseWorkflow("SuspendVps")
 
-/** Keyed by the grace end too: after a renewal and a later lapse, the new grace gets its own termination. */
-export const TerminateVps = Workflow.make("TerminateVps", {
-  payload: { subscriptionId: Schema.String, graceUntil: Schema.String },
-  idempotencyKey: ({ graceUntil, subscriptionId }) => `${subscriptionId}@${graceUntil}`
-})
-
-/** Still lapsed? A renewal that won the race leaves the subscription active with a later period end. */
-const stillDue = (subscriptionId: string, periodEnd: string) =>
-  Effect.gen(function*() {
-    const subscription = yield* (yield* Subscriptions).get(subscriptionId)
-    return Option.isSome(subscription) &&
-      subscription.value.status === "active" &&
-      subscription.value.currentPeriodEnd.toISOString() === periodEnd &&
-      subscription.value.currentPeriodEnd.getTime() <= (yield* now).getTime()
-  })
+export const TerminateVps = terminationWorkflow("TerminateVps")
 
 const vpsOf = (subscriptionId: string) =>
   Effect.flatMap(VpsRecords, (records) => records.bySubscription(subscriptionId))
