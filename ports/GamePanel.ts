@@ -107,6 +107,11 @@ export type PowerSignal = "start" | "stop" | "restart" | "kill"
 export interface ConsoleEvent {
   readonly event: string
   readonly args: ReadonlyArray<string>
+  /**
+   * The frame's text as received, when it says exactly `{event, args}` (nothing else, every arg a string): a relay
+   * forwards an unchanged event as this text instead of encoding it again. Absent on events built in code.
+   */
+  readonly raw?: string
 }
 
 /**

@@ -2,7 +2,10 @@
 // protocol (`{event, args}` text frames). The browser authenticates with OUR token (`auth`), re-authenticates on
 // our `token expiring`, and may only send `send command`, `set state`, `send logs` and `send stats`. The backend
 // holds the Wings connection and token (whose claims name the panel and the node) and relays events both ways.
-import { Clock, Deferred, Effect, Option, Ref, Schema, Stream } from "effect"
+// Events go to the browser a batch at a time (whatever the upstream queued since the last write), each one as the
+// text Wings sent when it is forwarded unchanged.
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Array as Arr, Clock, Deferred, Effect, Option, Schema, Stream } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Socket } from "effect/socket"
 import { authenticate } from "../../domain/account/Sessions.ts"
@@ -27,7 +30,7 @@ const decodeFrame = Schema.decodeUnknownOption(Schema.fromJsonString(Frame))
 const POWER = new Set(["start", "stop", "restart", "kill"])
 
 /** What the customer may send upstream (the admin token upstream would allow anything). */
-const allowed = (frame: ConsoleEvent): boolean => {
+export const allowed = (frame: ConsoleEvent): boolean => {
   switch (frame.event) {
     case "send command":
       return frame.args.length === 1 && frame.args[0]!.length <= 4096
@@ -41,17 +44,21 @@ const allowed = (frame: ConsoleEvent): boolean => {
   }
 }
 
-/**
- * Events from Wings that the customer sees: all but the admin-only streams (install and transfer output) and
- * daemon errors, whose admin-token text can name the node: those become a generic line.
- */
-const outbound = (event: ConsoleEvent): ConsoleEvent | undefined => {
-  if (event.event === "install output" || event.event === "transfer logs" || event.event === "transfer status") return undefined
-  if (event.event === "daemon error") return { event: "daemon error", args: ["The server reported an error."] }
-  return event
-}
+const encode = (event: ConsoleEvent) =>
+  JSON.stringify(event.args.length === 0 ? { event: event.event } : { event: event.event, args: event.args })
 
-const encode = (event: ConsoleEvent) => JSON.stringify(event.args.length === 0 ? { event: event.event } : event)
+const NOT_AUTHENTICATED: ConsoleEvent = { event: "jwt error", args: ["jwt: no valid token: authenticate first"] }
+const DAEMON_ERROR = encode({ event: "daemon error", args: ["The server reported an error."] })
+
+/**
+ * The frame the customer sees for an event from Wings: none for the admin-only streams (install and transfer
+ * output); a generic line for daemon errors, whose admin-token text can name the node; any other as Wings sent it.
+ */
+export const outbound = (event: ConsoleEvent): string | undefined => {
+  if (event.event === "install output" || event.event === "transfer logs" || event.event === "transfer status") return undefined
+  if (event.event === "daemon error") return DAEMON_ERROR
+  return event.raw ?? encode(event)
+}
 
 /** How often an open relay re-reads its server: a suspension or deletion elsewhere closes it within this time. */
 const STATE_POLL = "2 seconds"
@@ -85,18 +92,29 @@ const relay = (userId: string, server: GameServer, request: HttpServerRequest.Ht
     const reader = yield* downstream.reader
     const writer = yield* downstream.writer
     const send = (event: ConsoleEvent) => writer.write(encode(event))
+    // The upgraded TCP socket, corked while a batch is written: one write for the batch, not one per frame.
+    const tcp = NodeHttpServerRequest.toIncomingMessage(request)?.socket
+    const sendAll = (frames: Arr.NonEmptyReadonlyArray<string>) =>
+      tcp === undefined
+        ? writer.writeAll(frames)
+        : Effect.suspend(() => {
+          tcp.cork()
+          return writer.writeAll(frames).pipe(Effect.ensuring(Effect.sync(() => tcp.uncork())))
+        })
     const panel = yield* GamePanel
+    const clock = yield* Clock.Clock
     /** When our token runs out (0 before the first `auth`), and whether `token expiring` was said for it. */
-    const expiry = yield* Ref.make({ at: 0, warned: false })
+    let expiry = { at: 0, warned: false }
     let upstream: GameConsole | undefined
     const upstreamEnded = yield* Deferred.make<void>()
-    const authenticated = Effect.map(Effect.all([Ref.get(expiry), Clock.currentTimeMillis]), ([e, now]) => e.at > now)
+    // Read synchronously: it is asked once per batch of events and once per frame from the browser.
+    const authenticated = () => expiry.at > clock.currentTimeMillisUnsafe()
 
     const onAuth = (token: string) =>
       Effect.gen(function*() {
         const grant = yield* Effect.result(checkConsoleToken(userId, server.identifier, token))
         if (grant._tag === "Failure") return yield* send({ event: "jwt error", args: ["jwt: token is not valid for this server"] })
-        yield* Ref.set(expiry, { at: grant.success.expiresAt.getTime(), warned: false })
+        expiry = { at: grant.success.expiresAt.getTime(), warned: false }
         if (upstream === undefined) {
           // Opened on the first good `auth`; it lives as long as this socket (the scope of the upgrade).
           const opened = yield* Effect.result(panel.openConsole(server.panel, server.uuid))
@@ -115,42 +133,44 @@ const relay = (userId: string, server: GameServer, request: HttpServerRequest.Ht
 
     const toBrowser = (console: GameConsole) =>
       console.events.pipe(
-        Stream.runForEach((event) =>
-          Effect.gen(function*() {
-            // Without a live token of ours the customer gets nothing (as Wings drops events for an expired token).
-            if (!(yield* authenticated)) return
+        Stream.runForEachArray((events) => {
+          // Without a live token of ours the customer gets nothing (as Wings drops events for an expired token).
+          if (!authenticated()) return Effect.void
+          const frames: Array<string> = []
+          for (const event of events) {
             const out = outbound(event)
-            if (out !== undefined) yield* send(out)
-          })),
+            if (out !== undefined) frames.push(out)
+          }
+          return Arr.isReadonlyArrayNonEmpty(frames) ? sendAll(frames) : Effect.void
+        }),
         Effect.ignore,
         Effect.ensuring(Deferred.succeed(upstreamEnded, undefined))
       )
 
     const fromBrowser = Effect.forever(Effect.flatMap(reader.pull, (frames) =>
-      Effect.forEach(frames, (raw) =>
-        Effect.gen(function*() {
-          if (typeof raw !== "string" || raw.length > options.maxInputFrameBytes) return
+      Effect.gen(function*() {
+        for (const raw of frames) {
+          if (typeof raw !== "string" || raw.length > options.maxInputFrameBytes) continue
           const decoded = decodeFrame(raw)
-          if (Option.isNone(decoded)) return
+          if (Option.isNone(decoded)) continue
           const frame: ConsoleEvent = { event: decoded.value.event, args: decoded.value.args ?? [] }
-          if (frame.event === "auth") return yield* onAuth(frame.args[0] ?? "")
-          if (!(yield* authenticated) || upstream === undefined) {
-            return yield* send({ event: "jwt error", args: ["jwt: no valid token: authenticate first"] })
-          }
-          if (allowed(frame)) yield* upstream.send(frame)
-        }), { discard: true })))
+          if (frame.event === "auth") yield* onAuth(frame.args[0] ?? "")
+          else if (!authenticated() || upstream === undefined) yield* send(NOT_AUTHENTICATED)
+          else if (allowed(frame)) yield* upstream.send(frame)
+        }
+      })))
 
     const tokenClock = Effect.forever(Effect.gen(function*() {
       yield* Effect.sleep("1 second")
-      const state = yield* Ref.get(expiry)
+      const state = expiry
       if (state.at === 0) return
-      const now = yield* Clock.currentTimeMillis
+      const now = clock.currentTimeMillisUnsafe()
       if (now >= state.at) {
+        expiry = { at: 0, warned: false }
         yield* send({ event: "token expired", args: [] })
-        yield* Ref.set(expiry, { at: 0, warned: false })
       } else if (!state.warned && state.at - now <= EXPIRING_MS) {
+        expiry = { ...state, warned: true }
         yield* send({ event: "token expiring", args: [] })
-        yield* Ref.set(expiry, { ...state, warned: true })
       }
     }))
 

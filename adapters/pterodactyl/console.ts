@@ -1,8 +1,11 @@
 // A server's live console on Wings (reference/pterodactyl.md §3.1–§3.3): the token and socket address fetched from
 // the panel stay here; the socket is opened with the panel's Origin, authenticated, re-authenticated on the same
 // socket before the token expires (or when Wings says it did), and its frames exposed without the token lifecycle.
+// Once authenticated, frames are decoded and queued in the socket's own `message` callback: a burst of output costs
+// one fiber wake-up per socket read, not an Effect round per frame (the relay's throughput depends on it).
 import { Buffer } from "node:buffer"
-import { Clock, Duration, Effect, Queue, Schema, type Scope, Stream } from "effect"
+import type { Socket } from "node:net"
+import { Cause, Clock, Duration, Effect, Queue, Schema, type Scope, Stream } from "effect"
 import { type RawData, WebSocket } from "ws"
 import {
   type ClientCallError,
@@ -32,14 +35,39 @@ type Incoming =
   | { readonly _tag: "Frame"; readonly text: string }
   | { readonly _tag: "Closed"; readonly code: number; readonly reason: string }
 
+/** Where the socket's frames and its close go: the handshake's queue first, then the relay (see `openGameConsole`). */
+interface Sink {
+  frame(text: string): void
+  closed(code: number, reason: string): void
+  /** The TCP socket under the WebSocket, once upgraded. */
+  upgraded(socket: Socket): void
+}
+
 const operation = "open console"
 
-const decodeFrame = Schema.decodeUnknownOption(Schema.fromJsonString(WingsFrame))
+const decodeFrame = Schema.decodeUnknownOption(WingsFrame)
 
-const eventOf = (text: string): ConsoleEvent | undefined => {
-  const frame = decodeFrame(text)
+const parsed = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The frame as an event; `raw` keeps its text when that text says exactly this event (only `event` and string
+ * `args`), so that a relay can forward it without encoding it again.
+ */
+export const eventOf = (text: string): ConsoleEvent | undefined => {
+  const json = parsed(text)
+  const frame = decodeFrame(json)
   if (frame._tag === "None") return undefined
-  return { event: frame.value.event, args: (frame.value.args ?? []).map((a) => (typeof a === "string" ? a : JSON.stringify(a))) }
+  const args = frame.value.args ?? []
+  const canonical = typeof json === "object" && json !== null && Object.keys(json).length <= 2 &&
+    args.every((a) => typeof a === "string")
+  const event = { event: frame.value.event, args: args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))) }
+  return canonical ? { ...event, raw: text } : event
 }
 
 const textOf = (data: RawData): string =>
@@ -82,7 +110,7 @@ const closedReason = (code: number, reason: string) => {
 const authFrame = (token: string) => JSON.stringify({ event: "auth", args: [token] })
 
 /** Opens the socket and waits for it to be open; any refusal is reported without the address. */
-const connect = (credentials: ConsoleCredentials, origin: string, frames: Queue.Queue<Incoming>, timeout: Duration.Input) =>
+const connect = (credentials: ConsoleCredentials, origin: string, sink: Sink, timeout: Duration.Input) =>
   Effect.acquireRelease(
     Effect.callback<WebSocket, GamePanelUnavailable>((resume) => {
       // Wings accepts the upgrade only with Origin equal to the panel URL it was configured with (§3.2).
@@ -96,9 +124,10 @@ const connect = (credentials: ConsoleCredentials, origin: string, frames: Queue.
         settled = true
         resume(Effect.fail(new GamePanelUnavailable({ operation, detail })))
       }
-      ws.on("message", (data) => Queue.offerUnsafe(frames, { _tag: "Frame", text: textOf(data) }))
+      ws.on("upgrade", (response) => sink.upgraded(response.socket))
+      ws.on("message", (data) => sink.frame(textOf(data)))
       ws.on("close", (code, reason) => {
-        Queue.offerUnsafe(frames, { _tag: "Closed", code, reason: reason.toString("utf8") })
+        sink.closed(code, reason.toString("utf8"))
         refuse(`the node closed the socket (${code})`)
       })
       ws.on("error", (error) => {
@@ -130,23 +159,60 @@ export const openGameConsole = (
     const events = yield* Queue.sliding<ConsoleEvent, ConsoleEnded>(options.bufferedEvents)
     const refreshes = yield* Queue.unbounded<void>()
     let closed: ConsoleEnded | undefined
+    let relaying = false
+    let socket: Socket | undefined
+    let corked = false
+    // ws writes every frame on its own; frames sent in one tick (a batch of commands) leave in one write.
+    const uncork = () => {
+      corked = false
+      socket?.uncork()
+    }
 
-    const ws = yield* connect(first, origin, frames, options.openTimeout)
+    /** Synchronous, so that the socket's callbacks can end the console themselves. */
+    const endNow = (reason: ConsoleEnded) => {
+      if (closed !== undefined) return
+      closed = reason
+      // Events already queued are still read before the stream fails.
+      Queue.failCauseUnsafe(events, Cause.fail(reason))
+      ws.close(1000)
+    }
+    /** Every frame but the token lifecycle goes to `events`. */
+    const relay = (text: string) => {
+      const event = eventOf(text)
+      if (event === undefined || event.event === "auth success") return
+      if (event.event === "token expiring" || event.event === "token expired" || isRecoverableJwtError(event)) {
+        Queue.offerUnsafe(refreshes, undefined)
+        return
+      }
+      Queue.offerUnsafe(events, event)
+    }
+    const sink: Sink = {
+      frame: (text) => (relaying ? relay(text) : void Queue.offerUnsafe(frames, { _tag: "Frame", text })),
+      closed: (code, reason) =>
+        relaying
+          ? endNow(new ConsoleEnded({ reason: closedReason(code, reason) }))
+          : void Queue.offerUnsafe(frames, { _tag: "Closed", code, reason }),
+      upgraded: (upgradedSocket) => {
+        socket = upgradedSocket
+      }
+    }
+
+    const ws = yield* connect(first, origin, sink, options.openTimeout)
     const write = (text: string) =>
-      Effect.callback<void, ConsoleEnded>((resume) => {
-        if (closed !== undefined || ws.readyState !== WebSocket.OPEN) {
-          return resume(Effect.fail(closed ?? new ConsoleEnded({ reason: "the console is closed" })))
-        }
-        ws.send(text, (error) =>
-          resume(error === undefined || error === null ? Effect.void : Effect.fail(new ConsoleEnded({ reason: "the console is closed" }))))
-      })
-    const end = (reason: ConsoleEnded) =>
       Effect.suspend(() => {
-        if (closed !== undefined) return Effect.void
-        closed = reason
-        return Effect.andThen(Queue.fail(events, reason), Effect.sync(() => ws.close(1000)))
+        if (closed !== undefined || ws.readyState !== WebSocket.OPEN) {
+          return Effect.fail(closed ?? new ConsoleEnded({ reason: "the console is closed" }))
+        }
+        if (!corked && socket !== undefined) {
+          corked = true
+          socket.cork()
+          process.nextTick(uncork)
+        }
+        // Not waiting for the write's callback: a failed socket closes, and the close ends the console.
+        ws.send(text)
+        return Effect.void
       })
-    yield* Effect.addFinalizer(() => end(new ConsoleEnded({ reason: "the console was closed" })))
+    yield* Effect.addFinalizer(() => Effect.sync(() => endNow(new ConsoleEnded({ reason: "the console was closed" }))))
 
     // Authenticate: everything before `auth success` is the handshake (§3.3).
     yield* write(authFrame(first.token))
@@ -164,6 +230,15 @@ export const openGameConsole = (
         orElse: () => Effect.fail(new GamePanelUnavailable({ operation, detail: "the node did not accept the token in time" }))
       })
     )
+    // From here the socket's callbacks relay; what arrived after `auth success` goes first, in one synchronous step
+    // so that no callback can overtake it.
+    yield* Effect.sync(() => {
+      for (let next = Queue.takeUnsafe(frames); next?._tag === "Success"; next = Queue.takeUnsafe(frames)) {
+        if (next.value._tag === "Frame") relay(next.value.text)
+        else endNow(new ConsoleEnded({ reason: closedReason(next.value.code, next.value.reason) }))
+      }
+      relaying = true
+    })
 
     // Renewal: on the token's schedule, or at once when Wings asks; one at a time, on the same socket.
     const margin = Duration.toMillis(Duration.fromInputUnsafe(options.tokenRefreshMargin))
@@ -182,25 +257,9 @@ export const openGameConsole = (
         return yield* renewLoop(fresh.token)
       })
     yield* renewLoop(first.token).pipe(
-      Effect.catch((e) => end(e)),
+      Effect.catch((e) => Effect.sync(() => endNow(e))),
       Effect.forkScoped
     )
-
-    // Relay: every frame but the token lifecycle; a close ends the stream.
-    const relay: Effect.Effect<void> = Effect.gen(function*() {
-      while (true) {
-        const next = yield* Queue.take(frames)
-        if (next._tag === "Closed") return yield* end(new ConsoleEnded({ reason: closedReason(next.code, next.reason) }))
-        const event = eventOf(next.text)
-        if (event === undefined || event.event === "auth success") continue
-        if (event.event === "token expiring" || event.event === "token expired" || isRecoverableJwtError(event)) {
-          yield* Queue.offer(refreshes, undefined)
-          continue
-        }
-        yield* Queue.offer(events, event)
-      }
-    })
-    yield* Effect.forkScoped(relay)
 
     return {
       events: Stream.fromQueue(events),

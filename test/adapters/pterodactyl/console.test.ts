@@ -4,6 +4,8 @@
 // from Wings ending the stream with ConsoleEnded.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Stream } from "effect"
+import { eventOf } from "../../../adapters/pterodactyl/console.ts"
+import type { ConsoleEvent } from "../../../ports/GamePanel.ts"
 import { clientKey, jwtFor, scenario, type Stub, type WingsHandshake } from "./stubPanel.ts"
 
 const uuid = "4600605e-6e5a-4f29-b3c4-fc01b7aa1192"
@@ -46,6 +48,9 @@ const until = (condition: () => boolean) =>
     assert.isTrue(condition(), "condition not reached in time")
   })
 
+/** Events without `raw`, for comparing what they say. */
+const plain = (events: Iterable<ConsoleEvent>) => Array.from(events, (e) => ({ event: e.event, args: e.args }))
+
 const nth = <A>(items: ReadonlyArray<A>, n: number): A => {
   const item = items[n]
   if (item === undefined) throw new Error(`no item ${n}`)
@@ -68,7 +73,7 @@ describe("PterodactylGamePanel console", () => {
         assert.deepStrictEqual(socket.received[0]?.event, "auth")
         socket.socket.send(frame("console output", "[Server] Done (3.2s)!"))
         const events = yield* console.events.pipe(Stream.take(2), Stream.runCollect)
-        assert.deepStrictEqual(Array.from(events), [
+        assert.deepStrictEqual(plain(events), [
           { event: "status", args: ["running"] },
           { event: "console output", args: ["[Server] Done (3.2s)!"] }
         ])
@@ -93,7 +98,7 @@ describe("PterodactylGamePanel console", () => {
         const console = yield* panel.openConsole("p1", uuid)
         const collected = yield* console.events.pipe(Stream.take(2), Stream.runCollect, Effect.forkChild)
         yield* until(() => nth(sockets, 0).received.filter((m) => m.event === "auth").length >= 4)
-        assert.deepStrictEqual(Array.from(yield* Fiber.join(collected)), [
+        assert.deepStrictEqual(plain(yield* Fiber.join(collected)), [
           { event: "status", args: ["running"] },
           { event: "console output", args: ["after renewal"] }
         ])
@@ -173,4 +178,29 @@ describe("PterodactylGamePanel console", () => {
         const error = yield* Effect.flip(Effect.scoped(panel.openConsole("p1", uuid)))
         assert.strictEqual(error._tag, "ServerStateConflict")
       })))
+
+  it("keeps a frame's text as `raw` only when it says exactly the event, with string args", () => {
+    const exact = frame("console output", "[Server] hi")
+    assert.deepStrictEqual(eventOf(exact), { event: "console output", args: ["[Server] hi"], raw: exact })
+    assert.deepStrictEqual(eventOf(`{"event":"status"}`), { event: "status", args: [], raw: `{"event":"status"}` })
+    assert.deepStrictEqual(eventOf(`{"event":"stats","args":[{"cpu":1}]}`), { event: "stats", args: [`{"cpu":1}`] })
+    assert.deepStrictEqual(eventOf(`{"event":"status","args":["running"],"node":"n1"}`), { event: "status", args: ["running"] })
+    assert.isUndefined(eventOf("not json"))
+    assert.isUndefined(eventOf(`{"args":[]}`))
+  })
+
+  it.live("events arriving in a burst all reach the caller, in order", () => {
+    let sockets: Array<WingsHandshake> = []
+    return scenario((stub) => {
+      tokens(stub)
+      sockets = wings(stub)
+    }, (panel) =>
+      Effect.gen(function*() {
+        const console = yield* panel.openConsole("p1", uuid)
+        const socket = nth(sockets, 0)
+        for (let i = 0; i < 50; i++) socket.socket.send(frame("console output", `line ${i}`))
+        const events = yield* console.events.pipe(Stream.take(51), Stream.runCollect)
+        assert.deepStrictEqual(plain(events).slice(1).map((e) => e.args[0]), Array.from({ length: 50 }, (_, i) => `line ${i}`))
+      }).pipe(Effect.scoped))
+  })
 })
