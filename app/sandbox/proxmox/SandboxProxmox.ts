@@ -5,15 +5,16 @@
 // 9000 `debian-12` and 9001 `ubuntu-24-04` on pve1, with copies 9100 `debian-12` and 9101 `ubuntu-24-04` on pve2:
 // storage is local (a clone cannot cross nodes, §5.9), so every node carries its own template copies.
 import { Context, Effect, Layer, type Scope } from "effect"
+import { StateFile } from "../StateFile.ts"
 import { Auth } from "./Auth.ts"
 import { Cluster, type NodeSpec, type TemplateSpec } from "./Cluster.ts"
 import { Consoles } from "./Consoles.ts"
+import { durableCluster } from "./durableState.ts"
 import { Faults } from "./Faults.ts"
 import { PveServer } from "./PveServer.ts"
 import { makeControl, type SandboxControl } from "./SandboxControl.ts"
 import type { Sim } from "./Sim.ts"
 import { SimClock } from "./SimClock.ts"
-import { StateFile } from "./StateFile.ts"
 import { Tasks } from "./Tasks.ts"
 
 export type {
@@ -88,7 +89,9 @@ export const startSandboxProxmox = async (options: SandboxProxmoxOptions = {}): 
   })
   const cluster = new Cluster(nodes, templates)
   const warn = options.onWarning ?? ((message: string) => process.emitWarning(message, "SandboxProxmoxWarning"))
-  const stateFile = options.stateFile === undefined ? undefined : new StateFile(options.stateFile, cluster, warn)
+  const stateFile = options.stateFile === undefined
+    ? undefined
+    : new StateFile(options.stateFile, durableCluster(cluster), { sandbox: "sandbox PVE", seed: "its default VMs", warn })
   await stateFile?.load()
   const changed = () => stateFile?.changed()
   const tasks = new Tasks(clock, cluster, options.taskDurations ?? {}, timers, changed)

@@ -1,7 +1,9 @@
 // What of the simulated cluster survives a restart (the `stateFile` option): every VM with its config, power state,
 // snapshots and the guest's accounts, as a versioned JSON document. Storage use and committed capacity are derived
 // from the VMs' drives, so they come back with them. Tickets, tasks, console sessions and faults are not durable.
-import { Result, Schema, SchemaIssue } from "effect"
+import { Result, Schema } from "effect"
+import { decodeDocument } from "../durable.ts"
+import type { StateSource } from "../StateFile.ts"
 import { type Cluster, lockOf, newGuest, type Vm } from "./Cluster.ts"
 
 const FORMAT = "sandbox-proxmox-state"
@@ -81,11 +83,6 @@ export const encodeDurableState = (cluster: Cluster): string => {
   return `${JSON.stringify(state, null, 2)}\n`
 }
 
-const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
-
-const pathText = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined) =>
-  (path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".")
-
 /** What the schema cannot say: VMIDs and snapshot names are unique, and every VM is on a node this sandbox has. */
 const consistencyProblems = (state: DurableState, nodes: ReadonlySet<string>): ReadonlyArray<string> => {
   const problems: Array<string> = []
@@ -102,20 +99,8 @@ const consistencyProblems = (state: DurableState, nodes: ReadonlySet<string>): R
 
 /** Parses and checks a state file's text; the failure lists what is wrong, for the warning. */
 export const decodeDurableState = (text: string, nodes: ReadonlySet<string>): Result.Result<DurableState, string> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return Result.fail("not valid JSON")
-  }
-  const decoded = Schema.decodeUnknownResult(StateDoc)(json, { errors: "all" })
-  if (Result.isFailure(decoded)) {
-    const issues = formatter(decoded.failure.issue).issues
-    return Result.fail(issues.slice(0, 5).map((i) => {
-      const at = pathText(i.path)
-      return at === "" ? i.message : `${at}: ${i.message}`
-    }).join("; "))
-  }
+  const decoded = decodeDocument(StateDoc, text)
+  if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
   const problems = consistencyProblems(decoded.success, nodes)
   return problems.length === 0 ? Result.succeed(decoded.success) : Result.fail(problems.join("; "))
 }
@@ -150,3 +135,17 @@ const toVm = (doc: VmDoc): Vm => {
 export const restoreDurableState = (cluster: Cluster, state: DurableState): void => {
   for (const doc of state.vms) cluster.vms.set(doc.vmid, toVm(doc))
 }
+
+/**
+ * The cluster as the state file sees it. A restored file counts as the cluster's own document (seeded templates
+ * added), so a change that changes nothing durable after the load writes nothing.
+ */
+export const durableCluster = (cluster: Cluster): StateSource => ({
+  encode: () => encodeDurableState(cluster),
+  restore: (text) => {
+    const decoded = decodeDurableState(text, new Set(cluster.nodes.keys()))
+    if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
+    restoreDurableState(cluster, decoded.success)
+    return Result.succeed(encodeDurableState(cluster))
+  }
+})

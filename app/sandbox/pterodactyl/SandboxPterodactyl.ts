@@ -3,12 +3,12 @@
 // adapter's tests and of the end-to-end tests. Every node is served by the one Wings listener at `nodeUrl`.
 import { Context, Effect, Layer, type Scope } from "effect"
 import type { Server as HttpServer } from "node:http"
+import { StateFile } from "../StateFile.ts"
 import { DEFAULT_MAX_FILE_BYTES, durableWorld } from "./durableState.ts"
 import { Faults, RateLimiter } from "./Faults.ts"
 import { PanelServer } from "./PanelServer.ts"
 import { makeControl, type PterodactylControl } from "./PterodactylControl.ts"
 import type { Sim } from "./Sim.ts"
-import { StateFile } from "./StateFile.ts"
 import { Tokens } from "./Tokens.ts"
 import { WingsServer } from "./WingsServer.ts"
 import { makeKey, seedWorld, type User, World } from "./World.ts"
@@ -111,7 +111,8 @@ export const startSandboxPterodactyl = async (
   }
   if (options.stateFile !== undefined) {
     const source = durableWorld(sim, options.stateFileMaxFileBytes ?? DEFAULT_MAX_FILE_BYTES)
-    stateFile = new StateFile(options.stateFile, source, sim.settings.warn)
+    const messages = { sandbox: "sandbox Pterodactyl", seed: "its seed", warn: sim.settings.warn }
+    stateFile = new StateFile(options.stateFile, source, messages)
     await stateFile.load()
   }
   const host = options.host ?? "127.0.0.1"

@@ -2,6 +2,7 @@
 // and every server with its status, install, files and backups, as the versioned document of durableDoc.ts. Wings
 // processes come back offline; API keys, node secrets, tokens, faults, rate limits and the request log are not kept.
 import { Result } from "effect"
+import type { StateSource } from "../StateFile.ts"
 import { completeBackup, renderArchive, restoredTree } from "./backups.ts"
 import {
   blobKey,
@@ -16,7 +17,6 @@ import {
 import { type Entry, FileTree } from "./FileTree.ts"
 import { settleInstalls, withConsole } from "./lifecycle.ts"
 import type { Sim } from "./Sim.ts"
-import type { StateSource } from "./StateFile.ts"
 import { type Backup, newSecret, type Server } from "./World.ts"
 
 /** The real (non-synthetic) file bytes a state file keeps, counted once per distinct content. */
@@ -203,7 +203,8 @@ export const durableWorld = (sim: Sim, maxFileBytes: number): StateSource => {
       const decoded = decodeDurableState(text, new Set(sim.world.eggs.keys()))
       if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
       restoreWorld(sim, decoded.success)
-      return Result.void
+      // The file's own text, not a new encoding: that would cost a whole encode and could warn about the size.
+      return Result.succeed(text)
     }
   }
 }

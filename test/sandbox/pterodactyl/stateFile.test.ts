@@ -1,7 +1,7 @@
 // Specification of the sandbox Pterodactyl's `stateFile`: a server outlives a restart (same ids, files, backups,
 // suspension), work running at stop is settled as documented, an invalid file is set aside and reported, the file is
 // written atomically with mode 0600 and bounded in size, and concurrent changes never tear it (the write coalescing
-// and ordering themselves: stateFileWrites.test.ts).
+// and ordering themselves: test/sandbox/StateFile.test.ts).
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

@@ -1,6 +1,7 @@
-// The `stateFile` option: the panel's durable state (durableState.ts) read at start and written back after changes,
-// at most once per 200 ms and once more on close. Writes run one at a time and are atomic (a temp file in the same
-// directory, fsynced, then renamed over the old one), mode 0600: the file holds the servers' files.
+// A sandbox's `stateFile` option: its durable state read at start and written back after changes, at most once per
+// 200 ms and once more on close. Writes run one at a time and are atomic (a temp file in the same directory, fsynced,
+// then renamed over the old one), mode 0600: the documents hold cloud-init passwords and servers' files. What the
+// document says, and how it is checked, belongs to each sandbox (its StateSource).
 import { randomBytes } from "node:crypto"
 import { mkdir, open, readFile, rename, rm } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
@@ -12,11 +13,24 @@ const THROTTLE_MS = 200
 export interface StateSource {
   /** Equal states must give equal text: an unchanged document is not written again. */
   encode(): string
-  /** Applies a saved document, or says what is wrong with it (nothing is applied then). */
-  restore(text: string): Result.Result<void, string>
+  /**
+   * Applies a saved document, or says what is wrong with it (nothing is applied then). The success is the text taken
+   * as on disk from then on: a later `encode()` giving it writes nothing.
+   */
+  restore(text: string): Result.Result<string, string>
 }
 
 export type WriteFile = (path: string, text: string) => Promise<void>
+
+export interface StateFileOptions {
+  /** Starts every message, e.g. "sandbox PVE". */
+  readonly sandbox: string
+  /** What the sandbox starts with when the file is invalid, e.g. "its seed". */
+  readonly seed: string
+  readonly warn: (message: string) => void
+  /** The atomic file write; tests pass one that observes it. */
+  readonly write?: WriteFile
+}
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
@@ -46,7 +60,7 @@ export const writeAtomically: WriteFile = async (path, text) => {
 export class StateFile {
   private readonly path: string
   private readonly source: StateSource
-  private readonly warn: (message: string) => void
+  private readonly options: StateFileOptions
   private readonly write: WriteFile
   private timer: NodeJS.Timeout | undefined
   /** Writes run one after the other: each waits for the previous one. */
@@ -55,12 +69,11 @@ export class StateFile {
   private written: string | undefined
   private closed = false
 
-  /** `write` is the atomic file write; tests pass one that observes it. */
-  constructor(path: string, source: StateSource, warn: (message: string) => void, write: WriteFile = writeAtomically) {
+  constructor(path: string, source: StateSource, options: StateFileOptions) {
     this.path = path
     this.source = source
-    this.warn = warn
-    this.write = write
+    this.options = options
+    this.write = options.write ?? writeAtomically
   }
 
   /**
@@ -69,16 +82,17 @@ export class StateFile {
    * be read (permissions, a directory) throws: going on would overwrite state that may be fine.
    */
   async load(): Promise<void> {
+    const { sandbox } = this.options
     let text: string
     try {
       text = await readFile(this.path, "utf8")
     } catch (e) {
       if (isMissing(e)) return
-      throw new Error(`sandbox Pterodactyl: cannot read state file ${this.path}: ${messageOf(e)}`)
+      throw new Error(`${sandbox}: cannot read state file ${this.path}: ${messageOf(e)}`)
     }
     const restored = this.source.restore(text)
     if (Result.isSuccess(restored)) {
-      this.written = text
+      this.written = restored.success
       return
     }
     const aside = `${this.path}.invalid-${new Date().toISOString().replace(/[:.]/g, "-")}`
@@ -89,8 +103,8 @@ export class StateFile {
     } catch (e) {
       moved = `could not be moved aside (${messageOf(e)}) and will be overwritten`
     }
-    this.warn(`sandbox Pterodactyl: state file ${this.path} is invalid (${restored.failure}); it was ${moved}, ` +
-      "and the sandbox starts with its seed only")
+    this.options.warn(`${sandbox}: state file ${this.path} is invalid (${restored.failure}); it was ${moved}, ` +
+      `and the sandbox starts with ${this.options.seed} only`)
   }
 
   /** Something durable may have changed: save within 200 ms, together with whatever else changes meanwhile. */
@@ -116,11 +130,12 @@ export class StateFile {
   }
 
   private async flush(): Promise<void> {
+    const { sandbox, warn } = this.options
     let text: string
     try {
       text = this.source.encode()
     } catch (e) {
-      this.warn(`sandbox Pterodactyl: could not encode state for ${this.path}: ${messageOf(e)}`)
+      warn(`${sandbox}: could not encode state for ${this.path}: ${messageOf(e)}`)
       return
     }
     if (text === this.written) return
@@ -128,7 +143,7 @@ export class StateFile {
       await this.write(this.path, text)
       this.written = text
     } catch (e) {
-      this.warn(`sandbox Pterodactyl: could not save state file ${this.path}: ${messageOf(e)}`)
+      warn(`${sandbox}: could not save state file ${this.path}: ${messageOf(e)}`)
     }
   }
 }
