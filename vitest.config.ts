@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The browser tests load the built panel: build app/web/dist first when it is missing or stale.
+    globalSetup: ["test/support/chromium.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Postgres-backed suites each create their own database; two workers keep the 2-core machine responsive.

@@ -5,8 +5,10 @@ import { HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql"
 import { mkdtempSync } from "node:fs"
 import { createServer } from "node:http"
+import { createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { inspect } from "node:util"
 import type { Settings } from "../../app/Config.ts"
 import { HttpAppLive } from "../../app/Layers.ts"
 import { Outbox } from "../../ports/Outbox.ts"
@@ -68,12 +70,12 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
 
 export class TestServer extends Context.Service<TestServer, { readonly url: string }>()("zh/test/TestServer") {}
 
-/** The whole application on `database`, listening on 127.0.0.1 with an ephemeral port. */
+/** The whole application on `database`, listening on 127.0.0.1 at `settings.port` (0 by default: an ephemeral port). */
 export const testServerLayer = <E>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E>) =>
   Layer.effect(TestServer, HttpServer.addressFormattedWith((url) => Effect.succeed({ url }))).pipe(
     // HttpAppLive provides (and keeps visible) the repositories and the SqlClient of this one database.
     Layer.provideMerge(HttpAppLive(settings, database)),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: settings.port, host: "127.0.0.1" }))
   )
 
 /** The database a test server runs on: real Postgres in CI (TEST_DATABASE_URL), embedded PGlite otherwise. */
@@ -85,12 +87,46 @@ export const testDatabase = () => {
 /** Starts a server for a test file; `stop` in afterAll. */
 export const startTestServer = async (overrides: Partial<Settings> = {}) => {
   const runtime = ManagedRuntime.make(testServerLayer(testSettings(overrides), testDatabase()))
-  const { url } = await runtime.runPromise(TestServer)
+  let url: string
+  try {
+    url = (await runtime.runPromise(TestServer)).url
+  } catch (e) {
+    await runtime.dispose()
+    throw e
+  }
   return {
     url,
     runtime,
     /** The newest messages of the sandbox outbox (no SMTP_URL in these settings). */
     outbox: (limit = 10) => runtime.runPromise(Effect.flatMap(Outbox, (o) => o.latest(limit))),
     stop: () => runtime.dispose()
+  }
+}
+
+/** A loopback port free right now (the OS picks it; the listener is closed before it is returned). */
+const freeLoopbackPort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createNetServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+
+/**
+ * A server whose PUBLIC_URL is its own address, for a real browser: the console WebSockets require
+ * Origin === PUBLIC_URL, signed download and upload links point at PUBLIC_URL, and a page's origin is the URL it
+ * loaded. The port must be known before the server starts, so one is picked free and retried if taken meanwhile.
+ */
+export const startSelfAddressedTestServer = async (overrides: Partial<Settings> = {}) => {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freeLoopbackPort()
+    try {
+      return await startTestServer({ ...overrides, port, publicUrl: `http://127.0.0.1:${port}` })
+    } catch (e) {
+      if (attempt >= 3 || !inspect(e, { depth: 8 }).includes("EADDRINUSE")) throw e
+    }
   }
 }
