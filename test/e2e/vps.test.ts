@@ -30,6 +30,7 @@ import {
   type TestServer,
   vpsOrder,
   vpsStatus,
+  waitFor,
   waitForVpsStatus
 } from "../support/vpsHttp.ts"
 
@@ -269,7 +270,9 @@ describe("the subscription's life", () => {
     const { subscriptionId, vpsId } = await provisionedVps(browser, "web-1")
     await lapse(server, subscriptionId, minutesAgo(5))
     await waitForVpsStatus(browser, vpsId, "suspended")
-    expect(await subscriptionStatus(browser, subscriptionId)).toBe("suspended")
+    // The VPS record is marked first, its subscription a moment later (in the same lapse).
+    await waitFor("the subscription to be suspended", async () =>
+      (await subscriptionStatus(browser, subscriptionId)) === "suspended" ? true : undefined)
     expect((expectBody(await browser.get(`/api/vps/${vpsId}`), 200, Envelopes.vps)).vps.graceUntil).toBeDefined()
     for (const action of ["start", "stop", "reset", "reset-password"]) {
       expect(errorCode(await browser.post(`/api/vps/${vpsId}/${action}`), 409), action).toBe("VPS_SUSPENDED")
@@ -306,7 +309,9 @@ describe("the subscription's life", () => {
     await waitForVpsStatus(browser, vpsId, "suspended")
     await server.runtime.runPromise(Effect.flatMap(SandboxPayments, (p) => p.declineNext(1)))
     expect(errorCode(await browser.post(`/api/subscriptions/${subscriptionId}/renew`), 402)).toBe("PAYMENT_DECLINED")
-    expect(await subscriptionStatus(browser, subscriptionId)).toBe("suspended")
+    // The VPS record is marked first, its subscription a moment later (in the same lapse).
+    await waitFor("the subscription to be suspended", async () =>
+      (await subscriptionStatus(browser, subscriptionId)) === "suspended" ? true : undefined)
     expect(await vpsStatus(browser, vpsId)).toBe("suspended")
   })
 
@@ -338,7 +343,9 @@ describe("the subscription's life", () => {
     expect((await browser.post(`/api/subscriptions/${subscriptionId}/renew`)).status).toBe(200)
     await lapse(server, subscriptionId, minutesAgo(5))
     await waitForVpsStatus(browser, vpsId, "suspended")
-    expect(await subscriptionStatus(browser, subscriptionId)).toBe("suspended")
+    // The VPS record is marked first, its subscription a moment later (in the same lapse).
+    await waitFor("the subscription to be suspended", async () =>
+      (await subscriptionStatus(browser, subscriptionId)) === "suspended" ? true : undefined)
   })
 
   it("past its grace window a suspended VPS is destroyed and its address goes back to the pool", async () => {
