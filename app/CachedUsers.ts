@@ -23,14 +23,12 @@ export const layer = (options: { readonly ttl: Duration.Input; readonly capacity
         })
       return Users.of({
         ...users,
+        // On every authenticated request: a hit is one clock read and one map lookup.
         findById: (id) =>
-          Effect.gen(function*() {
-            const now = yield* Clock.currentTimeMillis
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
             const hit = entries.get(id)
-            if (hit !== undefined && hit.until > now) return hit.user
-            const user = yield* users.findById(id)
-            yield* remember(id, user, now)
-            return user
+            if (hit !== undefined && hit.until > now) return Effect.succeed(hit.user)
+            return Effect.tap(users.findById(id), (user) => remember(id, user, now))
           }),
         setPasswordHash: (id, hash, opts) => Effect.ensuring(users.setPasswordHash(id, hash, opts), evict(id)),
         upgradePasswordHash: (id, expected, next) => Effect.ensuring(users.upgradePasswordHash(id, expected, next), evict(id)),

@@ -1,6 +1,10 @@
-// Session tokens as HS256 JWTs (jose). Verification accepts HS256 only, so "alg: none" or RS/HS confusion cannot pass.
+// Session tokens as HS256 JWTs (RFC 7519). Verification (jose) accepts HS256 only, so "alg: none" or RS/HS confusion
+// cannot pass. Signing is node:crypto's HMAC, synchronous: every session check re-issues a token, and jose's
+// WebCrypto would send each one to libuv's thread pool, where it queues behind password hashes during a login burst.
+import { Buffer } from "node:buffer"
+import { createHmac } from "node:crypto"
 import { Effect, Layer, Redacted, Schema } from "effect"
-import { errors, jwtVerify, SignJWT } from "jose"
+import { errors, jwtVerify } from "jose"
 import { UserId } from "../../domain/account/User.ts"
 import { type SessionClaims, SessionTokens, TokenRejected } from "../../ports/SessionTokens.ts"
 
@@ -13,47 +17,62 @@ const Claims = Schema.Struct({
 })
 const decodeClaims = Schema.decodeUnknownEffect(Claims)
 
-/** A bounded map that forgets its oldest entry first. */
+/**
+ * A bounded map that forgets the least recently used entries first, in halves: entries go to `young`; when it is
+ * full it becomes `old` (the previous `old` is dropped), and a hit in `old` moves back to `young`. A hit costs one
+ * or two lookups and no reordering (a Map kept in strict LRU order deletes and re-inserts on every hit).
+ */
 class Lru<V> {
-  private readonly entries = new Map<string, V>()
-  private readonly capacity: number
+  private young = new Map<string, V>()
+  private old = new Map<string, V>()
+  private readonly half: number
   constructor(capacity: number) {
-    this.capacity = capacity
+    this.half = Math.max(1, Math.floor(capacity / 2))
   }
   get(key: string): V | undefined {
-    const value = this.entries.get(key)
-    if (value !== undefined) {
-      this.entries.delete(key)
-      this.entries.set(key, value)
-    }
-    return value
+    const recent = this.young.get(key)
+    if (recent !== undefined) return recent
+    const older = this.old.get(key)
+    if (older !== undefined) this.set(key, older)
+    return older
   }
   set(key: string, value: V) {
-    this.entries.delete(key)
-    this.entries.set(key, value)
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!)
+    this.young.set(key, value)
+    if (this.young.size >= this.half) {
+      this.old = this.young
+      this.young = new Map()
+    }
   }
 }
 
+const base64url = (json: unknown) => Buffer.from(JSON.stringify(json), "utf8").toString("base64url")
+
+/** The JOSE header of every token (RFC 7515 §4): the only algorithm verification accepts. */
+const HEADER = base64url({ alg: "HS256", typ: "JWT" })
+
 /**
- * jose signs and verifies through WebCrypto, which costs a thread hop per call (~0.2 ms each, measured). Both
- * are pure functions of their input, so they are memoised: the same claims in the same second give the same
- * token, and a token whose signature was checked once needs only its expiry checked again.
+ * jose verifies through WebCrypto, which costs a thread hop per call (~0.2 ms each, measured). Signing and
+ * verifying are pure functions of their input, so both are memoised: the same claims in the same second give the
+ * same token, and a token whose signature was checked once needs only its expiry checked again.
  */
 export const make = (secret: Redacted.Redacted<Uint8Array>, options: { readonly cacheSize?: number } = {}) => {
   const key = Redacted.value(secret)
   const signed = new Lru<string>(options.cacheSize ?? 10_000)
   const verified = new Lru<SessionClaims>(options.cacheSize ?? 10_000)
 
-  const sign = (claims: SessionClaims, iat: number) =>
-    Effect.promise(() =>
-      new SignJWT({ sv: claims.sessionVersion, rm: claims.rememberMe, sat: claims.signedInAt })
-        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-        .setSubject(claims.userId)
-        .setIssuedAt(iat)
-        .setExpirationTime(claims.expiresAt)
-        .sign(key)
-    )
+  /** JWS compact serialisation (RFC 7515 §7.1) of the claims, HMAC-SHA-256 over `header.payload`. */
+  const sign = (claims: SessionClaims, iat: number): string => {
+    const payload = base64url({
+      sv: claims.sessionVersion,
+      rm: claims.rememberMe,
+      sat: claims.signedInAt,
+      sub: claims.userId,
+      iat,
+      exp: claims.expiresAt
+    })
+    const input = `${HEADER}.${payload}`
+    return `${input}.${createHmac("sha256", key).update(input).digest("base64url")}`
+  }
 
   const verifySignature = (token: string, now: Date) =>
     Effect.tryPromise({
@@ -84,7 +103,11 @@ export const make = (secret: Redacted.Redacted<Uint8Array>, options: { readonly 
       const cacheKey = `${claims.userId}|${claims.sessionVersion}|${claims.rememberMe}|${claims.signedInAt}|${claims.expiresAt}|${iat}`
       const cached = signed.get(cacheKey)
       if (cached !== undefined) return Effect.succeed(cached)
-      return Effect.tap(sign(claims, iat), (token) => Effect.sync(() => signed.set(cacheKey, token)))
+      return Effect.sync(() => {
+        const token = sign(claims, iat)
+        signed.set(cacheKey, token)
+        return token
+      })
     },
     verify: (token, now) => {
       const cached = verified.get(token)

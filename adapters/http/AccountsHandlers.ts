@@ -1,12 +1,12 @@
 // Thin handlers for the account routes: decode (done by the API), call one use case, map errors, set cookies.
-import { Effect, Layer, Option, Redacted, SchemaIssue } from "effect"
-import { HttpEffect, HttpServerResponse } from "effect/http"
+import { Context, Effect, Layer, Option, Redacted, SchemaIssue, Scope } from "effect"
+import { Cookies, HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import type { Digest, SecureRandom } from "effect/crypto"
 import type { AccountSettings } from "../../domain/account/AccountSettings.ts"
 import { requestPasswordReset, resetPassword } from "../../domain/account/PasswordReset.ts"
 import { register } from "../../domain/account/Registration.ts"
-import { authenticate, login, revokeAllSessions } from "../../domain/account/Sessions.ts"
+import { authenticate, login, makeAuthenticator, revokeAllSessions } from "../../domain/account/Sessions.ts"
 import type { User } from "../../domain/account/User.ts"
 import type { BusinessRegistry } from "../../ports/BusinessRegistry.ts"
 import type { LoginAttempts } from "../../ports/LoginAttempts.ts"
@@ -19,7 +19,15 @@ import { Users } from "../../ports/Users.ts"
 import { Authentication, CurrentSession, RequestValidation } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
 import { BadRequest, errorBody } from "./ApiErrors.ts"
-import { clientAddress, expireSessionCookie, PREFERENCE_COOKIES, setPreferenceCookies, setSessionCookie } from "./cookies.ts"
+import {
+  clientAddress,
+  expireSessionCookie,
+  PREFERENCE_COOKIES,
+  sessionCookie,
+  setPreferenceCookies,
+  setSessionCookie,
+  withSessionCookie
+} from "./cookies.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 import { HttpSettings } from "./HttpSettings.ts"
 
@@ -98,11 +106,28 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", Effect.fn(function
       run(resetPassword(payload.token, Redacted.make(payload.password))).pipe(mapDomainErrors))
 }))
 
-export const SessionHandlers = HttpApiBuilder.group(Api, "session", Effect.fn(function*(handlers) {
+/** The last `me` answer: its user and cookie objects stay the same for a second (user cache, token memo). */
+let lastMe: { readonly user: User; readonly cookie: Cookies.Cookie; readonly response: HttpServerResponse.HttpServerResponse } | undefined
+
+/**
+ * `{"user": …}` as the contract encodes it (UserView is plain strings, in its field order), with the session cookie
+ * the guard would add: a response is immutable, so the same one answers every `me` of a session within a second.
+ */
+const meResponse = (user: User, cookie: Cookies.Cookie) => {
+  if (lastMe !== undefined && lastMe.user === user && lastMe.cookie === cookie) return lastMe.response
+  const response = HttpServerResponse.text(JSON.stringify({ user: userView(user) }), {
+    contentType: "application/json",
+    cookies: Cookies.setCookie(Cookies.empty, cookie)
+  })
+  lastMe = { user, cookie, response }
+  return response
+}
+
+const sessionGroup = HttpApiBuilder.group(Api, "session", Effect.fn(function*(handlers) {
   const services = yield* Effect.context<Users>()
   const settings = yield* HttpSettings
   return handlers
-    .handle("me", () => Effect.map(CurrentSession, (s) => ({ user: userView(s.user) })))
+    .handle("me", () => Effect.map(CurrentSession, (s) => meResponse(s.user, sessionCookie(settings, s))))
     .handle("logoutAll", () =>
       Effect.gen(function*() {
         const session = yield* CurrentSession
@@ -110,6 +135,18 @@ export const SessionHandlers = HttpApiBuilder.group(Api, "session", Effect.fn(fu
         yield* expireSessionCookie(settings)
       }))
 }))
+
+/**
+ * The session group built on only what it uses: the framework merges the context its routes were built with into
+ * every request's, so the whole application's context would be copied on every authenticated request.
+ */
+export const SessionHandlers = Layer.effectContext(
+  Layer.build(sessionGroup).pipe(
+    Effect.updateContext((context: Context.Context<Users | HttpSettings | Authentication | RequestValidation | Scope.Scope>) =>
+      Context.pick(Users, HttpSettings, Authentication, RequestValidation, Scope.Scope)(context)
+    )
+  )
+)
 
 export const PreferencesHandlers = HttpApiBuilder.group(Api, "preferences", Effect.fn(function*(handlers) {
   const services = yield* Effect.context<AccountServices>()
@@ -137,18 +174,23 @@ export const PreferencesHandlers = HttpApiBuilder.group(Api, "preferences", Effe
 export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function*() {
-    const services = yield* Effect.context<AccountServices>()
+    // Resolved once: the guard runs on every authenticated request.
+    const check = yield* makeAuthenticator
     const settings = yield* HttpSettings
     return Authentication.of({
       cookie: (httpEffect, { credential }) =>
-        Effect.gen(function*() {
-          const session = yield* authenticate(Redacted.value(credential)).pipe(
-            Effect.provideContext(services),
-            mapDomainErrors
-          )
-          yield* setSessionCookie(settings, session)
-          return yield* Effect.provideService(httpEffect, CurrentSession, session)
-        })
+        check(Redacted.value(credential)).pipe(
+          mapDomainErrors,
+          Effect.flatMap((session) =>
+            httpEffect.pipe(
+              Effect.provideService(CurrentSession, session),
+              // A success's response is at hand: the cookie goes straight on it. A failure's response is made
+              // later, from the error: a pre-response handler puts it there. Either way a handler's own cookie
+              // (log out everywhere expires it) is applied after ours and wins.
+              Effect.map((response) => withSessionCookie(settings, session, response)),
+              Effect.tapCause(() => setSessionCookie(settings, session))
+            ))
+        )
     })
   })
 )

@@ -49,6 +49,50 @@ const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => {
   return out
 }
 
+/** What a batch of browser frames asks of the terminal, in order. */
+export type ConsoleInput =
+  | { readonly _tag: "Type"; readonly data: Uint8Array }
+  | { readonly _tag: "Resize"; readonly cols: number; readonly rows: number }
+
+/**
+ * Typed input is joined up to this size: enough for hundreds of keys or short lines in one upstream frame; a large
+ * paste keeps its own frames, which the terminal echoes while the next ones arrive instead of all at once.
+ */
+const JOIN_LIMIT = 16 * 1024
+
+/**
+ * The browser's frames, read together, as terminal steps: consecutive typed input joined into writes of up to
+ * JOIN_LIMIT bytes (a burst of keys or lines costs one upstream frame, not one each), a resize kept in its place;
+ * oversized frames and malformed resize messages dropped.
+ */
+export const consoleInput = (frames: ReadonlyArray<string | Uint8Array>, maxFrameBytes: number): Array<ConsoleInput> => {
+  const steps: Array<ConsoleInput> = []
+  let typed: Array<Uint8Array> = []
+  let typedBytes = 0
+  const flush = () => {
+    if (typed.length === 0) return
+    steps.push({ _tag: "Type", data: concat(typed) })
+    typed = []
+    typedBytes = 0
+  }
+  const type = (data: Uint8Array) => {
+    if (typedBytes + data.byteLength > JOIN_LIMIT) flush()
+    typed.push(data)
+    typedBytes += data.byteLength
+  }
+  for (const frame of frames) {
+    if (typeof frame === "string") {
+      const kind = classify(frame)
+      if (kind._tag === "Resize") {
+        flush()
+        steps.push(kind)
+      } else if (kind._tag === "Input" && frame.length <= maxFrameBytes) type(encoder.encode(frame))
+    } else if (frame.byteLength <= maxFrameBytes) type(frame)
+  }
+  flush()
+  return steps
+}
+
 /** How often an open relay re-reads its VPS: a suspension or destruction elsewhere closes it within this time. */
 const STATE_POLL = "2 seconds"
 
@@ -97,18 +141,12 @@ const relay = (
     const reader = yield* downstream.reader
     const writer = yield* downstream.writer
 
-    // Whatever output arrived together leaves as one frame: a burst of short lines costs one write, not hundreds.
+    // Whatever output arrived together leaves as one frame, and typed input read together goes upstream as one: a
+    // burst of short lines costs one write each way, not hundreds.
     const toBrowser = upstream.output.pipe(Stream.runForEachArray((chunks) => writer.write(concat(chunks))))
     const fromBrowser = Effect.forever(Effect.flatMap(reader.pull, (frames) =>
-      Effect.forEach(frames, (frame) => {
-        if (typeof frame === "string") {
-          const kind = classify(frame)
-          if (kind._tag === "Resize") return upstream.resize(kind.cols, kind.rows)
-          if (kind._tag === "Drop") return Effect.void
-          return frame.length > options.maxInputFrameBytes ? Effect.void : upstream.write(encoder.encode(frame))
-        }
-        return frame.byteLength > options.maxInputFrameBytes ? Effect.void : upstream.write(frame)
-      }, { discard: true })))
+      Effect.forEach(consoleInput(frames, options.maxInputFrameBytes), (step) =>
+        step._tag === "Type" ? upstream.write(step.data) : upstream.resize(step.cols, step.rows), { discard: true })))
     const watchState = Effect.gen(function*() {
       const records = yield* VpsRecords
       for (;;) {

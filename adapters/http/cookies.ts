@@ -1,7 +1,6 @@
 // The only cookies that exist: the session (zh_token) and three functional preference cookies.
 import { Duration, Effect, Option } from "effect"
-import { type HttpServerRequest, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
+import { Cookies, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpEffect } from "effect/http"
 import type { Session } from "../../domain/account/Sessions.ts"
 import { SessionCookie } from "./AccountsApi.ts"
@@ -16,14 +15,42 @@ export const PREFERENCE_COOKIES = { theme: "zh_theme", proTheme: "zh_pro_theme",
 export const setSessionCookie = (
   settings: HttpSettings["Service"],
   session: Session
-): Effect.Effect<void, never, HttpServerRequest.HttpServerRequest> =>
-  HttpApiBuilder.securitySetCookie(SessionCookie, session.token, {
+): Effect.Effect<void, never, HttpServerRequest.HttpServerRequest> => {
+  const cookie = sessionCookie(settings, session)
+  return HttpEffect.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(HttpServerResponse.updateCookies(response, (cookies) => Cookies.setCookie(cookies, cookie)))
+  )
+}
+
+/** The same cookie on a response already in hand (cheaper than a pre-response handler when one is at hand). */
+export const withSessionCookie = (
+  settings: HttpSettings["Service"],
+  session: Session,
+  response: HttpServerResponse.HttpServerResponse
+): HttpServerResponse.HttpServerResponse => {
+  const cookie = sessionCookie(settings, session)
+  if (response.cookies.cookies[SessionCookie.key] === cookie) return response
+  return HttpServerResponse.updateCookies(response, (cookies) => Cookies.setCookie(cookies, cookie))
+}
+
+/** The last cookie built (the same object while it lasts, so a response can tell it already has it): every request of a session within the same second gets the same token and Max-Age. */
+let lastCookie: { readonly key: string; readonly cookie: Cookies.Cookie } | undefined
+
+export const sessionCookie = (settings: HttpSettings["Service"], session: Session): Cookies.Cookie => {
+  const maxAge = session.rememberMe ? session.lifetime : undefined
+  const key = `${session.token}|${maxAge === undefined ? "" : Duration.toMillis(maxAge)}|${settings.secureCookies}`
+  if (lastCookie?.key === key) return lastCookie.cookie
+  // A JWT is base64url and dots: always a valid cookie value.
+  const cookie = Cookies.makeCookieUnsafe(SessionCookie.key, session.token, {
     path: "/",
     httpOnly: true,
     sameSite: "lax",
     secure: settings.secureCookies,
-    ...(session.rememberMe ? { maxAge: session.lifetime } : {})
+    ...(maxAge === undefined ? {} : { maxAge })
   })
+  lastCookie = { key, cookie }
+  return cookie
+}
 
 export const expireSessionCookie = (
   settings: HttpSettings["Service"]

@@ -27,15 +27,15 @@ export const isSuccessfulExit = (exitStatus: string) => exitStatus === "OK" || e
 
 /**
  * `initialInterval` for the first second (most config, resize and power tasks end within it, and each late poll
- * adds straight to provisioning time), then a sixteenth of the time elapsed, up to `maxInterval`: a long task
- * (a clone) is noticed at most ~6 % late, and a slow one is not asked about more than every `maxInterval`.
+ * adds straight to provisioning time), then a thirty-second of the time elapsed, up to `maxInterval`: a task of a
+ * few seconds (a clone) is noticed at most ~3 % late, and a slow one is not asked about more than every `maxInterval`.
  */
 export const pollSchedule = (polling: TaskPolling) => {
   const initial = Duration.toMillis(Duration.fromInputUnsafe(polling.initialInterval))
   const max = Duration.toMillis(Duration.fromInputUnsafe(polling.maxInterval))
   return Schedule.spaced(polling.initialInterval).pipe(
     Schedule.modifyDelay(({ elapsed }) => {
-      return Effect.succeed(Duration.millis(elapsed < 1000 ? initial : Math.round(Math.min(max, Math.max(initial, elapsed / 16)))))
+      return Effect.succeed(Duration.millis(elapsed < 1000 ? initial : Math.round(Math.min(max, Math.max(initial, elapsed / 32)))))
     })
   )
 }

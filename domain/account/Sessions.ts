@@ -20,25 +20,30 @@ export interface Session {
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000)
 
-const lifetimeFor = Effect.fn(function*(rememberMe: boolean) {
-  const settings = yield* AccountSettings
-  return rememberMe ? settings.rememberMeLifetime : settings.sessionIdleLifetime
-})
-
-const issue = Effect.fn("issueSession")(function*(
+/** A session for `user` valid from `at`: the token signed by `tokens` under the lifetimes of `settings`. */
+const issueWith = (
+  tokens: SessionTokens["Service"],
+  settings: AccountSettings["Service"],
   user: User,
   rememberMe: boolean,
   signedInAt: number,
   at: Date
-) {
-  const settings = yield* AccountSettings
-  const lifetime = yield* lifetimeFor(rememberMe)
+): Effect.Effect<Session> => {
+  const lifetime = rememberMe ? settings.rememberMeLifetime : settings.sessionIdleLifetime
   // The sliding expiry never runs past the absolute cap counted from sign-in.
   const cap = signedInAt + Math.floor(Duration.toSeconds(settings.sessionAbsoluteLifetime))
   const expiresAt = Math.min(seconds(at) + Math.floor(Duration.toSeconds(lifetime)), cap)
   const claims: SessionClaims = { userId: user.id, sessionVersion: user.sessionVersion, rememberMe, signedInAt, expiresAt }
-  const token = yield* (yield* SessionTokens).issue(claims, at)
-  return { user, token, rememberMe, lifetime: Duration.seconds(expiresAt - seconds(at)) } satisfies Session
+  return Effect.map(tokens.issue(claims, at), (token) => ({
+    user,
+    token,
+    rememberMe,
+    lifetime: Duration.seconds(expiresAt - seconds(at))
+  }))
+}
+
+const issue = Effect.fn("issueSession")(function*(user: User, rememberMe: boolean, signedInAt: number, at: Date) {
+  return yield* issueWith(yield* SessionTokens, yield* AccountSettings, user, rememberMe, signedInAt, at)
 })
 
 const accountKey = (email: string) => `account:${email}`
@@ -97,20 +102,31 @@ export const login = Effect.fn("login")(function*(input: {
 })
 
 /**
- * The guard of every authenticated request: a valid token whose session version still matches the
- * user's yields the user and a fresh token (sliding expiry).
+ * The guard of every authenticated request, its services resolved once (it runs on every request: no lookup or
+ * context merge per call): a valid token whose session version still matches the user's yields the user and a
+ * fresh token (sliding expiry).
  */
-export const authenticate = Effect.fn("authenticate")(function*(token: string | undefined) {
-  if (token === undefined || token === "") return yield* new Unauthenticated({ reason: "MISSING" })
-  const at = yield* now
-  const claims = yield* (yield* SessionTokens).verify(token, at).pipe(
-    Effect.mapError((e) => new Unauthenticated({ reason: e.reason === "EXPIRED" ? "EXPIRED" : "INVALID" }))
-  )
-  const found = yield* (yield* Users).findById(claims.userId)
-  if (Option.isNone(found) || found.value.sessionVersion !== claims.sessionVersion) {
-    return yield* new Unauthenticated({ reason: "REVOKED" })
+export const makeAuthenticator = Effect.gen(function*() {
+  const tokens = yield* SessionTokens
+  const users = yield* Users
+  const settings = yield* AccountSettings
+  return (token: string | undefined): Effect.Effect<Session, Unauthenticated> => {
+    if (token === undefined || token === "") return Effect.fail(new Unauthenticated({ reason: "MISSING" }))
+    return Effect.flatMap(now, (at) =>
+      tokens.verify(token, at).pipe(
+        Effect.mapError((e) => new Unauthenticated({ reason: e.reason === "EXPIRED" ? "EXPIRED" : "INVALID" })),
+        Effect.flatMap((claims) =>
+          Effect.flatMap(users.findById(claims.userId), (found) =>
+            Option.isNone(found) || found.value.sessionVersion !== claims.sessionVersion
+              ? Effect.fail(new Unauthenticated({ reason: "REVOKED" }))
+              : issueWith(tokens, settings, found.value, claims.rememberMe, claims.signedInAt, at)))
+      ))
   }
-  return yield* issue(found.value, claims.rememberMe, claims.signedInAt, at)
+})
+
+/** The session check of one request (see `makeAuthenticator`). */
+export const authenticate = Effect.fn("authenticate")(function*(token: string | undefined) {
+  return yield* (yield* makeAuthenticator)(token)
 })
 
 /** "Log out everywhere": every token issued so far stops working. */

@@ -1,6 +1,6 @@
 // The six-step VPS provisioning workflow: each step a durable, idempotent activity; a failure at any step undoes
 // what was done (no VM, no address, no reservation left), refunds the charge and tells the customer why.
-import { Clock, Effect, Option, Redacted, Schema } from "effect"
+import { Clock, Effect, Option, Redacted, Result, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Activity, Workflow } from "effect/workflow"
 import { Catalog } from "../../ports/Catalog.ts"
@@ -79,13 +79,13 @@ const retryTransient = <A, R>(effect: Effect.Effect<A, StepFailed, R>) =>
 
 const step1Place = (orderId: string) =>
   Effect.gen(function*() {
-    yield* progress(orderId, 1)
-    const { options, plan } = yield* context(orderId)
+    const [, { options, plan }] = yield* Effect.all([progress(orderId, 1), context(orderId)], { concurrency: 2 })
     const settings = yield* VpsSettings
     const virtualization = yield* Virtualization
     const placement = yield* Placement
-    const templates = yield* (yield* Catalog).templates(options.templateId)
-    const pools = (yield* (yield* Catalog).ipPools).filter((p) => !p.retired)
+    const catalog = yield* Catalog
+    const [templates, allPools] = yield* Effect.all([catalog.templates(options.templateId), catalog.ipPools], { concurrency: 2 })
+    const pools = allPools.filter((p) => !p.retired)
     const template = templates[0]
     if (template === undefined) {
       return yield* new StepFailed({ step: 1, reason: "The chosen OS template is no longer offered.", detail: "no template" })
@@ -96,7 +96,7 @@ const step1Place = (orderId: string) =>
     const [capacity, vms] = yield* Effect.all([
       virtualization.nodeCapacity(cluster, settings.storage),
       virtualization.listVms(cluster)
-    ]).pipe(Effect.mapError(failed(1, "The virtualization cluster cannot be reached.")))
+    ], { concurrency: 2 }).pipe(Effect.mapError(failed(1, "The virtualization cluster cannot be reached.")))
     const visibleVmids = new Set(vms.map((vm) => vm.vmid))
     const reservation = yield* placement.reserve(cluster, orderId, (pending) =>
       chooseNode({
@@ -183,16 +183,17 @@ const step2Clone = (orderId: string, placed: Placed) =>
 
 const step3Resize = (orderId: string, placed: Placed) =>
   Effect.gen(function*() {
-    yield* progress(orderId, 3)
-    const { plan } = yield* context(orderId)
+    const [, { plan }] = yield* Effect.all([progress(orderId, 3), context(orderId)], { concurrency: 2 })
     yield* (yield* Virtualization).resizeDisk(vmOf(placed), plan.diskGiB).pipe(
       Effect.mapError(failed(3, "Sizing the disk failed."))
     )
+    // The address was assigned meanwhile (see the workflow): the order moves on to it once the disk is done.
+    yield* progress(orderId, 4)
   })
 
+/** Database work only: it runs while the disk is resized (step 3), which also reports its progress. */
 const step4Address = (orderId: string) =>
   Effect.gen(function*() {
-    yield* progress(orderId, 4)
     const placedPools = (yield* (yield* Catalog).ipPools).filter((p) => !p.retired)
     const address = yield* (yield* IpAddresses).assign(orderId, placedPools.map((p) => p.id)).pipe(
       Effect.mapError(failed(4, "No public IPv4 address is free right now."))
@@ -203,10 +204,12 @@ const step4Address = (orderId: string) =>
 /** Returns the root password sealed for the order: the plain one never reaches workflow storage. */
 const step5Configure = (orderId: string, placed: Placed) =>
   Effect.gen(function*() {
-    yield* progress(orderId, 5)
-    const { options, plan } = yield* context(orderId)
+    const [, { options, plan }, held] = yield* Effect.all([
+      progress(orderId, 5),
+      context(orderId),
+      Effect.flatMap(IpAddresses, (addresses) => addresses.held(orderId))
+    ], { concurrency: 3 })
     const settings = yield* VpsSettings
-    const held = yield* (yield* IpAddresses).held(orderId)
     if (held === undefined) return yield* Effect.die(new Error("address released before configuration"))
     const password = yield* generatePassword
     yield* (yield* Virtualization).configure(vmOf(placed), {
@@ -227,9 +230,12 @@ const step5Configure = (orderId: string, placed: Placed) =>
 const step6Start = (orderId: string, placed: Placed, sealedPassword: string) =>
   Effect.gen(function*() {
     yield* progress(orderId, 6)
-    const { options, order } = yield* context(orderId)
-    yield* (yield* Virtualization).start(vmOf(placed)).pipe(Effect.mapError(failed(6, "Starting the server failed.")))
-    const held = yield* (yield* IpAddresses).held(orderId)
+    // What the record needs is read while the VM starts: after the start only the writes remain.
+    const [, { options, order }, held] = yield* Effect.all([
+      (yield* Virtualization).start(vmOf(placed)).pipe(Effect.mapError(failed(6, "Starting the server failed."))),
+      context(orderId),
+      Effect.flatMap(IpAddresses, (addresses) => addresses.held(orderId))
+    ], { concurrency: 3 })
     const at = yield* now
     const box = yield* SecretBox
     const vpsId = yield* (yield* SecureRandom.SecureRandom).uuidV4()
@@ -255,8 +261,11 @@ const step6Start = (orderId: string, placed: Placed, sealedPassword: string) =>
       yield* box.seal(password, `vps:${vpsId}:root-password`)
     )
     // The VM now counts in the node's own figures: the reservation has done its job.
-    yield* (yield* Placement).releaseReservation(orderId)
-    if (order.subscriptionId !== null) yield* (yield* Subscriptions).attachService(order.subscriptionId, vps.id)
+    const subscriptionId = order.subscriptionId
+    yield* Effect.all([
+      (yield* Placement).releaseReservation(orderId),
+      subscriptionId === null ? Effect.void : Effect.flatMap(Subscriptions, (s) => s.attachService(subscriptionId, vps.id))
+    ], { concurrency: 2, discard: true })
     yield* (yield* Orders).complete(orderId, vps.id, sealedPassword, at)
     return vps.id
   })
@@ -291,8 +300,14 @@ export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ order
       .pipe(retryTransient)
     placed = { ...placed, vmid }
     const p = placed
-    yield* Activity.make({ name: "resize", error: StepFailed, execute: step3Resize(orderId, p) }).pipe(retryTransient)
-    yield* Activity.make({ name: "address", success: Schema.String, error: StepFailed, execute: step4Address(orderId) })
+    // The address is database work: assigned while the disk is resized. Both finish before either failure counts,
+    // so the undo never races a step still running.
+    const [resized, addressed] = yield* Effect.all([
+      Activity.make({ name: "resize", error: StepFailed, execute: step3Resize(orderId, p) }).pipe(retryTransient, Effect.result),
+      Activity.make({ name: "address", success: Schema.String, error: StepFailed, execute: step4Address(orderId) }).pipe(Effect.result)
+    ], { concurrency: 2 })
+    if (Result.isFailure(resized)) return yield* Effect.fail(resized.failure)
+    if (Result.isFailure(addressed)) return yield* Effect.fail(addressed.failure)
     const sealed = yield* Activity.make({ name: "configure", success: Schema.String, error: StepFailed, execute: step5Configure(orderId, p) })
       .pipe(retryTransient)
     return yield* Activity.make({ name: "start", success: Schema.String, error: StepFailed, execute: step6Start(orderId, p, sealed) })

@@ -102,6 +102,36 @@ describe("openConsole", () => {
       assert.isDefined(stub.seen.find((s) => s.method === "WS"))
     }).pipe(Effect.scoped))
 
+  it.live("a burst of output frames reaches the reader complete and in order, however it is chunked", () =>
+    Effect.gen(function*() {
+      const stub = yield* makeStub()
+      const lines = Array.from({ length: 2000 }, (_, i) => `line ${i}\r\n`)
+      scriptConsole(stub, "root@pam", (socket) => {
+        socket.send(Buffer.from("OK"))
+        for (const line of lines) socket.send(Buffer.from(line))
+      })
+      const output = { value: "" }
+      yield* withConsole(clusterAt(stub.url), (terminal) =>
+        Effect.gen(function*() {
+          yield* Effect.forkScoped(collect(terminal, output))
+          yield* eventually(() => output.value.length >= lines.join("").length)
+        }))
+      assert.strictEqual(output.value, lines.join(""))
+    }).pipe(Effect.scoped))
+
+  it.live("input written together leaves as separate termproxy frames, in order", () =>
+    Effect.gen(function*() {
+      const stub = yield* makeStub()
+      const script = scriptConsole(stub, "root@pam", (socket) => socket.send(Buffer.from("OK")))
+      yield* withConsole(clusterAt(stub.url), (terminal) =>
+        Effect.gen(function*() {
+          const encoder = new TextEncoder()
+          yield* Effect.all([terminal.write(encoder.encode("a")), terminal.resize(80, 24), terminal.write(encoder.encode("bc"))])
+          yield* eventually(() => script.received.length >= 4)
+        }))
+      assert.deepStrictEqual(script.received.slice(1, 4), ["0:1:a", "1:80:24:", "0:2:bc"])
+    }).pipe(Effect.scoped))
+
   it.live("accepts an OK split over two frames", () =>
     Effect.gen(function*() {
       const stub = yield* makeStub()

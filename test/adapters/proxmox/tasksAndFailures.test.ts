@@ -210,10 +210,10 @@ describe("the task polling schedule", () => {
       const schedule = pollSchedule({ initialInterval: "50 millis", maxInterval: "2 seconds", logLines: 10 })
       const fiber = yield* Effect.forkChild(
         Effect.flatMap(Clock.currentTimeMillis, (t) => Effect.sync(() => times.push(t))).pipe(
-          Effect.repeat({ schedule, times: 100 })
+          Effect.repeat({ schedule, times: 300 })
         )
       )
-      yield* TestClock.adjust("300 seconds")
+      yield* TestClock.adjust("900 seconds")
       yield* Fiber.join(fiber)
       const gaps = times.slice(1).map((t, i) => t - times[i]!)
       const start = times[0]!
@@ -223,5 +223,24 @@ describe("the task polling schedule", () => {
       const late = gaps.slice(early.length)
       for (let i = 1; i < late.length; i++) assert.isAtLeast(late[i]!, late[i - 1]!)
       assert.strictEqual(Math.max(...gaps), 2000)
+    }))
+
+  it.effect("after the first second, waits at most a thirty-second of the time elapsed (a task is seen ≤ ~3 % late)", () =>
+    Effect.gen(function*() {
+      const times: Array<number> = []
+      const schedule = pollSchedule({ initialInterval: "50 millis", maxInterval: "2 seconds", logLines: 10 })
+      const fiber = yield* Effect.forkChild(
+        Effect.flatMap(Clock.currentTimeMillis, (t) => Effect.sync(() => times.push(t))).pipe(
+          Effect.repeat({ schedule, times: 120 })
+        )
+      )
+      yield* TestClock.adjust("120 seconds")
+      yield* Fiber.join(fiber)
+      const start = times[0]!
+      for (let i = 1; i < times.length; i++) {
+        const elapsed = times[i - 1]! - start
+        if (elapsed >= 1000) assert.isAtMost(times[i]! - times[i - 1]!, Math.max(50, Math.ceil(elapsed / 32)) + 1)
+      }
+      assert.isAbove(times.at(-1)! - start, 3000)
     }))
 })
