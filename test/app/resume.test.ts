@@ -32,7 +32,60 @@ const orderOf = async (browser: Browser, id: string) => {
   return reply.body as OrderBody
 }
 
+/** Follows the order until `reached` holds (or fails on an early end), then kills the server without warning. */
+const killWhen = async (server: Awaited<ReturnType<typeof startServer>>, browser: Browser, orderId: string, reached: (o: OrderBody) => boolean) => {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const order = await orderOf(browser, orderId)
+    if (reached(order)) break
+    if (order.status !== "provisioning" && order.status !== "pending") throw new Error(`order ended early: ${JSON.stringify(order)}`)
+    if (Date.now() > deadline) throw new Error("the step never began")
+    await sleep(30)
+  }
+  // The sandboxes write their state files a moment after each change (a real upstream commits before answering):
+  // let them, then kill while the step's upstream work still runs.
+  await sleep(700)
+  server.process.kill("SIGKILL")
+  await exitOf(server, 10_000)
+}
+
+/** Starts the server again on the same data and follows the order to its end with the same session. */
+const resumed = async (env: Record<string, string>, browser: Browser, orderId: string) => {
+  const server = await startServer(env)
+  const again = new Browser(server.url)
+  for (const [name, value] of browser.cookies) again.cookies.set(name, value)
+  const until = Date.now() + 60_000
+  for (;;) {
+    const order = await orderOf(again, orderId)
+    if (order.status === "completed" || order.status === "failed") return { server, browser: again, order }
+    if (Date.now() > until) throw new Error(`not resumed: ${JSON.stringify(order)}\n${server.stdout()}\n${server.stderr()}`)
+    await sleep(100)
+  }
+}
+
 describe("a process killed mid-provisioning", () => {
+  it("resumes the VPS workflow during the clone at the next start and completes the order", async () => {
+    const dataDir = await tempDir("resume-vps")
+    const env = { NODE_ENV: "development", DATA_DIR: dataDir, BCRYPT_COST: "4", SANDBOX_TASK_SPEED: "realistic" }
+    const first = await startServer(env)
+    const browser = await signIn(first.url)
+    const key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB7uLQ2QJEVpMZ8wYJfEq1v7rJ9l3cQxYwZ0Yt3JmK4N ada@example.com"
+    const placed = await browser.post("/api/orders", { planId: "vps-s", options: { templateId: "debian-12", hostname: "resume-1", sshPublicKey: key } })
+    expect(placed.status, placed.text).toBe(201)
+    const orderId = (placed.body as { order: OrderBody }).order.id
+    // The clone takes 1.5 s on the sandbox: kill while it runs.
+    await killWhen(first, browser, orderId, (o) => o.progress.step === 2)
+    const { browser: again, order, server } = await resumed(env, browser, orderId)
+    expect(order.status, order.failureReason).toBe("completed")
+    const list = await again.get("/api/vps")
+    expect((list.body as { vps: ReadonlyArray<unknown> }).vps).toHaveLength(1)
+    const vps = await again.get(`/api/vps/${order.serviceId}`)
+    expect(vps.status, vps.text).toBe(200)
+    expect((vps.body as { vps: { status: string; hostname: string } }).vps).toMatchObject({ status: "running", hostname: "resume-1" })
+    server.process.kill("SIGTERM")
+    await exitOf(server, 20_000)
+  }, 240_000)
+
   it("resumes the game server's workflow at the next start and completes the order", async () => {
     const dataDir = await tempDir("resume")
     // Realistic sandbox speed: the install takes a few seconds, time enough to kill the process during it.
@@ -43,31 +96,9 @@ describe("a process killed mid-provisioning", () => {
     expect(placed.status, placed.text).toBe(201)
     const orderId = (placed.body as { order: OrderBody }).order.id
 
-    const deadline = Date.now() + 30_000
-    for (;;) {
-      const order = await orderOf(browser, orderId)
-      if (order.progress.step === 5 && order.status === "provisioning") break
-      if (order.status !== "provisioning" && order.status !== "pending") throw new Error(`order ended early: ${JSON.stringify(order)}`)
-      if (Date.now() > deadline) throw new Error("the install step never began")
-      await sleep(30)
-    }
-    // The sandbox panel writes its state file a moment after each change (a real panel commits before answering):
-    // let it, then kill while the install (3 s) still runs.
-    await sleep(700)
-    first.process.kill("SIGKILL")
-    await exitOf(first, 10_000)
-
-    const second = await startServer(env)
-    const again = new Browser(second.url)
-    for (const [name, value] of browser.cookies) again.cookies.set(name, value)
-    let finished: OrderBody | undefined
-    const until = Date.now() + 60_000
-    while (finished === undefined) {
-      const order = await orderOf(again, orderId)
-      if (order.status === "completed" || order.status === "failed") finished = order
-      else if (Date.now() > until) throw new Error(`not resumed: ${JSON.stringify(order)}\n${second.stdout()}\n${second.stderr()}`)
-      else await sleep(100)
-    }
+    // The install takes 3 s on the sandbox: kill while it runs.
+    await killWhen(first, browser, orderId, (o) => o.progress.step === 5 && o.status === "provisioning")
+    const { browser: again, order: finished, server: second } = await resumed(env, browser, orderId)
     expect(finished.status, finished.failureReason).toBe("completed")
     const servers = await again.get("/api/game-servers")
     const list = (servers.body as { gameServers: ReadonlyArray<{ id: string; status: string }> }).gameServers
