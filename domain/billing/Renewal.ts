@@ -22,7 +22,7 @@ export const listSubscriptions = (userId: string) => Effect.flatMap(Subscription
 
 /**
  * The charge's idempotency key names the period being renewed, so a double click (or two tabs) charges once
- * and extends once. A lapsed (suspended) service starts a fresh month from now and is brought back.
+ * and extends once, and a subscription already paid beyond its next period is not renewed again. A lapsed (suspended) service starts a fresh month from now and is brought back.
  */
 export const renewSubscription = Effect.fn("renewSubscription")(function*(userId: string, subscriptionId: string) {
   const subscriptions = yield* Subscriptions
@@ -30,6 +30,9 @@ export const renewSubscription = Effect.fn("renewSubscription")(function*(userId
   if (subscription.status === "terminated" || subscription.status === "failed") return yield* new SubscriptionEnded()
   const plan = Option.getOrThrow(yield* (yield* Catalog).plan(subscription.planId))
   const at = new Date(yield* Clock.currentTimeMillis)
+  // A renewal pays for the next period. One already paid beyond it was just renewed (a double click, or two tabs,
+  // one finishing before the other read it): answer it as it stands, charging nothing.
+  if (subscription.currentPeriodEnd.getTime() > addMonth(at).getTime()) return subscription
   const charge = yield* (yield* PaymentGateway).charge({
     customer: userId,
     amountCents: plan.priceCents,

@@ -132,6 +132,21 @@ describe("the VPS lifecycle", () => {
       assert.isTrue(charges.length >= 2)
     }).pipe(Effect.provide(vpsEnv())))
 
+  it.effect("a renewal right after a renewal charges nothing: one period ahead is the most that can be paid", () =>
+    Effect.gen(function*() {
+      const { subscriptionId } = yield* provisioned
+      const before = (yield* subscriptionOf(subscriptionId)).currentPeriodEnd
+      yield* renewSubscription(alice, subscriptionId)
+      const again = yield* renewSubscription(alice, subscriptionId)
+      assert.strictEqual(again.currentPeriodEnd.toISOString(), addMonth(before).toISOString())
+      const charges = (yield* (yield* Ledger).forSubscription(subscriptionId)).filter((e) => e.kind === "charge")
+      assert.strictEqual(charges.length, 2)
+      // A month later the next period is due for renewal again.
+      yield* TestClock.adjust("32 days")
+      const later = yield* renewSubscription(alice, subscriptionId)
+      assert.strictEqual(later.currentPeriodEnd.toISOString(), addMonth(addMonth(before)).toISOString())
+    }).pipe(Effect.provide(vpsEnv())))
+
   it.effect("a cancelled subscription ends at its period end; another user cannot cancel it", () =>
     Effect.gen(function*() {
       const { subscriptionId, vps } = yield* provisioned
