@@ -1,6 +1,7 @@
 // `POST /api/application/servers` (reference/pterodactyl.md §2.2): every rule of StoreServerRequest, the egg's
 // variables validated at admin level (missing keys validated as null, defaults not filled in), `allocation.default`
 // existing and unassigned, or `deploy` picking a random free allocation on a viable public node.
+import { randomInt } from "node:crypto"
 import { createServer } from "./lifecycle.ts"
 import { appServer } from "./transformers.ts"
 import { at, type FieldCheck, validate } from "./rules.ts"
@@ -42,7 +43,7 @@ const deploy = (ctx: RouteContext, body: Readonly<Record<string, unknown>>): All
     (ranges.length === 0 || ranges.some(([lo, hi]) => a.port >= lo && a.port <= hi)) &&
     (d["dedicated_ip"] !== true || ![...world.allocations.values()].some((o) => o.ip === a.ip && o.node === a.node && o.serverId !== null))
   )
-  const pick = candidates[Math.floor(Math.random() * candidates.length)]
+  const pick = candidates.length === 0 ? undefined : candidates[randomInt(candidates.length)]
   if (pick === undefined) {
     throw panelError(400, "NoViableAllocationException", "No allocations satisfying the requirements specified were found for deployment on this node.")
   }
