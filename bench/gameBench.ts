@@ -20,10 +20,11 @@ export interface GameSettings {
   readonly rounds: number
   /** Size of the file downloaded (i), in MiB. */
   readonly fileMiB: number
+  /** Measured downloads per path (i), after one warm-up pair that is not counted. */
+  readonly downloadRounds: number
 }
 
 const PAYLOAD_BYTES = 100
-const DOWNLOAD_ROUNDS = 3
 const FILE = "/big.bin"
 
 const mibps = (n: number) => `${fixed(n, n < 10 ? 2 : 1)} MiB/s`
@@ -81,8 +82,8 @@ export const runGameBench = async (server: RunningServer, customer: Target, pane
 
   const fileBytes = settings.fileMiB * 2 ** 20
   panel.sandbox.control.putFile(uuid, FILE, { syntheticBytes: fileBytes })
-  progress(`(i) ${settings.fileMiB} MiB download: relay vs direct, ${DOWNLOAD_ROUNDS} rounds each`)
-  const i = await downloadRelayVersusDirect(target, FILE, fileBytes, DOWNLOAD_ROUNDS)
+  progress(`(i) ${settings.fileMiB} MiB download: relay vs direct vs a bare relay, ${settings.downloadRounds} rounds each after a warm-up round`)
+  const i = await downloadRelayVersusDirect(target, FILE, fileBytes, settings.downloadRounds)
   const growthTargetMiB = settings.fileMiB / 10
 
   const cores = (c: { server: number; database: number; bench: number; other: number }) =>
@@ -117,6 +118,10 @@ export const runGameBench = async (server: RunningServer, customer: Target, pane
         { label: "download: direct", value: mibps(i.directMiBps) },
         { label: "download: relay", value: mibps(i.relayMiBps) },
         { label: "ratio relay / direct", value: percent(i.ratio), target: "≥ 80 %", verdict: judge(i.ratio >= 0.8, i.valid) },
+        { label: "download: bare node:http relay (reference)", value: mibps(i.bareMiBps) },
+        { label: "ratio bare relay / direct (this machine's ceiling)", value: percent(i.bareRatio) },
+        { label: "ratio relay / bare relay", value: percent(i.relayMiBps / i.bareMiBps) },
+        { label: "CPU per MiB moved: server / bare relay", value: `${ms(i.relayCpuMsPerMiB)} / ${ms(i.bareCpuMsPerMiB)}` },
         { label: "server VmRSS before / peak / after", value: `${fixed(i.rssBeforeMiB)} / ${fixed(i.rssPeakMiB)} / ${mib(i.rssAfterMiB)}` },
         {
           label: "RSS growth during a download (peak − before)",
@@ -127,12 +132,16 @@ export const runGameBench = async (server: RunningServer, customer: Target, pane
       ],
       notes: [
         `medians of ${i.rounds} rounds per path, alternated: relay ${i.runs.filter((r) => r.path === "relay").map((r) => fixed(r.mibPerSecond)).join(" / ")},` +
-          ` direct ${i.runs.filter((r) => r.path === "direct").map((r) => fixed(r.mibPerSecond)).join(" / ")} MiB/s`,
+          ` direct ${i.runs.filter((r) => r.path === "direct").map((r) => fixed(r.mibPerSecond)).join(" / ")},` +
+          ` bare ${i.runs.filter((r) => r.path === "bare").map((r) => fixed(r.mibPerSecond)).join(" / ")} MiB/s`,
+        "bare relay: bench/bareRelay.ts, one node:http process that GETs the signed URL and pipes the answer (no session," +
+          " ownership check or panel call): what one extra hop costs on this machine, whatever the relay",
         `RSS: the server's VmRSS read every ~50 ms during each relay download; medians of the rounds; growth per round` +
           ` ${i.runs.filter((r) => r.path === "relay").map((r) => fixed(r.rssPeakMiB - r.rssBeforeMiB)).join(" / ")} MiB (worst ${mib(i.worstGrowthMiB)});` +
           " target: a tenth of the file",
         `cores used (median of rounds), relay: ${cores(i.relayCores)}`,
         `cores used (median of rounds), direct: ${cores(i.directCores)}`,
+        `cores used (median of rounds), bare relay (counted in "other processes"): ${cores(i.bareCores)}`,
         `every body checked: ${i.fileBytes} bytes, HTTP 200, the synthetic pattern at each chunk's start — ${i.valid ? "all intact" : "NOT intact (INVALID)"}`,
         "the bench reads each body with node:http, counting it and keeping none; the node (sandbox Wings) generates the bytes as it sends them"
       ]

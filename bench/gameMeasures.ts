@@ -2,13 +2,15 @@
 // `say` commands and single-command round trips. (i) A large file downloaded through the relay against straight
 // from the node's signed URL, with the server's memory sampled meanwhile. Both paths end in this process, which
 // also runs the sandbox panel and its Wings, so they pay the upstream alike and differ only by the server's hop.
+import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { request as httpGet } from "node:http"
+import { resolve as resolvePath } from "node:path"
 import { performance } from "node:perf_hooks"
 import WebSocket from "ws"
 import type { SandboxPterodactyl } from "../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
 import { percentile } from "./consoleSocket.ts"
-import type { CpuCores } from "./cpu.ts"
+import { type CpuCores, cpuMsOf } from "./cpu.ts"
 import type { Target } from "./measures.ts"
 import { decodeConsoleGrant, signedDownloadUrl, wingsGrant } from "./gameUpstream.ts"
 import { memoryOf, progress } from "./system.ts"
@@ -273,8 +275,29 @@ export const consoleRelayVersusDirect = async (target: ConsoleTarget, rounds: nu
   }
 }
 
+/** Downloads also go through the bench's bare reference relay (bench/bareRelay.ts). */
+export type DownloadPath = Path | "bare"
+
+/** The bare relay process, started for (i) and stopped after it. */
+interface BareRelay {
+  readonly url: string
+  readonly pid: number
+  stop(): void
+}
+
+const startBareRelay = () =>
+  new Promise<BareRelay>((resolve, reject) => {
+    const child = spawn(process.execPath, [resolvePath(import.meta.dirname, "bareRelay.ts")], { stdio: ["ignore", "pipe", "inherit"] })
+    const timer = setTimeout(() => reject(new Error("the bare relay did not start within 10 s")), 10_000)
+    child.once("error", reject)
+    child.stdout.once("data", (line: Buffer) => {
+      clearTimeout(timer)
+      resolve({ url: `http://127.0.0.1:${Number(String(line).trim())}`, pid: child.pid ?? 0, stop: () => void child.kill("SIGTERM") })
+    })
+  })
+
 export interface Download {
-  readonly path: Path
+  readonly path: DownloadPath
   readonly bytes: number
   readonly ms: number
   readonly mibPerSecond: number
@@ -287,6 +310,8 @@ export interface Download {
   readonly rssAfterMiB: number
   readonly samples: number
   readonly cores: CpuCores
+  /** CPU time of the process doing the hop (our server, or the bare relay) per MiB moved; 0 on the direct path. */
+  readonly hopCpuMsPerMiB: number
 }
 
 /** GETs `url` and counts the body as it arrives, holding none of it (node:http: the leanest client for both paths). */
@@ -307,11 +332,15 @@ const drain = (url: string, headers: Record<string, string>) =>
     request.end()
   })
 
-const download = async (target: ConsoleTarget, path: Path, file: string): Promise<Download> => {
+const download = async (target: ConsoleTarget, path: DownloadPath, file: string, bare: BareRelay): Promise<Download> => {
   const { pid } = target.customer
   const url = path === "relay"
     ? `${target.customer.url}/api/client/servers/${target.identifier}/files/download/stream?file=${encodeURIComponent(file)}`
+    : path === "bare"
+    ? `${bare.url}/?to=${encodeURIComponent(await signedDownloadUrl(target.panel, target.uuid, file))}`
     : await signedDownloadUrl(target.panel, target.uuid, file)
+  const hopPid = path === "relay" ? pid : path === "bare" ? bare.pid : undefined
+  const hopBefore = hopPid === undefined ? 0 : await cpuMsOf(hopPid)
   const headers: Record<string, string> = path === "relay" ? { cookie: target.customer.cookie } : {}
   const before = await memoryOf(pid)
   let peak = before.rssMiB
@@ -331,6 +360,7 @@ const download = async (target: ConsoleTarget, path: Path, file: string): Promis
     const got = await drain(url, headers)
     const ms = performance.now() - started
     const { cores } = await cpu.stop()
+    const hopMs = hopPid === undefined ? 0 : (await cpuMsOf(hopPid)) - hopBefore
     sampling = false
     await sampler
     const after = await memoryOf(pid)
@@ -343,7 +373,8 @@ const download = async (target: ConsoleTarget, path: Path, file: string): Promis
       rssPeakMiB: Math.max(peak, after.rssMiB),
       rssAfterMiB: after.rssMiB,
       samples,
-      cores
+      cores,
+      hopCpuMsPerMiB: hopMs / (got.bytes / 2 ** 20)
     }
   } finally {
     sampling = false
@@ -353,23 +384,36 @@ const download = async (target: ConsoleTarget, path: Path, file: string): Promis
 /** `rounds` downloads per path, alternating; throughput and memory figures are the rounds' medians. */
 export const downloadRelayVersusDirect = async (target: ConsoleTarget, file: string, fileBytes: number, rounds: number) => {
   const all: Array<Download> = []
-  for (let round = 0; round < rounds; round++) {
-    for (const path of ["relay", "direct"] as const) {
-      progress(`    download round ${round + 1}/${rounds}: ${path}`)
-      all.push(await download(target, path, file))
+  const warmUp: Array<Download> = []
+  const bare = await startBareRelay()
+  try {
+    // The first round warms every path up (JIT, connection pools); its figures are not counted.
+    for (let round = 0; round <= rounds; round++) {
+      for (const path of ["relay", "direct", "bare"] as const) {
+        progress(`    download ${round === 0 ? "warm-up" : `round ${round}/${rounds}`}: ${path}`)
+        const measured = await download(target, path, file, bare)
+        ;(round === 0 ? warmUp : all).push(measured)
+      }
     }
+  } finally {
+    bare.stop()
   }
-  const of = (path: Path) => all.filter((d) => d.path === path)
+  const of = (path: DownloadPath) => all.filter((d) => d.path === path)
   const relay = of("relay")
   const direct = of("direct")
   const relayMiBps = median(relay.map((d) => d.mibPerSecond))
   const directMiBps = median(direct.map((d) => d.mibPerSecond))
+  const bareMiBps = median(of("bare").map((d) => d.mibPerSecond))
   return {
     fileBytes,
     rounds,
     relayMiBps,
     directMiBps,
+    bareMiBps,
     ratio: relayMiBps / directMiBps,
+    bareRatio: bareMiBps / directMiBps,
+    relayCpuMsPerMiB: median(relay.map((d) => d.hopCpuMsPerMiB)),
+    bareCpuMsPerMiB: median(of("bare").map((d) => d.hopCpuMsPerMiB)),
     rssBeforeMiB: median(relay.map((d) => d.rssBeforeMiB)),
     rssPeakMiB: median(relay.map((d) => d.rssPeakMiB)),
     rssAfterMiB: median(relay.map((d) => d.rssAfterMiB)),
@@ -378,7 +422,8 @@ export const downloadRelayVersusDirect = async (target: ConsoleTarget, file: str
     worstGrowthMiB: Math.max(...relay.map((d) => d.rssPeakMiB - d.rssBeforeMiB)),
     relayCores: medianCores(relay),
     directCores: medianCores(direct),
-    valid: all.every((d) => d.status === 200 && d.bytes === fileBytes && d.intact),
+    bareCores: medianCores(of("bare")),
+    valid: [...warmUp, ...all].every((d) => d.status === 200 && d.bytes === fileBytes && d.intact),
     runs: all
   }
 }

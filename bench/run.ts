@@ -8,7 +8,8 @@
 // once, default 100), BENCH_VPS_SEQUENTIAL (orders one after the other, default 5), BENCH_VPS_KEYSTROKES (per console
 // session, three sessions per path; default 500), BENCH_GAME_COMMANDS (`say` commands in one console burst, default
 // 2000), BENCH_GAME_ROUND_TRIPS (single-command round trips per console round, default 500), BENCH_GAME_ROUNDS
-// (console rounds per path, default 5), BENCH_GAME_FILE_MIB (size of the downloaded file, default 100).
+// (console rounds per path, default 5), BENCH_GAME_FILE_MIB (size of the downloaded file, default 100),
+// BENCH_GAME_DOWNLOAD_ROUNDS (measured downloads per path after one warm-up pair, default 7).
 import { randomBytes } from "node:crypto"
 import { availableParallelism, cpus, loadavg } from "node:os"
 import { resolve } from "node:path"
@@ -61,7 +62,8 @@ const settings = {
     commands: intEnv("BENCH_GAME_COMMANDS", 2_000, 10, 50_000),
     roundTrips: intEnv("BENCH_GAME_ROUND_TRIPS", 500, 10, 10_000),
     rounds: intEnv("BENCH_GAME_ROUNDS", 5, 1, 20),
-    fileMiB: intEnv("BENCH_GAME_FILE_MIB", 100, 1, 2_048)
+    fileMiB: intEnv("BENCH_GAME_FILE_MIB", 100, 1, 2_048),
+    downloadRounds: intEnv("BENCH_GAME_DOWNLOAD_ROUNDS", 7, 1, 50)
   }
 }
 const RESULTS = resolve(import.meta.dirname, "results", "latest.json")

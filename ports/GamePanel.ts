@@ -143,7 +143,13 @@ export interface Download {
   readonly contentLength: number | null
   readonly filename: string | null
   readonly contentType: string | null
-  readonly stream: Stream.Stream<Uint8Array, GamePanelUnavailable>
+  /**
+   * The bytes, for one reader, as they arrive. An async iterable rather than an Effect Stream: a relay moves most
+   * bytes per CPU second when the source reaches the HTTP edge as it is (a Node stream is one, and the edge pipes
+   * it natively). Iteration throws if the node stops part-way; ending it early, or closing the download's scope,
+   * releases the upstream.
+   */
+  readonly body: AsyncIterable<Uint8Array>
 }
 
 export type DownloadTarget =

@@ -16,7 +16,7 @@ const costOf = (hash: string): number | undefined => {
  * Linux keeps the nice value per thread: a worker that lowers its own leaves the event loop's as it was (elsewhere
  * the call may fail or apply to the process; hashing then simply runs at normal priority).
  */
-const WORKER_NICE = 10
+const WORKER_NICE = Number(process.env["ZH_EXP_NICE"] ?? 10)
 
 type Job =
   | { readonly op: "hash"; readonly password: string; readonly cost: number }

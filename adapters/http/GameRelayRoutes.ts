@@ -3,6 +3,7 @@
 // query, body) after the session, ownership and state checks, and the panel's status and body come back — except
 // that nothing reaching the customer may hold the panel's or a node's address: signed URLs are replaced by our own
 // streaming routes, pagination links and resource URLs are stripped, and errors are ours, never the panel's text.
+import { finished, Readable } from "node:stream"
 import { Effect, Exit, Option, Scope, Stream } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { authenticate } from "../../domain/account/Sessions.ts"
@@ -167,7 +168,11 @@ const relayed = (server: GameServer, request: HttpServerRequest.HttpServerReques
     return HttpServerResponse.uint8Array(response.body, { status: response.status, contentType: "text/plain; charset=utf-8" })
   })
 
-/** The bytes stream from the node to the customer, never held whole; the upstream closes when they are sent. */
+/**
+ * The bytes flow from the node to the customer, never held whole: a Node stream is piped as it is (backpressure,
+ * no step per chunk), any other body through `Readable.from`. However the body ends (sent, cut by the node, or the
+ * customer gone, which destroys it), the download's scope closes and the upstream is released.
+ */
 const downloaded = (server: GameServer, target: DownloadTarget) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
@@ -175,9 +180,11 @@ const downloaded = (server: GameServer, target: DownloadTarget) =>
       Scope.provide(scope),
       Effect.onError(() => Scope.close(scope, Exit.void))
     )
+    const body = download.body instanceof Readable ? download.body : Readable.from(download.body, { objectMode: false })
+    finished(body, () => void Effect.runFork(Scope.close(scope, Exit.void)))
     const name = download.filename ?? (target._tag === "File" ? target.path.split("/").pop() ?? "download" : `${target.uuid}.tar.gz`)
-    return HttpServerResponse.stream(
-      download.stream.pipe(Stream.ensuring(Scope.close(scope, Exit.void))),
+    return HttpServerResponse.raw(
+      body,
       {
         contentType: "application/octet-stream",
         ...(download.contentLength === null ? {} : { contentLength: download.contentLength }),

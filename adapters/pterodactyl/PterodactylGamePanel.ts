@@ -332,7 +332,7 @@ export const layerWith = (
           }).pipe(logged("open console")),
 
         download: (panel, server, target) =>
-          download(http, calls, transfers, panel, server, target).pipe(logged("download")),
+          download(calls, transfers, panel, server, target).pipe(logged("download")),
 
         upload: (panel, server, body) => upload(http, calls, transfers, panel, server, body).pipe(logged("upload"))
       })

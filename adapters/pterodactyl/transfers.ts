@@ -1,17 +1,13 @@
 // Files and backups streamed between the caller and a node through fresh single-use signed URLs
 // (reference/pterodactyl.md §4.1, §4.2): the panel hands out the URL, the adapter uses it at once and server-side,
 // and neither the URL, its token nor the node's address leaves this module. Bytes are streamed, never buffered.
-import { type Duration, Effect, Option, type Scope, Stream } from "effect"
-import { Headers, HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
-import {
-  type ClientCallError,
-  type Download,
-  type DownloadTarget,
-  GamePanelUnavailable,
-  UploadAborted
-} from "../../ports/GamePanel.ts"
+import type { Readable } from "node:stream"
+import { request as undiciRequest } from "undici"
+import { type Duration, Effect, type Scope, Stream } from "effect"
+import { Headers, type HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { type ClientCallError, type Download, type DownloadTarget, UploadAborted } from "../../ports/GamePanel.ts"
 import { type Calls, decodeAs, redactedHeaderNames, timedOut, transportFailure } from "./calls.ts"
-import { failure, fromErrorAnswer, portError } from "./failures.ts"
+import { type CallFailed, failure, fromErrorAnswer, portError } from "./failures.ts"
 import { SignedUrl } from "./responses.ts"
 
 export interface TransferOptions {
@@ -38,9 +34,6 @@ export const filenameOf = (disposition: string | null): string | null => {
   return name === undefined || name === "" ? null : name
 }
 
-const header = (response: HttpClientResponse.HttpClientResponse, name: string) =>
-  Option.getOrNull(Headers.get(response.headers, name))
-
 /** A signed URL from the panel; its shape is checked, its text never reported. */
 const signedUrl = (calls: Calls, panel: string, operation: string, path: string) =>
   calls.client(panel, operation, { method: "GET", path }).pipe(
@@ -60,12 +53,69 @@ const nodeRefusal = (operation: string, response: HttpClientResponse.HttpClientR
     return yield* fromErrorAnswer(operation, response.status, text.slice(0, 4096), undefined, Date.now())
   })
 
+const REFUSAL_BYTES = 4096
+
+/** The first bytes of a refusal's body (the rest is dropped with the connection). */
+const refusalText = (response: Readable) =>
+  Effect.callback<string>((resume) => {
+    const chunks: Array<Buffer> = []
+    let bytes = 0
+    const done = () => {
+      response.off("data", onData)
+      response.off("end", done)
+      response.off("error", done)
+      response.off("close", done)
+      resume(Effect.succeed(Buffer.concat(chunks).subarray(0, REFUSAL_BYTES).toString("utf8")))
+    }
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk)
+      bytes += chunk.byteLength
+      if (bytes >= REFUSAL_BYTES) done()
+    }
+    response.on("data", onData)
+    response.once("end", done)
+    response.once("error", done)
+    response.once("close", done)
+  })
+
+/** The node's answer head, its body not yet read. */
+interface NodeAnswer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+  readonly body: Readable
+}
+
 /**
- * Opens the download within the caller's scope and returns as soon as the node's head arrived; the body is pulled
- * by the caller. No key is sent to the node: the signed URL's token is the only authority it needs.
+ * GETs a signed URL with undici's own `request`: its body is a Node stream, handed to the HTTP edge as it is
+ * (measured: fewer CPU per relayed MiB than node:http's answers or an Effect Stream over either). Interrupted before
+ * the head, the request is aborted.
+ */
+const getNode = (url: URL, operation: string) =>
+  Effect.tryPromise({
+    try: (signal): Promise<NodeAnswer> =>
+      undiciRequest(url, { method: "GET", headers: { accept: "*/*" }, signal, bodyTimeout: 0 }).then((answer) => ({
+        status: answer.statusCode,
+        headers: answer.headers,
+        body: answer.body
+      })),
+    catch: (error) => {
+      const code = typeof error === "object" && error !== null ? Reflect.get(error, "code") : undefined
+      return failure(operation, null, "TransportError", typeof code === "string" ? code : "no answer")
+    }
+  })
+
+const headerOf = (answer: NodeAnswer, name: string): string | null => {
+  const value = answer.headers[name]
+  return typeof value === "string" ? value : null
+}
+
+/**
+ * Opens the download within the caller's scope and returns as soon as the node's head arrived; the body is read by
+ * the caller. No key is sent to the node: the signed URL's token is the only authority it needs. The body is the
+ * node's answer itself (a Node stream), so the HTTP edge pipes it without a copy or a step per chunk; the scope's
+ * end drops it if it was not read to the end.
  */
 export const download = (
-  http: HttpClient.HttpClient,
   calls: Calls,
   options: TransferOptions,
   panel: string,
@@ -78,27 +128,34 @@ export const download = (
     : `${serverPath(server)}/backups/${encodeURIComponent(target.uuid)}/download`
   return Effect.gen(function*() {
     const url = yield* signedUrl(calls, panel, operation, path)
-    const response = yield* HttpClient.withScope(http).execute(HttpClientRequest.get(url)).pipe(
-      Effect.catchTag("HttpClientError", (e) => Effect.fail(transportFailure(operation, e))),
-      Effect.timeoutOrElse({
-        duration: options.requestTimeout,
-        orElse: () => Effect.fail(timedOut(operation, options.requestTimeout))
-      })
+    // Interruptible until the head arrives (the timeout drops the request); from then on the scope owns the answer.
+    const response = yield* Effect.uninterruptibleMask((restore) =>
+      restore(getNode(url, operation).pipe(
+        Effect.timeoutOrElse({
+          duration: options.requestTimeout,
+          orElse: () => Effect.fail(timedOut(operation, options.requestTimeout))
+        })
+      )).pipe(
+        Effect.tap((answer) => Effect.addFinalizer(() => Effect.sync(() => {
+          if (!answer.body.readableEnded) answer.body.destroy()
+        })))
+      )
     )
-    if (response.status < 200 || response.status >= 300) return yield* nodeRefusal(operation, response)
-    const length = header(response, "content-length")
-    const contentLength = length !== null && /^\d+$/.test(length) ? Number(length) : null
-    const stream: Stream.Stream<Uint8Array, GamePanelUnavailable> = response.stream.pipe(
-      Stream.mapError(() => new GamePanelUnavailable({ operation, detail: "the node stopped sending" }))
-    )
+    const status = response.status
+    if (status < 200 || status >= 300) {
+      const text = yield* refusalText(response.body).pipe(
+        Effect.timeoutOrElse({ duration: options.requestTimeout, orElse: () => Effect.succeed("") })
+      )
+      return yield* fromErrorAnswer(operation, status, text, undefined, Date.now())
+    }
+    const length = headerOf(response, "content-length")
     return {
-      contentLength,
-      filename: filenameOf(header(response, "content-disposition")),
-      contentType: header(response, "content-type"),
-      stream
+      contentLength: length !== null && /^\d+$/.test(length) ? Number(length) : null,
+      filename: filenameOf(headerOf(response, "content-disposition")),
+      contentType: headerOf(response, "content-type"),
+      body: response.body
     } satisfies Download
   }).pipe(
-    Effect.provideService(Headers.CurrentRedactedNames, redactedHeaderNames),
     Effect.mapError((e) => (e._tag === "CallFailed" ? portError(e) : e))
   )
 }

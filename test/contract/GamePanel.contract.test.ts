@@ -10,6 +10,7 @@ import {
   type ClientRequest, type ConsoleEvent, type GameConsole, GamePanel, GamePanelUnavailable, type NewServer, PanelRejected
 } from "../../ports/GamePanel.ts"
 import { type GamePanelHarness, memoryHarness, multipart, sandboxHarness, sandboxPanelLayer } from "../support/gamePanelHarness.ts"
+import { readBody } from "../support/download.ts"
 
 export interface GamePanelContractSetup<R> {
   readonly layer: Layer.Layer<GamePanel | R, unknown>
@@ -307,10 +308,8 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
           directory: "/uploads", contentType: body.contentType, contentLength: body.bytes.length, body: Stream.make(body.bytes)
         })
         const download = yield* p.download(panel, uuid, { _tag: "File", path: "/uploads/world.dat" })
-        const chunks = yield* Stream.runCollect(download.stream)
-        const back = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0))
-        chunks.reduce((at, c) => (back.set(c, at), at + c.length), 0)
-        assert.deepStrictEqual(back, bytes)
+        const back = yield* readBody(download.body)
+        assert.deepStrictEqual(new Uint8Array(back), bytes)
         assert.strictEqual(download.filename, "world.dat")
         const listed = yield* client(uuid, request("GET", "files/list", "directory=%2Fuploads"))
         assert.deepStrictEqual(namesIn(jsonOf(listed.body)), ["notes.txt", "world.dat"])

@@ -1,11 +1,39 @@
 // Game servers when things go wrong, end to end against the sandbox panel: 20 concurrent orders for 10
 // allocations, an install that never finishes, a throttled panel (429 with our Retry-After, never a hang), a failing
-// panel (our 503, never its words), bad order options, and our console token expiring and renewed on the socket.
+// panel (our 503, never its words), downloads dropped by the customer or cut by the node, bad order options, and our
+// console token expiring and renewed on the socket.
+import { get, type ClientRequest, type IncomingMessage } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { SandboxPterodactyl } from "../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
 import { gameLeakScanner, GameEnvelopes, openGameConsole, orderGame, provisionedGame, sandboxPanelOf } from "../support/gameHttp.ts"
 import { startTestServer } from "../support/testServer.ts"
-import { errorCode, expectBody, type LeakScanner, type ScannedBrowser, signedInCustomer, type TestServer } from "../support/vpsHttp.ts"
+import { errorCode, expectBody, type LeakScanner, type ScannedBrowser, signedInCustomer, type TestServer, waitFor } from "../support/vpsHttp.ts"
+
+/** Starts one of our streamed downloads and resolves with its head; the caller reads (or drops) the body. */
+const startDownload = (browser: ScannedBrowser, identifier: string, file: string) =>
+  new Promise<{ readonly request: ClientRequest; readonly response: IncomingMessage }>((resolve, reject) => {
+    const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join("; ")
+    const url = `${browser.baseUrl}/api/client/servers/${identifier}/files/download/stream?file=${encodeURIComponent(file)}`
+    const request = get(url, { headers: { cookie } }, (response) => {
+      browser.scan(`download head (${response.statusCode})`, JSON.stringify(response.headers))
+      resolve({ request, response })
+    })
+    request.once("error", reject)
+  })
+
+/** Reads a body to its end or its failure: the bytes received and whether it ended complete. */
+const drain = (response: IncomingMessage) =>
+  new Promise<{ readonly bytes: number; readonly complete: boolean; readonly intact: boolean }>((resolve) => {
+    let bytes = 0
+    let intact = true
+    response.on("data", (chunk: Buffer) => {
+      // The sandbox's synthetic files: byte i is i mod 251.
+      if (chunk[0] !== bytes % 251) intact = false
+      bytes += chunk.byteLength
+    })
+    response.once("end", () => resolve({ bytes, complete: response.complete, intact }))
+    response.once("error", () => resolve({ bytes, complete: false, intact }))
+  })
 
 describe("game servers under concurrent orders", () => {
   let server: TestServer
@@ -99,6 +127,39 @@ describe("game servers under faults", () => {
       const recovered = await browser.get(`/api/client/servers/${identifier}/files/list?directory=%2F`)
       expect(recovered.status, recovered.text).toBe(200)
     }, 30_000)
+
+    it("a customer who drops a download part-way releases the node's transfer at once", async () => {
+      const uuid = panel.control.servers().find((s) => s.identifier === identifier)?.uuid ?? ""
+      panel.control.putFile(uuid, "/worlds/huge.bin", { syntheticBytes: 256 * 1024 * 1024 })
+      const { request, response } = await startDownload(browser, identifier, "/worlds/huge.bin")
+      expect(response.statusCode).toBe(200)
+      expect(response.headers["content-length"]).toBe(String(256 * 1024 * 1024))
+      await new Promise((resolve) => response.once("data", resolve))
+      // Far from done (256 MiB, nobody reading): the node is still sending.
+      expect(panel.control.downloadsInFlight()).toBe(1)
+      request.destroy()
+      await waitFor("the node's download to end", async () => (panel.control.downloadsInFlight() === 0 ? true : undefined), 5_000)
+    })
+
+    it("a node that dies part-way cuts the customer's download: never a complete-looking file, and the next one is whole", async () => {
+      const uuid = panel.control.servers().find((s) => s.identifier === identifier)?.uuid ?? ""
+      const size = 8 * 1024 * 1024
+      panel.control.putFile(uuid, "/worlds/eight.bin", { syntheticBytes: size })
+      panel.control.cutDownloadsAfter(1024 * 1024)
+      try {
+        const { response } = await startDownload(browser, identifier, "/worlds/eight.bin")
+        expect(response.statusCode).toBe(200)
+        expect(response.headers["content-length"]).toBe(String(size))
+        const cut = await drain(response)
+        expect(cut.complete).toBe(false)
+        expect(cut.bytes).toBeLessThan(size)
+      } finally {
+        panel.control.clearFaults()
+      }
+      const whole = await drain((await startDownload(browser, identifier, "/worlds/eight.bin")).response)
+      expect(whole).toEqual({ bytes: size, complete: true, intact: true })
+      expect(panel.control.downloadsInFlight()).toBe(0)
+    })
 
     it("refuses order options the plan does not offer, with a clear error, charging nothing", async () => {
       const unknown = await browser.post("/api/orders", { planId: "mc-2g", options: { variables: { SERVER_JARFILE: "x.jar" } } })

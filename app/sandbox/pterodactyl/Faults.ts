@@ -1,5 +1,6 @@
-// Injected failures (PterodactylControl.failNext / throttleNext): the next matching requests, panel or Wings, answer
-// with the given status instead of being served; throttles answer 429 + Retry-After as the panel's limiter does.
+// Injected failures (PterodactylControl.failNext / throttleNext / cutDownloadsAfter): the next matching requests, panel
+// or Wings, answer with the given status instead of being served; throttles answer 429 + Retry-After as the panel's
+// limiter does; a cut download drops its connection part-way through the body.
 export interface FailSpec {
   readonly method?: string
   /** A RegExp tested against the path (no query), or a path prefix. Panel and Wings paths alike. */
@@ -31,6 +32,7 @@ const matches = (spec: FailSpec, method: string, path: string): boolean => {
 export class Faults {
   private armed: Array<Armed> = []
   private throttle: { remaining: number; readonly retryAfterSeconds: number } | undefined
+  private cutAfter: number | undefined
 
   failNext(spec: FailSpec): void {
     if (!Number.isInteger(spec.times) || spec.times < 1) throw new RangeError("failNext: times must be a positive integer")
@@ -41,9 +43,21 @@ export class Faults {
     this.throttle = { remaining: spec.times, retryAfterSeconds: spec.retryAfterSeconds }
   }
 
+  /** Until cleared, every node download drops its connection after `bytes` of its body (a node dying mid-transfer). */
+  cutDownloadsAfter(bytes: number | undefined): void {
+    if (bytes !== undefined && (!Number.isInteger(bytes) || bytes < 0)) throw new RangeError("cutDownloadsAfter: bytes must be a non-negative integer")
+    this.cutAfter = bytes
+  }
+
+  /** Where the next download is cut, if it is. */
+  downloadCut(): number | undefined {
+    return this.cutAfter
+  }
+
   clear(): void {
     this.armed = []
     this.throttle = undefined
+    this.cutAfter = undefined
   }
 
   /** The failure this request gets, consumed. */

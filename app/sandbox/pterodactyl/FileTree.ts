@@ -136,15 +136,21 @@ const CHUNK = 64 * 1024
 // 251 is prime and CHUNK's offsets advance by CHUNK % 251, so one template of CHUNK + 251 bytes serves every chunk.
 const template = Buffer.from(Array.from({ length: CHUNK + 251 }, (_, i) => syntheticByte(i)))
 
-/** Streams a file into `out` honouring backpressure; resolves when everything is written or `out` is gone. */
-export const streamData = async (data: FileData, out: Writable): Promise<void> => {
+/**
+ * Streams a file into `out` honouring backpressure; resolves when everything is written or `out` is gone. With
+ * `limit`, stops after that many bytes without ending `out` and resolves `false` (the caller drops the connection).
+ */
+export const streamData = async (data: FileData, out: Writable, limit?: number): Promise<boolean> => {
+  const size = sizeOf(data)
+  const end = limit === undefined ? size : Math.min(size, limit)
   if (Buffer.isBuffer(data)) {
-    out.end(data)
-    return
+    if (end === size) out.end(data)
+    else out.write(data.subarray(0, end))
+    return end === size
   }
   let offset = 0
-  while (offset < data.syntheticBytes && !out.destroyed) {
-    const n = Math.min(CHUNK, data.syntheticBytes - offset)
+  while (offset < end && !out.destroyed) {
+    const n = Math.min(CHUNK, end - offset)
     const start = offset % 251
     const ok = out.write(template.subarray(start, start + n))
     offset += n
@@ -160,5 +166,7 @@ export const streamData = async (data: FileData, out: Writable): Promise<void> =
       })
     }
   }
+  if (end < size) return false
   out.end()
+  return true
 }

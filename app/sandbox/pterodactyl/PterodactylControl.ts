@@ -42,6 +42,8 @@ export interface PterodactylControl {
   setInstallOutcome(match: { readonly externalId?: string } | "default", outcome: InstallOutcome): void
   failNext(spec: FailSpec): void
   throttleNext(spec: ThrottleSpec): void
+  /** Until cleared (undefined or `clearFaults`), node downloads drop their connection after `bytes` of the body. */
+  cutDownloadsAfter(bytes: number | undefined): void
   clearFaults(): void
   addNode(spec?: NodeSpec): number
   addAllocations(node: number, ip: string, ports: ReadonlyArray<number>): ReadonlyArray<number>
@@ -49,6 +51,8 @@ export interface PterodactylControl {
   putFile(serverUuid: string, path: string, bytes: Uint8Array | { readonly syntheticBytes: number }): void
   readFile(serverUuid: string, path: string): Buffer | undefined
   consoleSockets(serverUuid: string): number
+  /** Node downloads still sending their body. */
+  downloadsInFlight(): number
   requests(): ReadonlyArray<RecordedRequest>
   tokensIssued(): ReadonlyArray<IssuedToken>
   emitConsole(serverUuid: string, line: string): void
@@ -68,6 +72,7 @@ export const makeControl = (sim: Sim): PterodactylControl => {
     },
     failNext: (spec) => sim.faults.failNext(spec),
     throttleNext: (spec) => sim.faults.throttleNext(spec),
+    cutDownloadsAfter: (bytes) => sim.faults.cutDownloadsAfter(bytes),
     clearFaults: () => sim.faults.clear(),
     addNode: (spec = {}) => {
       const id = sim.world.addNode(spec).id
@@ -102,6 +107,7 @@ export const makeControl = (sim: Sim): PterodactylControl => {
       return entry?.kind === "file" ? materialize(entry.data) : undefined
     },
     consoleSockets: (uuid) => server(uuid).console.sessions.size,
+    downloadsInFlight: () => sim.transfers.inFlight,
     requests: () => [...sim.requests],
     tokensIssued: () => [...sim.tokens.issued],
     emitConsole: (uuid, line) => server(uuid).console.line(line),

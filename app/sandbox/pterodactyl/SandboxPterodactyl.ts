@@ -93,6 +93,7 @@ export const startSandboxPterodactyl = async (
     tokens: new Tokens(),
     requests: [],
     installOutcomes: { default: "succeed", byExternalId: new Map() },
+    transfers: { inFlight: 0 },
     panelUrl: "",
     nodeUrl: "",
     later: (ms, f) => {

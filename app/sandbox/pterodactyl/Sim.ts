@@ -33,6 +33,8 @@ export interface Sim {
   readonly tokens: Tokens
   readonly requests: Array<RecordedRequest>
   readonly installOutcomes: { default: InstallOutcome; readonly byExternalId: Map<string, InstallOutcome> }
+  /** Node downloads whose body is still being sent (a reader that neither reads nor closes keeps one here). */
+  readonly transfers: { inFlight: number }
   panelUrl: string
   nodeUrl: string
   /** A timer cleared on close. */

@@ -111,7 +111,13 @@ export class WingsServer {
     res.setHeader("Content-Length", sizeOf(data))
     res.setHeader("Content-Disposition", `attachment; filename="${name.replace(/"/g, "")}"`)
     res.setHeader("Content-Type", "application/octet-stream")
-    await streamData(data, res)
+    this.sim.transfers.inFlight += 1
+    try {
+      const whole = await streamData(data, res, this.sim.faults.downloadCut())
+      if (!whole) res.socket?.destroy()
+    } finally {
+      this.sim.transfers.inFlight -= 1
+    }
   }
 
   private async downloadFile(url: URL, res: ServerResponse) {

@@ -8,6 +8,7 @@ import { layerWith } from "../../../adapters/pterodactyl/PterodactylGamePanel.ts
 import { type SandboxPterodactyl, sandboxPterodactyl } from "../../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
 import { type ClientRequest, type ConsoleEvent, GamePanel, type NewServer } from "../../../ports/GamePanel.ts"
 import { panelsLayer, testOptions } from "./stubPanel.ts"
+import { readBody } from "../../support/download.ts"
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -158,8 +159,7 @@ describe("PterodactylGamePanel against the sandbox", () => {
         })
         const downloaded = yield* Effect.scoped(Effect.gen(function*() {
           const d = yield* panel.download(p, created.uuid, { _tag: "File", path: "/uploads/up.bin" })
-          const chunks = yield* Stream.runCollect(d.stream)
-          return { d, bytes: Buffer.concat(Array.from(chunks)) }
+          return { d, bytes: yield* readBody(d.body) }
         }))
         assert.isTrue(downloaded.bytes.equals(payload))
         assert.deepStrictEqual([downloaded.d.contentLength, downloaded.d.filename], [payload.byteLength, "up.bin"])
@@ -174,8 +174,7 @@ describe("PterodactylGamePanel against the sandbox", () => {
         )
         const backupBytes = yield* Effect.scoped(Effect.gen(function*() {
           const d = yield* panel.download(p, created.uuid, { _tag: "Backup", uuid: backupUuid })
-          const chunks = yield* Stream.runCollect(d.stream)
-          return { length: d.contentLength, received: Buffer.concat(Array.from(chunks)).byteLength }
+          return { length: d.contentLength, received: (yield* readBody(d.body)).byteLength }
         }))
         assert.isAbove(backupBytes.received, 0)
         assert.strictEqual(backupBytes.length, backupBytes.received)

@@ -31,8 +31,10 @@ export type Reply =
   }
   | "hang"
   | "reset"
+  /** The test writes the answer itself (a body sent slowly, cut part-way, watched for its close). */
+  | { readonly respond: (res: ServerResponse, req: IncomingMessage) => void }
 
-export type JsonReply = Exclude<Reply, "hang" | "reset">
+export type JsonReply = Exclude<Reply, "hang" | "reset" | { readonly respond: unknown }>
 
 /** `attempt` counts the requests for this route from 0. */
 export type Route = (request: Seen, attempt: number) => Reply
@@ -71,6 +73,7 @@ export const makeStub = Effect.gen(function*() {
   const answer = (reply: Reply, req: IncomingMessage, res: ServerResponse) => {
     if (reply === "hang") return
     if (reply === "reset") return req.socket.destroy()
+    if ("respond" in reply) return reply.respond(res, req)
     const status = reply.status ?? 200
     if (reply.json !== undefined) {
       res.writeHead(status, { "content-type": "application/json", ...reply.headers })

@@ -6,6 +6,7 @@ import { Effect, Stream } from "effect"
 import { filenameOf } from "../../../adapters/pterodactyl/transfers.ts"
 import { UploadAborted } from "../../../ports/GamePanel.ts"
 import { jwtFor, scenario, type Stub } from "./stubPanel.ts"
+import { readBody } from "../../support/download.ts"
 
 const uuid = "4600605e-6e5a-4f29-b3c4-fc01b7aa1192"
 const backup = "b0a7c6b8-0000-4000-8000-000000000001"
@@ -15,9 +16,6 @@ const signed = (stub: Stub, key: string, nodePath: string) => {
   stub.route(key, () => ({ json: { object: "signed_url", attributes: { url: `${stub.url}${nodePath}?token=${token}` } } }))
   return token
 }
-
-const collect = (stream: Stream.Stream<Uint8Array, unknown>) =>
-  Effect.map(Stream.runCollect(stream), (chunks) => Buffer.concat(Array.from(chunks)))
 
 describe("PterodactylGamePanel transfers", () => {
   it.live("downloads a file from the node through a fresh signed URL, streaming its bytes with length and name", () => {
@@ -36,7 +34,7 @@ describe("PterodactylGamePanel transfers", () => {
       Effect.gen(function*() {
         const download = yield* panel.download("p1", uuid, { _tag: "File", path: "/worlds/world one.zip" })
         assert.deepStrictEqual([download.contentLength, download.filename, download.contentType], [bytes.length, "world.zip", "application/octet-stream"])
-        const received = yield* collect(download.stream)
+        const received = yield* readBody(download.body)
         assert.isTrue(received.equals(bytes))
         assert.strictEqual(stub.calls(`GET /api/client/servers/${uuid}/files/download`)[0]?.query.get("file"), "/worlds/world one.zip")
         const node = stub.calls("GET /download/file")[0]
@@ -53,7 +51,7 @@ describe("PterodactylGamePanel transfers", () => {
       Effect.gen(function*() {
         const download = yield* panel.download("p1", uuid, { _tag: "Backup", uuid: backup })
         assert.strictEqual(download.filename, `${backup}.tar.gz`)
-        assert.strictEqual(String(yield* collect(download.stream)), "tar")
+        assert.strictEqual(String(yield* readBody(download.body)), "tar")
       }).pipe(Effect.scoped)))
 
   it.live("a used or unknown signed URL (404 from the node) is PanelResourceNotFound", () =>
@@ -65,6 +63,54 @@ describe("PterodactylGamePanel transfers", () => {
         const error = yield* Effect.flip(Effect.scoped(panel.download("p1", uuid, { _tag: "File", path: "/x" })))
         assert.strictEqual(error._tag, "PanelResourceNotFound")
       })))
+
+  it.live("the node's answer head is awaited within the request timeout: a silent node is GamePanelUnavailable", () =>
+    scenario((stub) => {
+      signed(stub, `GET /api/client/servers/${uuid}/files/download`, "/download/file")
+      stub.route("GET /download/file", () => "hang")
+    }, (panel) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(Effect.scoped(panel.download("p1", uuid, { _tag: "File", path: "/x" })))
+        assert.strictEqual(error._tag, "GamePanelUnavailable")
+      }), { requestTimeout: "300 millis" }))
+
+  it.live("a download left unread is dropped with its scope: the node sees its connection close", () => {
+    let closed = false
+    return scenario((stub) => {
+      signed(stub, `GET /api/client/servers/${uuid}/files/download`, "/download/file")
+      stub.route("GET /download/file", () => ({
+        respond: (res) => {
+          res.writeHead(200, { "content-length": String(64 * 1024 * 1024) })
+          res.write(Buffer.alloc(1024 * 1024))
+          res.once("close", () => (closed = true))
+        }
+      }))
+    }, (panel) =>
+      Effect.gen(function*() {
+        yield* Effect.scoped(Effect.gen(function*() {
+          const download = yield* panel.download("p1", uuid, { _tag: "File", path: "/big" })
+          assert.strictEqual(download.contentLength, 64 * 1024 * 1024)
+        }))
+        for (let i = 0; i < 100 && !closed; i++) yield* Effect.sleep("20 millis")
+        assert.isTrue(closed)
+      }))
+  })
+
+  it.live("a node that stops part-way fails the body's reading (never a short file taken for whole)", () =>
+    scenario((stub) => {
+      signed(stub, `GET /api/client/servers/${uuid}/files/download`, "/download/file")
+      stub.route("GET /download/file", () => ({
+        respond: (res, req) => {
+          res.writeHead(200, { "content-length": String(1024 * 1024) })
+          res.write(Buffer.alloc(1000), () => req.socket.destroy())
+        }
+      }))
+    }, (panel) =>
+      Effect.gen(function*() {
+        const download = yield* panel.download("p1", uuid, { _tag: "File", path: "/cut" })
+        const failed = yield* Effect.flip(readBody(download.body))
+        assert.isDefined(failed)
+      }).pipe(Effect.scoped)))
 
   it.live("uploads the caller's multipart body as it is, with its content type, into the directory", () => {
     const body = "--b1\r\nContent-Disposition: form-data; name=\"files\"; filename=\"a.txt\"\r\n\r\nhello\r\n--b1--\r\n"
