@@ -144,7 +144,7 @@ export const accountSettings = (settings: Settings): AccountSettings["Service"] 
 /** Everything but the database: crypto, registry, mail, settings. */
 export const ServicesLive = (settings: Settings) =>
   Layer.mergeAll(
-    // One more worker than cores: a core never idles between two logins; niced, the extra one costs requests nothing.
+    // One more worker than cores: a core never idles between two logins; at nice 19, the extra one costs requests nothing.
     BcryptPasswordHasher.layer(settings.bcryptCost, availableParallelism() + 1),
     JoseSessionTokens.layer(settings.jwtSecret),
     JoseConsoleTokens.layer(settings.jwtSecret),

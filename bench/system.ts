@@ -132,7 +132,7 @@ const serverEnv = (settings: ServerSettings, port: number, dataDir: string): Nod
   BCRYPT_COST: String(settings.bcryptCost),
   LOGIN_MAX_FAILURES_PER_ADDRESS: "100000", // the setting's maximum
   LOGIN_MAX_FAILURES_PER_ACCOUNT: "1000", // the setting's maximum
-  LOG_LEVEL: "Warn", ...(process.env.ZH_EXP_NICE ? { ZH_EXP_NICE: process.env.ZH_EXP_NICE } : {}),
+  LOG_LEVEL: "Warn",
   ...(settings.nodeOptions === undefined ? {} : { NODE_OPTIONS: settings.nodeOptions })
 })
 
