@@ -166,7 +166,7 @@ const runAccounts = async (target: Target) => {
           ` the hash is ${percent(c.hashShareOfServerCpu)} of the server's`,
         coresUsed(c.logins.cores),
         `reference: ${c.cores} parallel compares in the idle bench process reach ${rps(c.bareParallelRps)}`,
-        `the server hashes on libuv's threadpool (UV_THREADPOOL_SIZE unset: 4 threads, ${c.cores > 4 ? "fewer than the cores: the pool, not the cores, caps hashing" : "at least one per core"})`
+        `the server hashes on ${c.cores + 1} worker threads of its own (cores + 1) at nice 19: they take only CPU that requests leave idle`
       ]
     },
     {
