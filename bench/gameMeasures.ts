@@ -332,14 +332,14 @@ const drain = (url: string, headers: Record<string, string>) =>
     request.end()
   })
 
-const download = async (target: ConsoleTarget, path: DownloadPath, file: string, bare: BareRelay): Promise<Download> => {
+const download = async (target: ConsoleTarget, path: DownloadPath, file: string, bare?: BareRelay): Promise<Download> => {
   const { pid } = target.customer
   const url = path === "relay"
     ? `${target.customer.url}/api/client/servers/${target.identifier}/files/download/stream?file=${encodeURIComponent(file)}`
-    : path === "bare"
+    : path === "bare" && bare !== undefined
     ? `${bare.url}/?to=${encodeURIComponent(await signedDownloadUrl(target.panel, target.uuid, file))}`
     : await signedDownloadUrl(target.panel, target.uuid, file)
-  const hopPid = path === "relay" ? pid : path === "bare" ? bare.pid : undefined
+  const hopPid = path === "relay" ? pid : bare?.pid
   const hopBefore = hopPid === undefined ? 0 : await cpuMsOf(hopPid)
   const headers: Record<string, string> = path === "relay" ? { cookie: target.customer.cookie } : {}
   const before = await memoryOf(pid)
@@ -426,4 +426,10 @@ export const downloadRelayVersusDirect = async (target: ConsoleTarget, file: str
     valid: [...warmUp, ...all].every((d) => d.status === 200 && d.bytes === fileBytes && d.intact),
     runs: all
   }
+}
+
+/** One download through the relay alone (a much larger file): does the server's memory grow with the bytes? */
+export const relayOnce = async (target: ConsoleTarget, file: string, fileBytes: number) => {
+  const got = await download(target, "relay", file)
+  return { ...got, valid: got.status === 200 && got.bytes === fileBytes && got.intact, growthMiB: got.rssPeakMiB - got.rssBeforeMiB }
 }

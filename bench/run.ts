@@ -9,7 +9,8 @@
 // session, three sessions per path; default 500), BENCH_GAME_COMMANDS (`say` commands in one console burst, default
 // 2000), BENCH_GAME_ROUND_TRIPS (single-command round trips per console round, default 500), BENCH_GAME_ROUNDS
 // (console rounds per path, default 5), BENCH_GAME_FILE_MIB (size of the downloaded file, default 100),
-// BENCH_GAME_DOWNLOAD_ROUNDS (measured downloads per path after one warm-up pair, default 7).
+// BENCH_GAME_DOWNLOAD_ROUNDS (measured downloads per path after one warm-up round, default 7), BENCH_GAME_LARGE_FILE_MIB
+// (the file relayed once to see whether memory grows with the bytes, default 1024).
 import { randomBytes } from "node:crypto"
 import { availableParallelism, cpus, loadavg } from "node:os"
 import { resolve } from "node:path"
@@ -63,7 +64,8 @@ const settings = {
     roundTrips: intEnv("BENCH_GAME_ROUND_TRIPS", 500, 10, 10_000),
     rounds: intEnv("BENCH_GAME_ROUNDS", 5, 1, 20),
     fileMiB: intEnv("BENCH_GAME_FILE_MIB", 100, 1, 2_048),
-    downloadRounds: intEnv("BENCH_GAME_DOWNLOAD_ROUNDS", 7, 1, 50)
+    downloadRounds: intEnv("BENCH_GAME_DOWNLOAD_ROUNDS", 7, 1, 50),
+    largeFileMiB: intEnv("BENCH_GAME_LARGE_FILE_MIB", 1_024, 1, 8_192)
   }
 }
 const RESULTS = resolve(import.meta.dirname, "results", "latest.json")
