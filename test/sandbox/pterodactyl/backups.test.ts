@@ -1,7 +1,8 @@
 // Specification of the sandbox backups (reference/pterodactyl.md §4.3): completion with a sha1 checksum and a console
 // event, the per-server throttle (429 + Retry-After) and limit (400), lock and locked delete, restore, download.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { clients, createServer, openConsole, type Sandbox, startSandbox } from "./pteroHttp.ts"
+import { clients, createServer, getServer, openConsole, type Sandbox, startSandbox } from "./pteroHttp.ts"
+import { Backup, BackupCompleted, backupPageOf, errorsOf, itemOf, readJson, SignedUrl } from "./shapes.ts"
 
 let sandbox: Sandbox
 let app: ReturnType<typeof clients>["app"]
@@ -21,7 +22,7 @@ const server = async (backups: number) => {
 
 const completed = async (uuid: string, backup: string) => {
   for (;;) {
-    const b = (await client.get(`/servers/${uuid}/backups/${backup}`)).json.attributes
+    const b = itemOf(Backup)((await client.get(`/servers/${uuid}/backups/${backup}`)).json).attributes
     if (b.completed_at !== null) return b
     await new Promise((r) => setTimeout(r, 50))
   }
@@ -33,19 +34,20 @@ describe("backups", () => {
     const c = await openConsole(sandbox, client, s.uuid)
     const created = await client.post(`/servers/${s.uuid}/backups`, { name: "first" })
     expect(created.status).toBe(200)
-    expect(created.json.object).toBe("backup")
-    expect(created.json.attributes).toMatchObject({ name: "first", completed_at: null, is_successful: false })
-    const uuid = created.json.attributes.uuid
+    const made = itemOf(Backup)(created.json)
+    expect(made.object).toBe("backup")
+    expect(made.attributes).toMatchObject({ name: "first", completed_at: null, is_successful: false })
+    const uuid = made.attributes.uuid
     const event = await c.next(`backup completed:${uuid}`, 0)
-    const payload = JSON.parse(event.args![0]!)
+    const payload = readJson(BackupCompleted)(event.args![0]!)
     expect(payload).toMatchObject({ uuid, is_successful: true, checksum_type: "sha1" })
     const done = await completed(s.uuid, uuid)
     expect(done.checksum).toBe(`sha1:${payload.checksum}`)
     expect(done.bytes).toBe(payload.file_size)
-    const list = (await client.get(`/servers/${s.uuid}/backups`)).json
+    const list = backupPageOf((await client.get(`/servers/${s.uuid}/backups`)).json)
     expect(list.meta.backup_count).toBe(1)
     expect(list.meta.pagination).toMatchObject({ total: 1, per_page: 20 })
-    const url = (await client.get(`/servers/${s.uuid}/backups/${uuid}/download`)).json.attributes.url
+    const url = itemOf(SignedUrl)((await client.get(`/servers/${s.uuid}/backups/${uuid}/download`)).json).attributes.url
     expect(url.startsWith(`${sandbox.nodeUrl}/download/backup?token=`)).toBe(true)
     const download = await fetch(url)
     expect(Number(download.headers.get("content-length"))).toBe(done.bytes)
@@ -57,7 +59,7 @@ describe("backups", () => {
     expect((await client.post(`/servers/${s.uuid}/backups`, {})).status).toBe(200)
     const over = await client.post(`/servers/${s.uuid}/backups`, {})
     expect(over.status).toBe(400)
-    expect(over.json.errors[0]).toMatchObject({ code: "TooManyBackupsException", detail: "Cannot create a new backup, this server has reached its limit of 1 backups." })
+    expect(errorsOf(over.json)[0]).toMatchObject({ code: "TooManyBackupsException", detail: "Cannot create a new backup, this server has reached its limit of 1 backups." })
     const none = await server(0)
     expect((await client.post(`/servers/${none.uuid}/backups`, {})).status).toBe(400)
   })
@@ -80,12 +82,12 @@ describe("backups", () => {
 
   it("toggle a lock; a locked completed backup cannot be deleted until unlocked", async () => {
     const s = await server(3)
-    const uuid = (await client.post(`/servers/${s.uuid}/backups`, { is_locked: true })).json.attributes.uuid
+    const uuid = itemOf(Backup)((await client.post(`/servers/${s.uuid}/backups`, { is_locked: true })).json).attributes.uuid
     await completed(s.uuid, uuid)
     const refused = await client.delete(`/servers/${s.uuid}/backups/${uuid}`)
     expect(refused.status).toBe(400)
-    expect(refused.json.errors[0].code).toBe("BackupLockedException")
-    expect((await client.post(`/servers/${s.uuid}/backups/${uuid}/lock`)).json.attributes.is_locked).toBe(false)
+    expect(errorsOf(refused.json)[0].code).toBe("BackupLockedException")
+    expect(itemOf(Backup)((await client.post(`/servers/${s.uuid}/backups/${uuid}/lock`)).json).attributes.is_locked).toBe(false)
     expect((await client.delete(`/servers/${s.uuid}/backups/${uuid}`)).status).toBe(204)
     expect((await client.get(`/servers/${s.uuid}/backups/${uuid}`)).status).toBe(404)
   })
@@ -93,15 +95,15 @@ describe("backups", () => {
   it("restore the files through restoring_backup, truncate required", async () => {
     const s = await server(3)
     sandbox.control.putFile(s.uuid, "/keep.txt", Buffer.from("v1"))
-    const uuid = (await client.post(`/servers/${s.uuid}/backups`, {})).json.attributes.uuid
+    const uuid = itemOf(Backup)((await client.post(`/servers/${s.uuid}/backups`, {})).json).attributes.uuid
     await completed(s.uuid, uuid)
     sandbox.control.putFile(s.uuid, "/keep.txt", Buffer.from("v2"))
     sandbox.control.putFile(s.uuid, "/new.txt", Buffer.from("later"))
     expect((await client.post(`/servers/${s.uuid}/backups/${uuid}/restore`, {})).status).toBe(422)
     expect((await client.post(`/servers/${s.uuid}/backups/${uuid}/restore`, { truncate: true })).status).toBe(204)
-    expect((await app.get(`/servers/${s.id}`)).json.attributes.status).toBe("restoring_backup")
+    expect((await getServer(app, s.id)).status).toBe("restoring_backup")
     expect((await client.get(`/servers/${s.uuid}/files/list`)).status).toBe(409)
-    while ((await app.get(`/servers/${s.id}`)).json.attributes.status !== null) await new Promise((r) => setTimeout(r, 50))
+    while ((await getServer(app, s.id)).status !== null) await new Promise((r) => setTimeout(r, 50))
     expect(sandbox.control.readFile(s.uuid, "/keep.txt")?.toString()).toBe("v1")
     expect(sandbox.control.readFile(s.uuid, "/new.txt")).toBeUndefined()
   })

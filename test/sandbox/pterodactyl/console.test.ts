@@ -3,6 +3,7 @@
 // suspension closing the socket.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { clients, Console, consoleToken, createServer, openConsole, type Sandbox, startSandbox } from "./pteroHttp.ts"
+import { Claims, errorsOf, itemOf, readJson, Resources, Stats } from "./shapes.ts"
 
 let sandbox: Sandbox
 let app: ReturnType<typeof clients>["app"]
@@ -42,7 +43,7 @@ describe("the upgrade", () => {
     const server = await installedServer()
     const { socket, token } = await consoleToken(client, server.identifier)
     expect(socket).toBe(`${sandbox.nodeUrl.replace("http", "ws")}/api/servers/${server.uuid}/ws`)
-    const claims = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString())
+    const claims = readJson(Claims)(Buffer.from(token.split(".")[1]!, "base64url").toString())
     expect(claims).toMatchObject({ iss: sandbox.url, server_uuid: server.uuid, permissions: ["*", "admin.websocket.errors", "admin.websocket.install", "admin.websocket.transfer"] })
     expect(claims.aud).toContain(sandbox.nodeUrl)
     expect(sandbox.control.tokensIssued().at(-1)).toMatchObject({ kind: "websocket", serverUuid: server.uuid })
@@ -54,7 +55,7 @@ describe("the protocol", () => {
     const server = await installedServer()
     const c = await openConsole(sandbox, client, server.uuid)
     expect((await c.next("status", 0)).args).toEqual(["offline"])
-    expect(JSON.parse((await c.next("stats", 0)).args![0]!).state).toBe("offline")
+    expect(readJson(Stats)((await c.next("stats", 0)).args![0]!).state).toBe("offline")
     expect(sandbox.control.consoleSockets(server.uuid)).toBe(1)
     c.close()
     await c.closed
@@ -84,7 +85,7 @@ describe("the protocol", () => {
     await c.next("console output", mark)
     while (c.lines(mark).length < 2) await c.next("console output", c.frames.length)
     expect(c.lines(mark)).toEqual(["say hello world", "[Server thread/INFO]: [Server] hello world"])
-    expect(JSON.parse((await c.next("stats", c.frames.length)).args![0]!).state).toBe("running")
+    expect(readJson(Stats)((await c.next("stats", c.frames.length)).args![0]!).state).toBe("running")
     const logs = c.frames.length
     c.send("send logs")
     await c.next("console output", logs)
@@ -115,7 +116,7 @@ describe("the protocol", () => {
     const c = await openConsole(sandbox, client, server.uuid)
     const offline = await client.post(`/servers/${server.uuid}/command`, { command: "list" })
     expect(offline.status).toBe(502)
-    expect(offline.json.errors[0].detail).toBe("Server must be online in order to send commands.")
+    expect(errorsOf(offline.json)[0].detail).toBe("Server must be online in order to send commands.")
     expect((await client.post(`/servers/${server.uuid}/power`, { signal: "explode" })).status).toBe(422)
     const mark = c.frames.length
     expect((await client.post(`/servers/${server.uuid}/power`, { signal: "start" })).status).toBe(204)
@@ -125,7 +126,7 @@ describe("the protocol", () => {
     expect((await client.post(`/servers/${server.uuid}/command`, { command: "list" })).status).toBe(204)
     while (c.lines(cmd).length < 2) await c.next("console output", c.frames.length)
     expect(c.lines(cmd)[1]).toContain("There are 0 of a max of 20 players online")
-    const res = (await client.get(`/servers/${server.uuid}/resources`)).json
+    const res = itemOf(Resources)((await client.get(`/servers/${server.uuid}/resources`)).json)
     expect(res.object).toBe("stats")
     expect(res.attributes.current_state).toBe("running")
     sandbox.control.emitConsole(server.uuid, "hello from control")

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { syntheticByte } from "../../../app/sandbox/pterodactyl/FileTree.ts"
 import { call, clients, createServer, type Sandbox, startSandbox } from "./pteroHttp.ts"
+import { errorsOf, FileObject, itemOf, listOf, SignedUrl } from "./shapes.ts"
 
 let sandbox: Sandbox
 let client: ReturnType<typeof clients>["client"]
@@ -20,19 +21,20 @@ beforeAll(async () => {
 afterAll(() => sandbox.close())
 
 const files = (path: string) => `/servers/${uuid}/files${path}`
-const names = async (dir = "/") => (await client.get(files(`/list?directory=${encodeURIComponent(dir)}`))).json.data.map((d: any) => d.attributes.name).sort()
+const listing = async (dir: string) => listOf(FileObject)((await client.get(files(`/list?directory=${dir}`))).json).data
+const names = async (dir = "/") => (await listing(encodeURIComponent(dir))).map((d) => d.attributes.name).sort()
 const signed = async (path: string) => {
-  const res = await client.get(files(path))
-  expect(res.json.object).toBe("signed_url")
-  return res.json.attributes.url as string
+  const res = itemOf(SignedUrl)((await client.get(files(path))).json)
+  expect(res.object).toBe("signed_url")
+  return res.attributes.url
 }
 
 describe("the tree", () => {
   it("is seeded at install with server.properties, eula.txt and logs/latest.log", async () => {
     expect(await names()).toEqual(expect.arrayContaining(["eula.txt", "logs", "server.properties"]))
     expect(await names("/logs")).toEqual(["latest.log"])
-    const listing = (await client.get(files("/list?directory=/"))).json.data.find((d: any) => d.attributes.name === "logs")
-    expect(listing.attributes).toMatchObject({ is_file: false, mimetype: "inode/directory", mode: "drwxr-xr-x" })
+    const logs = (await listing("/")).find((d) => d.attributes.name === "logs")
+    expect(logs?.attributes).toMatchObject({ is_file: false, mimetype: "inode/directory", mode: "drwxr-xr-x" })
   })
 
   it("writes a raw body and reads it back as text/plain", async () => {
@@ -52,14 +54,15 @@ describe("the tree", () => {
     expect((await client.post(files("/copy"), { location: "/dir/b.txt" })).status).toBe(204)
     expect(await names("/dir")).toEqual(["b copy.txt", "b.txt"])
     expect((await client.post(files("/chmod"), { root: "/dir", files: [{ file: "b.txt", mode: 755 }] })).status).toBe(204)
-    const b = (await client.get(files("/list?directory=/dir"))).json.data.find((d: any) => d.attributes.name === "b.txt")
-    expect(b.attributes.mode_bits).toBe("755")
+    const b = (await listing("/dir")).find((d) => d.attributes.name === "b.txt")
+    expect(b?.attributes.mode_bits).toBe("755")
     const archive = await client.post(files("/compress"), { root: "/", files: ["dir"] })
     expect(archive.status).toBe(200)
-    expect(archive.json.attributes.name).toMatch(/^archive-.*\.tar\.gz$/)
+    const archived = itemOf(FileObject)(archive.json).attributes.name
+    expect(archived).toMatch(/^archive-.*\.tar\.gz$/)
     expect((await client.post(files("/delete"), { root: "/", files: ["dir"] })).status).toBe(204)
     expect(await names()).not.toContain("dir")
-    expect((await client.post(files("/decompress"), { root: "/", file: archive.json.attributes.name })).status).toBe(204)
+    expect((await client.post(files("/decompress"), { root: "/", file: archived })).status).toBe(204)
     expect(await names("/dir")).toEqual(["b copy.txt", "b.txt"])
   })
 
@@ -67,10 +70,10 @@ describe("the tree", () => {
     sandbox.control.putFile(uuid, "/big.bin", { syntheticBytes: 4 * 1024 * 1024 + 1 })
     const big = await client.get(files("/contents?file=/big.bin"))
     expect(big.status).toBe(400)
-    expect(big.json.errors[0].code).toBe("FileSizeTooLargeException")
+    expect(errorsOf(big.json)[0].code).toBe("FileSizeTooLargeException")
     const pull = await client.post(files("/pull"), { url: "https://example.com/x.jar" })
     expect(pull.status).toBe(400)
-    expect(pull.json.errors[0].detail).toContain("remote downloads are disabled")
+    expect(errorsOf(pull.json)[0].detail).toContain("remote downloads are disabled")
   })
 
   it("answers 404 for a missing directory or file", async () => {
@@ -100,7 +103,7 @@ describe("signed URLs", () => {
       const { app, client: c } = clients(short)
       const server = await createServer(app)
       await app.get(`/servers/${server.id}`)
-      const url = (await c.get(`/servers/${server.uuid}/files/download?file=/eula.txt`)).json.attributes.url
+      const url = itemOf(SignedUrl)((await c.get(`/servers/${server.uuid}/files/download?file=/eula.txt`)).json).attributes.url
       await new Promise((r) => setTimeout(r, 120))
       expect((await call(url)).status).toBe(403)
     } finally {
@@ -116,7 +119,7 @@ describe("signed URLs", () => {
     const body = Buffer.from(await res.arrayBuffer())
     expect(body.length).toBe(size)
     for (const i of [0, 1, 250, 251, 65_535, 65_536, size - 1]) expect(body[i]).toBe(syntheticByte(i))
-    expect((await client.get(files("/list?directory=/"))).json.data.find((d: any) => d.attributes.name === "world.bin").attributes.size).toBe(size)
+    expect((await listing("/")).find((d) => d.attributes.name === "world.bin")?.attributes.size).toBe(size)
   })
 
   it("upload multipart parts named files into ?directory, then download them back", async () => {

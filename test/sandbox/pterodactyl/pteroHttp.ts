@@ -2,6 +2,7 @@
 // console WebSocket client that records every frame.
 import WebSocket from "ws"
 import { type SandboxPterodactylOptions, startSandboxPterodactyl } from "../../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
+import { Allocation, AppServer, Frame, itemOf, listOf, readJson, websocketOf } from "./shapes.ts"
 
 export type Sandbox = Awaited<ReturnType<typeof startSandboxPterodactyl>>
 
@@ -12,7 +13,8 @@ export interface Answer {
   readonly status: number
   readonly headers: Headers
   readonly text: string
-  readonly json: any
+  /** The parsed body, `undefined` when it is not JSON: read it through the shapes of `shapes.ts`. */
+  readonly json: unknown
 }
 
 export const call = async (url: string, init: RequestInit = {}): Promise<Answer> => {
@@ -68,20 +70,28 @@ export const paperServer = (allocation: number, overrides: Record<string, unknow
   ...overrides
 })
 
+/** The id of the first free allocation of node 1. */
+export const firstFreeAllocation = async (app: Api) => {
+  const free = await app.get("/nodes/1/allocations?filter[server_id]=false&per_page=1")
+  const allocation = listOf(Allocation)(free.json).data[0]?.attributes.id
+  if (allocation === undefined) throw new Error("no free allocation on node 1")
+  return allocation
+}
+
 /** Creates a server on the first free allocation of node 1 and returns its attributes. */
 export const createServer = async (app: Api, overrides: Record<string, unknown> = {}) => {
-  const free = await app.get("/nodes/1/allocations?filter[server_id]=false&per_page=1")
-  const allocation = free.json?.data?.[0]?.attributes?.id
-  if (typeof allocation !== "number") throw new Error("no free allocation on node 1")
-  const res = await app.post("/servers", paperServer(allocation, overrides))
+  const res = await app.post("/servers", paperServer(await firstFreeAllocation(app), overrides))
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`)
-  return res.json.attributes as { id: number; uuid: string; identifier: string; status: string | null; external_id: string | null; allocation: number }
+  return itemOf(AppServer)(res.json).attributes
 }
+
+/** A server's attributes as the Application API reads them now. */
+export const getServer = async (app: Api, id: number) => itemOf(AppServer)((await app.get(`/servers/${id}`)).json).attributes
 
 /** A console socket on Wings: every frame is kept; `next(event)` waits for the next one of that event. */
 export class Console {
-  readonly frames: Array<{ event: string; args?: Array<string> }> = []
-  private waiters: Array<{ event: string; from: number; resolve: (f: { event: string; args?: Array<string> }) => void }> = []
+  readonly frames: Array<Frame> = []
+  private waiters: Array<{ event: string; from: number; resolve: (f: Frame) => void }> = []
   readonly ws: WebSocket
   closed: Promise<{ code: number; reason: string }>
 
@@ -89,7 +99,7 @@ export class Console {
     this.ws = ws
     this.closed = new Promise((resolve) => ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() })))
     ws.on("message", (data) => {
-      const frame = JSON.parse(data.toString())
+      const frame = readJson(Frame)(data.toString())
       this.frames.push(frame)
       this.waiters = this.waiters.filter((w) => {
         const hit = this.frames.slice(w.from).find((f) => f.event === w.event)
@@ -113,7 +123,7 @@ export class Console {
   }
 
   /** The next frame of `event` arriving after now (or already arrived after `mark`). */
-  next(event: string, mark = this.frames.length, timeoutMs = 4000): Promise<{ event: string; args?: Array<string> }> {
+  next(event: string, mark = this.frames.length, timeoutMs = 4000): Promise<Frame> {
     const already = this.frames.slice(mark).find((f) => f.event === event)
     if (already !== undefined) return Promise.resolve(already)
     return new Promise((resolve, reject) => {
@@ -138,7 +148,7 @@ export class Console {
 export const consoleToken = async (client: Api, server: string) => {
   const res = await client.get(`/servers/${server}/websocket`)
   if (res.status !== 200) throw new Error(`websocket token: ${res.status} ${res.text}`)
-  return res.json.data as { token: string; socket: string }
+  return websocketOf(res.json).data
 }
 
 /** An authenticated console socket. */

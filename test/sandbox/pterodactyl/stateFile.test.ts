@@ -5,9 +5,11 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { SandboxPterodactylOptions, SandboxServerState } from "../../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
-import { api, clients, createServer, type Sandbox, startSandbox } from "./pteroHttp.ts"
+import { api, clients, createServer, getServer, type Sandbox, startSandbox } from "./pteroHttp.ts"
+import { Allocation, AppServer, Backup, CompletedBackup, FileObject, itemOf, listOf, Node, readJson } from "./shapes.ts"
 
 let root: string
 beforeAll(async () => {
@@ -40,7 +42,7 @@ const until = async (condition: () => Promise<boolean>, timeoutMs = 3000) => {
 const installedServer = async (sandbox: Sandbox, overrides: Record<string, unknown> = {}) => {
   const { app } = clients(sandbox)
   const created = await createServer(app, { feature_limits: { databases: 0, backups: 3 }, ...overrides })
-  expect((await app.get(`/servers/${created.id}`)).json.attributes.status).toBeNull()
+  expect((await getServer(app, created.id)).status).toBeNull()
   return created
 }
 
@@ -48,14 +50,17 @@ const completedBackup = async (sandbox: Sandbox, server: string, name: string) =
   const { client } = clients(sandbox)
   const made = await client.post(`/servers/${server}/backups`, { name })
   expect(made.status, made.text).toBe(200)
-  const uuid: string = made.json.attributes.uuid
-  await until(async () => (await client.get(`/servers/${server}/backups/${uuid}`)).json.attributes.completed_at !== null)
-  return (await client.get(`/servers/${server}/backups/${uuid}`)).json.attributes
+  const uuid = itemOf(Backup)(made.json).attributes.uuid
+  await until(async () => itemOf(Backup)((await client.get(`/servers/${server}/backups/${uuid}`)).json).attributes.completed_at !== null)
+  return itemOf(CompletedBackup)((await client.get(`/servers/${server}/backups/${uuid}`)).json).attributes
 }
 
 /** `files/write` takes the raw body (§4.1). */
 const writeText = (sandbox: Sandbox, server: string, path: string, text: string) =>
   clients(sandbox).client.post(`/servers/${server}/files/write?file=${path}`, text, { "Content-Type": "text/plain" })
+
+/** What the tests read of the state file itself. */
+const StateFileHead = Schema.Struct({ format: Schema.String })
 
 const MOTD = Buffer.from([0x6d, 0x6f, 0x74, 0x64, 0x00, 0xff, 0xfe, 0x0a])
 
@@ -86,7 +91,7 @@ describe("a game server across a restart", () => {
     const { app } = clients(after)
     const found = await app.get("/servers/external/gs_42")
     expect(found.status, found.text).toBe(200)
-    expect(found.json.attributes).toMatchObject({
+    expect(itemOf(AppServer)(found.json).attributes).toMatchObject({
       id: created.id,
       uuid: created.uuid,
       identifier: created.identifier,
@@ -112,7 +117,7 @@ describe("a game server across a restart", () => {
   it("keeps its allocation, and new servers get new ids and free allocations", async () => {
     const { app } = clients(after)
     const held = await app.get(`/nodes/1/allocations?filter[server_id]=${created.id}`)
-    expect(held.json.data.map((a: { attributes: { id: number } }) => a.attributes.id)).toEqual([created.allocation])
+    expect(listOf(Allocation)(held.json).data.map((a) => a.attributes.id)).toEqual([created.allocation])
     const next = await installedServer(after)
     expect(next.id).toBeGreaterThan(created.id)
     expect(next.allocation).not.toBe(created.allocation)
@@ -128,7 +133,7 @@ describe("a game server across a restart", () => {
     const { app, client } = clients(after)
     expect((await app.post(`/servers/${created.id}/unsuspend`)).status).toBe(204)
     const list = await client.get(`/servers/${created.identifier}/backups`)
-    expect(list.json.data.map((b: { attributes: unknown }) => b.attributes)).toMatchObject([
+    expect(listOf(Backup)(list.json).data.map((b) => b.attributes)).toMatchObject([
       { uuid: backup.uuid, name: "nightly", checksum: backup.checksum, bytes: backup.bytes, is_successful: true }
     ])
     const contents = await client.get(`/servers/${created.identifier}/files/contents?file=/config/motd.txt`)
@@ -152,13 +157,14 @@ describe("work running when the sandbox stops", () => {
     const first = await withState(file)
     const s = await installedServer(first)
     const made = await clients(first).client.post(`/servers/${s.uuid}/backups`, { name: "half-made" })
-    expect(made.json.attributes.completed_at).toBeNull()
+    const half = itemOf(Backup)(made.json).attributes
+    expect(half.completed_at).toBeNull()
     await first.close()
 
     const second = await withState(file)
-    const listed = (await clients(second).client.get(`/servers/${s.uuid}/backups`)).json.data[0].attributes
-    expect(listed).toMatchObject({ uuid: made.json.attributes.uuid, name: "half-made", is_successful: true })
-    expect(listed.checksum).toMatch(/^sha1:[0-9a-f]{40}$/)
+    const listed = listOf(Backup)((await clients(second).client.get(`/servers/${s.uuid}/backups`)).json).data[0]?.attributes
+    expect(listed).toMatchObject({ uuid: half.uuid, name: "half-made", is_successful: true })
+    expect(listed?.checksum).toMatch(/^sha1:[0-9a-f]{40}$/)
     await second.close()
   })
 
@@ -189,7 +195,7 @@ describe("work running when the sandbox stops", () => {
 
     const second = await withState(file)
     expect(second.control.servers()[0]?.status).toBe("installing")
-    await until(async () => (await clients(second).app.get(`/servers/${s.id}`)).json.attributes.status === null)
+    await until(async () => (await getServer(clients(second).app, s.id)).status === null)
     await second.close()
   })
 
@@ -219,7 +225,7 @@ describe("what else survives a restart", () => {
     const second = await withState(file)
     const { client } = clients(second)
     expect((await client.post(`/servers/${s.uuid}/files/delete`, { root: "/", files: ["plugins"] })).status).toBe(204)
-    const unpacked = await client.post(`/servers/${s.uuid}/files/decompress`, { root: "/", file: archive.json.attributes.name })
+    const unpacked = await client.post(`/servers/${s.uuid}/files/decompress`, { root: "/", file: itemOf(FileObject)(archive.json).attributes.name })
     expect(unpacked.status, unpacked.text).toBe(204)
     expect(second.control.readFile(s.uuid, "/plugins/a.yml")?.toString()).toBe("a: 1\n")
     await second.close()
@@ -274,7 +280,7 @@ describe("an invalid state file", () => {
     const warnings: Array<string> = []
     const sandbox = await withState(file, warnings)
     expect(sandbox.control.servers()).toEqual([])
-    const nodes = (await clients(sandbox).app.get("/nodes")).json.data.map((n: { attributes: { id: number } }) => n.attributes.id)
+    const nodes = listOf(Node)((await clients(sandbox).app.get("/nodes")).json).data.map((n) => n.attributes.id)
     expect(nodes).toEqual(SEED_NODES)
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toContain(`state file ${file} is invalid`)
@@ -282,7 +288,7 @@ describe("an invalid state file", () => {
     expect(aside).toHaveLength(1)
     expect(await readFile(join(dir, aside[0] ?? ""), "utf8")).toBe(text)
     await sandbox.close()
-    expect(JSON.parse(await readFile(file, "utf8")).format).toBe("sandbox-pterodactyl-state")
+    expect(readJson(StateFileHead)(await readFile(file, "utf8")).format).toBe("sandbox-pterodactyl-state")
   })
 
   it("is a clear error when it exists but cannot be read", async () => {

@@ -1,7 +1,9 @@
 // Specification of the sandbox panel's wire (reference/pterodactyl.md §1): Bearer keys and their prefixes, the
 // mandatory Accept header, error and list envelopes, absolute pagination links, rate limits and injected failures.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { Schema } from "effect"
 import { api, call, clients, type Sandbox, startSandbox } from "./pteroHttp.ts"
+import { Allocation, Egg, EggWithVariables, errorsOf, itemOf, Node, pageOf, read } from "./shapes.ts"
 
 let sandbox: Sandbox
 let app: ReturnType<typeof clients>["app"]
@@ -35,7 +37,7 @@ describe("authentication", () => {
   it("answers 403 to an application key on a client route", async () => {
     const res = await api(`${sandbox.url}/api/client`, sandbox.applicationKey).get("")
     expect(res.status).toBe(403)
-    expect(res.json.errors[0].detail).toBe("You are attempting to use an application API key on an endpoint that requires a client API key.")
+    expect(errorsOf(res.json)[0].detail).toBe("You are attempting to use an application API key on an endpoint that requires a client API key.")
   })
 
   it("lets the root admin's client key use the Application API", async () => {
@@ -45,46 +47,47 @@ describe("authentication", () => {
 
 describe("envelopes", () => {
   it("wraps an item with object and attributes, and 404s with the error envelope", async () => {
-    const node = await app.get("/nodes/1")
-    expect(node.json.object).toBe("node")
-    expect(node.json.attributes).toMatchObject({ id: 1, name: "node-1", fqdn: "127.0.0.1", scheme: "http", memory: 16384, upload_size: 100 })
-    expect(node.json.attributes.daemon_listen).toBe(Number(new URL(sandbox.nodeUrl).port))
-    expect(node.json.attributes.allocated_resources).toEqual({ memory: 0, disk: 0 })
+    const node = itemOf(Node)((await app.get("/nodes/1")).json)
+    expect(node.object).toBe("node")
+    expect(node.attributes).toMatchObject({ id: 1, name: "node-1", fqdn: "127.0.0.1", scheme: "http", memory: 16384, upload_size: 100 })
+    expect(node.attributes.daemon_listen).toBe(Number(new URL(sandbox.nodeUrl).port))
+    expect(node.attributes.allocated_resources).toEqual({ memory: 0, disk: 0 })
     const missing = await app.get("/nodes/99")
     expect(missing.status).toBe(404)
-    expect(missing.json.errors[0]).toMatchObject({ code: "NotFoundHttpException", status: "404" })
+    expect(errorsOf(missing.json)[0]).toMatchObject({ code: "NotFoundHttpException", status: "404" })
   })
 
   it("paginates lists with meta.pagination and an absolute links.next on the panel host", async () => {
-    const res = await app.get("/nodes/1/allocations?per_page=4&filter[server_id]=false")
-    expect(res.json.object).toBe("list")
-    expect(res.json.data).toHaveLength(4)
-    expect(res.json.data[0]).toEqual({ object: "allocation", attributes: { id: 1, ip: "127.0.0.1", alias: null, port: 25565, notes: null, assigned: false } })
-    const { pagination } = res.json.meta
+    const res = pageOf(Allocation)((await app.get("/nodes/1/allocations?per_page=4&filter[server_id]=false")).json)
+    expect(res.object).toBe("list")
+    expect(res.data).toHaveLength(4)
+    expect(res.data[0]).toEqual({ object: "allocation", attributes: { id: 1, ip: "127.0.0.1", alias: null, port: 25565, notes: null, assigned: false } })
+    const { pagination } = res.meta
     expect(pagination).toMatchObject({ total: 10, count: 4, per_page: 4, current_page: 1, total_pages: 3 })
     expect(pagination.links.next).toMatch(new RegExp(`^${sandbox.url}/api/application/nodes/1/allocations\\?`))
-    const next = await app.get(new URL(pagination.links.next).pathname.replace("/api/application", "") + new URL(pagination.links.next).search)
-    expect(next.json.meta.pagination.current_page).toBe(2)
-    expect(next.json.meta.pagination.links.previous).toBeDefined()
+    const link = read(Schema.String)(pagination.links.next)
+    const next = pageOf(Allocation)((await app.get(new URL(link).pathname.replace("/api/application", "") + new URL(link).search)).json)
+    expect(next.meta.pagination.current_page).toBe(2)
+    expect(next.meta.pagination.links.previous).toBeDefined()
   })
 
   it("rejects malformed JSON with 400 before validation", async () => {
     const res = await app.post("/servers", "{not json")
     expect(res.status).toBe(400)
-    expect(res.json.errors[0].detail).toMatch(/^The JSON data passed in the request appears to be malformed/)
+    expect(errorsOf(res.json)[0].detail).toMatch(/^The JSON data passed in the request appears to be malformed/)
   })
 
   it("serves the egg with its variables and the object shape of docker_images; the old list shape on egg 6", async () => {
-    const paper = await app.get("/nests/1/eggs/5?include=variables")
-    expect(paper.json.attributes.docker_images).toEqual({ "Java 17": "ghcr.io/pterodactyl/yolks:java_17", "Java 21": "ghcr.io/pterodactyl/yolks:java_21" })
-    const vars = paper.json.attributes.relationships.variables.data.map((v: any) => v.attributes)
-    expect(vars.map((v: any) => [v.env_variable, v.default_value, v.user_editable])).toEqual([
+    const paper = itemOf(EggWithVariables)((await app.get("/nests/1/eggs/5?include=variables")).json)
+    expect(paper.attributes.docker_images).toEqual({ "Java 17": "ghcr.io/pterodactyl/yolks:java_17", "Java 21": "ghcr.io/pterodactyl/yolks:java_21" })
+    const vars = paper.attributes.relationships.variables.data.map((v) => v.attributes)
+    expect(vars.map((v) => [v.env_variable, v.default_value, v.user_editable])).toEqual([
       ["SERVER_JARFILE", "server.jar", true],
       ["MINECRAFT_VERSION", "latest", true],
       ["BUILD_NUMBER", "latest", false]
     ])
-    const bedrock = await app.get("/nests/2/eggs/6")
-    expect(bedrock.json.attributes.docker_images).toEqual(["ghcr.io/pterodactyl/yolks:debian"])
+    const bedrock = itemOf(Egg)((await app.get("/nests/2/eggs/6")).json)
+    expect(bedrock.attributes.docker_images).toEqual(["ghcr.io/pterodactyl/yolks:debian"])
     expect((await app.get("/nests/1/eggs/6")).status).toBe(404)
   })
 })
@@ -125,14 +128,14 @@ describe("failNext", () => {
     sandbox.control.failNext({ method: "GET", path: "/api/application/nodes", times: 2, status: 504 })
     const first = await app.get("/nodes")
     expect(first.status).toBe(504)
-    expect(first.json.errors[0]).toMatchObject({ code: "DaemonConnectionException", status: "504" })
+    expect(errorsOf(first.json)[0]).toMatchObject({ code: "DaemonConnectionException", status: "504" })
     expect((await app.get("/nodes/1")).status).toBe(504)
     expect((await app.get("/nodes")).status).toBe(200)
   })
 
   it("takes a RegExp, a code and a detail, and applies to Wings routes too", async () => {
     sandbox.control.failNext({ path: /\/users$/, times: 1, status: 500, code: "QueryException", detail: "boom" })
-    expect((await app.get("/users")).json.errors).toEqual([{ code: "QueryException", status: "500", detail: "boom" }])
+    expect(errorsOf((await app.get("/users")).json)).toEqual([{ code: "QueryException", status: "500", detail: "boom" }])
     sandbox.control.failNext({ path: "/download/", times: 1, status: 502 })
     expect((await call(`${sandbox.nodeUrl}/download/file?token=x`)).status).toBe(502)
   })
