@@ -134,8 +134,11 @@ describe("game servers under faults", () => {
       const { request, response } = await startDownload(browser, identifier, "/worlds/huge.bin")
       expect(response.statusCode).toBe(200)
       expect(response.headers["content-length"]).toBe(String(256 * 1024 * 1024))
-      await new Promise((resolve) => response.once("data", resolve))
-      // Far from done (256 MiB, nobody reading): the node is still sending.
+      await new Promise<void>((resolve) => response.once("data", () => {
+        response.pause()
+        resolve()
+      }))
+      // Far from done (256 MiB, nobody reading any more): the node is still sending.
       expect(panel.control.downloadsInFlight()).toBe(1)
       request.destroy()
       await waitFor("the node's download to end", async () => (panel.control.downloadsInFlight() === 0 ? true : undefined), 5_000)
