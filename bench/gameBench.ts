@@ -20,7 +20,7 @@ export interface GameSettings {
   readonly rounds: number
   /** Size of the file downloaded (i), in MiB. */
   readonly fileMiB: number
-  /** Measured downloads per path (i), after one warm-up pair that is not counted. */
+  /** Measured downloads per path (i), after one warm-up round that is not counted. */
   readonly downloadRounds: number
   /** Size of the one larger file relayed to see whether memory grows with the bytes (i), in MiB. */
   readonly largeFileMiB: number

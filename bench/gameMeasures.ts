@@ -334,12 +334,13 @@ const drain = (url: string, headers: Record<string, string>) =>
 
 const download = async (target: ConsoleTarget, path: DownloadPath, file: string, bare?: BareRelay): Promise<Download> => {
   const { pid } = target.customer
+  if (path === "bare" && bare === undefined) throw new Error("the bare path needs the bare relay running")
   const url = path === "relay"
     ? `${target.customer.url}/api/client/servers/${target.identifier}/files/download/stream?file=${encodeURIComponent(file)}`
-    : path === "bare" && bare !== undefined
-    ? `${bare.url}/?to=${encodeURIComponent(await signedDownloadUrl(target.panel, target.uuid, file))}`
+    : path === "bare"
+    ? `${bare?.url}/?to=${encodeURIComponent(await signedDownloadUrl(target.panel, target.uuid, file))}`
     : await signedDownloadUrl(target.panel, target.uuid, file)
-  const hopPid = path === "relay" ? pid : bare?.pid
+  const hopPid = path === "relay" ? pid : path === "bare" ? bare?.pid : undefined
   const hopBefore = hopPid === undefined ? 0 : await cpuMsOf(hopPid)
   const headers: Record<string, string> = path === "relay" ? { cookie: target.customer.cookie } : {}
   const before = await memoryOf(pid)
@@ -380,6 +381,9 @@ const download = async (target: ConsoleTarget, path: DownloadPath, file: string,
     sampling = false
   }
 }
+
+/** The whole file came back: HTTP 200, every byte, the synthetic pattern intact. */
+const isWhole = (d: Download, fileBytes: number) => d.status === 200 && d.bytes === fileBytes && d.intact
 
 /** `rounds` downloads per path, alternating; throughput and memory figures are the rounds' medians. */
 export const downloadRelayVersusDirect = async (target: ConsoleTarget, file: string, fileBytes: number, rounds: number) => {
@@ -423,7 +427,7 @@ export const downloadRelayVersusDirect = async (target: ConsoleTarget, file: str
     relayCores: medianCores(relay),
     directCores: medianCores(direct),
     bareCores: medianCores(of("bare")),
-    valid: [...warmUp, ...all].every((d) => d.status === 200 && d.bytes === fileBytes && d.intact),
+    valid: [...warmUp, ...all].every((d) => isWhole(d, fileBytes)),
     runs: all
   }
 }
@@ -431,5 +435,5 @@ export const downloadRelayVersusDirect = async (target: ConsoleTarget, file: str
 /** One download through the relay alone (a much larger file): does the server's memory grow with the bytes? */
 export const relayOnce = async (target: ConsoleTarget, file: string, fileBytes: number) => {
   const got = await download(target, "relay", file)
-  return { ...got, valid: got.status === 200 && got.bytes === fileBytes && got.intact, growthMiB: got.rssPeakMiB - got.rssBeforeMiB }
+  return { ...got, valid: isWhole(got, fileBytes), growthMiB: got.rssPeakMiB - got.rssBeforeMiB }
 }

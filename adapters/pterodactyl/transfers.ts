@@ -53,30 +53,9 @@ const nodeRefusal = (operation: string, response: HttpClientResponse.HttpClientR
     return yield* fromErrorAnswer(operation, response.status, text.slice(0, 4096), undefined, Date.now())
   })
 
-const REFUSAL_BYTES = 4096
-
-/** The first bytes of a refusal's body (the rest is dropped with the connection). */
-const refusalText = (response: Readable) =>
-  Effect.callback<string>((resume) => {
-    const chunks: Array<Buffer> = []
-    let bytes = 0
-    const done = () => {
-      response.off("data", onData)
-      response.off("end", done)
-      response.off("error", done)
-      response.off("close", done)
-      resume(Effect.succeed(Buffer.concat(chunks).subarray(0, REFUSAL_BYTES).toString("utf8")))
-    }
-    const onData = (chunk: Buffer) => {
-      chunks.push(chunk)
-      bytes += chunk.byteLength
-      if (bytes >= REFUSAL_BYTES) done()
-    }
-    response.on("data", onData)
-    response.once("end", done)
-    response.once("error", done)
-    response.once("close", done)
-  })
+/** The start of a refusal's body (Wings answers a short `{error}`). */
+const refusalText = (body: Readable & { text(): Promise<string> }) =>
+  Effect.tryPromise(() => body.text()).pipe(Effect.map((text) => text.slice(0, 4096)), Effect.orElseSucceed(() => ""))
 
 const ignoreError = () => {}
 
@@ -84,7 +63,7 @@ const ignoreError = () => {}
 interface NodeAnswer {
   readonly status: number
   readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
-  readonly body: Readable
+  readonly body: Readable & { text(): Promise<string> }
 }
 
 /**
