@@ -81,6 +81,14 @@ describe("outside sandbox mode", () => {
     expect(await reply.json()).toEqual({ sandbox: false })
   })
 
+  it("documents GET /api/platform in the OpenAPI document", async () => {
+    const openapi: unknown = await (await fetch(`${server.url}/openapi.json`)).json()
+    expect(openapi).toMatchObject({
+      paths: { "/api/platform": { get: { summary: "How this platform runs" } } },
+      components: { schemas: { Platform: { properties: { sandbox: { type: "boolean" } } } } }
+    })
+  })
+
   it("has no sandbox gateway to approve anything", async () => {
     await expect(server.runtime.runPromise(sandboxPayments)).rejects.toThrow(/not in sandbox mode/)
   })
