@@ -3,40 +3,21 @@
 // never sell), an order is refused before anything is written, and mail goes out by SMTP, never into the outbox.
 import { Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { SMTPServer } from "smtp-server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SANDBOX_CLUSTER, SANDBOX_PANEL, SandboxPanel } from "../../app/sandbox/SandboxUpstreams.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { Browser } from "../support/browser.ts"
+import { decodeQuotedPrintable, type SmtpSink, startSmtpSink } from "../support/smtpSink.ts"
 import { sandboxPayments, startTestServer } from "../support/testServer.ts"
 
-const received: Array<string> = []
-let smtp: SMTPServer
+let smtp: SmtpSink
 let server: Awaited<ReturnType<typeof startTestServer>>
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Array<Buffer> = []
-      stream.on("data", (c: Buffer) => chunks.push(c))
-      stream.on("end", () => {
-        received.push(Buffer.concat(chunks).toString("utf8"))
-        callback()
-      })
-    }
-  })
-  const port = await new Promise<number>((resolve) => {
-    smtp.listen(0, "127.0.0.1", () => {
-      const address = smtp.server.address()
-      resolve(typeof address === "object" && address !== null ? address.port : 0)
-    })
-  })
+  smtp = await startSmtpSink()
   server = await startTestServer({
     sandbox: false,
-    smtpUrl: Option.some(Redacted.make(`smtp://127.0.0.1:${port}`)),
+    smtpUrl: Option.some(Redacted.make(`smtp://127.0.0.1:${smtp.port}`)),
     registryProvider: "recherche-entreprises",
     // Nothing here asks the registry (personal accounts only); an unroutable one keeps the test off the network.
     rechercheEntreprisesUrl: new URL("http://127.0.0.1:9")
@@ -45,7 +26,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop()
-  await new Promise<void>((resolve) => smtp.close(() => resolve()))
+  await smtp?.close()
 })
 
 const run = <A, E>(effect: Effect.Effect<A, E, Catalog | SqlClient.SqlClient | SandboxPanel>) =>
@@ -136,10 +117,8 @@ describe("outside sandbox mode", () => {
     const { browser, email } = await signedIn()
     expect((await browser.post("/api/auth/forgot-password", { email })).status).toBe(202)
     const deadline = Date.now() + 10_000
-    while (!received.some((m) => m.includes(email)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-    // Quoted-printable: soft line breaks and escapes undone, as a mail client would.
-    const mail = (received.find((m) => m.includes(email)) ?? "")
-      .replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    while (!smtp.received.some((m) => m.includes(email)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    const mail = decodeQuotedPrintable(smtp.received.find((m) => m.includes(email)) ?? "")
     expect(mail).toMatch(/reset-password\?token=[0-9a-f]{64}/)
     expect(await count("mail_outbox")).toBe(0)
   })
