@@ -14,6 +14,7 @@ const optionalSecret = (name: string) => Config.option(Config.Redacted(name))
 
 export const SettingsConfig = Config.all({
   nodeEnv: withDefault(Config.Literals(["production", "development", "test"], "NODE_ENV"), "development"),
+  sandbox: Config.option(Config.Boolean("SANDBOX")),
   host: withDefault(Config.String("HOST"), "127.0.0.1"),
   port: withDefault(Config.Port("PORT"), 3000),
   publicUrl: Config.option(Config.URL("PUBLIC_URL")),
@@ -72,8 +73,13 @@ export const SettingsConfig = Config.all({
 export type RawSettings = Config.Success<typeof SettingsConfig>
 
 /** Settings after defaults that depend on other settings, with secrets resolved and validated. */
-export interface Settings extends Omit<RawSettings, "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat"> {
+export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat"> {
   readonly production: boolean
+  /**
+   * Sandbox mode: the simulated Proxmox VE and Pterodactyl with their demo plans, the payment gateway that approves
+   * every charge, the fixture registry and the mail outbox. On by default outside production, off in production.
+   */
+  readonly sandbox: boolean
   readonly publicUrl: string
   readonly jwtSecret: Redacted.Redacted<Uint8Array>
   readonly encryptionKeys: { readonly current: Redacted.Redacted<Uint8Array>; readonly previous: ReadonlyArray<Redacted.Redacted<Uint8Array>> }
@@ -131,6 +137,15 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
     const name = Option.isNone(raw.jwtSecret) ? "JWT_SECRET" : "ENCRYPTION_KEY"
     return yield* new InvalidSetting({ name, problem: "is required when NODE_ENV=production" })
   }
+  const sandbox = Option.getOrElse(raw.sandbox, () => !production)
+  // Outside sandbox mode nothing is simulated: mail goes out for real (reset links are never kept), and the
+  // registry is a real one.
+  if (!sandbox && Option.isNone(raw.smtpUrl)) {
+    return yield* new InvalidSetting({ name: "SMTP_URL", problem: "is required outside sandbox mode (SANDBOX=false, the default when NODE_ENV=production)" })
+  }
+  if (!sandbox && Option.contains(raw.registryProvider, "sandbox")) {
+    return yield* new InvalidSetting({ name: "REGISTRY_PROVIDER", problem: "sandbox is only allowed in sandbox mode (SANDBOX=true)" })
+  }
   const generated = missing ? yield* devSecrets : undefined
   const jwtSecret = yield* decodeJwtSecret(Option.getOrElse(raw.jwtSecret, () => generated!.jwtSecret))
   const current = yield* decodeKey(
@@ -143,7 +158,7 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
     (text) => decodeKey("ENCRYPTION_KEYS_PREVIOUS", text)
   )
   const registryProvider = Option.getOrElse(raw.registryProvider, () =>
-    Option.isSome(raw.sireneApiKey) ? "insee" as const : production ? "recherche-entreprises" as const : "sandbox" as const)
+    Option.isSome(raw.sireneApiKey) ? "insee" as const : sandbox ? "sandbox" as const : "recherche-entreprises" as const)
   if (raw.vmidRangeEnd <= raw.vmidRangeStart) {
     return yield* new InvalidSetting({ name: "VMID_RANGE_END", problem: "must be greater than VMID_RANGE_START" })
   }
@@ -164,6 +179,7 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
   return {
     ...raw,
     production,
+    sandbox,
     publicUrl,
     jwtSecret,
     encryptionKeys: { current, previous },

@@ -1,6 +1,6 @@
 // The wiring: settings → adapters → the services the HTTP edge and the CLI run on.
 import { NodeCrypto, NodeFileSystem, NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
-import { Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
+import { type Context, Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
 import { createServer } from "node:http"
@@ -10,12 +10,14 @@ import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
 import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.ts"
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
 import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
+import { PlatformInfo } from "../adapters/http/CatalogHandlers.ts"
 import { HttpApp } from "../adapters/http/HttpApp.ts"
 import { HttpSettings } from "../adapters/http/HttpSettings.ts"
 import * as OutboxMailer from "../adapters/mail/OutboxMailer.ts"
 import * as SmtpMailer from "../adapters/mail/SmtpMailer.ts"
 import { requireCurrentSchema, runMigrations, type SchemaBehind } from "../adapters/postgres/Migrations.ts"
 import * as SandboxPaymentGateway from "../adapters/payments/SandboxPaymentGateway.ts"
+import * as UnconfiguredPaymentGateway from "../adapters/payments/UnconfiguredPaymentGateway.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgHealth from "../adapters/postgres/PgHealth.ts"
 import * as PgIpAddresses from "../adapters/postgres/PgIpAddresses.ts"
@@ -41,13 +43,18 @@ import * as InseeRegistry from "../adapters/registry/InseeRegistry.ts"
 import * as RechercheEntreprisesRegistry from "../adapters/registry/RechercheEntreprisesRegistry.ts"
 import { AccountSettings } from "../domain/account/AccountSettings.ts"
 import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
+import { UnsoldUpstreams } from "../domain/catalog/listPlansForSale.ts"
 import { VpsSettings } from "../domain/vps/VpsSettings.ts"
+import { BusinessRegistry } from "../ports/BusinessRegistry.ts"
+import { Mailer } from "../ports/Mailer.ts"
+import type { PaymentGateway } from "../ports/PaymentGateway.ts"
 import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
-import { SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
+import { SANDBOX_CLUSTER, SANDBOX_PANEL, SandboxPanel, SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
 import { LifecycleCronLive, ReconcileOrdersLive, WorkflowEngineLive, WorkflowsLive } from "./Workflows.ts"
 import { PANEL_DIST } from "./buildPanel.ts"
-import type { Settings } from "./Config.ts"
+import { InvalidSetting, type Settings } from "./Config.ts"
+import { restrictDataDir } from "./DataDir.ts"
 import { type EmbeddedDatabaseFailed, embeddedDataDir, postgres } from "./Database.ts"
 
 export const LoggerLive = (settings: Pick<Settings, "logFormat" | "logLevel">) =>
@@ -67,12 +74,15 @@ export const DatabaseLive = (
   role: "server" | "cli" | "migrate"
 ): Layer.Layer<
   SqlClient.SqlClient,
-  EmbeddedDatabaseFailed | Migrator.MigrationError | SqlError.SqlError | SchemaBehind
+  EmbeddedDatabaseFailed | Migrator.MigrationError | SqlError.SqlError | SchemaBehind | InvalidSetting
 > =>
   Option.match(settings.databaseUrl, {
     onNone: () => {
       const database = embeddedDataDir(settings.dataDir, { share: role !== "server" })
-      return role === "migrate" ? database : Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(database))
+      const ready = role === "migrate" ? database : Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(database))
+      // PGlite restores its initial files with their archive's modes (0666) and writes a few through its own umask
+      // (0644), past the process umask; so once it is open, DATA_DIR (an older release's tree too) is made private.
+      return Layer.effectDiscard(restrictDataDir(settings.dataDir)).pipe(Layer.provideMerge(ready))
     },
     onSome: (url) => {
       const database = postgres(url, role === "server" ? settings.databaseMaxConnections : 2)
@@ -100,9 +110,17 @@ export const RepositoriesLive = Layer.mergeAll(
   PgHealth.layer
 )
 
+/** A wiring that Config refuses to start with; kept as a refusal here too, so no caller can build it. */
+const refused = <I, S>(service: Context.Key<I, S>, name: string, problem: string) =>
+  Layer.effect(service, Effect.fail(new InvalidSetting({ name, problem })))
+
+/** Real SMTP when SMTP_URL is set; without it, only in sandbox mode, the outbox (which keeps reset links). */
 const MailerLive = (settings: Settings) =>
   Option.match(settings.smtpUrl, {
-    onNone: () => OutboxMailer.layer({ keep: settings.outboxKeep, logBodies: !settings.production }),
+    onNone: () =>
+      settings.sandbox
+        ? OutboxMailer.layer({ keep: settings.outboxKeep, logBodies: !settings.production })
+        : refused(Mailer, "SMTP_URL", "is required outside sandbox mode"),
     onSome: (url) => SmtpMailer.layer({ url, from: settings.mailFrom })
   })
 
@@ -125,9 +143,39 @@ const RegistryLive = (settings: Settings) => {
         baseUrl: settings.rechercheEntreprisesUrl.href.replace(/\/$/, "")
       }).pipe(Layer.provide(NodeHttpClient.layerUndici))
     case "sandbox":
-      return FixtureRegistry.layer
+      return settings.sandbox
+        ? FixtureRegistry.layer
+        : refused(BusinessRegistry, "REGISTRY_PROVIDER", "sandbox is only allowed in sandbox mode (SANDBOX=true)")
   }
 }
+
+/**
+ * The payment gateway: in sandbox mode the one that approves every charge; otherwise the configured provider —
+ * none exists yet, so every order is refused before anything is created (503 PAYMENTS_NOT_CONFIGURED).
+ */
+const PaymentsLive = (settings: Settings): Layer.Layer<PaymentGateway> =>
+  settings.sandbox
+    ? SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom))
+    : UnconfiguredPaymentGateway.layer
+
+/**
+ * What sandbox mode decides beyond mail, registry and payments: the public platform answer, a warning at every
+ * production start in sandbox mode, and outside it the sandbox's own cluster and panel (left in the catalog by an
+ * earlier sandbox run) selling nothing.
+ */
+const SandboxModeLive = (settings: Settings) =>
+  Layer.mergeAll(
+    Layer.succeed(PlatformInfo, { sandbox: settings.sandbox }),
+    settings.sandbox
+      ? Layer.empty
+      : Layer.succeed(UnsoldUpstreams, { clusters: [SANDBOX_CLUSTER], panels: [SANDBOX_PANEL] }),
+    settings.sandbox && settings.production
+      ? Layer.effectDiscard(Effect.logWarning(
+        "SANDBOX=true in production: simulated Proxmox VE and Pterodactyl with demo plans, orders approved without " +
+          "any payment, the sandbox registry and mail outbox. Never for real customers; unset SANDBOX to turn it off."
+      ))
+      : Layer.empty
+  )
 
 export const accountSettings = (settings: Settings): AccountSettings["Service"] => ({
   publicUrl: settings.publicUrl,
@@ -153,6 +201,7 @@ export const ServicesLive = (settings: Settings) =>
     NodeCrypto.layerDigest,
     RegistryLive(settings),
     MailerLive(settings),
+    SandboxModeLive(settings),
     Layer.succeed(AccountSettings, accountSettings(settings)),
     Layer.succeed(HttpSettings, {
       secureCookies: settings.production,
@@ -199,6 +248,20 @@ const sandboxTaskDurations = (settings: Settings) =>
     : {}
 
 /**
+ * The sandbox Proxmox VE and Pterodactyl (sandbox mode only), each started unless a real upstream of its kind is
+ * registered. With the embedded database they keep their VMs, servers, files and backups beside it, so a restart
+ * finds them as the database remembers them.
+ */
+const SandboxUpstreamsLive = (settings: Settings) =>
+  SandboxPterodactylLive({
+    installDurationMs: settings.sandboxTaskSpeed === "instant" ? 0 : 3_000,
+    stateFile: Option.isNone(settings.databaseUrl) ? join(settings.dataDir, "sandbox-pterodactyl.json") : undefined
+  }).pipe(Layer.provideMerge(SandboxProxmoxLive({
+    taskDurations: sandboxTaskDurations(settings),
+    stateFile: Option.isNone(settings.databaseUrl) ? join(settings.dataDir, "sandbox-proxmox.json") : undefined
+  })))
+
+/**
  * The application's services on a given database layer: repositories, crypto, registry, mail, payments,
  * the catalog (CATALOG_FILE, or the sandbox Proxmox when no cluster is registered), the Proxmox wrapper and
  * the durable workflow engine with the lifecycle cron.
@@ -206,26 +269,19 @@ const sandboxTaskDurations = (settings: Settings) =>
 export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E, R>) => {
   const base = ServicesLive(settings).pipe(
     Layer.provideMerge(Layer.mergeAll(
-      SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+      PaymentsLive(settings),
       Layer.succeed(VpsSettings, vpsSettings(settings)),
       Layer.succeed(GameSettings, gameSettings(settings))
     )),
     Layer.provideMerge(RepositoriesLive),
     Layer.provideMerge(database)
   )
-  // With the embedded database the sandbox keeps its VMs beside it, so a restart finds both as they were.
-  const catalog = SandboxProxmoxLive({
-    taskDurations: sandboxTaskDurations(settings),
-    stateFile: Option.isNone(settings.databaseUrl) ? join(settings.dataDir, "sandbox-proxmox.json") : undefined
-  }).pipe(
-    Layer.provideMerge(CatalogFileLive(settings)),
-    Layer.provideMerge(base)
+  // CATALOG_FILE first: the sandbox upstreams start only when it registers no real one.
+  const catalog = CatalogFileLive(settings).pipe(Layer.provideMerge(base))
+  const withPanel = Layer.provideMerge(
+    settings.sandbox ? SandboxUpstreamsLive(settings) : Layer.succeed(SandboxPanel, Option.none()),
+    catalog
   )
-  // Likewise the sandbox panel keeps its servers, files and backups beside the embedded database.
-  const withPanel = SandboxPterodactylLive({
-    installDurationMs: settings.sandboxTaskSpeed === "instant" ? 0 : 3_000,
-    stateFile: Option.isNone(settings.databaseUrl) ? join(settings.dataDir, "sandbox-pterodactyl.json") : undefined
-  }).pipe(Layer.provideMerge(catalog))
   const virtualization = Layer.mergeAll(
     ProxmoxVirtualization.layer.pipe(Layer.provide(ProxmoxClustersLive.layer)),
     // A customer waiting on a relayed call gets our 503 within about a second; provisioning retries on its own.

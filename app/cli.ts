@@ -15,6 +15,7 @@ import { Outbox } from "../ports/Outbox.ts"
 import type { SecretBox } from "../ports/SecretBox.ts"
 import type { UpstreamSecrets } from "../ports/UpstreamSecrets.ts"
 import type { Settings } from "./Config.ts"
+import { PRIVATE_UMASK } from "./DataDir.ts"
 import { DatabaseLive, LoggerLive } from "./Layers.ts"
 import { loadSettings, startupFailure } from "./loadSettings.ts"
 
@@ -195,6 +196,8 @@ export const makeAdmin = <E>(
 }
 
 if (import.meta.main) {
+  // An embedded database the CLI opens or migrates is created private, as the server's is.
+  process.umask(PRIVATE_UMASK)
   const settings = Effect.cached(loadSettings).pipe(Effect.runSync)
   const services = Layer.unwrap(Effect.map(settings, (s) => Layer.merge(AdminServicesLive(s), SecretInput.stdin)))
   const migrateDatabase = Effect.flatMap(settings, (s) => runMigrations.pipe(Effect.provide(DatabaseLive(s, "migrate"))))

@@ -1,6 +1,7 @@
 // `npm start`: the HTTP server with every service, on embedded defaults unless settings say otherwise.
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
+import { PRIVATE_UMASK } from "./DataDir.ts"
 import { LoggerLive, ServerLive } from "./Layers.ts"
 import { loadSettings, startupFailure } from "./loadSettings.ts"
 
@@ -17,4 +18,6 @@ const main = Effect.gen(function*() {
   )
 )
 
+// Everything this process creates (PGlite's files, the sandbox's state, sockets) is its owner's only.
+process.umask(PRIVATE_UMASK)
 NodeRuntime.runMain(main)

@@ -122,6 +122,9 @@ const serverEnv = (settings: ServerSettings, port: number, dataDir: string): Nod
   PATH: process.env["PATH"] ?? "/usr/bin:/bin",
   HOME: process.env["HOME"] ?? dataDir,
   NODE_ENV: "production",
+  // Orders are paid through the sandbox gateway (there is no real one); the upstreams are the bench's own, from
+  // CATALOG_FILE, so no sandbox Proxmox or panel starts.
+  SANDBOX: "true",
   HOST: "127.0.0.1",
   PORT: String(port),
   PUBLIC_URL: `http://localhost:${port}`,

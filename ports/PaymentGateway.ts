@@ -13,7 +13,19 @@ export class PaymentUnavailable extends Schema.TaggedError<PaymentUnavailable>()
   }
 }
 
+/** No payment provider is set up (outside sandbox mode, until one is configured): nothing can be sold. */
+export class PaymentsNotConfigured extends Schema.TaggedError<PaymentsNotConfigured>()("PaymentsNotConfigured", {}) {
+  override get message() {
+    return "Payments are not set up on this platform yet: nothing can be ordered. Nothing was created or charged."
+  }
+}
+
 export class PaymentGateway extends Context.Service<PaymentGateway, {
+  /**
+   * Whether this gateway can take payments at all; asked before anything of an order is created, so an order that
+   * could never be paid for leaves nothing behind.
+   */
+  readonly ready: Effect.Effect<void, PaymentsNotConfigured>
   charge(request: {
     readonly customer: string
     readonly amountCents: number

@@ -6,7 +6,7 @@ import type * as GameErrors from "../../domain/game/GameErrors.ts"
 import type * as VpsActions from "../../domain/vps/VpsActions.ts"
 import type * as GamePanel from "../../ports/GamePanel.ts"
 import type { RegistryUnavailable } from "../../ports/BusinessRegistry.ts"
-import type { PaymentDeclined, PaymentUnavailable } from "../../ports/PaymentGateway.ts"
+import type { PaymentDeclined, PaymentsNotConfigured, PaymentUnavailable } from "../../ports/PaymentGateway.ts"
 import type * as Virtualization from "../../ports/Virtualization.ts"
 import {
   type ApiError,
@@ -43,6 +43,7 @@ export type DomainError =
   | BillingErrors.SubscriptionEnded
   | PaymentDeclined
   | PaymentUnavailable
+  | PaymentsNotConfigured
   | VpsActions.VpsNotFound
   | VpsActions.VpsUnavailable
   | VpsActions.SnapshotLimitReached
@@ -91,6 +92,7 @@ const table: Table = {
   SubscriptionEnded: (e) => new Conflict(body("SUBSCRIPTION_ENDED", e)),
   PaymentDeclined: (e) => new PaymentRequired(body("PAYMENT_DECLINED", e)),
   PaymentUnavailable: (e) => new ServiceUnavailable(body("PAYMENT_UNAVAILABLE", e)),
+  PaymentsNotConfigured: (e) => new ServiceUnavailable(body("PAYMENTS_NOT_CONFIGURED", e)),
   VpsNotFound: (e) => new NotFound(body("VPS_NOT_FOUND", e)),
   VpsUnavailable: (e) =>
     new Conflict(body(e.status === "suspended" ? "VPS_SUSPENDED" : e.status === "destroyed" ? "VPS_DESTROYED" : "VPS_NOT_RUNNING", e)),

@@ -40,6 +40,7 @@ export const layer = (options: { readonly declineAll?: boolean } = {}) =>
       reason: "card declined (sandbox)"
     })
     const gateway = PaymentGateway.of({
+      ready: Effect.void,
       charge: (request) =>
         Effect.gen(function*() {
           const fresh = `ch_${(yield* random.uuidV4()).replace(/-/g, "")}`

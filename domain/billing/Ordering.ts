@@ -8,6 +8,7 @@ import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { SecretBox } from "../../ports/SecretBox.ts"
 import { refundOrder } from "./refund.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { planForSale } from "../catalog/listPlansForSale.ts"
 import type { GamePlan, VpsPlan } from "../catalog/Plan.ts"
 import { checkEnvironment, decodeGameOptions } from "../game/GameOptions.ts"
 import { GAME_STEPS, ProvisionGame } from "../game/ProvisionGame.ts"
@@ -62,9 +63,10 @@ const validateGameOptions = Effect.fn("validateGameOptions")(function*(plan: Gam
  * provisioning runs durably after the answer (the customer follows it on the order).
  */
 export const placeOrder = Effect.fn("placeOrder")(function*(userId: string, planId: string, rawOptions: unknown) {
-  const catalog = yield* Catalog
-  const found = yield* catalog.plan(planId)
-  if (Option.isNone(found) || found.value.retired) return yield* new PlanUnavailable({ planId })
+  // A platform that cannot take payments refuses the order before anything of it exists.
+  yield* (yield* PaymentGateway).ready
+  const found = yield* planForSale(planId)
+  if (Option.isNone(found)) return yield* new PlanUnavailable({ planId })
   const plan = found.value
   const options: Record<string, unknown> = plan.kind === "vps"
     ? yield* validateVpsOptions(plan, rawOptions)

@@ -1,7 +1,8 @@
 // The public view of the catalog (`GET /api/plans`): what a customer can order, and nothing about the upstreams —
 // no panel URL, egg, image or environment, no cluster or node.
-import { Effect } from "effect"
+import { Context, Effect, Option } from "effect"
 import { Catalog } from "../../ports/Catalog.ts"
+import type { Plan } from "./Plan.ts"
 
 export interface VpsPlanForSale {
   readonly id: string
@@ -33,16 +34,40 @@ export interface GamePlanForSale {
 export type PlanForSale = VpsPlanForSale | GamePlanForSale
 
 /**
+ * Registered upstreams whose plans are nevertheless not for sale. Outside sandbox mode the wiring names the simulated
+ * cluster and panel a former sandbox run left in the catalog: nothing serves them any more, and their plans are demo
+ * plans. Nothing by default.
+ */
+export const UnsoldUpstreams = Context.Reference<{
+  readonly clusters: ReadonlyArray<string>
+  readonly panels: ReadonlyArray<string>
+}>("zh/domain/catalog/UnsoldUpstreams", { defaultValue: () => ({ clusters: [], panels: [] }) })
+
+/** The names of the given templates that have an active copy on an active cluster that sells, by id. */
+const saleableTemplates = Effect.fn("saleableTemplates")(function*(ids: ReadonlyArray<string>) {
+  const catalog = yield* Catalog
+  const unsold = yield* UnsoldUpstreams
+  const copies = yield* Effect.forEach(ids, (id) => catalog.templates(id), { concurrency: 4 })
+  return new Map(copies.flatMap((rows) => {
+    const row = rows.find((r) => !unsold.clusters.includes(r.cluster))
+    return row === undefined ? [] : [[row.id, row.name] as const]
+  }))
+})
+
+/** The names of the active panels that sell. */
+const saleablePanels = Effect.gen(function*() {
+  const unsold = yield* UnsoldUpstreams
+  return new Set((yield* (yield* Catalog).panels).filter((p) => !p.retired && !unsold.panels.includes(p.name)).map((p) => p.name))
+})
+
+/**
  * Active plans by price. A VPS plan is offered with the templates that have an active copy on an active cluster,
  * and not at all when none has; a game plan only while its panel is active.
  */
 export const listPlansForSale = Effect.gen(function*() {
-  const catalog = yield* Catalog
-  const plans = yield* catalog.plans
-  const templateIds = [...new Set(plans.flatMap((p) => (p.kind === "vps" ? p.templates : [])))]
-  const copies = yield* Effect.forEach(templateIds, (id) => catalog.templates(id), { concurrency: 4 })
-  const templateNames = new Map(copies.flatMap((rows) => (rows[0] === undefined ? [] : [[rows[0].id, rows[0].name] as const])))
-  const panels = new Set((yield* catalog.panels).filter((p) => !p.retired).map((p) => p.name))
+  const plans = yield* (yield* Catalog).plans
+  const templateNames = yield* saleableTemplates([...new Set(plans.flatMap((p) => (p.kind === "vps" ? p.templates : [])))])
+  const panels = yield* saleablePanels
   return plans.flatMap((plan): Array<PlanForSale> => {
     const { id, name, priceCents } = plan
     if (plan.kind === "game") {
@@ -58,4 +83,15 @@ export const listPlansForSale = Effect.gen(function*() {
     const { diskGiB, ramMiB, snapshotLimit, vcpu } = plan
     return [{ id, kind: "vps", name, priceCents, vcpu, ramMiB, diskGiB, snapshotLimit, templates }]
   })
+})
+
+/** The plan if it is for sale now, by the rules of `listPlansForSale` (so what is listed is what can be ordered). */
+export const planForSale = Effect.fn("planForSale")(function*(planId: string) {
+  const found = yield* (yield* Catalog).plan(planId)
+  if (Option.isNone(found) || found.value.retired) return Option.none<Plan>()
+  const plan: Plan = found.value
+  const onSale = plan.kind === "game"
+    ? (yield* saleablePanels).has(plan.panel)
+    : (yield* saleableTemplates(plan.templates)).size > 0
+  return onSale ? Option.some(plan) : Option.none<Plan>()
 })

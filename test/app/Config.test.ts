@@ -6,6 +6,9 @@ import { describeConfigError, type InvalidSetting, resolveSettings, SettingsConf
 const jwt = "a-development-signing-secret-of-48-bytes-for-tests"
 const keyHex = "11".repeat(32)
 const otherKeyBase64 = Buffer.alloc(32, 7).toString("base64")
+const smtp = "smtp://mail.example.com:587"
+/** A production environment that starts: both secrets and a real mail server. */
+const production = { NODE_ENV: "production", JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex, SMTP_URL: smtp }
 
 type Env = Record<string, string>
 
@@ -63,7 +66,7 @@ describe("SettingsConfig and resolveSettings", () => {
 
     it.effect("the registry is recherche-entreprises in production without SIRENE_API_KEY, logging JSON", () =>
       Effect.gen(function*() {
-        const s = yield* load({ NODE_ENV: "production", JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex }, forbiddenDevSecrets)
+        const s = yield* load({ NODE_ENV: "production", JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex, SMTP_URL: smtp }, forbiddenDevSecrets)
         assert.isTrue(s.production)
         assert.strictEqual(s.registryProvider, "recherche-entreprises")
         assert.strictEqual(s.logFormat, "json")
@@ -80,6 +83,59 @@ describe("SettingsConfig and resolveSettings", () => {
         load({ PUBLIC_URL: "https://panel.example.com:8443/some/path/?q=1#x" }),
         (s) => assert.strictEqual(s.publicUrl, "https://panel.example.com:8443")
       ))
+  })
+
+  describe("sandbox mode (SANDBOX)", () => {
+    it.effect("is on by default in development and test", () =>
+      Effect.gen(function*() {
+        assert.isTrue((yield* load({})).sandbox)
+        assert.isTrue((yield* load({ NODE_ENV: "test" })).sandbox)
+      }))
+
+    it.effect("is off by default in production", () =>
+      Effect.map(load(production, forbiddenDevSecrets), (s) => assert.isFalse(s.sandbox)))
+
+    it.effect("SANDBOX=true turns it on in production, with the sandbox registry by default", () =>
+      Effect.gen(function*() {
+        const s = yield* load({ NODE_ENV: "production", JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex, SANDBOX: "true" }, forbiddenDevSecrets)
+        assert.isTrue(s.sandbox)
+        assert.isTrue(s.production)
+        assert.strictEqual(s.registryProvider, "sandbox")
+      }))
+
+    it.effect("SANDBOX=false turns it off in development, where the registry becomes recherche-entreprises", () =>
+      Effect.gen(function*() {
+        const s = yield* load({ SANDBOX: "false", SMTP_URL: smtp })
+        assert.isFalse(s.sandbox)
+        assert.isFalse(s.production)
+        assert.strictEqual(s.registryProvider, "recherche-entreprises")
+      }))
+
+    it.effect("SANDBOX=maybe is refused with one line naming SANDBOX", () =>
+      Effect.map(failure({ SANDBOX: "maybe" }, forbiddenDevSecrets), (e) => assertOneLineNaming(e, "SANDBOX")))
+
+    it.effect("outside sandbox mode SMTP_URL is required, in production and in development, before any secret is generated", () =>
+      Effect.gen(function*() {
+        const { SMTP_URL: _, ...withoutSmtp } = production
+        for (const env of [withoutSmtp, { SANDBOX: "false" }]) {
+          const e = yield* failure(env, forbiddenDevSecrets)
+          assertOneLineNaming(e, "SMTP_URL")
+          assert.include(e.message, "sandbox mode")
+        }
+      }))
+
+    it.effect("in sandbox mode SMTP_URL may be left out (the outbox keeps the mail), even in production", () =>
+      Effect.map(
+        load({ NODE_ENV: "production", JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex, SANDBOX: "true" }, forbiddenDevSecrets),
+        (s) => assert.isTrue(Option.isNone(s.smtpUrl))
+      ))
+
+    it.effect("REGISTRY_PROVIDER=sandbox is refused outside sandbox mode, allowed in it", () =>
+      Effect.gen(function*() {
+        assertOneLineNaming(yield* failure({ ...production, REGISTRY_PROVIDER: "sandbox" }, forbiddenDevSecrets), "REGISTRY_PROVIDER")
+        assertOneLineNaming(yield* failure({ SANDBOX: "false", SMTP_URL: smtp, REGISTRY_PROVIDER: "sandbox" }), "REGISTRY_PROVIDER")
+        assert.strictEqual((yield* load({ REGISTRY_PROVIDER: "sandbox" })).registryProvider, "sandbox")
+      }))
   })
 
   describe("a malformed value stops with one line naming the setting", () => {

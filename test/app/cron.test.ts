@@ -30,6 +30,7 @@ describe.skipIf(testDatabaseUrl === undefined)("the lifecycle cron with two inst
     const env = {
       NODE_ENV: "production",
       DATABASE_URL: db.url,
+      SMTP_URL: "smtp://127.0.0.1:9",
       JWT_SECRET: randomBytes(48).toString("base64url"),
       ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       BCRYPT_COST: "4",

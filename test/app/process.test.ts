@@ -133,6 +133,8 @@ for (const adminUrl of postgresSuites) {
       NODE_ENV: "production",
       DATA_DIR: dataDir,
       DATABASE_URL: databaseUrl,
+      // Required outside sandbox mode; nothing here sends mail.
+      SMTP_URL: "smtp://127.0.0.1:9",
       JWT_SECRET: jwtSecret,
       ENCRYPTION_KEY: key.toString("base64"),
       BCRYPT_COST: "4"

@@ -146,6 +146,28 @@ describe("theme and language", () => {
   })
 })
 
+describe("the demo banner", () => {
+  it("a sandbox server's panel says it is a demo, in English and in French; a real platform's does not", async () => {
+    const page = await chromium.newPage()
+    await page.goto("/login")
+    await byTestId(page, "login-form").waitFor()
+    const banner = byTestId(page, "demo-banner")
+    expect(await banner.isVisible()).toBe(true)
+    expect(await banner.textContent()).toMatch(/^Demo\. .*simulated.*without any payment/)
+    await byTestId(page, "toggle-language").click()
+    await expect.poll(() => banner.textContent()).toMatch(/^Démo\. .*simulés.*sans aucun paiement/)
+    await byTestId(page, "toggle-language").click()
+    await expect.poll(() => banner.textContent()).toMatch(/^Demo\./)
+
+    // The panel learns the mode from the server only: the same panel told `sandbox: false` shows no banner.
+    const real = await chromium.newPage()
+    await real.route("**/api/platform", (route) => route.fulfill({ json: { sandbox: false } }))
+    await real.goto("/login")
+    await byTestId(real, "login-form").waitFor()
+    expect(await byTestId(real, "demo-banner").count()).toBe(0)
+  })
+})
+
 describe("API errors", () => {
   it("an e-mail already taken is said in French to a French browser, never as raw JSON", async () => {
     const email = await registered("someone else's password")

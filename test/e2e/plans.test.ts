@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AesGcmSecretBox from "../../adapters/crypto/AesGcmSecretBox.ts"
 import { RequestValidationLive } from "../../adapters/http/AccountsHandlers.ts"
 import { CatalogApi } from "../../adapters/http/CatalogApi.ts"
-import { CatalogHandlers } from "../../adapters/http/CatalogHandlers.ts"
+import { CatalogHandlers, PlatformInfo } from "../../adapters/http/CatalogHandlers.ts"
 import * as PgCatalog from "../../adapters/postgres/PgCatalog.ts"
 import * as PgUpstreamSecrets from "../../adapters/postgres/PgUpstreamSecrets.ts"
 import {
@@ -32,7 +32,11 @@ const stores = Layer.mergeAll(PgCatalog.layer, PgUpstreamSecrets.layer, AesGcmSe
 )
 /** Only the catalog group, under the application's API id: its handlers are found by group name. */
 class CatalogOnlyApi extends HttpApi.make("zh").add(CatalogApi) {}
-const routes = HttpApiBuilder.layer(CatalogOnlyApi).pipe(Layer.provide(CatalogHandlers), Layer.provide(RequestValidationLive))
+const routes = HttpApiBuilder.layer(CatalogOnlyApi).pipe(
+  Layer.provide(CatalogHandlers),
+  Layer.provide(RequestValidationLive),
+  Layer.provide(Layer.succeed(PlatformInfo, { sandbox: false }))
+)
 const runtime = ManagedRuntime.make(
   Layer.effect(ServerUrl, HttpServer.addressFormattedWith((url) => Effect.succeed({ url }))).pipe(
     Layer.provideMerge(HttpRouter.serve(routes, { disableLogger: true })),
@@ -69,6 +73,12 @@ describe("GET /api/plans", () => {
         }
       ]
     })
+  })
+
+  it("GET /api/platform says, publicly, whether the platform is a sandbox", async () => {
+    const reply = await fetch(`${url}/api/platform`)
+    expect(reply.status).toBe(200)
+    expect(await reply.json()).toEqual({ sandbox: false })
   })
 
   it("never shows where the upstreams are or how to sign in to them", async () => {

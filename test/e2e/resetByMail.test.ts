@@ -1,45 +1,24 @@
 // Forgot → e-mail → reset, through a real SMTP server started inside the test, parsing the link out of the mail.
 import { Option, Redacted } from "effect"
-import { SMTPServer } from "smtp-server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Browser } from "../support/browser.ts"
+import { decodeQuotedPrintable, type SmtpSink, startSmtpSink } from "../support/smtpSink.ts"
 import { startTestServer } from "../support/testServer.ts"
 
-const received: Array<string> = []
-let smtp: SMTPServer
+let smtp: SmtpSink
+let received: ReadonlyArray<string>
 let server: Awaited<ReturnType<typeof startTestServer>>
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Array<Buffer> = []
-      stream.on("data", (c: Buffer) => chunks.push(c))
-      stream.on("end", () => {
-        received.push(Buffer.concat(chunks).toString("utf8"))
-        callback()
-      })
-    }
-  })
-  const port = await new Promise<number>((resolve) => {
-    smtp.listen(0, "127.0.0.1", () => {
-      const address = smtp.server.address()
-      resolve(typeof address === "object" && address !== null ? address.port : 0)
-    })
-  })
-  server = await startTestServer({ smtpUrl: Option.some(Redacted.make(`smtp://127.0.0.1:${port}`)) })
+  smtp = await startSmtpSink()
+  received = smtp.received
+  server = await startTestServer({ smtpUrl: Option.some(Redacted.make(`smtp://127.0.0.1:${smtp.port}`)) })
 })
 
 afterAll(async () => {
   await server.stop()
-  await new Promise<void>((resolve) => smtp.close(() => resolve()))
+  await smtp.close()
 })
-
-/** Undoes quoted-printable soft line breaks and escapes, as a mail client would. */
-const decodeQuotedPrintable = (body: string) =>
-  body.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
 
 describe("password reset by e-mail", () => {
   it("mails a link to PUBLIC_URL/reset-password whose token resets the password once", async () => {

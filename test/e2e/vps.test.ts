@@ -3,11 +3,10 @@
 // Every reply and every console frame is scanned for the hypervisor's address, tickets and task ids.
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { SandboxPayments } from "../../adapters/payments/SandboxPaymentGateway.ts"
 import { VPS_STEPS } from "../../domain/vps/ProvisionVps.ts"
 import { IpAddresses } from "../../ports/IpAddresses.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
-import { startTestServer } from "../support/testServer.ts"
+import { sandboxPayments, startTestServer } from "../support/testServer.ts"
 import {
   Envelopes,
   errorCode,
@@ -44,7 +43,7 @@ afterAll(() => server.stop())
 
 const customer = () => signedInCustomer(server, scan)
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000)
-const charges = () => server.runtime.runPromise(Effect.flatMap(SandboxPayments, (p) => p.charges))
+const charges = () => server.runtime.runPromise(Effect.flatMap(sandboxPayments, (p) => p.charges))
 
 /** A host address of the sandbox pool 192.0.2.0/24, other than its gateway .1 and broadcast .255. */
 const inSandboxPool = (address: string) => {
@@ -115,7 +114,7 @@ describe("ordering a VPS", () => {
 
   it("a declined payment answers 402 PAYMENT_DECLINED, and the next order is charged as usual", async () => {
     const browser = await customer()
-    await server.runtime.runPromise(Effect.flatMap(SandboxPayments, (p) => p.declineNext(1)))
+    await server.runtime.runPromise(Effect.flatMap(sandboxPayments, (p) => p.declineNext(1)))
     expect(errorCode(await browser.post("/api/orders", vpsOrder("web-1")), 402)).toBe("PAYMENT_DECLINED")
     expect(expectBody(await browser.get("/api/vps"), 200, Envelopes.vpsList).vps).toEqual([])
     expect(expectBody(await browser.get("/api/subscriptions"), 200, Envelopes.subscriptions).subscriptions).toEqual([])
@@ -307,7 +306,7 @@ describe("the subscription's life", () => {
     const { subscriptionId, vpsId } = await provisionedVps(browser, "web-1")
     await lapse(server, subscriptionId, minutesAgo(5))
     await waitForVpsStatus(browser, vpsId, "suspended")
-    await server.runtime.runPromise(Effect.flatMap(SandboxPayments, (p) => p.declineNext(1)))
+    await server.runtime.runPromise(Effect.flatMap(sandboxPayments, (p) => p.declineNext(1)))
     expect(errorCode(await browser.post(`/api/subscriptions/${subscriptionId}/renew`), 402)).toBe("PAYMENT_DECLINED")
     // The VPS record is marked first, its subscription a moment later (in the same lapse).
     await waitFor("the subscription to be suspended", async () =>

@@ -11,12 +11,15 @@ import { join } from "node:path"
 import { inspect } from "node:util"
 import type { Settings } from "../../app/Config.ts"
 import { HttpAppLive } from "../../app/Layers.ts"
+import { SandboxPayments } from "../../adapters/payments/SandboxPaymentGateway.ts"
 import { Outbox } from "../../ports/Outbox.ts"
 import { sqlBackends } from "./databases.ts"
 
 export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   nodeEnv: "test",
   production: false,
+  // The e2e suites run everything simulated; tests of the wiring outside sandbox mode override it.
+  sandbox: true,
   host: "127.0.0.1",
   port: 0,
   publicUrl: "http://panel.test",
@@ -67,6 +70,16 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   loginThrottleWindow: Duration.minutes(15),
   ...overrides
 })
+
+/**
+ * The sandbox gateway's control in a test server's runtime. Only sandbox mode wires that gateway, so the server's
+ * type does not promise it; a test outside sandbox mode that reaches for it fails.
+ */
+export const sandboxPayments = Effect.flatMap(Effect.serviceOption(SandboxPayments), (found) =>
+  Option.match(found, {
+    onNone: () => Effect.die(new Error("this test server is not in sandbox mode: no sandbox payment gateway")),
+    onSome: Effect.succeed
+  }))
 
 export class TestServer extends Context.Service<TestServer, { readonly url: string }>()("zh/test/TestServer") {}
 

@@ -4,6 +4,8 @@
 const en = {
   "app.name": "ZH Hosting",
   "app.skip": "Skip to content",
+  "demo.title": "Demo.",
+  "demo.text": "This platform is a demonstration: servers are simulated and orders are approved without any payment.",
   "nav.main": "Main",
   "nav.dashboard": "Dashboard",
   "nav.order": "Order",
@@ -257,6 +259,7 @@ const en = {
   "err.SUBSCRIPTION_ENDED": "This subscription has ended.",
   "err.PAYMENT_DECLINED": "The payment was declined.",
   "err.PAYMENT_UNAVAILABLE": "The payment service cannot be reached. Nothing was charged; please try again.",
+  "err.PAYMENTS_NOT_CONFIGURED": "Ordering is not open yet: payments are not set up. Nothing was ordered or charged.",
   "err.VPS_NOT_FOUND": "This VPS does not exist.",
   "err.VPS_SUSPENDED": "This VPS is suspended.",
   "err.VPS_DESTROYED": "This VPS has been destroyed.",
@@ -300,6 +303,8 @@ export type Key = keyof typeof en
 const fr: Record<Key, string> = {
   "app.name": "ZH Hébergement",
   "app.skip": "Aller au contenu",
+  "demo.title": "Démo.",
+  "demo.text": "Cette plateforme est une démonstration : les serveurs sont simulés et les commandes sont acceptées sans aucun paiement.",
   "nav.main": "Principal",
   "nav.dashboard": "Tableau de bord",
   "nav.order": "Commander",
@@ -553,6 +558,7 @@ const fr: Record<Key, string> = {
   "err.SUBSCRIPTION_ENDED": "Cet abonnement est terminé.",
   "err.PAYMENT_DECLINED": "Le paiement a été refusé.",
   "err.PAYMENT_UNAVAILABLE": "Le service de paiement est injoignable. Rien n'a été débité ; réessayez.",
+  "err.PAYMENTS_NOT_CONFIGURED": "Les commandes ne sont pas encore ouvertes : les paiements ne sont pas configurés. Rien n'a été commandé ni débité.",
   "err.VPS_NOT_FOUND": "Ce VPS n'existe pas.",
   "err.VPS_SUSPENDED": "Ce VPS est suspendu.",
   "err.VPS_DESTROYED": "Ce VPS a été détruit.",

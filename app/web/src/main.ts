@@ -10,6 +10,7 @@ import { forgotView, loginView, logout, registerView, resetView } from "./views/
 import { dashboardView } from "./views/dashboard.ts"
 import { gameView } from "./views/game.ts"
 import { orderFormView, orderProgressView, plansView } from "./views/order.ts"
+import { demoBanner, loadPlatform } from "./platform.ts"
 import { preferencesView } from "./views/preferences.ts"
 import { vpsView } from "./views/vps.ts"
 
@@ -61,15 +62,18 @@ const header = (user: User | null): HTMLElement => {
       h("a", { href: "/preferences", "data-testid": "nav-preferences" }, t("nav.preferences"))]
   const here = location.pathname
   for (const a of links) if (a.getAttribute("href") === here) a.setAttribute("aria-current", "page")
-  return h("header", { class: "header" },
+  const bar = h("header", { class: "header" },
     h("a", { href: "/", class: "brand" }, t("app.name")),
     h("nav", { "aria-label": t("nav.main") }, h("ul", {}, links.map((a) => h("li", {}, a)))),
     h("div", { class: "header-tools" }, languageButton, themeButton, user === null ? null : logoutButton))
+  // Redrawn with the header, so the banner follows a language switch.
+  const banner = demoBanner()
+  return banner === null ? bar : h("div", {}, banner, bar)
 }
 
 const boot = async () => {
   applyPreferences(false)
-  const user = await loadUser()
+  const [user] = await Promise.all([loadUser(), loadPlatform()])
   applyPreferences(isPro(user), user?.language)
   setUnauthenticatedHandler(() => {
     if (currentUser() === null) return

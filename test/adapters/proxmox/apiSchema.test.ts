@@ -1,10 +1,9 @@
 // Every request the Proxmox wrapper can send, built by the adapter's own builders and encoded by its own wire encoder,
 // is accepted by Proxmox's API schema; and the check itself catches a wrong name, type or missing parameter.
-import { createHash } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import type { ProxmoxRequest } from "../../../adapters/proxmox/encoding.ts"
 import { type RequestBuilders, requests } from "../../../adapters/proxmox/requests.ts"
-import { apidocSha256, loadApiIndex, problemsWith, readApidoc } from "./apiSchema.ts"
+import { loadApiIndex, problemsWith, readApidoc } from "./apiSchema.ts"
 
 const text = readApidoc()
 const index = loadApiIndex(text)
@@ -62,10 +61,6 @@ const samples: { readonly [K in keyof RequestBuilders]: ReadonlyArray<ProxmoxReq
 }
 
 describe("Proxmox requests against the API schema", () => {
-  it("the schema copy is the one reference/proxmox.md describes", () => {
-    assert.strictEqual(createHash("sha256").update(text).digest("hex"), apidocSha256)
-  })
-
   for (const [builder, built] of Object.entries(samples)) {
     it(`${builder}: every sample is accepted as sent`, () => {
       assert.isNotEmpty(built)

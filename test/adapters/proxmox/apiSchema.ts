@@ -1,15 +1,10 @@
-// Checks a request, as it goes on the wire, against Proxmox's own API schema (a byte-identical copy of
-// reference/proxmox-apidoc.json): the path template and method exist, every parameter is declared, each value has the
-// declared type and format, and every required parameter is there.
+// Checks a request, as it goes on the wire, against Proxmox's own API schema (the endpoints the repository uses, kept
+// as test/fixtures/proxmox-apidoc/, made from reference/proxmox-apidoc.json): the path template and method exist, every
+// parameter is declared, each value has the declared type and format, and every required parameter is there.
 import { readFileSync } from "node:fs"
 import { Schema } from "effect"
 import { type ProxmoxRequest, toWire } from "../../../adapters/proxmox/encoding.ts"
-
-/** The schema lives in the shared reference beside the repository (CI checks out shared/ next to it). */
-export const apidocPath = new URL("../../../../shared/reference/proxmox-apidoc.json", import.meta.url)
-
-/** reference/proxmox.md §0 gives this SHA-256 for the schema it describes. */
-export const apidocSha256 = "1ec4166e67a5a3fff111107f534c47c7e923274f1b4675f8e407adaa024238e9"
+import { type ApiNode, SUBSET_FILE, subsetNodes } from "../../fixtures/proxmox-apidoc/subset.ts"
 
 interface ParamSpec {
   readonly type?: string | undefined
@@ -51,22 +46,10 @@ const MethodInfo = Schema.Struct({
   }))
 })
 
-interface ApiNode {
-  readonly path: string
-  readonly info?: { readonly [method: string]: unknown } | undefined
-  readonly children?: ReadonlyArray<ApiNode> | undefined
-}
-
-const ApiNode: Schema.Codec<ApiNode, unknown> = Schema.Struct({
-  path: Schema.String,
-  info: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
-  children: Schema.optional(Schema.Array(Schema.suspend((): Schema.Codec<ApiNode, unknown> => ApiNode)))
-})
-
 export type ApiIndex = ReadonlyMap<string, ApiNode>
 
 export const loadApiIndex = (text: string): ApiIndex => {
-  const roots = Schema.decodeUnknownSync(Schema.fromJsonString(Schema.Array(ApiNode)))(text)
+  const roots = subsetNodes(text)
   const index = new Map<string, ApiNode>()
   const walk = (node: ApiNode) => {
     index.set(node.path, node)
@@ -76,7 +59,7 @@ export const loadApiIndex = (text: string): ApiIndex => {
   return index
 }
 
-export const readApidoc = () => readFileSync(apidocPath, "utf8")
+export const readApidoc = () => readFileSync(SUBSET_FILE, "utf8")
 
 // --- named string formats of pve-common's JSONSchema.pm that the wrapper sends ---------------------------------------
 

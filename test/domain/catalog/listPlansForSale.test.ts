@@ -1,7 +1,7 @@
 // The public list of plans: only what a customer may see and can order now.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { listPlansForSale } from "../../../domain/catalog/listPlansForSale.ts"
+import { Effect, Option } from "effect"
+import { listPlansForSale, planForSale, UnsoldUpstreams } from "../../../domain/catalog/listPlansForSale.ts"
 import { Catalog } from "../../../ports/Catalog.ts"
 import { apply, catalogEnv, catalogFile, cluster, gamePlan, panel, template, vpsPlan } from "./catalogMother.ts"
 
@@ -56,5 +56,35 @@ describe("plans for sale", () => {
       yield* apply(catalogFile({ pterodactyl: [panel()], plans: [vpsPlan(), gamePlan()] }))
       yield* (yield* Catalog).retire("plan", "vps-s")
       assert.deepStrictEqual((yield* listPlansForSale).map((p) => p.id), ["mc-2g"])
+    }).pipe(Effect.provide(catalogEnv())))
+
+  it.effect("a plan can be ordered exactly when it is listed: retired, without a template copy, or on a retired panel it is not", () =>
+    Effect.gen(function*() {
+      yield* apply(twoClusters)
+      const catalog = yield* Catalog
+      const orderable = (id: string) => Effect.map(planForSale(id), Option.isSome)
+      assert.isTrue(yield* orderable("vps-alma"))
+      assert.isTrue(yield* orderable("mc-2g"))
+      assert.isFalse(yield* orderable("no-such-plan"))
+      yield* catalog.retire("cluster", "pve-b")
+      yield* catalog.retire("panel", "panel")
+      assert.isFalse(yield* orderable("vps-alma"))
+      assert.isFalse(yield* orderable("mc-2g"))
+      assert.isTrue(yield* orderable("vps-m"))
+      yield* catalog.retire("plan", "vps-m")
+      assert.isFalse(yield* orderable("vps-m"))
+      assert.deepStrictEqual(yield* listPlansForSale, [])
+    }).pipe(Effect.provide(catalogEnv())))
+
+  it.effect("the plans of unsold upstreams (a former sandbox's cluster and panel) are neither listed nor orderable", () =>
+    Effect.gen(function*() {
+      yield* apply(twoClusters)
+      const unsold = Effect.provideService(UnsoldUpstreams, { clusters: ["pve"], panels: ["panel"] })
+      assert.deepStrictEqual((yield* unsold(listPlansForSale)).map((p) => p.id), ["vps-alma"])
+      assert.isTrue(Option.isNone(yield* unsold(planForSale("vps-m"))))
+      assert.isTrue(Option.isNone(yield* unsold(planForSale("mc-2g"))))
+      assert.strictEqual(Option.getOrThrow(yield* unsold(planForSale("vps-alma"))).id, "vps-alma")
+      // By default every registered, active upstream sells.
+      assert.deepStrictEqual((yield* listPlansForSale).map((p) => p.id), ["mc-2g", "vps-alma", "vps-m"])
     }).pipe(Effect.provide(catalogEnv())))
 })

@@ -5,10 +5,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { SandboxPayments } from "../../../adapters/payments/SandboxPaymentGateway.ts"
+import * as UnconfiguredPaymentGateway from "../../../adapters/payments/UnconfiguredPaymentGateway.ts"
 import { MemoryGamePanelControl } from "../../../adapters/fake/MemoryGamePanel.ts"
 import type { Order } from "../../../domain/billing/Billing.ts"
 import { placeOrder } from "../../../domain/billing/Ordering.ts"
 import { GAME_STEPS } from "../../../domain/game/ProvisionGame.ts"
+import { Catalog } from "../../../ports/Catalog.ts"
 import { GameAllocations } from "../../../ports/GameAllocations.ts"
 import { GamePanel } from "../../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../../ports/GameServerRecords.ts"
@@ -45,6 +47,30 @@ const assertCleanFailure = (failed: Order) =>
     assert.deepStrictEqual(ledger.map((e) => e.kind).sort(), ["charge", "refund"])
     assert.strictEqual(Option.getOrThrow(yield* (yield* Subscriptions).get(failed.subscriptionId!)).status, "failed")
   })
+
+/** Runs `effect` with Orders refusing to create anything: a test that passes proves no order row was written. */
+const withoutCreatingOrders = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Orders, (orders) =>
+    Effect.provideService(effect, Orders, { ...orders, create: () => Effect.die(new Error("an order was created")) }))
+
+describe("an order refused before anything of it exists", () => {
+  it.effect("without a configured payment gateway: PaymentsNotConfigured, no order, no subscription", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(withoutCreatingOrders(order({ MINECRAFT_VERSION: "1.21.1" })))
+      assert.strictEqual(error._tag, "PaymentsNotConfigured")
+      // Asked before the plan: even an unknown plan gets the same answer.
+      assert.strictEqual((yield* Effect.flip(withoutCreatingOrders(order(undefined, "no-such-plan"))))._tag, "PaymentsNotConfigured")
+      assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(alice), [])
+    }).pipe(Effect.provide(UnconfiguredPaymentGateway.layer), Effect.provide(gameEnv())))
+
+  it.effect("a game plan whose panel is retired is not for sale: PlanUnavailable, nothing charged", () =>
+    Effect.gen(function*() {
+      yield* (yield* Catalog).retire("panel", "sandbox")
+      const error = yield* Effect.flip(withoutCreatingOrders(order()))
+      assert.strictEqual(error._tag, "PlanUnavailable")
+      assert.deepStrictEqual(yield* (yield* SandboxPayments).charges, [])
+    }).pipe(Effect.provide(gameEnv())))
+})
 
 describe("ordering a game server", () => {
   it.effect("provisions it in five steps: panel user, node, allocation, server, installed → record and completed order", () =>

@@ -5,6 +5,7 @@ import { api, ApiError, errorText, type GamePlan, type Order, type Plan, type Vp
 import { announce, link, navigate, setTitle, type View } from "../app.ts"
 import { field, h } from "../dom.ts"
 import { formatMiB, formatPrice, hasKey, t } from "../i18n.ts"
+import { isSandbox } from "../platform.ts"
 import { errorBox, loading, run, section } from "../ui.ts"
 
 const spec = (plan: Plan): string =>
@@ -98,7 +99,7 @@ export const orderFormView: View = async ({ root, params, alive }) => {
     fields.push(h("fieldset", {}, h("legend", {}, t("order.variables")), inputs))
   }
   const submit = h("button", { type: "submit", class: "primary", "data-testid": "order-pay" }, t("order.pay", { price: formatPrice(chosen.priceCents) }))
-  const form = h("form", { "data-testid": "order-form" }, ...fields, h("p", { class: "muted" }, t("order.sandboxNote")), errors.el, submit)
+  const form = h("form", { "data-testid": "order-form" }, ...fields, isSandbox() ? h("p", { class: "muted" }, t("order.sandboxNote")) : null, errors.el, submit)
   form.addEventListener("submit", (event) => {
     event.preventDefault()
     for (const { control } of controls.values()) control.removeAttribute("aria-invalid")
