@@ -8,6 +8,7 @@ import { Effect, Exit, Option, Scope, Stream } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { authenticate } from "../../domain/account/Sessions.ts"
 import { ownedByIdentifier, usableGameServer } from "../../domain/game/GameActions.ts"
+import { GameServerNotFound } from "../../domain/game/GameErrors.ts"
 import type { GameServer } from "../../domain/game/GameServer.ts"
 import { type ClientRequest, GamePanel, type DownloadTarget, UploadAborted } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
@@ -26,6 +27,7 @@ import {
 } from "./ApiErrors.ts"
 import { errorResponse } from "./edge.ts"
 import { type DomainError, toApiError } from "./errorMapping.ts"
+import { isServerIdentifier } from "./inputs.ts"
 
 export interface GameRelayOptions {
   /** Our public origin: the signed URLs we hand out point here. */
@@ -115,20 +117,22 @@ export const sanitize = (value: unknown): unknown => {
   return out
 }
 
+/** The whole body, or none when it is over `limit`: refused whole (by its declared length when it has one), never cut. */
 const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
   Effect.gen(function*() {
+    const declared = request.headers["content-length"]
+    if (declared !== undefined && Number(declared) > limit) return Option.none<Uint8Array>()
     const chunks: Array<Uint8Array> = []
     let size = 0
-    const tooLarge = yield* request.stream.pipe(
+    yield* request.stream.pipe(
       Stream.runForEachWhile((chunk) => {
         size += chunk.byteLength
         if (size > limit) return Effect.succeed(false)
         chunks.push(chunk)
         return Effect.succeed(true)
-      }),
-      Effect.as(size > limit)
+      })
     )
-    if (tooLarge) return Option.none<Uint8Array>()
+    if (size > limit) return Option.none<Uint8Array>()
     const out = new Uint8Array(size)
     let at = 0
     for (const c of chunks) {
@@ -146,7 +150,10 @@ const relayed = (server: GameServer, request: HttpServerRequest.HttpServerReques
     let body: ClientRequest["body"] = null
     if (target.body !== "none") {
       const bytes = yield* readBody(request, options.maxRelayBodyBytes)
-      if (Option.isNone(bytes)) return errorResponse(413).pipe(HttpServerResponse.setHeader("connection", "close"))
+      if (Option.isNone(bytes)) {
+        return errorResponse(413, "PAYLOAD_TOO_LARGE", `The request body is over its limit of ${options.maxRelayBodyBytes} bytes; nothing was written.`)
+          .pipe(HttpServerResponse.setHeader("connection", "close"))
+      }
       if (target.body === "json") {
         // Forwarded unchanged, but only if it is JSON: the panel's parse error would echo it back otherwise.
         try {
@@ -235,6 +242,8 @@ const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpSe
     if (target === undefined) return errorResponse(404)
     const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
     if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
+    // Not an identifier: answered as no such server, without asking the database.
+    if (!isServerIdentifier(identifier)) return failure(new GameServerNotFound())
     const owned = yield* Effect.result(Effect.flatMap(ownedByIdentifier(session.success.user.id, identifier), usableGameServer))
     if (owned._tag === "Failure") return failure(owned.failure)
     const server = owned.success
