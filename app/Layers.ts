@@ -3,13 +3,13 @@ import { NodeCrypto, NodeFileSystem, NodeHttpClient, NodeHttpServer } from "@eff
 import { Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
-import { createServer } from "node:http"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
 import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.ts"
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
 import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
+import { createHttpServer } from "../adapters/http/edge.ts"
 import { HttpApp } from "../adapters/http/HttpApp.ts"
 import { HttpSettings } from "../adapters/http/HttpSettings.ts"
 import * as OutboxMailer from "../adapters/mail/OutboxMailer.ts"
@@ -259,7 +259,7 @@ export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlC
 
 export const ServerLive = (settings: Settings) =>
   HttpAppLive(settings, DatabaseLive(settings, "server")).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, {
+    Layer.provide(NodeHttpServer.layer(createHttpServer, {
       port: settings.port,
       host: settings.host,
       gracefulShutdownTimeout: "10 seconds"

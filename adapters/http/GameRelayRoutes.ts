@@ -27,7 +27,7 @@ import {
 } from "./ApiErrors.ts"
 import { errorResponse } from "./edge.ts"
 import { type DomainError, toApiError } from "./errorMapping.ts"
-import { isServerIdentifier } from "./inputs.ts"
+import { CONTROL_MESSAGE, firstControl, isServerIdentifier } from "./inputs.ts"
 
 export interface GameRelayOptions {
   /** Our public origin: the signed URLs we hand out point here. */
@@ -142,6 +142,10 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =
     return Option.some(out)
   })
 
+/** A relayed field holding a control character, named: the same answer as our own routes give. */
+const invalidText = (where: string) =>
+  errorResponse(400, "INVALID_REQUEST", `The request is not valid: ${where} ${CONTROL_MESSAGE}.`)
+
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
 
@@ -155,12 +159,16 @@ const relayed = (server: GameServer, request: HttpServerRequest.HttpServerReques
           .pipe(HttpServerResponse.setHeader("connection", "close"))
       }
       if (target.body === "json") {
-        // Forwarded unchanged, but only if it is JSON: the panel's parse error would echo it back otherwise.
+        // Forwarded unchanged, but only if it is JSON (the panel's parse error would echo it back otherwise) and its
+        // text follows our rule (file names and backup names are one line: no control character reaches the panel).
+        let parsed: unknown
         try {
-          JSON.parse(bytes.value.byteLength === 0 ? "{}" : decoder.decode(bytes.value))
+          parsed = JSON.parse(bytes.value.byteLength === 0 ? "{}" : decoder.decode(bytes.value))
         } catch {
           return errorResponse(400, "INVALID_JSON", "The request body is not valid JSON.")
         }
+        const bad = firstControl(parsed)
+        if (bad !== undefined) return invalidText(`body field ${JSON.stringify(bad.map(String).join("."))}`)
       }
       body = { contentType: target.body === "json" ? "application/json" : "text/plain", bytes: bytes.value.byteLength === 0 && target.body === "json" ? encoder.encode("{}") : bytes.value }
     }
@@ -174,6 +182,15 @@ const relayed = (server: GameServer, request: HttpServerRequest.HttpServerReques
     // File contents: text as the panel gave it.
     return HttpServerResponse.uint8Array(response.body, { status: response.status, contentType: "text/plain; charset=utf-8" })
   })
+
+/**
+ * `attachment` naming the file for every browser: an ASCII fallback, and the exact name in RFC 6266's `filename*`
+ * (a header holds Latin-1 at most: a raw emoji in it would fail the answer).
+ */
+const attachment = (name: string) => {
+  const exact = encodeURIComponent(name.toWellFormed()).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  return `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${exact}`
+}
 
 /**
  * The bytes flow from the node to the customer, never held whole: a Node stream is piped as it is (backpressure,
@@ -195,7 +212,7 @@ const downloaded = (server: GameServer, target: DownloadTarget) =>
       {
         contentType: "application/octet-stream",
         ...(download.contentLength === null ? {} : { contentLength: download.contentLength }),
-        headers: { "content-disposition": `attachment; filename="${name.replace(/["\\\r\n]/g, "_")}"`, "cache-control": "no-store" }
+        headers: { "content-disposition": attachment(name), "cache-control": "no-store" }
       }
     )
   })
@@ -248,6 +265,8 @@ const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpSe
     if (owned._tag === "Failure") return failure(owned.failure)
     const server = owned.success
     const query = url.search.replace(/^\?/, "")
+    const badParameter = [...url.searchParams].find((pair) => firstControl(pair) !== undefined)
+    if (badParameter !== undefined) return invalidText(`query parameter ${JSON.stringify(badParameter[0])}`)
     switch (target._tag) {
       case "Refused":
         return errorResponse(403, target.code, target.message)

@@ -4,7 +4,8 @@
 import { ByteSize, Cause, Effect } from "effect"
 import { type Headers, HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlError } from "effect/sql"
-import { STATUS_CODES } from "node:http"
+import { createServer, type Server, STATUS_CODES } from "node:http"
+import type { Duplex } from "node:stream"
 import { errorBody } from "./ApiErrors.ts"
 import type { HttpSettings } from "./HttpSettings.ts"
 
@@ -118,3 +119,26 @@ export const edgeMiddleware = (settings: HttpSettings["Service"]) =>
       }).pipe(Effect.map(envelope)),
     { global: true }
   )
+
+/** Node's statuses for requests it cannot parse (its own default `clientError` answers, with our body). */
+const clientErrorStatus = (code: string | undefined) =>
+  code === "HPE_HEADER_OVERFLOW" ? 431 : code === "HPE_CHUNK_EXTENSIONS_OVERFLOW" ? 413 : code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400
+
+/**
+ * A node:http server whose answer to a request too malformed to reach any route (a broken request line, headers over
+ * the limit, a body without framing) is our JSON envelope too, not Node's bare `400 Bad Request`.
+ */
+export const createHttpServer = (): Server => {
+  const server = createServer()
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy()
+    const status = clientErrorStatus(error.code)
+    const [code, message] = CODES[status] ?? [codeOfStatus(status), STATUS_CODES[status] ?? "The request failed."]
+    const body = JSON.stringify({ error: errorBody(code, message) })
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `x-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`
+    )
+  })
+  return server
+}

@@ -4,12 +4,12 @@
 import { Context, Schema } from "effect"
 import type { NotFound } from "./ApiErrors.ts"
 
-/** C0 controls and DEL: nothing a form field holds. */
-const SINGLE_LINE = /^[^\u0000-\u001F\u007F]*$/
+/** C0 controls and DEL: nothing a form field holds. (The `u` flag lets the pattern appear in the OpenAPI document.) */
+const SINGLE_LINE = /^[^\u0000-\u001F\u007F]*$/u
 /** The same, with tab and line breaks allowed: free text written on several lines. */
-const MULTI_LINE = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]*$/
+const MULTI_LINE = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]*$/u
 
-const CONTROL_MESSAGE = "must not contain control characters"
+export const CONTROL_MESSAGE = "must not contain control characters"
 const MULTI_LINE_MESSAGE = "must not contain control characters other than tabs and line breaks"
 
 /** A one-line text field of at most `max` characters (every text field of a request body but free text). */
@@ -20,21 +20,34 @@ export const Line = (max: number) =>
 export const Lines = (max: number) =>
   Schema.String.check(Schema.isMaxLength(max), Schema.isPattern(MULTI_LINE, { message: MULTI_LINE_MESSAGE }))
 
-/** The path to the first string (key or value, at any depth) holding a control character, if any. */
-const firstControl = (value: unknown, path: ReadonlyArray<PropertyKey>): ReadonlyArray<PropertyKey> | undefined => {
-  if (typeof value === "string") return SINGLE_LINE.test(value) ? undefined : path
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const found = firstControl(item, [...path, i])
-      if (found !== undefined) return found
-    }
-    return undefined
-  }
-  if (value !== null && typeof value === "object") {
-    for (const [key, inner] of Object.entries(value)) {
-      if (!SINGLE_LINE.test(key)) return [...path, key]
-      const found = firstControl(inner, [...path, key])
-      if (found !== undefined) return found
+interface Visit {
+  readonly value: unknown
+  readonly key: PropertyKey | undefined
+  readonly parent: Visit | undefined
+}
+
+const pathOf = (visit: Visit, last?: PropertyKey): ReadonlyArray<PropertyKey> => {
+  const path: Array<PropertyKey> = last === undefined ? [] : [last]
+  for (let v: Visit | undefined = visit; v?.key !== undefined; v = v.parent) path.unshift(v.key)
+  return path
+}
+
+/**
+ * The path to the first string (key or value, at any depth) holding a control character, if any. Iterative, each
+ * step knowing only its parent: a body nested thousands deep is walked without exhausting the stack or the memory.
+ */
+export const firstControl = (value: unknown): ReadonlyArray<PropertyKey> | undefined => {
+  const pending: Array<Visit> = [{ value, key: undefined, parent: undefined }]
+  for (let visit = pending.pop(); visit !== undefined; visit = pending.pop()) {
+    const current = visit.value
+    if (typeof current === "string") {
+      if (!SINGLE_LINE.test(current)) return pathOf(visit)
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) pending.push({ value: current[i], key: i, parent: visit })
+    } else if (current !== null && typeof current === "object") {
+      const entries = Object.entries(current)
+      for (const [key] of entries) if (!SINGLE_LINE.test(key)) return pathOf(visit, key)
+      for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i]![1], key: entries[i]![0], parent: visit })
     }
   }
   return undefined
@@ -42,7 +55,7 @@ const firstControl = (value: unknown, path: ReadonlyArray<PropertyKey>): Readonl
 
 /** A free-form JSON value (checked further by the domain) whose strings all follow `Line`'s rule. */
 export const noControlInside = Schema.makeFilter((value: unknown) => {
-  const path = firstControl(value, [])
+  const path = firstControl(value)
   return path === undefined ? true : { path, issue: CONTROL_MESSAGE }
 })
 
@@ -53,7 +66,7 @@ export const noControlInside = Schema.makeFilter((value: unknown) => {
 export const PathId = Schema.String.check(Schema.isGUID())
 
 /** A panel server's `identifier` in a path: the first 8 hex digits of its UUID (reference/pterodactyl.md §5). */
-export const ServerIdentifier = Schema.String.check(Schema.isPattern(/^[0-9a-f]{8}$/))
+export const ServerIdentifier = Schema.String.check(Schema.isPattern(/^[0-9a-f]{8}$/u))
 export const isServerIdentifier = Schema.is(ServerIdentifier)
 
 /**
