@@ -9,7 +9,7 @@ import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
 import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.ts"
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
 import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
-import { createHttpServer } from "../adapters/http/edge.ts"
+import { createHttpServer, routerConfig } from "../adapters/http/edge.ts"
 import { HttpApp } from "../adapters/http/HttpApp.ts"
 import { HttpSettings } from "../adapters/http/HttpSettings.ts"
 import * as OutboxMailer from "../adapters/mail/OutboxMailer.ts"
@@ -253,7 +253,7 @@ export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlC
       maxUploadBytes: settings.maxUploadBytes,
       webRoot: PANEL_DIST
     }),
-    { disableLogger: true }
+    { disableLogger: true, routerConfig }
   )
     .pipe(Layer.provideMerge(AppServices(settings, database)))
 

@@ -254,7 +254,8 @@ const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpSe
     const params = (yield* HttpRouter.RouteContext).params
     const identifier = params["id"] ?? ""
     const url = new URL(request.url, "http://relay")
-    const path = url.pathname.replace(/^\/api\/client\/servers\/[^/]+\//, "")
+    // From the path as sent: URL parsing would resolve `..` and `%2e%2e` in the id's place into another path.
+    const path = (request.url.split("?")[0] ?? "").replace(/^\/api\/client\/servers\/[^/]+\//, "")
     const target = route(request.method, path)
     if (target === undefined) return errorResponse(404)
     const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))

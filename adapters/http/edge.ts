@@ -120,6 +120,12 @@ export const edgeMiddleware = (settings: HttpSettings["Service"]) =>
     { global: true }
   )
 
+/**
+ * The router's settings: a path parameter of any length reaches its route (the request line is bounded by Node's
+ * header limit anyway), where a long id is answered like any id that names nothing — not by the router's own 404.
+ */
+export const routerConfig = { maxParamLength: 16 * 1024 } as const
+
 /** Node's statuses for requests it cannot parse (its own default `clientError` answers, with our body). */
 const clientErrorStatus = (code: string | undefined) =>
   code === "HPE_HEADER_OVERFLOW" ? 431 : code === "HPE_CHUNK_EXTENSIONS_OVERFLOW" ? 413 : code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400

@@ -35,6 +35,20 @@ let server: TestServer
 let owner: Readonly<Record<string, string>>
 const anonymous = { origin: PANEL_ORIGIN }
 let operations: ReadonlyArray<Operation>
+let email: string
+
+/** A fresh session of the owner (the fuzz's last requests may end the one before). */
+const signIn = async (): Promise<Readonly<Record<string, string>>> => {
+  const reply = await send(server.url, {
+    method: "POST",
+    path: "/api/auth/login",
+    headers: { origin: PANEL_ORIGIN, "content-type": "application/json" },
+    body: JSON.stringify({ email, password: "correct horse battery" })
+  })
+  const cookie = [reply.headers["set-cookie"] ?? []].flat().find((c) => c.startsWith("zh_token="))
+  if (reply.status !== 200 || cookie === undefined) throw new Error(`the owner cannot sign in: ${reply.status} ${reply.text}`)
+  return { origin: PANEL_ORIGIN, cookie: cookie.split(";")[0]! }
+}
 let mine: {
   readonly orderId: string
   readonly subscriptionId: string
@@ -55,7 +69,9 @@ beforeAll(async () => {
     gameServerId: game.gameServer.id,
     identifier: game.gameServer.identifier
   }
-  owner = { origin: PANEL_ORIGIN, cookie: `zh_token=${browser.cookies.get("zh_token") ?? ""}` }
+  const me = await browser.get("/api/auth/me")
+  email = (me.body as { user: { email: string } }).user.email
+  owner = await signIn()
   operations = operationsOf(JSON.parse((await send(server.url, { method: "GET", path: "/openapi.json" })).text))
 }, 120_000)
 
@@ -311,6 +327,30 @@ const relayProbes = (who: string, headers: Readonly<Record<string, string>>, ful
   return probes
 }
 
+// --- answers compared ---------------------------------------------------------------------------------------------
+
+/** What a client can see of a reply, minus what changes with every answer (its date, a cookie's value and expiry). */
+const visible = (reply: RawReply) => ({
+  status: reply.status,
+  body: reply.text,
+  headers: Object.entries(reply.headers)
+    .filter(([name]) => name !== "date")
+    .map(([name, value]) => {
+      const text = Array.isArray(value) ? value.join("\n") : String(value)
+      return `${name}: ${name === "set-cookie" ? text.replace(/=[^;\n]*/, "=…").replace(/; (Expires|Max-Age)=[^;\n]*/gi, "") : text}`
+    })
+    .sort()
+})
+
+/** The details of an INVALID_REQUEST refusal: which fields, with which problem. */
+const refusedFields = (reply: RawReply): ReadonlyArray<string> => {
+  const body: unknown = JSON.parse(reply.text)
+  const error = typeof body === "object" && body !== null && "error" in body ? body.error : undefined
+  const details = typeof error === "object" && error !== null && "details" in error && Array.isArray(error.details) ? error.details : []
+  return details.flatMap((d: unknown) =>
+    typeof d === "object" && d !== null && "path" in d && "message" in d ? [`${String(d.path)}: ${String(d.message)}`] : [])
+}
+
 /** Ends the caller's session (or may): sent after everything else. */
 const endsSession = (op: Operation) => op.path.startsWith("/api/auth/logout")
 
@@ -335,4 +375,73 @@ describe("every bad input gets a 4xx, never a 5xx", () => {
     expect(problems, problems.slice(0, 40).join("\n")).toEqual([])
     expect(sent).toBeGreaterThan(3000)
   }, 400_000)
+
+  it("answers a path id that is not an id exactly as an id that names nothing: status, body and headers", async () => {
+    const owner = await signIn()
+    const differences: Array<string> = []
+    let compared = 0
+    const compare = async (label: string, missing: RawRequest, malformed: ReadonlyArray<RawRequest>) => {
+      const expected = visible(await send(server.url, missing))
+      for (const request of malformed) {
+        compared++
+        const got = visible(await send(server.url, request))
+        if (JSON.stringify(got) !== JSON.stringify(expected)) {
+          differences.push(`${label} ${request.path}: ${JSON.stringify(got)} instead of ${JSON.stringify(expected)}`)
+        }
+      }
+    }
+    for (const [who, headers] of [["owner", owner], ["anonymous", anonymous]] as const) {
+      for (const op of operations.filter((o) => o.pathParams.length > 0 && !endsSession(o))) {
+        const real = realPathValues(op.path)
+        for (const param of op.pathParams) {
+          // With a body the route accepts: only the id differs.
+          const body = op.payload === undefined ? {} : { body: JSON.stringify(sample(op.payload)) }
+          const request = (value: string): RawRequest => ({
+            method: op.method,
+            path: fillPath(op.path, { ...real, [param]: value }),
+            headers: { ...headers, "content-type": "application/json" },
+            ...body
+          })
+          await compare(`${who} ${op.method} ${op.path} {${param}}`, request(missingPathValue(op.path, param)), BAD_IDS.map(request))
+        }
+      }
+      for (const sub of ["files/list?directory=%2F", "files/upload", "backups", "files/write?file=%2Fx"]) {
+        const request = (identifier: string): RawRequest => ({
+          method: sub.startsWith("files/write") ? "POST" : "GET",
+          path: `/api/client/servers/${identifier}/${sub}`,
+          headers
+        })
+        await compare(`${who} relay ${sub}`, request("0badc0de"), BAD_IDS.map(request))
+      }
+    }
+    expect(differences, differences.slice(0, 10).join("\n")).toEqual([])
+    expect(compared).toBeGreaterThan(700)
+  }, 120_000)
+
+  it("refuses a control character in every text field of every request body: 400 INVALID_REQUEST naming the field", async () => {
+    const owner = await signIn()
+    const misses: Array<string> = []
+    let checked = 0
+    for (const op of operations.filter((o) => o.payload !== undefined && !endsSession(o))) {
+      const payload = op.payload!
+      const base = sample(payload)
+      for (const field of fieldsOf(payload).filter((f) => isTextField(f) || f.path.at(-1) === "fuzz")) {
+        for (const control of ["\u0000", "\u0007", "\u001b", "\u007f"]) {
+          checked++
+          const reply = await send(server.url, {
+            method: op.method,
+            path: fillPath(op.path, realPathValues(op.path)),
+            headers: { ...owner, "content-type": "application/json" },
+            body: JSON.stringify(withField(base, field.path, `a${control}b`))
+          })
+          const name = field.path.join(".")
+          const named = reply.status === 400 && JSON.parse(reply.text).error.code === "INVALID_REQUEST" &&
+            refusedFields(reply).some((f) => f.startsWith(`${name}: `) && f.includes("control characters"))
+          if (!named) misses.push(`${op.method} ${op.path} ${name} with ${JSON.stringify(control)}: ${reply.status} ${reply.text.slice(0, 200)}`)
+        }
+      }
+    }
+    expect(misses, misses.join("\n")).toEqual([])
+    expect(checked).toBeGreaterThan(40)
+  })
 })
