@@ -75,7 +75,9 @@ export const DatabaseLive = (
       return role === "migrate" ? database : Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(database))
     },
     onSome: (url) => {
-      const database = postgres(url, role === "server" ? settings.databaseMaxConnections : 2)
+      const database = postgres(url, role === "server" ? settings.databaseMaxConnections : 2, {
+        connectTimeout: Duration.millis(settings.databaseConnectTimeoutMs)
+      })
       return role === "migrate" ? database : Layer.effectDiscard(requireCurrentSchema).pipe(Layer.provideMerge(database))
     }
   })
