@@ -3,7 +3,7 @@
 // exactly the limit is written whole, byte for byte. The same for the API's JSON bodies.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { SandboxPterodactyl } from "../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
-import { type RawReply, type RawRequest, send } from "../support/fuzz.ts"
+import { errorOf, type RawRequest, send } from "../support/fuzz.ts"
 import { provisionedGame, sandboxPanelOf } from "../support/gameHttp.ts"
 import { startTestServer } from "../support/testServer.ts"
 import { leakScanner, PANEL_ORIGIN, signedInCustomer, type TestServer } from "../support/vpsHttp.ts"
@@ -49,14 +49,6 @@ const write = (path: string, body: NonNullable<RawRequest["body"]>, extra: Reado
 const writesTo = (path: string) =>
   panel.control.requests().filter((r) => r.method === "POST" && r.path.endsWith("/files/write") && r.query["file"] === path).length
 
-const codeOf = (reply: RawReply): unknown => {
-  expect(reply.headers["content-type"]).toContain("application/json")
-  const body: unknown = JSON.parse(reply.text)
-  return typeof body === "object" && body !== null && "error" in body && typeof body.error === "object" && body.error !== null &&
-      "code" in body.error
-    ? body.error.code
-    : undefined
-}
 
 describe("a body over its limit", () => {
   it("files/write: one byte over the relay's limit is refused 413 and the file on the panel stays as it was", async () => {
@@ -68,7 +60,7 @@ describe("a body over its limit", () => {
     ] as const) {
       const reply = await write("/kept.txt", body, extra)
       expect(reply.status, `${how}: ${reply.text}`).toBe(413)
-      expect(codeOf(reply)).toBe("PAYLOAD_TOO_LARGE")
+      expect(errorOf(reply)?.code).toBe("PAYLOAD_TOO_LARGE")
       expect(Buffer.compare(panel.control.readFile(uuid, "/kept.txt")!, original), how).toBe(0)
     }
     expect(writesTo("/kept.txt")).toBe(0)
@@ -94,7 +86,7 @@ describe("a body over its limit", () => {
       timeoutMs: 30_000
     })
     expect(reply.status, reply.text).toBe(413)
-    expect(codeOf(reply)).toBe("PAYLOAD_TOO_LARGE")
+    expect(errorOf(reply)?.code).toBe("PAYLOAD_TOO_LARGE")
   })
 
   it("an API JSON body over MAX_BODY_BYTES is 413 PAYLOAD_TOO_LARGE, declared or chunked", async () => {
@@ -110,7 +102,7 @@ describe("a body over its limit", () => {
         body
       })
       expect(reply.status, `${how}: ${reply.text}`).toBe(413)
-      expect(codeOf(reply)).toBe("PAYLOAD_TOO_LARGE")
+      expect(errorOf(reply)?.code).toBe("PAYLOAD_TOO_LARGE")
     }
   })
 })

@@ -15,7 +15,7 @@ import { runMigrations } from "../../adapters/postgres/Migrations.ts"
 import { postgres } from "../../app/Database.ts"
 import { EmbeddedPgServer } from "../../app/EmbeddedPgServer.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
-import { type RawReply, send } from "../support/fuzz.ts"
+import { errorOf, type RawReply, send } from "../support/fuzz.ts"
 import { type Cut, startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
 import { testServerLayer, testSettings, TestServer } from "../support/testServer.ts"
 import { PANEL_ORIGIN, sleep } from "../support/vpsHttp.ts"
@@ -113,13 +113,6 @@ const timed = async (path: string): Promise<{ readonly reply: RawReply; readonly
   return { reply, ms: Date.now() - started }
 }
 
-const codeOf = (reply: RawReply): unknown => {
-  const body: unknown = JSON.parse(reply.text)
-  return typeof body === "object" && body !== null && "error" in body && typeof body.error === "object" && body.error !== null &&
-      "code" in body.error
-    ? body.error.code
-    : undefined
-}
 
 /** Polls `path` until it answers `status`, within `ms`. */
 const until = async (path: string, status: number, ms: number) => {
@@ -142,7 +135,7 @@ describe.each<Cut>(["refuse", "blackhole"])("the database cut (%s)", (how) => {
     for (const path of ["/api/auth/me", "/api/plans", "/api/subscriptions", "/api/vps"]) {
       const { reply, ms } = await timed(path)
       expect(reply.status, `${path}: ${reply.text}`).toBe(503)
-      expect(codeOf(reply), path).toBe("DATABASE_UNREACHABLE")
+      expect(errorOf(reply)?.code, path).toBe("DATABASE_UNREACHABLE")
       expect(reply.headers["retry-after"], path).toBe("5")
       expect(ms, path).toBeLessThan(BOUND_MS)
     }

@@ -6,13 +6,16 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
+  BAD_IDS,
+  badTexts,
   deeplyNested,
-  type Field,
+  errorOf,
   fieldsOf,
   fillPath,
   inParallel,
   isTextField,
-  type JsonSchema,
+  junkBodies,
+  MALFORMED_ESCAPES,
   type Operation,
   operationsOf,
   type RawReply,
@@ -21,11 +24,13 @@ import {
   sample,
   seeded,
   send,
-  withField
+  withField,
+  wrongTypes
 } from "../support/fuzz.ts"
 import { provisionedGame } from "../support/gameHttp.ts"
 import { startTestServer } from "../support/testServer.ts"
-import { leakScanner, PANEL_ORIGIN, provisionedVps, signedInCustomer, type TestServer } from "../support/vpsHttp.ts"
+import { expectBody, leakScanner, PANEL_ORIGIN, provisionedVps, signedInCustomer, type TestServer } from "../support/vpsHttp.ts"
+import { UserEnvelope } from "../../adapters/http/AccountsApi.ts"
 
 const MAX_BODY_BYTES = 64 * 1024
 /** The relay's own limit for JSON and text bodies (the panel's editor size and a margin: app/Layers.ts). */
@@ -70,7 +75,7 @@ beforeAll(async () => {
     identifier: game.gameServer.identifier
   }
   const me = await browser.get("/api/auth/me")
-  email = (me.body as { user: { email: string } }).user.email
+  email = expectBody(me, 200, UserEnvelope).user.email
   owner = await signIn()
   operations = operationsOf(JSON.parse((await send(server.url, { method: "GET", path: "/openapi.json" })).text))
 }, 120_000)
@@ -99,15 +104,6 @@ const realPathValues = (path: string): Readonly<Record<string, string>> => {
 const missingPathValue = (path: string, param: string) =>
   param === "name" ? "fuzz-none" : path.startsWith("/api/client/servers/") ? "0badc0de" : randomUUID()
 
-/** Path parameters that are not ids, already encoded for a path. */
-const BAD_IDS = [
-  "not-an-id", "0", "-1", "..", "%2e%2e", "%00", "%01", "%20", "%0A", "null", "undefined", "'%20OR%20'1'='1",
-  "1b4e28ba-2fa1-11d2-883f-0016d3cca42", "1b4e28ba2fa111d2883f0016d3cca427", "%7B1b4e28ba-2fa1-11d2-883f-0016d3cca427%7D",
-  "%E2%80%AE", "%F0%9F%98%80", "a".repeat(2000), "0BADC0DE", "0badc0d", "0badc0de0"
-]
-/** Escapes that are not UTF-8: the URL itself is malformed (the router answers its generic 404). */
-const MALFORMED_ESCAPES = ["%ZZ", "%C0%AF", "%E2%80", "%"]
-
 // --- one request, judged ------------------------------------------------------------------------------------------
 
 interface Probe extends RawRequest {
@@ -125,19 +121,17 @@ const problemWith = (reply: RawReply): string | undefined => {
   if (reply.status >= 500) return `answered ${reply.status}`
   if (reply.status < 400) return undefined
   if (!(header(reply, "content-type") ?? "").includes("application/json")) return `refused (${reply.status}) as ${header(reply, "content-type")}`
-  try {
-    const body: unknown = JSON.parse(reply.text)
-    const error = typeof body === "object" && body !== null && "error" in body ? body.error : undefined
-    const ok = typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" &&
-      "message" in error && typeof error.message === "string"
-    return ok ? undefined : "refused without the error envelope"
-  } catch {
-    return "refused with a body that is not JSON"
-  }
+  return errorOf(reply) === undefined ? "refused without the error envelope" : undefined
 }
 
+/**
+ * The fuzz comes from its own loopback address: the thousands of failed logins it sends throttle that address, not
+ * the owner's own sign-ins.
+ */
+const FUZZ_ADDRESS = "127.0.0.2"
+
 const probeAll = async (probes: ReadonlyArray<Probe>) => {
-  const replies = await inParallel(probes.map((p) => () => send(server.url, p)), 4)
+  const replies = await inParallel(probes.map((p) => () => send(server.url, { ...p, localAddress: FUZZ_ADDRESS })), 4)
   const problems = replies.flatMap((reply, i) => {
     const problem = problemWith(reply)
     return problem === undefined ? [] : [`${probes[i]!.label}: ${problem}: ${reply.text.slice(0, 300)}`]
@@ -148,41 +142,6 @@ const probeAll = async (probes: ReadonlyArray<Probe>) => {
 // --- variants -----------------------------------------------------------------------------------------------------
 
 const rng = seeded(10_3)
-
-/** Values of the wrong type for a field of `schema`. */
-const wrongTypes = (schema: JsonSchema): ReadonlyArray<unknown> => {
-  const all: ReadonlyArray<unknown> = [null, 42, -1.5, true, [], {}, "text", [["nested"]], { a: { b: null } }]
-  return schema.type === "string" ? all.filter((v) => typeof v !== "string") : all.filter((v) => typeof v !== typeof sample(schema))
-}
-
-/** What a text field may be sent holding. */
-const badTexts = (schema: JsonSchema): ReadonlyArray<string> => [
-  "\u0000", "a\u0000b", "\u0001", "\u001b[31m", "\u007f", "line\nbreak", "tab\there", "\ud800", "\udfff\ud800", "",
-  " ", "x".repeat((schema.maxLength ?? 256) + 1), "x".repeat(MAX_BODY_BYTES + 1), "é".repeat(schema.maxLength ?? 256),
-  rng.junk(), rng.junk(), rng.junk()
-]
-
-/** Whole bodies that are not the payload: invalid JSON, other JSON values, other encodings. */
-const junkBodies: ReadonlyArray<{ readonly label: string; readonly body: string | Uint8Array; readonly type?: string }> = [
-  { label: "empty body", body: "", type: "application/json" },
-  { label: "invalid JSON", body: "{", type: "application/json" },
-  { label: "truncated JSON", body: "{\"a\":", type: "application/json" },
-  { label: "JSON null", body: "null", type: "application/json" },
-  { label: "JSON array", body: "[]", type: "application/json" },
-  { label: "JSON number", body: "42", type: "application/json" },
-  { label: "JSON string", body: "\"x\"", type: "application/json" },
-  { label: "deeply nested JSON", body: deeplyNested(30_000), type: "application/json" },
-  { label: "NUL body", body: "\u0000", type: "application/json" },
-  { label: "not UTF-8", body: Uint8Array.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), type: "application/json" },
-  { label: "BOM then JSON", body: "\ufeff{}", type: "application/json" },
-  { label: "text/plain", body: "{}", type: "text/plain" },
-  { label: "form encoded", body: "a=b&c=%00", type: "application/x-www-form-urlencoded" },
-  { label: "multipart junk", body: "--x\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nb\r\n--x--\r\n", type: "multipart/form-data; boundary=x" },
-  { label: "multipart without boundary", body: "junk", type: "multipart/form-data" },
-  { label: "no content type", body: "{}" },
-  { label: "latin1 charset", body: "{}", type: "application/json; charset=latin1" },
-  { label: "oversize declared", body: `{"a":"${"x".repeat(MAX_BODY_BYTES)}"}`, type: "application/json" }
-]
 
 /** Every variant of one operation, for one caller. */
 const variantsOf = (op: Operation, who: string, headers: Readonly<Record<string, string>>): ReadonlyArray<Probe> => {
@@ -203,7 +162,7 @@ const variantsOf = (op: Operation, who: string, headers: Readonly<Record<string,
   }
   probes.push(at("query junk", { path: `${path}?x=%00&y=%ZZ&z=${"q".repeat(4000)}` }))
   probes.push(at("unknown method", { method: "PATCH" }))
-  const bodies = op.payload === undefined ? junkBodies.filter((b) => b.label === "invalid JSON" || b.label.startsWith("oversize")) : junkBodies
+  const bodies = op.payload === undefined ? junkBodies(MAX_BODY_BYTES).filter((b) => b.label === "invalid JSON" || b.label.startsWith("oversize")) : junkBodies(MAX_BODY_BYTES)
   for (const b of bodies) {
     probes.push(at(b.label, { body: b.body, headers: b.type === undefined ? {} : { "content-type": b.type } }))
   }
@@ -227,7 +186,7 @@ const variantsOf = (op: Operation, who: string, headers: Readonly<Record<string,
       probes.push(at(`${name} deeply nested`, { body: text, headers: { "content-type": "application/json" } }))
     }
     if (isTextField(field)) {
-      for (const text of badTexts(field.schema)) probes.push(withBody(`${name}=${JSON.stringify(text.slice(0, 20))}`, withField(base, field.path, text)))
+      for (const text of badTexts(rng, MAX_BODY_BYTES, field.schema)) probes.push(withBody(`${name}=${JSON.stringify(text.slice(0, 20))}`, withField(base, field.path, text)))
     }
   }
   return probes
@@ -262,7 +221,7 @@ const relayRoutes: ReadonlyArray<readonly [method: string, path: string]> = [
   ["POST", "backups/{uuid}/lock"],
   ["GET", "backups/{uuid}/download"],
   ["GET", "backups/{uuid}/download/stream"],
-  ...Object.keys(relayJsonBodies).map((key) => key.split(" ") as [string, string])
+  ...Object.keys(relayJsonBodies).map((key) => [key.slice(0, key.indexOf(" ")), key.slice(key.indexOf(" ") + 1)] as const)
 ]
 
 const relayProbes = (who: string, headers: Readonly<Record<string, string>>, full: boolean): ReadonlyArray<Probe> => {
@@ -292,7 +251,7 @@ const relayProbes = (who: string, headers: Readonly<Record<string, string>>, ful
       }
     }
     if (body !== undefined) {
-      for (const b of junkBodies) probes.push(at(b.label, { body: b.body, headers: b.type === undefined ? {} : { "content-type": b.type } }))
+      for (const b of junkBodies(MAX_BODY_BYTES)) probes.push(at(b.label, { body: b.body, headers: b.type === undefined ? {} : { "content-type": b.type } }))
       for (const field of fieldsOf({ type: "object", properties: Object.fromEntries(Object.keys(body).map((k) => [k, {}])) })) {
         for (const wrong of [null, 42, true, [], {}, "\u0000", "a\u0000b", "\u001b[2J", rng.junk(), "x".repeat(10_000)]) {
           probes.push(at(`${field.path.join(".")}=${JSON.stringify(wrong).slice(0, 20)}`, {
@@ -435,7 +394,7 @@ describe("every bad input gets a 4xx, never a 5xx", () => {
             body: JSON.stringify(withField(base, field.path, `a${control}b`))
           })
           const name = field.path.join(".")
-          const named = reply.status === 400 && JSON.parse(reply.text).error.code === "INVALID_REQUEST" &&
+          const named = reply.status === 400 && errorOf(reply)?.code === "INVALID_REQUEST" &&
             refusedFields(reply).some((f) => f.startsWith(`${name}: `) && f.includes("control characters"))
           if (!named) misses.push(`${op.method} ${op.path} ${name} with ${JSON.stringify(control)}: ${reply.status} ${reply.text.slice(0, 200)}`)
         }

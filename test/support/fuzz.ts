@@ -39,6 +39,8 @@ export interface RawRequest {
   readonly body?: string | Uint8Array | { readonly chunks: ReadonlyArray<Uint8Array> }
   /** No answer by then: the reply has status 0. */
   readonly timeoutMs?: number
+  /** The client's own address (any of 127.0.0.0/8): the server counts throttles per client address. */
+  readonly localAddress?: string
 }
 
 export interface RawReply {
@@ -66,7 +68,15 @@ export const send = (baseUrl: string, req: RawRequest): Promise<RawReply> =>
       resolve(reply)
     }
     const outgoing = httpRequest(
-      { agent, host: url.hostname, port: url.port, method: req.method, path: req.path, headers },
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        method: req.method,
+        path: req.path,
+        headers,
+        ...(req.localAddress === undefined ? {} : { localAddress: req.localAddress })
+      },
       (response) => {
         const chunks: Array<Buffer> = []
         response.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -89,6 +99,21 @@ export const send = (baseUrl: string, req: RawRequest): Promise<RawReply> =>
       outgoing.end()
     }
   })
+
+/** The error envelope of a reply, when it is one: `{ error: { code, message } }` with both strings. */
+export const errorOf = (reply: RawReply): { readonly code: string; readonly message: string } | undefined => {
+  let body: unknown
+  try {
+    body = JSON.parse(reply.text)
+  } catch {
+    return undefined
+  }
+  const error = typeof body === "object" && body !== null && "error" in body ? body.error : undefined
+  return typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" &&
+      "message" in error && typeof error.message === "string"
+    ? { code: error.code, message: error.message }
+    : undefined
+}
 
 /** Runs `tasks` with at most `width` in flight, keeping their order in the results. */
 export const inParallel = async <A>(tasks: ReadonlyArray<() => Promise<A>>, width: number): Promise<Array<A>> => {
@@ -241,14 +266,59 @@ export const REMOVE = Symbol("remove")
 export const withField = (value: unknown, path: FieldPath, to: unknown): unknown => {
   const [head, ...rest] = path
   if (head === undefined) return to
-  const object = typeof value === "object" && value !== null && !Array.isArray(value) ? { ...value } : {}
-  const inner = (object as Record<string, unknown>)[head]
+  const object: Record<string, unknown> = typeof value === "object" && value !== null && !Array.isArray(value) ? { ...value } : {}
   if (rest.length === 0 && to === REMOVE) {
-    delete (object as Record<string, unknown>)[head]
+    delete object[head]
     return object
   }
-  return { ...object, [head]: withField(inner, rest, to) }
+  return { ...object, [head]: withField(object[head], rest, to) }
 }
 
 /** JSON nested `depth` deep: a parser that recurses would overflow its stack. */
 export const deeplyNested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`
+
+// --- malformed values ---------------------------------------------------------------------------------------------
+
+/** Path parameters that are not ids, already encoded for a path. */
+export const BAD_IDS = [
+  "not-an-id", "0", "-1", "..", "%2e%2e", "%00", "%01", "%20", "%0A", "null", "undefined", "'%20OR%20'1'='1",
+  "1b4e28ba-2fa1-11d2-883f-0016d3cca42", "1b4e28ba2fa111d2883f0016d3cca427", "%7B1b4e28ba-2fa1-11d2-883f-0016d3cca427%7D",
+  "%E2%80%AE", "%F0%9F%98%80", "a".repeat(2000), "0BADC0DE", "0badc0d", "0badc0de0"
+]
+/** Escapes that are not UTF-8: the URL itself is malformed (the router answers its generic 404). */
+export const MALFORMED_ESCAPES = ["%ZZ", "%C0%AF", "%E2%80", "%"]
+
+/** Values of the wrong type for a field of `schema`. */
+export const wrongTypes = (schema: JsonSchema): ReadonlyArray<unknown> => {
+  const all: ReadonlyArray<unknown> = [null, 42, -1.5, true, [], {}, "text", [["nested"]], { a: { b: null } }]
+  return schema.type === "string" ? all.filter((v) => typeof v !== "string") : all.filter((v) => typeof v !== typeof sample(schema))
+}
+
+/** What a text field may be sent holding. */
+export const badTexts = (rng: Seeded, maxBodyBytes: number, schema: JsonSchema): ReadonlyArray<string> => [
+  "\u0000", "a\u0000b", "\u0001", "\u001b[31m", "\u007f", "line\nbreak", "tab\there", "\ud800", "\udfff\ud800", "",
+  " ", "x".repeat((schema.maxLength ?? 256) + 1), "x".repeat(maxBodyBytes + 1), "é".repeat(schema.maxLength ?? 256),
+  rng.junk(), rng.junk(), rng.junk()
+]
+
+/** Whole bodies that are not the payload: invalid JSON, other JSON values, other encodings. */
+export const junkBodies = (maxBodyBytes: number): ReadonlyArray<{ readonly label: string; readonly body: string | Uint8Array; readonly type?: string }> => [
+  { label: "empty body", body: "", type: "application/json" },
+  { label: "invalid JSON", body: "{", type: "application/json" },
+  { label: "truncated JSON", body: "{\"a\":", type: "application/json" },
+  { label: "JSON null", body: "null", type: "application/json" },
+  { label: "JSON array", body: "[]", type: "application/json" },
+  { label: "JSON number", body: "42", type: "application/json" },
+  { label: "JSON string", body: "\"x\"", type: "application/json" },
+  { label: "deeply nested JSON", body: deeplyNested(30_000), type: "application/json" },
+  { label: "NUL body", body: "\u0000", type: "application/json" },
+  { label: "not UTF-8", body: Uint8Array.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), type: "application/json" },
+  { label: "BOM then JSON", body: "\ufeff{}", type: "application/json" },
+  { label: "text/plain", body: "{}", type: "text/plain" },
+  { label: "form encoded", body: "a=b&c=%00", type: "application/x-www-form-urlencoded" },
+  { label: "multipart junk", body: "--x\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nb\r\n--x--\r\n", type: "multipart/form-data; boundary=x" },
+  { label: "multipart without boundary", body: "junk", type: "multipart/form-data" },
+  { label: "no content type", body: "{}" },
+  { label: "latin1 charset", body: "{}", type: "application/json; charset=latin1" },
+  { label: "oversize declared", body: `{"a":"${"x".repeat(maxBodyBytes)}"}`, type: "application/json" }
+]
