@@ -53,10 +53,11 @@ export class SnapshotNotFound extends Schema.TaggedError<SnapshotNotFound>()("Sn
   }
 }
 
-/** Proxmox's snapshot name rule (pve-configid, 2–40 characters; `current` is its own). */
-const PVE_SNAPSHOT_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{1,39}$/
-/** What a customer may name one: the same, minus our `final-` prefix and the reserved names. */
-const SNAPSHOT_NAME = PVE_SNAPSHOT_NAME
+/**
+ * Proxmox's snapshot name rule (pve-configid, 2–40 characters): every snapshot has such a name; one a customer gives
+ * also avoids our `final-` prefix and the reserved names.
+ */
+const SNAPSHOT_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{1,39}$/
 const RESERVED_SNAPSHOT_NAMES = new Set(["current", "pending"])
 
 export const ownedVps = Effect.fn("ownedVps")(function*(userId: string, vpsId: string) {
@@ -133,7 +134,7 @@ export const createSnapshot = Effect.fn("createSnapshot")(function*(
 export const deleteSnapshot = Effect.fn("deleteSnapshot")(function*(userId: string, vpsId: string, name: string) {
   const vps = yield* Effect.flatMap(ownedVps(userId, vpsId), usable)
   // A name no snapshot can have (from a path: anything) is missing, without asking the hypervisor.
-  if (!PVE_SNAPSHOT_NAME.test(name)) return yield* new SnapshotNotFound()
+  if (!SNAPSHOT_NAME.test(name)) return yield* new SnapshotNotFound()
   const virtualization = yield* Virtualization
   const existing = yield* virtualization.listSnapshots(vmRefOf(vps))
   if (!existing.some((s) => s.name === name)) return yield* new SnapshotNotFound()
