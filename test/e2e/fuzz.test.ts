@@ -161,6 +161,10 @@ const variantsOf = (op: Operation, who: string, headers: Readonly<Record<string,
     }
   }
   probes.push(at("query junk", { path: `${path}?x=%00&y=%ZZ&z=${"q".repeat(4000)}` }))
+  // Session cookies that are not ours: garbage, an unsigned token (`alg: none`), one far too long.
+  for (const token of ["not.a.jwt", "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", "a".repeat(8000), "%00%ZZ"]) {
+    probes.push(at(`cookie ${token.slice(0, 12)}`, { headers: { cookie: `zh_token=${token}` } }))
+  }
   probes.push(at("unknown method", { method: "PATCH" }))
   const bodies = op.payload === undefined ? junkBodies(MAX_BODY_BYTES).filter((b) => b.label === "invalid JSON" || b.label.startsWith("oversize")) : junkBodies(MAX_BODY_BYTES)
   for (const b of bodies) {
