@@ -41,12 +41,15 @@ const tooLarge = errorResponse(413).pipe(HttpServerResponse.setHeader("connectio
 const isBodyTooLarge = (u: unknown): boolean =>
   HttpServerError.isHttpServerError(u) && u.reason._tag === "RequestParseError" && u.reason.reason === "BodyTooLarge"
 
-/** Responses the framework produced with no JSON body get the envelope, so clients see one error shape. */
-const isJson = (response: HttpServerResponse.HttpServerResponse) =>
-  response.body._tag !== "Empty" && (response.body.contentType ?? "").includes("json")
+const contentTypeOf = (response: HttpServerResponse.HttpServerResponse) =>
+  response.body._tag === "Empty" ? "" : response.body.contentType ?? ""
 
+/**
+ * Errors answered with no JSON body (by the framework, or as bare text) get the envelope, so clients see one error
+ * shape; a page meant for a browser (the panel's "not built yet" page) is left as it is.
+ */
 const envelope = (response: HttpServerResponse.HttpServerResponse) =>
-  response.status >= 400 && !isJson(response)
+  response.status >= 400 && !contentTypeOf(response).includes("json") && !contentTypeOf(response).includes("text/html")
     ? errorResponse(response.status).pipe(HttpServerResponse.setHeaders(withoutBodyHeaders(response.headers)))
     : response
 

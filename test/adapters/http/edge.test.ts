@@ -22,6 +22,7 @@ const app = HttpRouter.toWebHandler(
     HttpRouter.add("GET", "/db-bug", sqlDefect(new SqlError.SqlSyntaxError({ cause: new Error("syntax error at or near"), message: "syntax" }))),
     HttpRouter.add("POST", "/echo", Effect.flatMap(HttpServerRequest.HttpServerRequest, (r) => Effect.map(r.text, (t) => HttpServerResponse.text(t)))),
     HttpRouter.add("GET", "/teapot", Effect.succeed(HttpServerResponse.text("short and stout", { status: 418 }))),
+    HttpRouter.add("GET", "/page", Effect.succeed(HttpServerResponse.text("<h1>Not built</h1>", { status: 503, contentType: "text/html" }))),
     edgeMiddleware({ secureCookies: false, trustProxy: false, maxBodyBytes: 1024 }),
     Logger.layer([capture])
   ).pipe(Layer.provide(HttpServer.layerServices)),
@@ -78,6 +79,12 @@ describe("the HTTP edge", () => {
     expect(reply.status).toBe(418)
     expect(reply.headers.get("content-type")).toContain("application/json")
     expect((await reply.json()).error.code).toBe("I_M_A_TEAPOT")
+  })
+
+  it("leaves a page meant for a browser as it is", async () => {
+    const reply = await call("GET", "/page")
+    expect(reply.status).toBe(503)
+    expect(await reply.text()).toBe("<h1>Not built</h1>")
   })
 
   it("answers an unknown route 404 and a body read past the limit 413, in the envelope", async () => {
