@@ -21,6 +21,7 @@ export const SettingsConfig = Config.all({
   dataDir: withDefault(Config.String("DATA_DIR"), "./data"),
   databaseUrl: optionalSecret("DATABASE_URL"),
   databaseMaxConnections: intSetting("DATABASE_MAX_CONNECTIONS", 1, 200, 10),
+  databaseConnectTimeoutMs: intSetting("DATABASE_CONNECT_TIMEOUT_MS", 100, 60_000, 2_000),
   jwtSecret: optionalSecret("JWT_SECRET"),
   encryptionKey: optionalSecret("ENCRYPTION_KEY"),
   previousEncryptionKeys: optionalSecret("ENCRYPTION_KEYS_PREVIOUS"),

@@ -1,7 +1,7 @@
 // The SQL connection: a real Postgres when DATABASE_URL is set, otherwise an embedded PGlite kept in DATA_DIR.
 import { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted, Schema } from "effect"
+import { type Duration, Effect, Layer, Redacted, Schema } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { connect } from "node:net"
@@ -20,8 +20,22 @@ export class EmbeddedDatabaseFailed extends Schema.TaggedError<EmbeddedDatabaseF
 
 type SqlLayer = Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, EmbeddedDatabaseFailed | SqlError.SqlError>
 
-export const postgres = (url: Redacted.Redacted<string>, maxConnections: number) =>
-  PgClient.layer({ url, maxConnections, applicationName: "zh-hosting" })
+/**
+ * A real Postgres. `connectTimeout` bounds opening a connection (the library's default is 5 s): while the database
+ * does not answer, a request fails after it (the edge answers 503) instead of hanging, and the pool opens fresh
+ * connections once it is back, so the process recovers by itself.
+ */
+export const postgres = (
+  url: Redacted.Redacted<string>,
+  maxConnections: number,
+  options: { readonly connectTimeout?: Duration.Input } = {}
+) =>
+  PgClient.layer({
+    url,
+    maxConnections,
+    applicationName: "zh-hosting",
+    ...(options.connectTimeout === undefined ? {} : { connectTimeout: options.connectTimeout })
+  })
 
 const overSocket = (socketPath: string, maxConnections: number) =>
   PgClient.layer({

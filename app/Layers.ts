@@ -3,7 +3,6 @@ import { NodeCrypto, NodeFileSystem, NodeHttpClient, NodeHttpServer } from "@eff
 import { type Context, Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
-import { createServer } from "node:http"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
@@ -11,6 +10,7 @@ import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.t
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
 import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
 import { PlatformInfo } from "../adapters/http/CatalogHandlers.ts"
+import { createHttpServer, routerConfig } from "../adapters/http/edge.ts"
 import { HttpApp } from "../adapters/http/HttpApp.ts"
 import { HttpSettings } from "../adapters/http/HttpSettings.ts"
 import * as OutboxMailer from "../adapters/mail/OutboxMailer.ts"
@@ -85,7 +85,9 @@ export const DatabaseLive = (
       return Layer.effectDiscard(restrictDataDir(settings.dataDir)).pipe(Layer.provideMerge(ready))
     },
     onSome: (url) => {
-      const database = postgres(url, role === "server" ? settings.databaseMaxConnections : 2)
+      const database = postgres(url, role === "server" ? settings.databaseMaxConnections : 2, {
+        connectTimeout: Duration.millis(settings.databaseConnectTimeoutMs)
+      })
       return role === "migrate" ? database : Layer.effectDiscard(requireCurrentSchema).pipe(Layer.provideMerge(database))
     }
   })
@@ -309,13 +311,13 @@ export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlC
       maxUploadBytes: settings.maxUploadBytes,
       webRoot: PANEL_DIST
     }),
-    { disableLogger: true }
+    { disableLogger: true, routerConfig }
   )
     .pipe(Layer.provideMerge(AppServices(settings, database)))
 
 export const ServerLive = (settings: Settings) =>
   HttpAppLive(settings, DatabaseLive(settings, "server")).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, {
+    Layer.provide(NodeHttpServer.layer(createHttpServer, {
       port: settings.port,
       host: settings.host,
       gracefulShutdownTimeout: "10 seconds"

@@ -5,18 +5,20 @@ import type { Session } from "../../domain/account/Sessions.ts"
 import {
   BadRequest,
   Conflict,
+  NotFound,
   ServiceUnavailable,
   TooManyRequests,
   Unauthorized,
   Unprocessable
 } from "./ApiErrors.ts"
+import { Line } from "./inputs.ts"
 
 export const Language = Schema.Literals(["fr", "en"])
 export const Theme = Schema.Literals(["light", "dark"])
 
-/** A bounded string: no request can make us hold megabytes in one field. */
-const Text = (max: number) => Schema.String.check(Schema.isMaxLength(max))
-const Name = Schema.String.check(Schema.isTrimmed(), Schema.isNonEmpty(), Schema.isMaxLength(100))
+/** Bounded (no request can make us hold megabytes in one field), one line, no control character. */
+const Text = Line
+const Name = Line(100).check(Schema.isTrimmed(), Schema.isNonEmpty())
 
 export const UserView = Schema.Struct({
   id: Schema.String,
@@ -70,9 +72,9 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
   { error: Unauthorized, security: { cookie: SessionCookie } }
 ) {}
 
-/** Turns request decoding failures into the 400 error envelope. */
+/** Turns request decoding failures into the error envelope: 400, or a malformed path id's 404 (see MissingAnswer). */
 export class RequestValidation extends HttpApiMiddleware.Service<RequestValidation>()("zh/http/RequestValidation", {
-  error: BadRequest
+  error: [BadRequest, NotFound]
 }) {}
 
 export class AuthApi extends HttpApiGroup.make("auth")

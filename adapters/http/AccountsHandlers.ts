@@ -18,7 +18,7 @@ import type { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
 import { Authentication, CurrentSession, RequestValidation } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
-import { BadRequest, errorBody } from "./ApiErrors.ts"
+import { BadRequest, errorBody, NotFound } from "./ApiErrors.ts"
 import {
   clientAddress,
   expireSessionCookie,
@@ -30,6 +30,7 @@ import {
 } from "./cookies.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 import { HttpSettings } from "./HttpSettings.ts"
+import { MissingAnswer } from "./inputs.ts"
 
 /** Everything the account use cases run on. */
 export type AccountServices =
@@ -207,7 +208,12 @@ const describeIssues = (error: HttpApiError.HttpApiSchemaError) => {
   return { summary, issues }
 }
 
-export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestValidation, (error) => {
+export const RequestValidationLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestValidation, (error, { endpoint, group }) => {
+  if (error.kind === "Params") {
+    // Only ids are path parameters: one that cannot name anything is answered as the missing resource it names.
+    const missing = Context.getOption(Context.merge(group.annotations, endpoint.annotations), MissingAnswer)
+    return Effect.fail(Option.getOrElse(missing, () => new NotFound({ error: errorBody("NOT_FOUND", "Nothing is here.") })))
+  }
   if (error.cause.message.includes("Expected a valid JSON body")) {
     return Effect.fail(new BadRequest({ error: errorBody("MALFORMED_JSON", "The request body is not valid JSON.") }))
   }

@@ -4,8 +4,8 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./AccountsApi.ts"
 import { BadRequest, Conflict, NotFound, ServiceUnavailable, TooManyRequests, Unprocessable } from "./ApiErrors.ts"
-
-const Id = Schema.String.check(Schema.isMaxLength(64))
+import { missingAnswers } from "./errorMapping.ts"
+import { MissingAnswer, PathId, ServerIdentifier } from "./inputs.ts"
 
 export const GameServerView = Schema.Struct({
   id: Schema.String,
@@ -26,15 +26,16 @@ const upstream = [ServiceUnavailable, Conflict, NotFound, TooManyRequests] as co
 export class GameServersApi extends HttpApiGroup.make("gameServers")
   .add(
     HttpApiEndpoint.get("list", "/", { success: Schema.Struct({ gameServers: Schema.Array(GameServerView) }) }),
-    HttpApiEndpoint.get("get", "/:id", { params: { id: Id }, success: Schema.Struct({ gameServer: GameServerView }), error: NotFound }),
+    HttpApiEndpoint.get("get", "/:id", { params: { id: PathId }, success: Schema.Struct({ gameServer: GameServerView }), error: NotFound }),
     HttpApiEndpoint.post("power", "/:id/power", {
-      params: { id: Id },
+      params: { id: PathId },
       payload: Schema.Struct({ signal: Schema.Literals(["start", "stop", "restart", "kill"]) }),
       success: HttpApiSchema.NoContent,
       error: [...upstream, BadRequest, Unprocessable]
     })
   )
   .middleware(Authentication)
+  .annotate(MissingAnswer, missingAnswers.gameServer)
   .prefix("/api/game-servers")
   .annotateMerge(OpenApi.annotations({ title: "Game servers", description: "Your game servers and their power" }))
 {}
@@ -42,7 +43,7 @@ export class GameServersApi extends HttpApiGroup.make("gameServers")
 export class GameClientApi extends HttpApiGroup.make("gameClient")
   .add(
     HttpApiEndpoint.get("websocket", "/:id/websocket", {
-      params: { id: Id },
+      params: { id: ServerIdentifier },
       success: Schema.Struct({
         data: Schema.Struct({
           /** Ours: short-lived, bound to you and this server. Send it as `{"event":"auth","args":[token]}`. */
@@ -55,6 +56,7 @@ export class GameClientApi extends HttpApiGroup.make("gameClient")
     })
   )
   .middleware(Authentication)
+  .annotate(MissingAnswer, missingAnswers.gameServer)
   .prefix("/api/client/servers")
   .annotateMerge(OpenApi.annotations({
     title: "Game server console and files",

@@ -8,6 +8,7 @@ import { Effect, Exit, Option, Scope, Stream } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { authenticate } from "../../domain/account/Sessions.ts"
 import { ownedByIdentifier, usableGameServer } from "../../domain/game/GameActions.ts"
+import { GameServerNotFound } from "../../domain/game/GameErrors.ts"
 import type { GameServer } from "../../domain/game/GameServer.ts"
 import { type ClientRequest, GamePanel, type DownloadTarget, UploadAborted } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
@@ -26,6 +27,7 @@ import {
 } from "./ApiErrors.ts"
 import { errorResponse } from "./edge.ts"
 import { type DomainError, toApiError } from "./errorMapping.ts"
+import { CONTROL_MESSAGE, firstControl, isServerIdentifier } from "./inputs.ts"
 
 export interface GameRelayOptions {
   /** Our public origin: the signed URLs we hand out point here. */
@@ -115,20 +117,22 @@ export const sanitize = (value: unknown): unknown => {
   return out
 }
 
+/** The whole body, or none when it is over `limit`: refused whole (by its declared length when it has one), never cut. */
 const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
   Effect.gen(function*() {
+    const declared = request.headers["content-length"]
+    if (declared !== undefined && Number(declared) > limit) return Option.none<Uint8Array>()
     const chunks: Array<Uint8Array> = []
     let size = 0
-    const tooLarge = yield* request.stream.pipe(
+    yield* request.stream.pipe(
       Stream.runForEachWhile((chunk) => {
         size += chunk.byteLength
         if (size > limit) return Effect.succeed(false)
         chunks.push(chunk)
         return Effect.succeed(true)
-      }),
-      Effect.as(size > limit)
+      })
     )
-    if (tooLarge) return Option.none<Uint8Array>()
+    if (size > limit) return Option.none<Uint8Array>()
     const out = new Uint8Array(size)
     let at = 0
     for (const c of chunks) {
@@ -138,6 +142,10 @@ const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =
     return Option.some(out)
   })
 
+/** A relayed field holding a control character, named: the same answer as our own routes give. */
+const invalidText = (where: string) =>
+  errorResponse(400, "INVALID_REQUEST", `The request is not valid: ${where} ${CONTROL_MESSAGE}.`)
+
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
 
@@ -146,14 +154,21 @@ const relayed = (server: GameServer, request: HttpServerRequest.HttpServerReques
     let body: ClientRequest["body"] = null
     if (target.body !== "none") {
       const bytes = yield* readBody(request, options.maxRelayBodyBytes)
-      if (Option.isNone(bytes)) return errorResponse(413).pipe(HttpServerResponse.setHeader("connection", "close"))
+      if (Option.isNone(bytes)) {
+        return errorResponse(413, "PAYLOAD_TOO_LARGE", `The request body is over its limit of ${options.maxRelayBodyBytes} bytes; nothing was written.`)
+          .pipe(HttpServerResponse.setHeader("connection", "close"))
+      }
       if (target.body === "json") {
-        // Forwarded unchanged, but only if it is JSON: the panel's parse error would echo it back otherwise.
+        // Forwarded unchanged, but only if it is JSON (the panel's parse error would echo it back otherwise) and its
+        // text follows our rule (file names and backup names are one line: no control character reaches the panel).
+        let parsed: unknown
         try {
-          JSON.parse(bytes.value.byteLength === 0 ? "{}" : decoder.decode(bytes.value))
+          parsed = JSON.parse(bytes.value.byteLength === 0 ? "{}" : decoder.decode(bytes.value))
         } catch {
           return errorResponse(400, "INVALID_JSON", "The request body is not valid JSON.")
         }
+        const bad = firstControl(parsed)
+        if (bad !== undefined) return invalidText(`body field ${JSON.stringify(bad.map(String).join("."))}`)
       }
       body = { contentType: target.body === "json" ? "application/json" : "text/plain", bytes: bytes.value.byteLength === 0 && target.body === "json" ? encoder.encode("{}") : bytes.value }
     }
@@ -167,6 +182,15 @@ const relayed = (server: GameServer, request: HttpServerRequest.HttpServerReques
     // File contents: text as the panel gave it.
     return HttpServerResponse.uint8Array(response.body, { status: response.status, contentType: "text/plain; charset=utf-8" })
   })
+
+/**
+ * `attachment` naming the file for every browser: an ASCII fallback, and the exact name in RFC 6266's `filename*`
+ * (a header holds Latin-1 at most: a raw emoji in it would fail the answer).
+ */
+const attachment = (name: string) => {
+  const exact = encodeURIComponent(name.toWellFormed()).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  return `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${exact}`
+}
 
 /**
  * The bytes flow from the node to the customer, never held whole: a Node stream is piped as it is (backpressure,
@@ -188,7 +212,7 @@ const downloaded = (server: GameServer, target: DownloadTarget) =>
       {
         contentType: "application/octet-stream",
         ...(download.contentLength === null ? {} : { contentLength: download.contentLength }),
-        headers: { "content-disposition": `attachment; filename="${name.replace(/["\\\r\n]/g, "_")}"`, "cache-control": "no-store" }
+        headers: { "content-disposition": attachment(name), "cache-control": "no-store" }
       }
     )
   })
@@ -230,15 +254,20 @@ const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpSe
     const params = (yield* HttpRouter.RouteContext).params
     const identifier = params["id"] ?? ""
     const url = new URL(request.url, "http://relay")
-    const path = url.pathname.replace(/^\/api\/client\/servers\/[^/]+\//, "")
+    // From the path as sent: URL parsing would resolve `..` and `%2e%2e` in the id's place into another path.
+    const path = (request.url.split("?")[0] ?? "").replace(/^\/api\/client\/servers\/[^/]+\//, "")
     const target = route(request.method, path)
     if (target === undefined) return errorResponse(404)
     const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
     if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
+    // Not an identifier: answered as no such server, without asking the database.
+    if (!isServerIdentifier(identifier)) return failure(new GameServerNotFound())
     const owned = yield* Effect.result(Effect.flatMap(ownedByIdentifier(session.success.user.id, identifier), usableGameServer))
     if (owned._tag === "Failure") return failure(owned.failure)
     const server = owned.success
     const query = url.search.replace(/^\?/, "")
+    const badParameter = [...url.searchParams].find((pair) => firstControl(pair) !== undefined)
+    if (badParameter !== undefined) return invalidText(`query parameter ${JSON.stringify(badParameter[0])}`)
     switch (target._tag) {
       case "Refused":
         return errorResponse(403, target.code, target.message)

@@ -10,8 +10,10 @@ import {
   ServiceUnavailable,
   Unprocessable
 } from "./ApiErrors.ts"
+import { missingAnswers } from "./errorMapping.ts"
+import { Line, Lines, MissingAnswer, noControlInside, PathId } from "./inputs.ts"
 
-const Id = Schema.String.check(Schema.isMaxLength(64))
+const Id = PathId
 
 export const OrderView = Schema.Struct({
   id: Schema.String,
@@ -62,8 +64,9 @@ export class OrdersApi extends HttpApiGroup.make("orders")
   .add(
     HttpApiEndpoint.post("create", "/", {
       payload: Schema.Struct({
-        planId: Id,
-        options: Schema.Record(Schema.String, Schema.Unknown)
+        planId: Line(64),
+        // Each kind of plan has its own options, checked by the domain; their text follows the same rule as ours.
+        options: Schema.Record(Schema.String, Schema.Unknown).check(noControlInside)
       }),
       success: Schema.Struct({ order: OrderView }).pipe(HttpApiSchema.status(201)),
       error: [Unprocessable, PaymentRequired, ServiceUnavailable]
@@ -71,6 +74,7 @@ export class OrdersApi extends HttpApiGroup.make("orders")
     HttpApiEndpoint.get("get", "/:id", { params: { id: Id }, success: OrderView, error: NotFound })
   )
   .middleware(Authentication)
+  .annotate(MissingAnswer, missingAnswers.order)
   .prefix("/api/orders")
   .annotateMerge(OpenApi.annotations({ title: "Orders", description: "Buy a plan; follow its provisioning" }))
 {}
@@ -90,6 +94,7 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
     })
   )
   .middleware(Authentication)
+  .annotate(MissingAnswer, missingAnswers.subscription)
   .prefix("/api/subscriptions")
   .annotateMerge(OpenApi.annotations({ title: "Subscriptions", description: "Monthly periods: renew, cancel" }))
 {}
@@ -114,19 +119,21 @@ export class VpsApi extends HttpApiGroup.make("vps")
     HttpApiEndpoint.post("createSnapshot", "/:id/snapshots", {
       params: { id: Id },
       payload: Schema.Struct({
-        name: Schema.String.check(Schema.isMaxLength(64)),
-        description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(500)))
+        name: Line(64),
+        description: Schema.optionalKey(Lines(500))
       }),
       success: Schema.Struct({ snapshots: Schema.Array(SnapshotView) }).pipe(HttpApiSchema.status(201)),
       error: [...upstream, Unprocessable, BadRequest]
     }),
     HttpApiEndpoint.delete("deleteSnapshot", "/:id/snapshots/:name", {
-      params: { id: Id, name: Schema.String.check(Schema.isMaxLength(64)) },
+      // Any name: one that cannot be a snapshot's is answered by the domain as a missing snapshot, after the VPS.
+      params: { id: Id, name: Schema.String },
       success: HttpApiSchema.NoContent,
       error: upstream
     })
   )
   .middleware(Authentication)
+  .annotate(MissingAnswer, missingAnswers.vps)
   .prefix("/api/vps")
   .annotateMerge(OpenApi.annotations({
     title: "VPS",

@@ -1,9 +1,9 @@
 // The one table where domain errors meet HTTP: each becomes a status and a stable code.
 import { Effect } from "effect"
 import type * as AccountErrors from "../../domain/account/AccountErrors.ts"
-import type * as BillingErrors from "../../domain/billing/BillingErrors.ts"
-import type * as GameErrors from "../../domain/game/GameErrors.ts"
-import type * as VpsActions from "../../domain/vps/VpsActions.ts"
+import * as BillingErrors from "../../domain/billing/BillingErrors.ts"
+import * as GameErrors from "../../domain/game/GameErrors.ts"
+import * as VpsActions from "../../domain/vps/VpsActions.ts"
 import type * as GamePanel from "../../ports/GamePanel.ts"
 import type { RegistryUnavailable } from "../../ports/BusinessRegistry.ts"
 import type { PaymentDeclined, PaymentsNotConfigured, PaymentUnavailable } from "../../ports/PaymentGateway.ts"
@@ -69,7 +69,7 @@ type Table = { readonly [K in DomainError["_tag"]]: (e: Extract<DomainError, { _
 
 const body = (code: string, e: { readonly message: string }) => ({ error: errorBody(code, e.message) })
 
-const table: Table = {
+const table = {
   EmailAlreadyRegistered: (e) => new Conflict(body("EMAIL_TAKEN", e)),
   InvalidEmail: (e) => new Unprocessable(body("INVALID_EMAIL", e)),
   PasswordPolicyViolation: (e) => new Unprocessable(body(`PASSWORD_${e.problem}`, e)),
@@ -128,7 +128,7 @@ const table: Table = {
     }),
   PanelResourceNotFound: () => new NotFound({ error: errorBody("NOT_FOUND", "No such file, folder or backup.") }),
   PanelRejected: (e) => new BadRequest({ error: errorBody(...panelRefusal(e.code)) })
-}
+} satisfies Table
 
 /** The panel's refusals we can name (its DisplayException family), in our words; anything else is generic. */
 const panelRefusal = (code: string): [string, string] => {
@@ -153,6 +153,14 @@ const panelUnavailable = new ServiceUnavailable({
 const upstreamUnavailable = new ServiceUnavailable({
   error: errorBody("UPSTREAM_UNAVAILABLE", "The virtualization platform did not complete the operation; please try again shortly.")
 })
+
+/** The answer for an order, subscription, VPS or game server that is not the caller's (or a malformed id of one). */
+export const missingAnswers = {
+  order: table.OrderNotFound(new BillingErrors.OrderNotFound()),
+  subscription: table.SubscriptionNotFound(new BillingErrors.SubscriptionNotFound()),
+  vps: table.VpsNotFound(new VpsActions.VpsNotFound()),
+  gameServer: table.GameServerNotFound(new GameErrors.GameServerNotFound())
+} as const
 
 export const toApiError = (e: DomainError): ApiError => (table[e._tag] as (e: DomainError) => ApiError)(e)
 

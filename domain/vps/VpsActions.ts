@@ -53,7 +53,10 @@ export class SnapshotNotFound extends Schema.TaggedError<SnapshotNotFound>()("Sn
   }
 }
 
-/** Proxmox's snapshot name rule (pve-configid, 2–40 characters; `current` is its own), minus our `final-` prefix. */
+/**
+ * Proxmox's snapshot name rule (pve-configid, 2–40 characters): every snapshot has such a name; one a customer gives
+ * also avoids our `final-` prefix and the reserved names.
+ */
 const SNAPSHOT_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{1,39}$/
 const RESERVED_SNAPSHOT_NAMES = new Set(["current", "pending"])
 
@@ -103,10 +106,22 @@ export const createSnapshot = Effect.fn("createSnapshot")(function*(
   const virtualization = yield* Virtualization
   const vm = vmRefOf(vps)
   const own = (all: ReadonlyArray<Snapshot>) => all.filter((s) => !s.name.startsWith("final-"))
+  const taken = (all: ReadonlyArray<Snapshot>) => all.some((s) => s.name.toLowerCase() === name.toLowerCase())
   const existing = yield* virtualization.listSnapshots(vm)
-  if (existing.some((s) => s.name.toLowerCase() === name.toLowerCase())) return yield* new SnapshotExists()
+  if (taken(existing)) return yield* new SnapshotExists()
   if (own(existing).length >= limit) return yield* new SnapshotLimitReached({ limit })
-  yield* virtualization.createSnapshot(vm, name, description)
+  yield* virtualization.createSnapshot(vm, name, description).pipe(
+    // A concurrent request took the same name between our check and our task (the hypervisor refused ours, or it
+    // held the VM's lock until our retries ran out): the name is taken, which is the customer's answer.
+    Effect.catchIf(
+      (e) => e._tag === "TaskFailed" || e._tag === "VirtualizationUnavailable",
+      (e) =>
+        Effect.flatMap(
+          virtualization.listSnapshots(vm),
+          (now): Effect.Effect<never, typeof e | SnapshotExists> => taken(now) ? Effect.fail(new SnapshotExists()) : Effect.fail(e)
+        )
+    )
+  )
   // Two requests may both pass the check above; whichever finds the limit exceeded afterwards takes its own back.
   const after = yield* virtualization.listSnapshots(vm)
   if (own(after).length > limit) {
@@ -118,6 +133,8 @@ export const createSnapshot = Effect.fn("createSnapshot")(function*(
 
 export const deleteSnapshot = Effect.fn("deleteSnapshot")(function*(userId: string, vpsId: string, name: string) {
   const vps = yield* Effect.flatMap(ownedVps(userId, vpsId), usable)
+  // A name no snapshot can have (from a path: anything) is missing, without asking the hypervisor.
+  if (!SNAPSHOT_NAME.test(name)) return yield* new SnapshotNotFound()
   const virtualization = yield* Virtualization
   const existing = yield* virtualization.listSnapshots(vmRefOf(vps))
   if (!existing.some((s) => s.name === name)) return yield* new SnapshotNotFound()

@@ -4,12 +4,12 @@ import { Context, Duration, Effect, Layer, ManagedRuntime, Option, Redacted } fr
 import { HttpServer } from "effect/http"
 import type { SqlClient } from "effect/sql"
 import { mkdtempSync } from "node:fs"
-import { createServer } from "node:http"
 import { createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { inspect } from "node:util"
 import type { Settings } from "../../app/Config.ts"
+import { createHttpServer } from "../../adapters/http/edge.ts"
 import { HttpAppLive } from "../../app/Layers.ts"
 import { SandboxPayments } from "../../adapters/payments/SandboxPaymentGateway.ts"
 import { Outbox } from "../../ports/Outbox.ts"
@@ -27,6 +27,7 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   dataDir: mkdtempSync(join(tmpdir(), "zh-test-data-")),
   databaseUrl: Option.none(),
   databaseMaxConnections: 5,
+  databaseConnectTimeoutMs: 1000,
   jwtSecret: Redacted.make(new TextEncoder().encode("test-signing-key-of-at-least-32-bytes!!")),
   encryptionKeys: { current: Redacted.make(new Uint8Array(32).fill(7)), previous: [] },
   bcryptCost: 4,
@@ -88,7 +89,7 @@ export const testServerLayer = <E>(settings: Settings, database: Layer.Layer<Sql
   Layer.effect(TestServer, HttpServer.addressFormattedWith((url) => Effect.succeed({ url }))).pipe(
     // HttpAppLive provides (and keeps visible) the repositories and the SqlClient of this one database.
     Layer.provideMerge(HttpAppLive(settings, database)),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: settings.port, host: "127.0.0.1" }))
+    Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: settings.port, host: "127.0.0.1" }))
   )
 
 /** The database a test server runs on: real Postgres in CI (TEST_DATABASE_URL), embedded PGlite otherwise. */

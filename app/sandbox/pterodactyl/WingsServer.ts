@@ -109,7 +109,8 @@ export class WingsServer {
   private async stream(res: ServerResponse, name: string, data: FileData) {
     res.statusCode = 200
     res.setHeader("Content-Length", sizeOf(data))
-    res.setHeader("Content-Disposition", `attachment; filename="${name.replace(/"/g, "")}"`)
+    // Wings writes the name's UTF-8 bytes as they are (Go's strconv.Quote keeps printable runes); Node takes Latin-1.
+    res.setHeader("Content-Disposition", `attachment; filename="${Buffer.from(name.replace(/"/g, ""), "utf8").toString("latin1")}"`)
     res.setHeader("Content-Type", "application/octet-stream")
     this.sim.transfers.inFlight += 1
     try {

@@ -1,0 +1,164 @@
+// A database that does not answer (issue 10 §3): the server, on a database reached through a TCP proxy the test
+// controls, answers 503 DATABASE_UNREACHABLE with Retry-After within its bounded connect timeout while the proxy is
+// cut — whether connections are refused or left hanging — says so on /readyz, and answers 200 again by itself once
+// the database is back, without a restart. A real PostgreSQL (TEST_DATABASE_URL, as in CI), else the embedded one
+// served on its socket.
+import { PGlite } from "@electric-sql/pglite"
+import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { randomBytes, randomUUID } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runMigrations } from "../../adapters/postgres/Migrations.ts"
+import { postgres } from "../../app/Database.ts"
+import { EmbeddedPgServer } from "../../app/EmbeddedPgServer.ts"
+import { testDatabaseUrl } from "../support/databases.ts"
+import { errorOf, send } from "../support/fuzz.ts"
+import { type Cut, startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
+import { testServerLayer, testSettings, TestServer } from "../support/testServer.ts"
+import { PANEL_ORIGIN, sleep } from "../support/vpsHttp.ts"
+
+/** DATABASE_CONNECT_TIMEOUT_MS: how long opening a connection may take before the request gives up. */
+const settings = testSettings({ databaseConnectTimeoutMs: 1000 })
+/**
+ * What a request may take while the database is away: the connect timeout (twice: the pool's slots are shared with the
+ * workflow engine's own attempts) and some room for a loaded machine.
+ */
+const BOUND_MS = 2 * settings.databaseConnectTimeoutMs + 3000
+
+interface Backend {
+  readonly target: { readonly host: string; readonly port: number } | { readonly path: string }
+  readonly user: string
+  readonly database: string
+  readonly close: () => Promise<void>
+}
+
+/** A fresh database on the real server, or an in-memory embedded one served on a private socket. */
+const backend = async (): Promise<Backend> => {
+  const realUrl = testDatabaseUrl
+  if (realUrl !== undefined) {
+    const url = new URL(realUrl)
+    const name = `zh_dbdown_${Date.now()}_${randomBytes(4).toString("hex")}`
+    const admin = (statement: string) =>
+      Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(
+        Effect.provide(postgres(Redacted.make(realUrl), 1))
+      ))
+    await admin(`CREATE DATABASE ${name}`)
+    return {
+      target: { host: url.hostname, port: Number(url.port || "5432") },
+      user: decodeURIComponent(url.username || "postgres"),
+      database: name,
+      close: async () => void (await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), "zh-dbdown-"))
+  const db = await PGlite.create("memory://")
+  const server = new EmbeddedPgServer(db)
+  await server.listen(join(dir, "pg.sock"))
+  return {
+    target: { path: join(dir, "pg.sock") },
+    user: "postgres",
+    database: "postgres",
+    close: async () => {
+      await server.close()
+      await db.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
+
+let database: Backend
+let proxy: TcpProxy
+let runtime: ManagedRuntime.ManagedRuntime<TestServer, unknown>
+let url: string
+let cookie: string
+let email: string
+const PASSWORD = "correct horse battery"
+
+beforeAll(async () => {
+  database = await backend()
+  proxy = await startTcpProxy(database.target)
+  const through = Redacted.make(`postgres://${database.user}@127.0.0.1:${proxy.port}/${database.database}`)
+  const sql = Layer.effectDiscard(Effect.orDie(runMigrations)).pipe(
+    Layer.provideMerge(postgres(through, 5, { connectTimeout: `${settings.databaseConnectTimeoutMs} millis` }))
+  )
+  runtime = ManagedRuntime.make(testServerLayer(settings, sql))
+  url = (await runtime.runPromise(TestServer)).url
+  email = `dbdown.${randomUUID()}@example.com`
+  const json = { origin: PANEL_ORIGIN, "content-type": "application/json" }
+  const registered = await send(url, {
+    method: "POST",
+    path: "/api/auth/register",
+    headers: json,
+    body: JSON.stringify({ email, password: PASSWORD, accountType: "personal", firstName: "Ada", lastName: "Lovelace" })
+  })
+  expect(registered.status, registered.text).toBe(201)
+  const login = await send(url, { method: "POST", path: "/api/auth/login", headers: json, body: JSON.stringify({ email, password: PASSWORD }) })
+  cookie = [login.headers["set-cookie"] ?? []].flat().find((c) => c.startsWith("zh_token="))!.split(";")[0]!
+}, 60_000)
+
+afterAll(async () => {
+  await runtime?.dispose()
+  await proxy?.close()
+  await database?.close()
+})
+
+const request = (method: string, path: string, body?: unknown) =>
+  send(url, {
+    method,
+    path,
+    headers: { origin: PANEL_ORIGIN, cookie, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    timeoutMs: 20_000
+  })
+const get = (path: string) => request("GET", path)
+
+/** What a customer does, reading and writing: every one needs the database. */
+const visits = (): ReadonlyArray<readonly [method: string, path: string, body?: unknown]> => [
+  ["GET", "/api/auth/me"],
+  ["GET", "/api/plans"],
+  ["GET", "/api/subscriptions"],
+  ["GET", "/api/vps"],
+  ["POST", "/api/auth/login", { email, password: PASSWORD }],
+  ["PUT", "/api/preferences", { language: "en" }]
+]
+
+/** Polls `path` until it answers `status`, within `ms`. */
+const until = async (path: string, status: number, ms: number) => {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const reply = await get(path)
+    if (reply.status === status) return reply
+    if (Date.now() > deadline) throw new Error(`${path} still answers ${reply.status} after ${ms} ms: ${reply.text}`)
+    await sleep(100)
+  }
+}
+
+describe.each<Cut>(["refuse", "blackhole"])("the database cut (%s)", (how) => {
+  it("answers 503 DATABASE_UNREACHABLE with Retry-After within the connect timeout, and 200 again once it is back", async () => {
+    expect((await get("/api/auth/me")).status).toBe(200)
+    proxy.cut(how)
+    await until("/readyz", 503, BOUND_MS * 2)
+    // The session cache keeps a user for a second: past it, every route needs the database.
+    await sleep(1100)
+    for (const [method, path, body] of visits()) {
+      const started = Date.now()
+      const reply = await request(method, path, body)
+      const ms = Date.now() - started
+      expect(reply.status, `${method} ${path}: ${reply.text}`).toBe(503)
+      expect(errorOf(reply)?.code, path).toBe("DATABASE_UNREACHABLE")
+      expect(reply.headers["retry-after"], path).toBe("5")
+      expect(ms, path).toBeLessThan(BOUND_MS)
+    }
+    expect((await get("/healthz")).status).toBe(200)
+
+    proxy.restore()
+    await until("/readyz", 200, 15_000)
+    for (const [method, path, body] of visits()) {
+      if (method === "GET") await until(path, 200, 10_000)
+      else expect((await request(method, path, body)).status, `${method} ${path}`).toBeLessThan(300)
+    }
+  }, 60_000)
+})
