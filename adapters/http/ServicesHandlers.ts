@@ -12,12 +12,14 @@ import {
   listVps,
   ownedVps,
   powerVps,
-  resetRootPassword
+  resetRootPassword,
+  shutdownVps
 } from "../../domain/vps/VpsActions.ts"
 import type { Snapshot } from "../../ports/Virtualization.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
+import { SHUTDOWN_TIMEOUT } from "./ServicesApi.ts"
 
 const orderView = (order: Order, rootPassword?: string) => ({
   id: order.id,
@@ -107,6 +109,7 @@ export const SubscriptionsHandlers = HttpApiBuilder.group(Api, "subscriptions", 
 export const VpsHandlers = HttpApiBuilder.group(Api, "vps", Effect.fn(function*(handlers) {
   const run = yield* withServices<
     | Effect.Services<ReturnType<typeof powerVps>>
+    | Effect.Services<ReturnType<typeof shutdownVps>>
     | Effect.Services<ReturnType<typeof createSnapshot>>
     | Effect.Services<ReturnType<typeof resetRootPassword>>
   >()
@@ -124,6 +127,11 @@ export const VpsHandlers = HttpApiBuilder.group(Api, "vps", Effect.fn(function*(
         mapDomainErrors
       ))
     .handle("start", ({ params }) => power(params.id, "start"))
+    .handle("shutdown", ({ params, payload }) =>
+      Effect.flatMap(userId, (user) => run(shutdownVps(user, params.id, payload?.timeoutSeconds ?? SHUTDOWN_TIMEOUT.default))).pipe(
+        Effect.map((vps) => ({ vps: vpsView(vps) })),
+        mapDomainErrors
+      ))
     .handle("stop", ({ params }) => power(params.id, "stop"))
     .handle("reset", ({ params }) => power(params.id, "reset"))
     .handle("resetPassword", ({ params }) =>
