@@ -10,6 +10,7 @@ import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
 import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.ts"
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
 import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
+import { CONSOLE_MAX_FRAME_BYTES, ConsoleSlots, webSocketServerOptions } from "../adapters/http/consoleLimits.ts"
 import { HttpApp } from "../adapters/http/HttpApp.ts"
 import { HttpSettings } from "../adapters/http/HttpSettings.ts"
 import * as OutboxMailer from "../adapters/mail/OutboxMailer.ts"
@@ -154,6 +155,8 @@ export const ServicesLive = (settings: Settings) =>
     RegistryLive(settings),
     MailerLive(settings),
     Layer.succeed(AccountSettings, accountSettings(settings)),
+    // Counted per process: with several instances behind a balancer a user may hold this many on each.
+    ConsoleSlots.layer(settings.maxConsolesPerUser),
     Layer.succeed(HttpSettings, {
       secureCookies: settings.production,
       trustProxy: settings.trustProxy,
@@ -247,7 +250,7 @@ export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     HttpApp({
       allowedOrigin: settings.publicUrl,
       publicUrl: settings.publicUrl,
-      maxInputFrameBytes: 64 * 1024,
+      maxInputFrameBytes: CONSOLE_MAX_FRAME_BYTES,
       // The panel's editor opens files up to 4 MiB; a little more for JSON framing.
       maxRelayBodyBytes: Math.max(settings.maxBodyBytes, 4 * 1024 * 1024 + 64 * 1024),
       maxUploadBytes: settings.maxUploadBytes,
@@ -262,7 +265,8 @@ export const ServerLive = (settings: Settings) =>
     Layer.provide(NodeHttpServer.layer(createServer, {
       port: settings.port,
       host: settings.host,
-      gracefulShutdownTimeout: "10 seconds"
+      gracefulShutdownTimeout: "10 seconds",
+      websocket: webSocketServerOptions
     })),
     Layer.tap(() => Effect.logInfo(`ZH listening on ${settings.host}:${settings.port} (public URL ${settings.publicUrl})`))
   )
