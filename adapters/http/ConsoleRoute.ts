@@ -15,15 +15,15 @@ import type { AccountServices } from "./AccountsHandlers.ts"
 import {
   closeWithGoingAwayOnInterrupt,
   ConsoleSlots,
-  FrameBucket,
   frameBytes,
   frameTooLarge,
   InputRefused,
   inputTooFast,
   tooManyConsoles,
   upgradeRefusal,
-  VPS_INPUT_RATE
+  vpsInputBucket
 } from "./consoleLimits.ts"
+import { budgetRefusal, CustomerBudgets } from "./customerBudget.ts"
 import { errorResponse } from "./edge.ts"
 
 /** A text frame the browser sends to resize the terminal; any other text frame is typed input. */
@@ -114,6 +114,8 @@ export interface ConsoleRouteOptions {
   readonly allowedOrigin: string
   /** Largest frame the browser may send (typed input is small; a paste is bounded). */
   readonly maxInputFrameBytes: number
+  /** Multiplies the input rate limits (consoleLimits.ts): 1 in production. */
+  readonly inputRateScale: number
 }
 
 export const consoleRoute = (options: ConsoleRouteOptions) =>
@@ -129,6 +131,9 @@ export const consoleRoute = (options: ConsoleRouteOptions) =>
       }
       const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
       if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
+      // Opening it reaches Proxmox (termproxy): the customer's share of the cluster's API is spent first.
+      const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.success.user.id, "proxmox"))
+      if (spent._tag === "Failure") return budgetRefusal(spent.failure)
       const vps = yield* Effect.result(ownedVps(session.success.user.id, vpsId))
       if (vps._tag === "Failure") return errorResponse(404, "VPS_NOT_FOUND", "No such VPS.")
       if (vps.success.status !== "running") {
@@ -161,7 +166,7 @@ const relay = (
     const writer = yield* downstream.writer
     yield* closeWithGoingAwayOnInterrupt(writer.write)
     const clock = yield* Clock.Clock
-    const rate = new FrameBucket(VPS_INPUT_RATE.capacity, VPS_INPUT_RATE.perSecond, clock.currentTimeMillisUnsafe())
+    const rate = vpsInputBucket(options.inputRateScale, clock.currentTimeMillisUnsafe())
     /** Every frame is counted; one over the size limit or past the rate ends the console (a terminal cannot be told to slow down, and dropping keys would type something else). */
     const refusal = (frames: ReadonlyArray<string | Uint8Array>): InputRefused | undefined => {
       const now = clock.currentTimeMillisUnsafe()
@@ -199,4 +204,4 @@ const relay = (
     ).pipe(Effect.ignore)
   }).pipe(Effect.scoped)
 
-export type ConsoleRouteServices = AccountServices | Virtualization | VpsRecords | ConsoleSlots
+export type ConsoleRouteServices = AccountServices | Virtualization | VpsRecords | ConsoleSlots | CustomerBudgets

@@ -26,14 +26,17 @@ import {
   tooManyConsoles,
   upgradeRefusal
 } from "./consoleLimits.ts"
+import { budgetRefusal, CustomerBudgets } from "./customerBudget.ts"
 import { errorResponse } from "./edge.ts"
 
 export interface GameConsoleOptions {
   readonly allowedOrigin: string
   readonly maxInputFrameBytes: number
+  /** Multiplies the Wings-like input rate limits (consoleLimits.ts): 1 in production. */
+  readonly inputRateScale: number
 }
 
-export type GameConsoleServices = AccountServices | GamePanel | GameServerRecords | ConsoleTokens | ConsoleSlots
+export type GameConsoleServices = AccountServices | GamePanel | GameServerRecords | ConsoleTokens | ConsoleSlots | CustomerBudgets
 
 const Frame = Schema.Struct({ event: Schema.String, args: Schema.optionalKey(Schema.Array(Schema.String)) })
 const decodeFrame = Schema.decodeUnknownOption(Schema.fromJsonString(Frame))
@@ -89,6 +92,9 @@ export const gameConsoleRoute = (options: GameConsoleOptions) =>
       const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
       if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
       const userId = session.success.user.id
+      // The console's first `auth` opens it on the panel: the customer's share of its budget is spent first.
+      const spent = yield* Effect.result((yield* CustomerBudgets).spend(userId, "game-panel"))
+      if (spent._tag === "Failure") return budgetRefusal(spent.failure)
       const server = yield* Effect.result(ownedByIdentifier(userId, identifier))
       if (server._tag === "Failure") return errorResponse(404, "GAME_SERVER_NOT_FOUND", "No such game server.")
       const usable = yield* Effect.result(usableGameServer(server.success))
@@ -165,7 +171,7 @@ const relay = (userId: string, server: GameServer, request: HttpServerRequest.Ht
         Effect.ensuring(Deferred.succeed(upstreamEnded, undefined))
       )
 
-    const limits = gameInputLimits(clock.currentTimeMillisUnsafe())
+    const limits = gameInputLimits(options.inputRateScale, clock.currentTimeMillisUnsafe())
     /** When `throttled` was last said for a bucket: once a second at most, so a flood gets no flood back. */
     const toldThrottled = new Map<string, number>()
     const throttled = (bucket: string, event: string, now: number) => {

@@ -146,8 +146,14 @@ export class FrameBucket {
   }
 }
 
-/** The VPS console: a burst of 100 frames, 50 a second sustained (Wings' global inbound rate); beyond, 4429. */
+/**
+ * The VPS console: a burst of 100 frames, 50 a second sustained (Wings' global inbound rate); beyond, 4429. Every
+ * console limit is multiplied by CONSOLE_INPUT_RATE_SCALE (1 in production; load tests raise it).
+ */
 export const VPS_INPUT_RATE = { capacity: 100, perSecond: 50 } as const
+
+export const vpsInputBucket = (scale: number, now: number) =>
+  new FrameBucket(VPS_INPUT_RATE.capacity * scale, VPS_INPUT_RATE.perSecond * scale, now)
 
 /**
  * The game console, as newer Wings limit theirs (reference/pterodactyl.md §3.2): 10 frames per 200 ms in all, and per
@@ -162,9 +168,9 @@ export const GAME_INPUT_RATES = {
   other: { capacity: 4, perSecond: 4 }
 } as const
 
-/** One game console's buckets: the global one and one per event name, made when first used. */
-export const gameInputLimits = (now: number) => {
-  const global = new FrameBucket(GAME_INPUT_RATES.global.capacity, GAME_INPUT_RATES.global.perSecond, now)
+/** One game console's buckets, scaled by `scale`: the global one and one per event name, made when first used. */
+export const gameInputLimits = (scale: number, now: number) => {
+  const global = new FrameBucket(GAME_INPUT_RATES.global.capacity * scale, GAME_INPUT_RATES.global.perSecond * scale, now)
   const perEvent = new Map<string, FrameBucket>()
   // Every other event shares one bucket: a client cannot mint buckets by inventing names.
   const bucketOf = (event: string) => (event === "auth" || event === "send logs" || event === "send command" ? event : "other")
@@ -176,7 +182,7 @@ export const gameInputLimits = (now: number) => {
       let bucket = perEvent.get(key)
       if (bucket === undefined) {
         const rate = GAME_INPUT_RATES[key]
-        bucket = new FrameBucket(rate.capacity, rate.perSecond, at)
+        bucket = new FrameBucket(rate.capacity * scale, rate.perSecond * scale, at)
         perEvent.set(key, bucket)
       }
       return bucket.take(at)

@@ -60,6 +60,7 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   gameConsoleTokenMinutes: 10,
   maxUploadBytes: 100 * 1024 * 1024,
   maxConsolesPerUser: 10,
+  consoleInputRateScale: 1,
   customerUpstreamRatePerMinute: 60,
   sandboxTaskSpeed: "instant",
   logLevel: "Warn",

@@ -15,7 +15,7 @@ describe("a socket's frame bucket", () => {
   })
 
   it("game consoles: `auth` 2 per 5 s, `send command` 10 a second, every other event one shared bucket of 4", () => {
-    const limits = gameInputLimits(0)
+    const limits = gameInputLimits(1, 0)
     assert.deepStrictEqual([1, 2, 3].map(() => limits.event("auth", 0)), [true, true, false])
     assert.strictEqual(limits.event("auth", 2_500), true)
     assert.strictEqual(Array.from({ length: 12 }, () => limits.event("send command", 0)).filter(Boolean).length, 10)
@@ -23,6 +23,12 @@ describe("a socket's frame bucket", () => {
     assert.deepStrictEqual(others, [true, true, true, true, false])
     assert.strictEqual(limits.bucketOf("made up 1"), "other")
     assert.strictEqual(Array.from({ length: 20 }, () => limits.global(0)).filter(Boolean).length, 10)
+  })
+
+  it("a scale multiplies every limit (load tests raise it)", () => {
+    const limits = gameInputLimits(100, 0)
+    assert.strictEqual(Array.from({ length: 2_000 }, () => limits.event("send command", 0)).filter(Boolean).length, 1_000)
+    assert.strictEqual(Array.from({ length: 2_000 }, () => limits.global(0)).filter(Boolean).length, 1_000)
   })
 })
 
