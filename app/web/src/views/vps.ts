@@ -209,7 +209,9 @@ export const vpsView: View = async ({ root, params, alive }) => {
     ws.addEventListener("close", (event) => {
       termBox.dataset["connected"] = "false"
       if (socket === ws) socket = undefined
-      consoleState.textContent = event.code === 1000 || event.code === 1005 ? t("console.closed") : t("console.error")
+      consoleState.textContent = event.code === 1000 || event.code === 1005
+        ? t("console.closed")
+        : event.code === 1001 ? t("console.goingAway") : event.code === 4429 ? t("console.tooFast") : t("console.error")
       consoleDisconnect.disabled = true
       update(vps)
     })

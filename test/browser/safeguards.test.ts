@@ -1,7 +1,8 @@
 // Nothing lost in the panel, in Chromium: the file editor opens only text it can give back byte for byte (a binary,
 // oversized or mixed-line-ending file is offered as a download and left untouched by anything clicked), and saves the
 // exact bytes edited; a VPS is turned off by "Shut down" (graceful) by default, power-off and hard reset ask first,
-// and a guest that ignores the shutdown is forced off only once the owner agrees.
+// and a guest that ignores the shutdown is forced off only once the owner agrees; a console closed for input too fast
+// says so.
 import { readFile } from "node:fs/promises"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -195,5 +196,16 @@ describe("VPS power", () => {
     await expect.poll(() => state(page)).toBe("stopped")
     expect(lab.control.state().vms.find((v) => v.vmid === vmid)?.status).toBe("stopped")
     expect(expectBody(await api.get(`/api/vps/${vpsId}`), 200, Envelopes.vps).vps.status).toBe("stopped")
+  })
+
+  it("a console flooded with keys is closed, and the page says why", async () => {
+    const { vpsId } = await provisionedVps(api, "typist")
+    const page = await vpsPage(vpsId)
+    const terminal = byTestId(page, "vps-terminal")
+    await expect.poll(() => terminal.getAttribute("data-connected")).toBe("true")
+    // One frame per key, as xterm.js sends them, far faster than anyone types.
+    await page.keyboard.type("x".repeat(400))
+    await expect.poll(() => terminal.getAttribute("data-connected")).toBe("false")
+    expect(await byTestId(page, "vps-console-state").textContent()).toBe("The console closed: input arrived faster than a terminal takes it.")
   })
 })
