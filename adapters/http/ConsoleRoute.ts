@@ -167,7 +167,10 @@ const relay = (
     yield* closeWithGoingAwayOnInterrupt(writer.write)
     const clock = yield* Clock.Clock
     const rate = vpsInputBucket(options.inputRateScale, clock.currentTimeMillisUnsafe())
-    /** Every frame is counted; one over the size limit or past the rate ends the console (a terminal cannot be told to slow down, and dropping keys would type something else). */
+    /**
+     * Every frame is counted; one over the size limit or past the rate ends the console: a terminal cannot be told to
+     * slow down, and dropping keys would type something else.
+     */
     const refusal = (frames: ReadonlyArray<string | Uint8Array>): InputRefused | undefined => {
       const now = clock.currentTimeMillisUnsafe()
       for (const frame of frames) {
@@ -180,7 +183,8 @@ const relay = (
     // Whatever output arrived together leaves as one frame, and typed input read together goes upstream as one: a
     // burst of short lines costs one write each way, not hundreds.
     const toBrowser = upstream.output.pipe(Stream.runForEachArray((chunks) => writer.write(concat(chunks))))
-    const fromBrowser = Effect.forever(Effect.flatMap(reader.pull, (frames): Effect.Effect<void, ConsoleClosed | InputRefused> => {
+    type Input = Effect.Effect<void, ConsoleClosed | InputRefused>
+    const fromBrowser = Effect.forever(Effect.flatMap(reader.pull, (frames): Input => {
       const refused = refusal(frames)
       if (refused !== undefined) return Effect.fail(refused)
       return Effect.forEach(consoleInput(frames, options.maxInputFrameBytes), (step) =>
@@ -195,10 +199,11 @@ const relay = (
       }
     })
     // Whichever ends first (browser, hypervisor, suspension) ends the others; the scope closes both sockets.
-    const ended: InputRefused | undefined = yield* Effect.raceFirst(Effect.raceFirst(toBrowser, fromBrowser), watchState).pipe(
-      Effect.as(undefined),
-      Effect.catch((e) => Effect.succeed(e instanceof InputRefused ? e : undefined))
-    )
+    const ended: InputRefused | undefined = yield* Effect.raceFirst(Effect.raceFirst(toBrowser, fromBrowser), watchState)
+      .pipe(
+        Effect.as(undefined),
+        Effect.catch((e) => Effect.succeed(e instanceof InputRefused ? e : undefined))
+      )
     yield* writer.write(
       ended === undefined ? new Socket.CloseEvent(1000, "console closed") : new Socket.CloseEvent(ended.code, ended.reason)
     ).pipe(Effect.ignore)

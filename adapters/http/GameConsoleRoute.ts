@@ -36,7 +36,13 @@ export interface GameConsoleOptions {
   readonly inputRateScale: number
 }
 
-export type GameConsoleServices = AccountServices | GamePanel | GameServerRecords | ConsoleTokens | ConsoleSlots | CustomerBudgets
+export type GameConsoleServices =
+  | AccountServices
+  | GamePanel
+  | GameServerRecords
+  | ConsoleTokens
+  | ConsoleSlots
+  | CustomerBudgets
 
 const Frame = Schema.Struct({ event: Schema.String, args: Schema.optionalKey(Schema.Array(Schema.String)) })
 const decodeFrame = Schema.decodeUnknownOption(Schema.fromJsonString(Frame))

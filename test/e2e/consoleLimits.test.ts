@@ -10,6 +10,7 @@ import { GameEnvelopes, gameLeakScanner, openGameConsole, provisionedGame, refus
 import { closeCodeIn, frameHeaderOnly, handshakeHeaders, plainAnswer, rawWebSocket } from "../support/rawWebSocket.ts"
 import { startTestServer } from "../support/testServer.ts"
 import {
+  allOf,
   expectBody,
   leakScanner,
   type LeakScanner,
@@ -37,12 +38,7 @@ let identifier: string
 beforeAll(async () => {
   server = await startTestServer({ maxConsolesPerUser: LIMIT })
   panel = await sandboxPanelOf(server)
-  const vpsScan = await leakScanner(server)
-  const gameScan = gameLeakScanner(panel)
-  scan = (where, text) => {
-    vpsScan(where, text)
-    gameScan(where, text)
-  }
+  scan = allOf(await leakScanner(server), gameLeakScanner(panel))
   owner = await signedInCustomer(server, scan, "owner")
   const [vps, game] = await Promise.all([provisionedVps(owner, "web-1"), provisionedGame(owner)])
   vpsId = vps.vpsId

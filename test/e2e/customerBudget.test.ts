@@ -9,6 +9,7 @@ import { type Reply } from "../support/browser.ts"
 import { GameEnvelopes, gameLeakScanner, openGameConsole, provisionedGame, sandboxPanelOf } from "../support/gameHttp.ts"
 import { startTestServer } from "../support/testServer.ts"
 import {
+  allOf,
   expectBody,
   leakScanner,
   type LeakScanner,
@@ -38,12 +39,7 @@ let politeVps: Awaited<ReturnType<typeof provisionedVps>>
 beforeAll(async () => {
   server = await startTestServer({ customerUpstreamRatePerMinute: SHARE })
   panel = await sandboxPanelOf(server)
-  const vpsScan = await leakScanner(server)
-  const gameScan = gameLeakScanner(panel)
-  scan = (where, text) => {
-    vpsScan(where, text)
-    gameScan(where, text)
-  }
+  scan = allOf(await leakScanner(server), gameLeakScanner(panel))
   greedy = await signedInCustomer(server, scan, "greedy")
   polite = await signedInCustomer(server, scan, "polite")
   ;[greedyGame, politeGame, greedyVps, politeVps] = await Promise.all([

@@ -6,6 +6,7 @@ import type { SandboxProxmox } from "../../app/sandbox/proxmox/SandboxProxmox.ts
 import { addLabCluster, LAB } from "../support/labCluster.ts"
 import { startTestServer } from "../support/testServer.ts"
 import {
+  allOf,
   Envelopes,
   errorCode,
   expectBody,
@@ -27,12 +28,7 @@ let scan: LeakScanner
 beforeAll(async () => {
   server = await startTestServer()
   lab = await addLabCluster(server)
-  const sandbox = await leakScanner(server)
-  const labScan = scannerFor(upstreamMarkers(lab.url))
-  scan = (where, text) => {
-    sandbox(where, text)
-    labScan(where, text)
-  }
+  scan = allOf(await leakScanner(server), scannerFor(upstreamMarkers(lab.url)))
 }, 60_000)
 afterAll(async () => {
   await server?.stop()
@@ -83,6 +79,14 @@ describe("shutting a VPS down", () => {
 
     expect(expectBody(await browser.post(`/api/vps/${vpsId}/stop`), 200, Envelopes.vps).vps.status).toBe("stopped")
     expect(lab.control.state().vms.find((v) => v.name === "stubborn")?.status).toBe("stopped")
+  })
+
+  it("is documented in the OpenAPI document, and stop as the hard power-off", async () => {
+    const browser = await signedInCustomer(server, scan)
+    const openapi = JSON.stringify((await browser.get("/openapi.json")).body)
+    expect(openapi).toContain("/api/vps/{id}/shutdown")
+    expect(openapi).toContain("Graceful: the guest is asked to power off")
+    expect(openapi).toContain("Hard power-off (the plug pulled)")
   })
 
   it("another customer cannot shut the owner's VPS down: 404", async () => {

@@ -55,6 +55,11 @@ export const scannerFor = (markers: ReadonlyArray<string>): LeakScanner => (wher
   }
 }
 
+/** One scanner that fails wherever any of `scanners` would (a server's Proxmox and its game panel, say). */
+export const allOf = (...scanners: ReadonlyArray<LeakScanner>): LeakScanner => (where, text) => {
+  for (const scan of scanners) scan(where, text)
+}
+
 /** The scanner for this server's sandbox Proxmox, whose URL the catalog holds. */
 export const leakScanner = async (server: TestServer): Promise<LeakScanner> => {
   const cluster = await server.runtime.runPromise(Effect.flatMap(Catalog, (c) => c.cluster(SANDBOX_CLUSTER)))
