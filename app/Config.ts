@@ -66,6 +66,9 @@ export const SettingsConfig = Config.all({
   gamePanelUserDomain: withDefault(Config.String("GAME_PANEL_USER_DOMAIN"), "users.zh.invalid"),
   gameConsoleTokenMinutes: intSetting("GAME_CONSOLE_TOKEN_MINUTES", 1, 60, 10),
   maxUploadBytes: intSetting("MAX_UPLOAD_BYTES", 1024, 10 * 1024 * 1024 * 1024, 100 * 1024 * 1024),
+  maxConsolesPerUser: intSetting("MAX_CONSOLES_PER_USER", 1, 1000, 10),
+  consoleInputRateScale: intSetting("CONSOLE_INPUT_RATE_SCALE", 1, 10_000, 1),
+  customerUpstreamRatePerMinute: intSetting("CUSTOMER_UPSTREAM_RATE_PER_MINUTE", 1, 100_000, 60),
   sandboxTaskSpeed: withDefault(Config.Literals(["realistic", "instant"], "SANDBOX_TASK_SPEED"), "realistic"),
   logLevel: withDefault(Config.LogLevel("LOG_LEVEL"), "Info"),
   logFormat: Config.option(Config.Literals(["pretty", "json"], "LOG_FORMAT"))

@@ -11,6 +11,8 @@ import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
 import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
 import { PlatformInfo } from "../adapters/http/CatalogHandlers.ts"
 import { createHttpServer, routerConfig } from "../adapters/http/edge.ts"
+import { CONSOLE_MAX_FRAME_BYTES, ConsoleSlots, webSocketServerOptions } from "../adapters/http/consoleLimits.ts"
+import { CustomerBudgets } from "../adapters/http/customerBudget.ts"
 import { HttpApp } from "../adapters/http/HttpApp.ts"
 import { HttpSettings } from "../adapters/http/HttpSettings.ts"
 import * as OutboxMailer from "../adapters/mail/OutboxMailer.ts"
@@ -205,6 +207,10 @@ export const ServicesLive = (settings: Settings) =>
     MailerLive(settings),
     SandboxModeLive(settings),
     Layer.succeed(AccountSettings, accountSettings(settings)),
+    // Counted per process: with several instances behind a balancer a user may hold this many on each.
+    ConsoleSlots.layer(settings.maxConsolesPerUser),
+    // Likewise each instance counts its own share of the upstreams' budget (README: divide by the instances).
+    CustomerBudgets.layerMemory(settings.customerUpstreamRatePerMinute),
     Layer.succeed(HttpSettings, {
       secureCookies: settings.production,
       trustProxy: settings.trustProxy,
@@ -305,7 +311,8 @@ export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     HttpApp({
       allowedOrigin: settings.publicUrl,
       publicUrl: settings.publicUrl,
-      maxInputFrameBytes: 64 * 1024,
+      maxInputFrameBytes: CONSOLE_MAX_FRAME_BYTES,
+      inputRateScale: settings.consoleInputRateScale,
       // The panel's editor opens files up to 4 MiB; a little more for JSON framing.
       maxRelayBodyBytes: Math.max(settings.maxBodyBytes, 4 * 1024 * 1024 + 64 * 1024),
       maxUploadBytes: settings.maxUploadBytes,
@@ -320,7 +327,8 @@ export const ServerLive = (settings: Settings) =>
     Layer.provide(NodeHttpServer.layer(createHttpServer, {
       port: settings.port,
       host: settings.host,
-      gracefulShutdownTimeout: "10 seconds"
+      gracefulShutdownTimeout: "10 seconds",
+      websocket: webSocketServerOptions
     })),
     Layer.tap(() => Effect.logInfo(`ZH listening on ${settings.host}:${settings.port} (public URL ${settings.publicUrl})`))
   )

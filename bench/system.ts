@@ -115,7 +115,7 @@ export interface ServerSettings {
 
 /**
  * The settings of a production start, from a clean environment (nothing of the caller's shell leaks in).
- * Both throttles are raised to their maximum: the bench signs in from one address, and 20 concurrent correct
+ * Both login throttles are raised to their maximum: the bench signs in from one address, and 20 concurrent correct
  * sign-ins to one account count as 20 in-flight attempts before the first success clears them.
  */
 const serverEnv = (settings: ServerSettings, port: number, dataDir: string): NodeJS.ProcessEnv => ({
@@ -135,6 +135,10 @@ const serverEnv = (settings: ServerSettings, port: number, dataDir: string): Nod
   BCRYPT_COST: String(settings.bcryptCost),
   LOGIN_MAX_FAILURES_PER_ADDRESS: "100000", // the setting's maximum
   LOGIN_MAX_FAILURES_PER_ACCOUNT: "1000", // the setting's maximum
+  // Likewise the per-customer limits: the bench measures the relays' cost, and bursts thousands of console frames
+  // and relayed calls from one customer in a second.
+  CONSOLE_INPUT_RATE_SCALE: "10000", // the setting's maximum
+  CUSTOMER_UPSTREAM_RATE_PER_MINUTE: "100000", // the setting's maximum
   LOG_LEVEL: "Warn",
   ...(settings.nodeOptions === undefined ? {} : { NODE_OPTIONS: settings.nodeOptions })
 })

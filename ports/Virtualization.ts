@@ -115,6 +115,18 @@ export class GuestAgentUnavailable extends Schema.TaggedError<GuestAgentUnavaila
 
 export class ConsoleClosed extends Schema.TaggedError<ConsoleClosed>()("ConsoleClosed", { reason: Schema.String }) {}
 
+/**
+ * A graceful shutdown whose guest did not power off within its timeout (it ignores ACPI, or is busy): the VM is
+ * still running; only a hard stop forces it off.
+ */
+export class ShutdownTimedOut extends Schema.TaggedError<ShutdownTimedOut>()("ShutdownTimedOut", {
+  timeoutSeconds: Schema.Number
+}) {
+  override get message() {
+    return `The guest did not shut down within ${this.timeoutSeconds} s`
+  }
+}
+
 export class ClusterUnknown extends Schema.TaggedError<ClusterUnknown>()("ClusterUnknown", { cluster: Schema.String }) {}
 
 export type VirtualizationError = VirtualizationUnavailable | TaskFailed | ClusterUnknown
@@ -143,8 +155,14 @@ export class Virtualization extends Context.Service<Virtualization, {
   status(vm: VmRef): Effect.Effect<VmStatus, VirtualizationError | VmNotFound>
   /** Idempotent: starting a running VM or stopping a stopped one succeeds. */
   start(vm: VmRef): Effect.Effect<void, VirtualizationError | VmNotFound>
+  /** A hard power-off (the plug pulled): the guest is not asked. */
   stop(vm: VmRef): Effect.Effect<void, VirtualizationError | VmNotFound>
-  shutdown(vm: VmRef): Effect.Effect<void, VirtualizationError | VmNotFound>
+  /**
+   * A graceful shutdown (ACPI, or the guest agent when enabled), waiting up to `timeoutSeconds` for the guest to
+   * power off; past it the VM is left running (ShutdownTimedOut), never forced. A stopped VM succeeds at once.
+   */
+  shutdown(vm: VmRef, timeoutSeconds: number): Effect.Effect<void, VirtualizationError | VmNotFound | ShutdownTimedOut>
+  /** A hard reset (the reset button): the guest is not asked. */
   reset(vm: VmRef): Effect.Effect<void, VirtualizationError | VmNotFound>
   listSnapshots(vm: VmRef): Effect.Effect<ReadonlyArray<Snapshot>, VirtualizationError | VmNotFound>
   createSnapshot(vm: VmRef, name: string, description: string): Effect.Effect<void, VirtualizationError | VmNotFound>

@@ -329,7 +329,7 @@ export const make = (options: Options) =>
           return { ...vm, status: "running" as const, hostname: ci.hostname, guestUsers }
         })),
       stop: (ref) => guard("stop")(powerOff(ref, "stopped")),
-      shutdown: (ref) => guard("shutdown")(powerOff(ref, "shut down")),
+      shutdown: (ref, _timeoutSeconds) => guard("shutdown")(powerOff(ref, "shut down")),
       reset: (ref) =>
         guard("reset")(edit(ref, (vm, s) => {
           if (vm.status !== "running") return Effect.fail(taskFailed("reset", `VM ${vm.vmid} not running`))

@@ -1,16 +1,29 @@
-// The VPS serial console relay: `GET /api/vps/:id/console` upgrades to a WebSocket after checking Origin,
-// session, ownership and state; the backend opens the upstream console itself and relays bytes both ways.
-// The browser never sees a hypervisor address, ticket or port.
-import { Effect, Option, Schema, Stream } from "effect"
+// The VPS serial console relay: `GET /api/vps/:id/console` upgrades to a WebSocket after checking the handshake,
+// Origin, session, ownership, state and the user's open consoles; the backend opens the upstream console itself and
+// relays bytes both ways, closing with 1009 on an oversized frame, 4429 on input too fast and 1001 when the server
+// stops. The browser never sees a hypervisor address, ticket or port.
+import { Clock, Effect, Option, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Socket } from "effect/socket"
 import type { Session } from "../../domain/account/Sessions.ts"
 import { authenticate } from "../../domain/account/Sessions.ts"
 import { vmRefOf } from "../../domain/vps/Lifecycle.ts"
 import { ownedVps } from "../../domain/vps/VpsActions.ts"
-import { Virtualization } from "../../ports/Virtualization.ts"
+import { type ConsoleClosed, Virtualization } from "../../ports/Virtualization.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
 import type { AccountServices } from "./AccountsHandlers.ts"
+import {
+  closeWithGoingAwayOnInterrupt,
+  ConsoleSlots,
+  frameBytes,
+  frameTooLarge,
+  InputRefused,
+  inputTooFast,
+  tooManyConsoles,
+  upgradeRefusal,
+  vpsInputBucket
+} from "./consoleLimits.ts"
+import { budgetRefusal, CustomerBudgets } from "./customerBudget.ts"
 import { errorResponse } from "./edge.ts"
 
 /** A text frame the browser sends to resize the terminal; any other text frame is typed input. */
@@ -101,11 +114,15 @@ export interface ConsoleRouteOptions {
   readonly allowedOrigin: string
   /** Largest frame the browser may send (typed input is small; a paste is bounded). */
   readonly maxInputFrameBytes: number
+  /** Multiplies the input rate limits (consoleLimits.ts): 1 in production. */
+  readonly inputRateScale: number
 }
 
 export const consoleRoute = (options: ConsoleRouteOptions) =>
   HttpRouter.add("GET", "/api/vps/:id/console", (request) =>
     Effect.gen(function*() {
+      const handshake = upgradeRefusal(request)
+      if (handshake !== undefined) return handshake
       const params = yield* HttpRouter.RouteContext
       const vpsId = params.params["id"] ?? ""
       // Cross-site WebSocket hijacking: a page elsewhere could ride the cookie; only our origin may connect.
@@ -114,14 +131,21 @@ export const consoleRoute = (options: ConsoleRouteOptions) =>
       }
       const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
       if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
+      // Opening it reaches Proxmox (termproxy): the customer's share of the cluster's API is spent first.
+      const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.success.user.id, "proxmox"))
+      if (spent._tag === "Failure") return budgetRefusal(spent.failure)
       const vps = yield* Effect.result(ownedVps(session.success.user.id, vpsId))
       if (vps._tag === "Failure") return errorResponse(404, "VPS_NOT_FOUND", "No such VPS.")
       if (vps.success.status !== "running") {
         return errorResponse(409, vps.success.status === "suspended" ? "VPS_SUSPENDED" : "VPS_NOT_RUNNING", "This VPS is not running.")
       }
+      // Held for the console's life (this handler's scope), VPS and game consoles together.
+      const slots = yield* ConsoleSlots
+      if (!(yield* slots.take(session.success.user.id))) return tooManyConsoles(slots.max)
       yield* relay(session.success, vpsId, vmRefOf(vps.success), request, options)
       return HttpServerResponse.empty()
     }).pipe(
+      Effect.scoped,
       Effect.catchCause((cause) =>
         Effect.as(Effect.logWarning("console relay ended with an error", cause), HttpServerResponse.empty())
       )
@@ -140,13 +164,32 @@ const relay = (
     const downstream = yield* request.upgrade
     const reader = yield* downstream.reader
     const writer = yield* downstream.writer
+    yield* closeWithGoingAwayOnInterrupt(writer.write)
+    const clock = yield* Clock.Clock
+    const rate = vpsInputBucket(options.inputRateScale, clock.currentTimeMillisUnsafe())
+    /**
+     * Every frame is counted; one over the size limit or past the rate ends the console: a terminal cannot be told to
+     * slow down, and dropping keys would type something else.
+     */
+    const refusal = (frames: ReadonlyArray<string | Uint8Array>): InputRefused | undefined => {
+      const now = clock.currentTimeMillisUnsafe()
+      for (const frame of frames) {
+        if (frameBytes(frame) > options.maxInputFrameBytes) return frameTooLarge
+        if (!rate.take(now)) return inputTooFast
+      }
+      return undefined
+    }
 
     // Whatever output arrived together leaves as one frame, and typed input read together goes upstream as one: a
     // burst of short lines costs one write each way, not hundreds.
     const toBrowser = upstream.output.pipe(Stream.runForEachArray((chunks) => writer.write(concat(chunks))))
-    const fromBrowser = Effect.forever(Effect.flatMap(reader.pull, (frames) =>
-      Effect.forEach(consoleInput(frames, options.maxInputFrameBytes), (step) =>
-        step._tag === "Type" ? upstream.write(step.data) : upstream.resize(step.cols, step.rows), { discard: true })))
+    type Input = Effect.Effect<void, ConsoleClosed | InputRefused>
+    const fromBrowser = Effect.forever(Effect.flatMap(reader.pull, (frames): Input => {
+      const refused = refusal(frames)
+      if (refused !== undefined) return Effect.fail(refused)
+      return Effect.forEach(consoleInput(frames, options.maxInputFrameBytes), (step) =>
+        step._tag === "Type" ? upstream.write(step.data) : upstream.resize(step.cols, step.rows), { discard: true })
+    }))
     const watchState = Effect.gen(function*() {
       const records = yield* VpsRecords
       for (;;) {
@@ -156,8 +199,14 @@ const relay = (
       }
     })
     // Whichever ends first (browser, hypervisor, suspension) ends the others; the scope closes both sockets.
-    yield* Effect.raceFirst(Effect.raceFirst(toBrowser, fromBrowser), watchState).pipe(Effect.ignore)
-    yield* writer.write(new Socket.CloseEvent(1000, "console closed")).pipe(Effect.ignore)
+    const ended: InputRefused | undefined = yield* Effect.raceFirst(Effect.raceFirst(toBrowser, fromBrowser), watchState)
+      .pipe(
+        Effect.as(undefined),
+        Effect.catch((e) => Effect.succeed(e instanceof InputRefused ? e : undefined))
+      )
+    yield* writer.write(
+      ended === undefined ? new Socket.CloseEvent(1000, "console closed") : new Socket.CloseEvent(ended.code, ended.reason)
+    ).pipe(Effect.ignore)
   }).pipe(Effect.scoped)
 
-export type ConsoleRouteServices = AccountServices | Virtualization | VpsRecords
+export type ConsoleRouteServices = AccountServices | Virtualization | VpsRecords | ConsoleSlots | CustomerBudgets

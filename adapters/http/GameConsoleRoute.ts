@@ -3,7 +3,8 @@
 // our `token expiring`, and may only send `send command`, `set state`, `send logs` and `send stats`. The backend
 // holds the Wings connection and token (whose claims name the panel and the node) and relays events both ways.
 // Events go to the browser a batch at a time (whatever the upstream queued since the last write), each one as the
-// text Wings sent when it is forwarded unchanged.
+// text Wings sent when it is forwarded unchanged. Input is rate-limited as newer Wings do (excess frames dropped with
+// a `throttled` event); an oversized frame closes with 1009, a server stopping with 1001.
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Array as Arr, Clock, Deferred, Effect, Option, Schema, Stream } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -15,14 +16,33 @@ import { ConsoleTokens } from "../../ports/ConsoleTokens.ts"
 import { type ConsoleEvent, type GameConsole, GamePanel } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import type { AccountServices } from "./AccountsHandlers.ts"
+import {
+  closeWithGoingAwayOnInterrupt,
+  ConsoleSlots,
+  frameBytes,
+  frameTooLarge,
+  gameInputLimits,
+  InputRefused,
+  tooManyConsoles,
+  upgradeRefusal
+} from "./consoleLimits.ts"
+import { budgetRefusal, CustomerBudgets } from "./customerBudget.ts"
 import { errorResponse } from "./edge.ts"
 
 export interface GameConsoleOptions {
   readonly allowedOrigin: string
   readonly maxInputFrameBytes: number
+  /** Multiplies the Wings-like input rate limits (consoleLimits.ts): 1 in production. */
+  readonly inputRateScale: number
 }
 
-export type GameConsoleServices = AccountServices | GamePanel | GameServerRecords | ConsoleTokens
+export type GameConsoleServices =
+  | AccountServices
+  | GamePanel
+  | GameServerRecords
+  | ConsoleTokens
+  | ConsoleSlots
+  | CustomerBudgets
 
 const Frame = Schema.Struct({ event: Schema.String, args: Schema.optionalKey(Schema.Array(Schema.String)) })
 const decodeFrame = Schema.decodeUnknownOption(Schema.fromJsonString(Frame))
@@ -68,6 +88,8 @@ const EXPIRING_MS = 60_000
 export const gameConsoleRoute = (options: GameConsoleOptions) =>
   HttpRouter.add("GET", "/api/client/servers/:id/ws", (request) =>
     Effect.gen(function*() {
+      const handshake = upgradeRefusal(request)
+      if (handshake !== undefined) return handshake
       const identifier = (yield* HttpRouter.RouteContext).params["id"] ?? ""
       // Cross-site WebSocket hijacking: a page elsewhere could ride the cookie; only our origin may connect.
       if (request.headers["origin"] !== options.allowedOrigin) {
@@ -76,13 +98,20 @@ export const gameConsoleRoute = (options: GameConsoleOptions) =>
       const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
       if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
       const userId = session.success.user.id
+      // The console's first `auth` opens it on the panel: the customer's share of its budget is spent first.
+      const spent = yield* Effect.result((yield* CustomerBudgets).spend(userId, "game-panel"))
+      if (spent._tag === "Failure") return budgetRefusal(spent.failure)
       const server = yield* Effect.result(ownedByIdentifier(userId, identifier))
       if (server._tag === "Failure") return errorResponse(404, "GAME_SERVER_NOT_FOUND", "No such game server.")
       const usable = yield* Effect.result(usableGameServer(server.success))
       if (usable._tag === "Failure") return errorResponse(409, "GAME_SERVER_SUSPENDED", usable.failure.message)
+      // Held for the console's life (this handler's scope), VPS and game consoles together.
+      const slots = yield* ConsoleSlots
+      if (!(yield* slots.take(userId))) return tooManyConsoles(slots.max)
       yield* relay(userId, server.success, request, options)
       return HttpServerResponse.empty()
     }).pipe(
+      Effect.scoped,
       Effect.catchCause((cause) => Effect.as(Effect.logWarning("game console relay ended with an error", cause), HttpServerResponse.empty()))
     ))
 
@@ -91,6 +120,7 @@ const relay = (userId: string, server: GameServer, request: HttpServerRequest.Ht
     const downstream = yield* request.upgrade
     const reader = yield* downstream.reader
     const writer = yield* downstream.writer
+    yield* closeWithGoingAwayOnInterrupt(writer.write)
     const send = (event: ConsoleEvent) => writer.write(encode(event))
     // The upgraded TCP socket, corked while a batch is written: one write for the batch, not one per frame.
     const tcp = NodeHttpServerRequest.toIncomingMessage(request)?.socket
@@ -147,12 +177,32 @@ const relay = (userId: string, server: GameServer, request: HttpServerRequest.Ht
         Effect.ensuring(Deferred.succeed(upstreamEnded, undefined))
       )
 
+    const limits = gameInputLimits(options.inputRateScale, clock.currentTimeMillisUnsafe())
+    /** When `throttled` was last said for a bucket: once a second at most, so a flood gets no flood back. */
+    const toldThrottled = new Map<string, number>()
+    const throttled = (bucket: string, event: string, now: number) => {
+      if (now - (toldThrottled.get(bucket) ?? -Infinity) < 1000) return Effect.void
+      toldThrottled.set(bucket, now)
+      return send({ event: "throttled", args: [event] })
+    }
+
     const fromBrowser = Effect.forever(Effect.flatMap(reader.pull, (frames) =>
       Effect.gen(function*() {
         for (const raw of frames) {
-          if (typeof raw !== "string" || raw.length > options.maxInputFrameBytes) continue
+          // Like Wings: only text frames are read.
+          if (typeof raw !== "string") continue
+          if (frameBytes(raw) > options.maxInputFrameBytes) return yield* frameTooLarge
+          const now = clock.currentTimeMillisUnsafe()
+          if (!limits.global(now)) {
+            yield* throttled("global", "global", now)
+            continue
+          }
           const decoded = decodeFrame(raw)
           if (Option.isNone(decoded)) continue
+          if (!limits.event(decoded.value.event, now)) {
+            yield* throttled(limits.bucketOf(decoded.value.event), decoded.value.event, now)
+            continue
+          }
           const frame: ConsoleEvent = { event: decoded.value.event, args: decoded.value.args ?? [] }
           if (frame.event === "auth") yield* onAuth(frame.args[0] ?? "")
           else if (!authenticated() || upstream === undefined) yield* send(NOT_AUTHENTICATED)
@@ -184,7 +234,10 @@ const relay = (userId: string, server: GameServer, request: HttpServerRequest.Ht
     })
 
     const ended = yield* Effect.raceAll([
-      Effect.as(Effect.ignore(fromBrowser), "browser" as const),
+      fromBrowser.pipe(
+        Effect.as("browser" as const),
+        Effect.catch((e) => Effect.succeed(e instanceof InputRefused ? e : "browser" as const))
+      ),
       Effect.as(tokenClock, "browser" as const),
       Effect.as(watchState, "state" as const),
       Effect.as(Deferred.await(upstreamEnded), "upstream" as const)
@@ -194,7 +247,9 @@ const relay = (userId: string, server: GameServer, request: HttpServerRequest.Ht
     const current = yield* (yield* GameServerRecords).get(server.id)
     const suspended = ended !== "browser" && (Option.isNone(current) || current.value.status !== "active")
     yield* writer.write(
-      suspended
+      ended instanceof InputRefused
+        ? new Socket.CloseEvent(ended.code, ended.reason)
+        : suspended
         ? new Socket.CloseEvent(4409, "server is suspended")
         : ended === "upstream"
         ? new Socket.CloseEvent(1011, "console upstream closed")

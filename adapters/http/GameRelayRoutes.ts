@@ -25,6 +25,7 @@ import {
   Unauthorized,
   Unprocessable
 } from "./ApiErrors.ts"
+import { type CustomerBudgets, withCustomerBudget } from "./customerBudget.ts"
 import { errorResponse } from "./edge.ts"
 import { type DomainError, toApiError } from "./errorMapping.ts"
 import { CONTROL_MESSAGE, firstControl, isServerIdentifier } from "./inputs.ts"
@@ -38,7 +39,7 @@ export interface GameRelayOptions {
   readonly maxUploadBytes: number
 }
 
-export type GameRelayServices = AccountServices | GamePanel | GameServerRecords
+export type GameRelayServices = AccountServices | GamePanel | GameServerRecords | CustomerBudgets
 
 const STATUSES = [
   [BadRequest, 400],
@@ -302,8 +303,11 @@ const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpSe
     })
   )
 
-export const gameRelayRoutes = (options: GameRelayOptions) =>
-  HttpRouter.addAll([
-    HttpRouter.route("*", "/api/client/servers/:id/files/*", handle(options)),
-    HttpRouter.route("*", "/api/client/servers/:id/backups/*", handle(options))
+export const gameRelayRoutes = (options: GameRelayOptions) => {
+  // Every relayed call spends the customer's share of the panel's budget first (429 RATE_LIMITED past it).
+  const relay = withCustomerBudget("game-panel")(handle(options))
+  return HttpRouter.addAll([
+    HttpRouter.route("*", "/api/client/servers/:id/files/*", relay),
+    HttpRouter.route("*", "/api/client/servers/:id/backups/*", relay)
   ])
+}

@@ -8,6 +8,7 @@ import {
   NotFound,
   PaymentRequired,
   ServiceUnavailable,
+  TooManyRequests,
   Unprocessable
 } from "./ApiErrors.ts"
 import { missingAnswers } from "./errorMapping.ts"
@@ -58,7 +59,16 @@ export const SnapshotView = Schema.Struct({
   createdAt: Schema.optionalKey(Schema.String)
 }).annotate({ identifier: "Snapshot" })
 
-const upstream = [ServiceUnavailable, Conflict, NotFound] as const
+const upstream = [ServiceUnavailable, Conflict, NotFound, TooManyRequests] as const
+
+/** Proxmox's own default is 60 s; past 300 s a browser or a proxy would give up on the request first. */
+export const SHUTDOWN_TIMEOUT = { default: 60, minimum: 5, maximum: 300 } as const
+
+const ShutdownRequest = Schema.Struct({
+  timeoutSeconds: Schema.optionalKey(
+    Schema.Int.check(Schema.isBetween({ minimum: SHUTDOWN_TIMEOUT.minimum, maximum: SHUTDOWN_TIMEOUT.maximum }))
+  )
+})
 
 export class OrdersApi extends HttpApiGroup.make("orders")
   .add(
@@ -104,8 +114,17 @@ export class VpsApi extends HttpApiGroup.make("vps")
     HttpApiEndpoint.get("list", "/", { success: Schema.Struct({ vps: Schema.Array(VpsView) }) }),
     HttpApiEndpoint.get("get", "/:id", { params: { id: Id }, success: Schema.Struct({ vps: VpsView }), error: NotFound }),
     HttpApiEndpoint.post("start", "/:id/start", { params: { id: Id }, success: Schema.Struct({ vps: VpsView }), error: upstream }),
-    HttpApiEndpoint.post("stop", "/:id/stop", { params: { id: Id }, success: Schema.Struct({ vps: VpsView }), error: upstream }),
-    HttpApiEndpoint.post("reset", "/:id/reset", { params: { id: Id }, success: Schema.Struct({ vps: VpsView }), error: upstream }),
+    HttpApiEndpoint.post("shutdown", "/:id/shutdown", {
+      params: { id: Id },
+      // The body is optional: an empty POST (read as null) shuts down with the default timeout.
+      payload: [ShutdownRequest, Schema.Null],
+      success: Schema.Struct({ vps: VpsView }),
+      error: upstream
+    }).annotate(OpenApi.Description, "Graceful: the guest is asked to power off (ACPI) and given `timeoutSeconds`; a guest still up then is left running (409 SHUTDOWN_TIMED_OUT) — force it with `stop`."),
+    HttpApiEndpoint.post("stop", "/:id/stop", { params: { id: Id }, success: Schema.Struct({ vps: VpsView }), error: upstream })
+      .annotate(OpenApi.Description, "Hard power-off (the plug pulled): the guest is not asked. Prefer `shutdown`."),
+    HttpApiEndpoint.post("reset", "/:id/reset", { params: { id: Id }, success: Schema.Struct({ vps: VpsView }), error: upstream })
+      .annotate(OpenApi.Description, "Hard reset (the reset button): the guest is not asked."),
     HttpApiEndpoint.post("resetPassword", "/:id/reset-password", {
       params: { id: Id },
       success: Schema.Struct({ rootPassword: Schema.String, appliesAtNextBoot: Schema.Boolean }),

@@ -12,12 +12,15 @@ import {
   listVps,
   ownedVps,
   powerVps,
-  resetRootPassword
+  resetRootPassword,
+  shutdownVps
 } from "../../domain/vps/VpsActions.ts"
 import type { Snapshot } from "../../ports/Virtualization.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
-import { mapDomainErrors } from "./errorMapping.ts"
+import { makeSpendForApi } from "./customerBudget.ts"
+import { type DomainError, mapDomainErrors } from "./errorMapping.ts"
+import { SHUTDOWN_TIMEOUT } from "./ServicesApi.ts"
 
 const orderView = (order: Order, rootPassword?: string) => ({
   id: order.id,
@@ -104,17 +107,20 @@ export const SubscriptionsHandlers = HttpApiBuilder.group(Api, "subscriptions", 
       ))
 }))
 
+type VpsServices =
+  | Effect.Services<ReturnType<typeof powerVps>>
+  | Effect.Services<ReturnType<typeof shutdownVps>>
+  | Effect.Services<ReturnType<typeof createSnapshot>>
+  | Effect.Services<ReturnType<typeof resetRootPassword>>
+
 export const VpsHandlers = HttpApiBuilder.group(Api, "vps", Effect.fn(function*(handlers) {
-  const run = yield* withServices<
-    | Effect.Services<ReturnType<typeof powerVps>>
-    | Effect.Services<ReturnType<typeof createSnapshot>>
-    | Effect.Services<ReturnType<typeof resetRootPassword>>
-  >()
+  const run = yield* withServices<VpsServices>()
+  const spend = yield* makeSpendForApi
+  /** A call that reaches Proxmox: the customer's share of the cluster's API is spent first (429 RATE_LIMITED past it). */
+  const proxmox = <A, E extends DomainError>(action: (user: string) => Effect.Effect<A, E, VpsServices>) =>
+    Effect.flatMap(userId, (user) => Effect.andThen(spend(user, "proxmox"), mapDomainErrors(run(action(user)))))
   const power = (id: string, action: "start" | "stop" | "reset") =>
-    Effect.flatMap(userId, (user) => run(powerVps(user, id, action))).pipe(
-      Effect.map((vps) => ({ vps: vpsView(vps) })),
-      mapDomainErrors
-    )
+    proxmox((user) => powerVps(user, id, action)).pipe(Effect.map((vps) => ({ vps: vpsView(vps) })))
   return handlers
     .handle("list", () =>
       Effect.flatMap(userId, (user) => run(listVps(user))).pipe(Effect.map((all) => ({ vps: all.map(vpsView) }))))
@@ -124,20 +130,18 @@ export const VpsHandlers = HttpApiBuilder.group(Api, "vps", Effect.fn(function*(
         mapDomainErrors
       ))
     .handle("start", ({ params }) => power(params.id, "start"))
+    .handle("shutdown", ({ params, payload }) =>
+      proxmox((user) => shutdownVps(user, params.id, payload?.timeoutSeconds ?? SHUTDOWN_TIMEOUT.default)).pipe(
+        Effect.map((vps) => ({ vps: vpsView(vps) }))
+      ))
     .handle("stop", ({ params }) => power(params.id, "stop"))
     .handle("reset", ({ params }) => power(params.id, "reset"))
-    .handle("resetPassword", ({ params }) =>
-      Effect.flatMap(userId, (user) => run(resetRootPassword(user, params.id))).pipe(mapDomainErrors))
+    .handle("resetPassword", ({ params }) => proxmox((user) => resetRootPassword(user, params.id)))
     .handle("snapshots", ({ params }) =>
-      Effect.flatMap(userId, (user) => run(listSnapshots(user, params.id))).pipe(
-        Effect.map((all) => ({ snapshots: all.map(snapshotView) })),
-        mapDomainErrors
-      ))
+      proxmox((user) => listSnapshots(user, params.id)).pipe(Effect.map((all) => ({ snapshots: all.map(snapshotView) }))))
     .handle("createSnapshot", ({ params, payload }) =>
-      Effect.flatMap(userId, (user) => run(createSnapshot(user, params.id, payload.name, payload.description ?? ""))).pipe(
-        Effect.map((all) => ({ snapshots: all.map(snapshotView) })),
-        mapDomainErrors
+      proxmox((user) => createSnapshot(user, params.id, payload.name, payload.description ?? "")).pipe(
+        Effect.map((all) => ({ snapshots: all.map(snapshotView) }))
       ))
-    .handle("deleteSnapshot", ({ params }) =>
-      Effect.flatMap(userId, (user) => run(deleteSnapshot(user, params.id, params.name))).pipe(mapDomainErrors))
+    .handle("deleteSnapshot", ({ params }) => proxmox((user) => deleteSnapshot(user, params.id, params.name)))
 }))

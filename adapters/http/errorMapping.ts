@@ -54,6 +54,7 @@ export type DomainError =
   | Virtualization.TaskFailed
   | Virtualization.ClusterUnknown
   | Virtualization.VmNotFound
+  | Virtualization.ShutdownTimedOut
   | GameErrors.GameServerNotFound
   | GameErrors.GameServerUnavailable
   | GameErrors.ConsoleTokenInvalid
@@ -105,6 +106,10 @@ const table = {
   TaskFailed: () => upstreamUnavailable,
   ClusterUnknown: () => upstreamUnavailable,
   VmNotFound: () => upstreamUnavailable,
+  ShutdownTimedOut: (e) =>
+    new Conflict(body("SHUTDOWN_TIMED_OUT", {
+      message: `The VPS did not shut down within ${e.timeoutSeconds} seconds and is still running; power it off to force it.`
+    })),
   GameServerNotFound: (e) => new NotFound(body("GAME_SERVER_NOT_FOUND", e)),
   GameServerUnavailable: (e) =>
     new Conflict(body(e.status === "suspended" ? "GAME_SERVER_SUSPENDED" : "GAME_SERVER_DELETED", e)),

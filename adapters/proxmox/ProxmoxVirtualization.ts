@@ -1,12 +1,13 @@
 // Virtualization over the Proxmox VE HTTP API: each port operation as its upstream calls (reference/proxmox.md §3),
 // with PVE's failures mapped onto the port's errors once, here.
-import { type Duration, Effect, Layer, Redacted, Schema } from "effect"
+import { Duration, Effect, Layer, Redacted, Schema } from "effect"
 import { ProxmoxClusters } from "../../ports/ProxmoxClusters.ts"
 import {
   ConsoleClosed,
   GuestAgentUnavailable,
   type NodeCapacity,
   type PowerState,
+  ShutdownTimedOut,
   TaskFailed,
   Virtualization,
   VirtualizationUnavailable,
@@ -23,6 +24,7 @@ import {
   formatDuration,
   isAgentUnavailable,
   isAlreadyExists,
+  isShutdownTimeout,
   isVmMissing,
   portError,
   unavailable
@@ -276,7 +278,18 @@ export const layerWith = (
 
         start: (vm) => power(vm, "start", /already running/i),
         stop: (vm) => power(vm, "stop", /not running/i),
-        shutdown: (vm) => power(vm, "shutdown", /not running/i),
+        shutdown: (vm, timeoutSeconds) =>
+          withCluster(vm.cluster, (ctx) =>
+            // The task itself lasts up to the guest's timeout; our wait allows that plus the usual task margin.
+            runTask(ctx, "shutdown", requests.shutdown(vm, timeoutSeconds), Duration.sum(Duration.seconds(timeoutSeconds), Duration.fromInputUnsafe(options.taskTimeout))).pipe(
+              Effect.asVoid,
+              Effect.catchIf(says(/not running/i), () => Effect.void)
+            )).pipe(
+              vmErrors(vm),
+              // "VM quit/powerdown failed - got timeout": the guest is still up (§3.7); the caller may force it.
+              Effect.mapError((e) => e instanceof TaskFailed && isShutdownTimeout(e.exitStatus) ? new ShutdownTimedOut({ timeoutSeconds }) : e),
+              logged("shutdown")
+            ),
         reset: (vm) => power(vm, "reset", null),
 
         listSnapshots: (vm) =>

@@ -28,7 +28,10 @@ export interface RetryPolicy {
 export const isVmMissing = (f: CallFailed) => /configuration file .* does not exist/i.test(f.detail)
 
 /** `VM is locked (clone)`, `can't lock file '…' - got timeout`: another operation holds the VM or the storage. */
-export const isLocked = (text: string) => /VM is locked|can't lock file|got timeout/i.test(text)
+export const isLocked = (text: string) => /VM is locked|can't lock file|got timeout/i.test(text) && !isShutdownTimeout(text)
+
+/** `VM quit/powerdown failed - got timeout`: a graceful shutdown whose guest is still up (§3.7), not a lock. */
+export const isShutdownTimeout = (text: string) => /quit\/powerdown failed/i.test(text)
 
 /** `unable to create VM N: config file already exists`, `VM N already exists` (nextid). */
 export const isAlreadyExists = (text: string) => /already exists/i.test(text)

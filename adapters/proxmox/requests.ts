@@ -9,7 +9,7 @@ export interface VmAddress {
   readonly vmid: number
 }
 
-export type PowerAction = "start" | "stop" | "shutdown" | "reset"
+export type PowerAction = "start" | "stop" | "reset"
 
 /** The port's cloud-init settings with the password unwrapped: it is about to go on the wire. */
 export type VmConfiguration = Omit<CloudInit, "password"> & { readonly password: string }
@@ -90,6 +90,10 @@ export const requests = {
     vm("PUT", "/resize", at, { disk: "scsi0", size: `${sizeGiB}G` }),
 
   power: (at: VmAddress, action: PowerAction): ProxmoxRequest => vm("POST", `/status/${action}`, at),
+
+  /** ACPI (or agent) shutdown; without `forceStop`, a guest still up after `timeout` s fails the task (§3.7). */
+  shutdown: (at: VmAddress, timeoutSeconds: number): ProxmoxRequest =>
+    vm("POST", "/status/shutdown", at, { timeout: timeoutSeconds }),
 
   statusCurrent: (at: VmAddress): ProxmoxRequest => vm("GET", "/status/current", at),
 

@@ -86,6 +86,17 @@ export const powerVps = Effect.fn("powerVps")(function*(userId: string, vpsId: s
   return yield* ownedVps(userId, vpsId)
 })
 
+/**
+ * The graceful way off: the guest is asked to shut down (ACPI, or its agent) and given `timeoutSeconds`. A guest that
+ * does not stop in time is left running (ShutdownTimedOut): forcing it is the owner's decision, a `stop`.
+ */
+export const shutdownVps = Effect.fn("shutdownVps")(function*(userId: string, vpsId: string, timeoutSeconds: number) {
+  const vps = yield* Effect.flatMap(ownedVps(userId, vpsId), usable)
+  yield* (yield* Virtualization).shutdown(vmRefOf(vps), timeoutSeconds)
+  yield* (yield* VpsRecords).setStatus(vps.id, "stopped")
+  return yield* ownedVps(userId, vpsId)
+})
+
 export const listSnapshots = Effect.fn("listSnapshots")(function*(userId: string, vpsId: string) {
   const vps = yield* Effect.flatMap(ownedVps(userId, vpsId), usable)
   return yield* (yield* Virtualization).listSnapshots(vmRefOf(vps))

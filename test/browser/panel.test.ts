@@ -366,7 +366,7 @@ describe("subscriptions: renew, suspension, cancel", () => {
     await page.goto(`/vps/${vps.vpsId}`)
     await expect.poll(() => byTestId(page, "vps-state").getAttribute("data-state")).toBe("suspended")
     await byTestId(page, "vps-suspended").waitFor()
-    for (const action of ["vps-start", "vps-stop", "vps-reset", "vps-reset-password", "snapshot-create", "vps-console-connect"]) {
+    for (const action of ["vps-start", "vps-shutdown", "vps-stop", "vps-reset", "vps-reset-password", "snapshot-create", "vps-console-connect"]) {
       expect(await byTestId(page, action).isDisabled(), `${action} is disabled`).toBe(true)
     }
 

@@ -165,7 +165,7 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
         assert.strictEqual((yield* v.status(vm)).status, "running")
         yield* v.stop(vm)
         yield* v.stop(vm)
-        yield* v.shutdown(vm)
+        yield* v.shutdown(vm, 60)
         assert.strictEqual((yield* v.status(vm)).status, "stopped")
       }))
 

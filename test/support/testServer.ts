@@ -8,6 +8,7 @@ import { createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { inspect } from "node:util"
+import { webSocketServerOptions } from "../../adapters/http/consoleLimits.ts"
 import type { Settings } from "../../app/Config.ts"
 import { createHttpServer } from "../../adapters/http/edge.ts"
 import { HttpAppLive } from "../../app/Layers.ts"
@@ -62,6 +63,9 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   gamePanelUserDomain: "users.zh.invalid",
   gameConsoleTokenMinutes: 10,
   maxUploadBytes: 100 * 1024 * 1024,
+  maxConsolesPerUser: 10,
+  consoleInputRateScale: 1,
+  customerUpstreamRatePerMinute: 60,
   sandboxTaskSpeed: "instant",
   logLevel: "Warn",
   logFormat: "pretty",
@@ -84,12 +88,23 @@ export const sandboxPayments = Effect.flatMap(Effect.serviceOption(SandboxPaymen
 
 export class TestServer extends Context.Service<TestServer, { readonly url: string }>()("zh/test/TestServer") {}
 
+/** How the listener stops: `gracefulShutdown` bounds the wait for open connections (NodeHttpServer's default 20 s). */
+export interface ListenerOptions {
+  readonly gracefulShutdown?: Duration.Input
+}
+
 /** The whole application on `database`, listening on 127.0.0.1 at `settings.port` (0 by default: an ephemeral port). */
-export const testServerLayer = <E>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E>) =>
+export const testServerLayer = <E>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E>, listener: ListenerOptions = {}) =>
   Layer.effect(TestServer, HttpServer.addressFormattedWith((url) => Effect.succeed({ url }))).pipe(
     // HttpAppLive provides (and keeps visible) the repositories and the SqlClient of this one database.
     Layer.provideMerge(HttpAppLive(settings, database)),
-    Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { port: settings.port, host: "127.0.0.1" }))
+    // The WebSocket server's options are the real server's (the consoles' frame limit).
+    Layer.provideMerge(NodeHttpServer.layer(createHttpServer, {
+      port: settings.port,
+      host: "127.0.0.1",
+      websocket: webSocketServerOptions,
+      ...(listener.gracefulShutdown === undefined ? {} : { gracefulShutdownTimeout: listener.gracefulShutdown })
+    }))
   )
 
 /** The database a test server runs on: real Postgres in CI (TEST_DATABASE_URL), embedded PGlite otherwise. */
@@ -99,8 +114,8 @@ export const testDatabase = () => {
 }
 
 /** Starts a server for a test file; `stop` in afterAll. */
-export const startTestServer = async (overrides: Partial<Settings> = {}) => {
-  const runtime = ManagedRuntime.make(testServerLayer(testSettings(overrides), testDatabase()))
+export const startTestServer = async (overrides: Partial<Settings> = {}, listener: ListenerOptions = {}) => {
+  const runtime = ManagedRuntime.make(testServerLayer(testSettings(overrides), testDatabase(), listener))
   let url: string
   try {
     url = (await runtime.runPromise(TestServer)).url

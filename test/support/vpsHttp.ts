@@ -55,6 +55,11 @@ export const scannerFor = (markers: ReadonlyArray<string>): LeakScanner => (wher
   }
 }
 
+/** One scanner that fails wherever any of `scanners` would (a server's Proxmox and its game panel, say). */
+export const allOf = (...scanners: ReadonlyArray<LeakScanner>): LeakScanner => (where, text) => {
+  for (const scan of scanners) scan(where, text)
+}
+
 /** The scanner for this server's sandbox Proxmox, whose URL the catalog holds. */
 export const leakScanner = async (server: TestServer): Promise<LeakScanner> => {
   const cluster = await server.runtime.runPromise(Effect.flatMap(Catalog, (c) => c.cluster(SANDBOX_CLUSTER)))
@@ -141,18 +146,25 @@ export const signedInCustomer = async (server: TestServer, scan: LeakScanner, la
   return browser
 }
 
-/** The body of `POST /api/orders` for a VPS S on Debian 12 called `hostname`. */
-export const vpsOrder = (hostname: string) => ({
-  planId: "vps-s",
-  options: { templateId: "debian-12", hostname, sshPublicKey: ed25519PublicKey() }
+/** Which plan and OS template a VPS is ordered on: the sandbox's VPS S on Debian 12 unless said otherwise. */
+export interface VpsChoice {
+  readonly planId: string
+  readonly templateId: string
+}
+const VPS_S: VpsChoice = { planId: "vps-s", templateId: "debian-12" }
+
+/** The body of `POST /api/orders` for a VPS S on Debian 12 (or `choice`) called `hostname`. */
+export const vpsOrder = (hostname: string, choice: VpsChoice = VPS_S) => ({
+  planId: choice.planId,
+  options: { templateId: choice.templateId, hostname, sshPublicKey: ed25519PublicKey() }
 })
 
 type Order = typeof OrderView.Type
 export type ProgressStep = Pick<Order, "status"> & Order["progress"]
 
-/** Orders a VPS S and follows it to its end: the completed order (first read) and the progress steps seen. */
-export const orderVps = async (browser: ScannedBrowser, hostname: string) => {
-  const placed = expectBody(await browser.post("/api/orders", vpsOrder(hostname)), 201, Envelopes.order).order
+/** Orders a VPS (S unless `choice` says) and follows it to its end: the completed order (first read) and the progress steps seen. */
+export const orderVps = async (browser: ScannedBrowser, hostname: string, choice: VpsChoice = VPS_S) => {
+  const placed = expectBody(await browser.post("/api/orders", vpsOrder(hostname, choice)), 201, Envelopes.order).order
   const steps: Array<ProgressStep> = []
   const finished = await waitFor(`order ${placed.id} to finish`, async () => {
     const order = expectBody(await browser.get(`/api/orders/${placed.id}`), 200, OrderView)
@@ -166,8 +178,8 @@ export const orderVps = async (browser: ScannedBrowser, hostname: string) => {
 }
 
 /** A customer's running VPS, provisioned through the API, with the root password shown on the completed order. */
-export const provisionedVps = async (browser: ScannedBrowser, hostname: string) => {
-  const { order } = await orderVps(browser, hostname)
+export const provisionedVps = async (browser: ScannedBrowser, hostname: string, choice: VpsChoice = VPS_S) => {
+  const { order } = await orderVps(browser, hostname, choice)
   expect(order.status, order.failureReason).toBe("completed")
   const vpsId = order.serviceId
   const rootPassword = order.rootPassword

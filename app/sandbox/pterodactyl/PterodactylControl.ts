@@ -42,6 +42,8 @@ export interface PterodactylControl {
   setInstallOutcome(match: { readonly externalId?: string } | "default", outcome: InstallOutcome): void
   failNext(spec: FailSpec): void
   throttleNext(spec: ThrottleSpec): void
+  /** The per-user per-minute limits of either API from now on (`APP_API_*_RATELIMIT` on a real panel). */
+  setRateLimits(limits: { readonly application?: number; readonly client?: number }): void
   /** Until cleared (undefined or `clearFaults`), node downloads drop their connection after `bytes` of the body. */
   cutDownloadsAfter(bytes: number | undefined): void
   clearFaults(): void
@@ -72,6 +74,10 @@ export const makeControl = (sim: Sim): PterodactylControl => {
     },
     failNext: (spec) => sim.faults.failNext(spec),
     throttleNext: (spec) => sim.faults.throttleNext(spec),
+    setRateLimits: (limits) => {
+      if (limits.application !== undefined) sim.settings.rateLimits.application = limits.application
+      if (limits.client !== undefined) sim.settings.rateLimits.client = limits.client
+    },
     cutDownloadsAfter: (bytes) => sim.faults.cutDownloadsAfter(bytes),
     clearFaults: () => sim.faults.clear(),
     addNode: (spec = {}) => {

@@ -82,7 +82,7 @@ export const startSandboxPterodactyl = async (
       installDurationMs: options.installDurationMs ?? 3000,
       wingsTokenTtlMs: options.wingsTokenTtlMs ?? 600_000,
       signedUrlTtlMs: options.signedUrlTtlMs ?? 900_000,
-      rateLimits: options.rateLimits ?? { application: 240, client: 720 },
+      rateLimits: { ...(options.rateLimits ?? { application: 240, client: 720 }) },
       backupThrottle: options.backupThrottle ?? { limit: 2, periodMs: 600_000 },
       uploadLimitMiB: options.uploadLimitMiB ?? 100,
       warn: options.onWarning ?? ((message) => process.emitWarning(message, "SandboxPterodactylWarning"))

@@ -7,7 +7,8 @@ export interface Settings {
   readonly installDurationMs: number
   readonly wingsTokenTtlMs: number
   readonly signedUrlTtlMs: number
-  readonly rateLimits: { readonly application: number; readonly client: number }
+  /** Per minute per user; the control's `setRateLimits` changes them while the sandbox runs. */
+  readonly rateLimits: { application: number; client: number }
   readonly backupThrottle: { readonly limit: number; readonly periodMs: number }
   readonly uploadLimitMiB: number
   readonly warn: (message: string) => void

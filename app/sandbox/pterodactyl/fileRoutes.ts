@@ -48,7 +48,7 @@ export const fileRoutes: ReadonlyArray<PanelRoute> = [
     if (sizeOf(entry.data) > MAX_EDIT_BYTES) {
       throw panelError(400, "FileSizeTooLargeException", "The file you are attempting to open is too large to view in the file editor.")
     }
-    return { status: 200, text: materialize(entry.data).toString("utf8") }
+    return { status: 200, bytes: materialize(entry.data) }
   }),
   route("GET", `${FILES}/download`, (ctx) => {
     const server = usableServer(ctx)

@@ -63,6 +63,8 @@ export interface Reply {
   readonly status: number
   readonly json?: unknown
   readonly text?: string
+  /** A raw body as `text/plain`: file contents are the file's bytes, whatever their encoding (as Wings sends them). */
+  readonly bytes?: Uint8Array
   readonly headers?: Readonly<Record<string, string>>
 }
 
@@ -107,9 +109,9 @@ export const sendReply = (res: ServerResponse, reply: Reply, extraHeaders: Reado
   for (const [k, v] of Object.entries({ ...extraHeaders, ...reply.headers })) res.setHeader(k, v)
   res.statusCode = reply.status
   if (reply.status === 204) return void res.end()
-  if (reply.text !== undefined) {
+  if (reply.text !== undefined || reply.bytes !== undefined) {
     if (!res.hasHeader("Content-Type")) res.setHeader("Content-Type", "text/plain; charset=utf-8")
-    return void res.end(reply.text)
+    return void res.end(reply.bytes ?? reply.text)
   }
   res.setHeader("Content-Type", "application/json")
   res.end(JSON.stringify(reply.json ?? {}))

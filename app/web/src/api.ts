@@ -44,6 +44,8 @@ export interface RequestOptions {
   readonly contentType?: string
   /** Answer as text instead of JSON. */
   readonly text?: boolean
+  /** Answer as the body's bytes, untouched (file contents: decoding them is the caller's business). */
+  readonly bytes?: boolean
   /** Do not bounce to the login page on 401 (the login form itself, the session probe). */
   readonly anonymous?: boolean
   readonly signal?: AbortSignal
@@ -81,6 +83,7 @@ export const request = async <A>(method: string, path: string, options: RequestO
     return undefined as A
   }
   if (options.text) return (await response.text()) as A
+  if (options.bytes) return new Uint8Array(await response.arrayBuffer()) as A
   const text = await response.text()
   return (text === "" ? undefined : JSON.parse(text)) as A
 }

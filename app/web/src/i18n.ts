@@ -140,8 +140,13 @@ const en = {
   "vps.template": "Operating system",
   "vps.power": "Power",
   "vps.start": "Start",
-  "vps.stop": "Stop",
-  "vps.reset": "Reset",
+  "vps.shutdown": "Shut down",
+  "vps.shuttingDown": "Shutting down: the system has up to {seconds} seconds to stop…",
+  "vps.stop": "Power off",
+  "vps.reset": "Hard reset",
+  "vps.confirmStop": "Power {name} off at once? It is like pulling the plug: whatever the system has not saved is lost. \"Shut down\" lets it stop cleanly.",
+  "vps.confirmReset": "Reset {name} at once? It is like pressing the reset button: whatever the system has not saved is lost.",
+  "vps.shutdownTimedOut": "{name} did not shut down within {seconds} seconds and is still running. Power it off now? Whatever the system has not saved is lost.",
   "vps.resetPassword": "Reset root password",
   "vps.confirmResetPassword": "Generate a new root password for this VPS?",
   "vps.newPassword": "New root password (shown once): {password}",
@@ -162,6 +167,8 @@ const en = {
   "console.closed": "Disconnected.",
   "console.suspended": "The server was suspended: the console is closed.",
   "console.error": "The console could not be opened.",
+  "console.goingAway": "The server is restarting: the console closed. Reconnect in a moment.",
+  "console.tooFast": "The console closed: input arrived faster than a terminal takes it.",
   "console.label": "Terminal",
   "game.title": "Game server {name}",
   "game.power": "Power",
@@ -203,6 +210,10 @@ const en = {
   "files.saved": "Saved.",
   "files.newFile": "New file",
   "files.newFileName": "File name",
+  "files.binary": "{name} is not a text file: it cannot be edited here. Download it instead.",
+  "files.tooLarge": "{name} is too large to edit here ({size}; at most {max}). Download it instead.",
+  "files.mixedLineEndings": "{name} mixes Windows and Unix line endings: editing it here would change them. Download it instead.",
+  "files.notEditable": "Not editable here",
   "backups.title": "Backups",
   "backups.empty": "No backup yet.",
   "backups.name": "Backup name",
@@ -295,7 +306,9 @@ const en = {
   "err.ORIGIN_REFUSED": "The console can only be opened from the panel.",
   "err.INTERNAL_ERROR": "Something went wrong on our side. It has been logged; please try again.",
   "err.DATABASE_UNREACHABLE": "The service is temporarily unavailable. Please try again shortly.",
-  "err.TOO_MANY_REQUESTS": "Too many requests. Please wait a moment."
+  "err.TOO_MANY_REQUESTS": "Too many requests. Please wait a moment.",
+  "err.RATE_LIMITED": "You sent many requests in a short time. Please wait a moment and try again.",
+  "err.SHUTDOWN_TIMED_OUT": "The VPS did not shut down in time and is still running."
 }
 
 export type Key = keyof typeof en
@@ -439,8 +452,13 @@ const fr: Record<Key, string> = {
   "vps.template": "Système d'exploitation",
   "vps.power": "Alimentation",
   "vps.start": "Démarrer",
-  "vps.stop": "Arrêter",
-  "vps.reset": "Réinitialiser",
+  "vps.shutdown": "Éteindre",
+  "vps.shuttingDown": "Extinction : le système a jusqu'à {seconds} secondes pour s'arrêter…",
+  "vps.stop": "Couper l'alimentation",
+  "vps.reset": "Redémarrage forcé",
+  "vps.confirmStop": "Couper l'alimentation de {name} tout de suite ? C'est comme débrancher la prise : ce que le système n'a pas enregistré est perdu. « Éteindre » le laisse s'arrêter proprement.",
+  "vps.confirmReset": "Redémarrer {name} de force tout de suite ? C'est comme appuyer sur le bouton reset : ce que le système n'a pas enregistré est perdu.",
+  "vps.shutdownTimedOut": "{name} ne s'est pas éteint en {seconds} secondes et tourne encore. Couper l'alimentation maintenant ? Ce que le système n'a pas enregistré est perdu.",
   "vps.resetPassword": "Réinitialiser le mot de passe root",
   "vps.confirmResetPassword": "Générer un nouveau mot de passe root pour ce VPS ?",
   "vps.newPassword": "Nouveau mot de passe root (affiché une seule fois) : {password}",
@@ -461,6 +479,8 @@ const fr: Record<Key, string> = {
   "console.closed": "Déconnecté.",
   "console.suspended": "Le serveur a été suspendu : la console est fermée.",
   "console.error": "La console n'a pas pu être ouverte.",
+  "console.goingAway": "Le serveur redémarre : la console s'est fermée. Reconnectez-vous dans un instant.",
+  "console.tooFast": "La console s'est fermée : la saisie arrivait plus vite qu'un terminal ne la prend.",
   "console.label": "Terminal",
   "game.title": "Serveur de jeu {name}",
   "game.power": "Alimentation",
@@ -502,6 +522,10 @@ const fr: Record<Key, string> = {
   "files.saved": "Enregistré.",
   "files.newFile": "Nouveau fichier",
   "files.newFileName": "Nom du fichier",
+  "files.binary": "{name} n'est pas un fichier texte : il ne peut pas être modifié ici. Téléchargez-le plutôt.",
+  "files.tooLarge": "{name} est trop volumineux pour être modifié ici ({size} ; au plus {max}). Téléchargez-le plutôt.",
+  "files.mixedLineEndings": "{name} mélange des fins de ligne Windows et Unix : le modifier ici les changerait. Téléchargez-le plutôt.",
+  "files.notEditable": "Non modifiable ici",
   "backups.title": "Sauvegardes",
   "backups.empty": "Aucune sauvegarde pour l'instant.",
   "backups.name": "Nom de la sauvegarde",
@@ -594,7 +618,9 @@ const fr: Record<Key, string> = {
   "err.ORIGIN_REFUSED": "La console ne s'ouvre que depuis le panneau.",
   "err.INTERNAL_ERROR": "Une erreur est survenue de notre côté. Elle a été enregistrée ; réessayez.",
   "err.DATABASE_UNREACHABLE": "Le service est momentanément indisponible. Réessayez dans un instant.",
-  "err.TOO_MANY_REQUESTS": "Trop de demandes. Patientez un instant."
+  "err.TOO_MANY_REQUESTS": "Trop de demandes. Patientez un instant.",
+  "err.RATE_LIMITED": "Vous avez envoyé beaucoup de demandes en peu de temps. Patientez un instant, puis réessayez.",
+  "err.SHUTDOWN_TIMED_OUT": "Le VPS ne s'est pas éteint à temps et tourne encore."
 }
 
 export type Language = "fr" | "en"

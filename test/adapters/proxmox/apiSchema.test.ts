@@ -40,9 +40,9 @@ const samples: { readonly [K in keyof RequestBuilders]: ReadonlyArray<ProxmoxReq
   power: [
     requests.power(vm, "start"),
     requests.power(vm, "stop"),
-    requests.power(vm, "shutdown"),
     requests.power(vm, "reset")
   ],
+  shutdown: [requests.shutdown(vm, 60), requests.shutdown(vm, 0)],
   statusCurrent: [requests.statusCurrent(vm)],
   listSnapshots: [requests.listSnapshots(vm)],
   createSnapshot: [requests.createSnapshot(vm, "before-upgrade", "taken by the panel")],

@@ -128,8 +128,34 @@ describe("configuration and power", () => {
         Effect.gen(function*() {
           yield* v.start(vm)
           yield* v.stop(vm)
-          yield* v.shutdown(vm)
+          yield* v.shutdown(vm, 60)
           assert.deepInclude(yield* Effect.flip(v.reset(vm)), { _tag: "TaskFailed", exitStatus: "VM 101 not running" })
+        })
+    ))
+
+  it.live("a graceful shutdown sends its timeout and waits for the task past the usual task deadline", () =>
+    scenario(
+      (stub) => replyTask(stub, `POST ${base}/status/shutdown`, { type: "qmshutdown", runningPolls: 12 }),
+      (v, stub) =>
+        Effect.gen(function*() {
+          yield* v.shutdown(vm, 1)
+          const [sent] = stub.calls(`POST ${base}/status/shutdown`)
+          assert.strictEqual(sent?.form.get("timeout"), "1")
+          // Never forced by us: a guest that does not stop is the customer's choice to power off.
+          assert.isNull(sent?.form.get("forceStop") ?? null)
+        }),
+      // The stub's task runs about 12 polls (~240 ms): longer than this deadline alone, within it plus the timeout.
+      { taskTimeout: "100 millis" }
+    ))
+
+  it.live("a guest still up at the shutdown's timeout is ShutdownTimedOut, not an upstream failure", () =>
+    scenario(
+      (stub) => replyTask(stub, `POST ${base}/status/shutdown`, { type: "qmshutdown", runningPolls: 1, exitstatus: "VM quit/powerdown failed - got timeout" }),
+      (v, stub) =>
+        Effect.gen(function*() {
+          assert.deepInclude(yield* Effect.flip(v.shutdown(vm, 30)), { _tag: "ShutdownTimedOut", timeoutSeconds: 30 })
+          // Its "got timeout" is not a lock race: asked once, not again.
+          assert.strictEqual(stub.calls(`POST ${base}/status/shutdown`).length, 1)
         })
     ))
 

@@ -73,7 +73,7 @@ describe("tasks", () => {
       (stub) => replyTask(stub, `POST ${base}/status/shutdown`, { runningPolls: 1_000 }),
       (v) =>
         Effect.gen(function*() {
-          const error = yield* Effect.flip(v.shutdown(vm))
+          const error = yield* Effect.flip(v.shutdown(vm, 0))
           assert.strictEqual(error._tag, "VirtualizationUnavailable")
           assert.include(JSON.stringify(error), "still running")
         }),

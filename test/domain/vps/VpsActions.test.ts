@@ -4,10 +4,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { placeOrder } from "../../../domain/billing/Ordering.ts"
 import { vmRefOf } from "../../../domain/vps/Lifecycle.ts"
-import { createSnapshot, listSnapshots, powerVps, resetRootPassword } from "../../../domain/vps/VpsActions.ts"
+import { createSnapshot, listSnapshots, ownedVps, powerVps, resetRootPassword, shutdownVps } from "../../../domain/vps/VpsActions.ts"
 import { normaliseSshPublicKey } from "../../../domain/vps/VpsOptions.ts"
 import { Orders } from "../../../ports/Orders.ts"
-import { Virtualization } from "../../../ports/Virtualization.ts"
+import { ShutdownTimedOut, Virtualization } from "../../../ports/Virtualization.ts"
+import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
 import { VpsRecords } from "../../../ports/VpsRecords.ts"
 import { logIn, terminal } from "../../support/virtualizationMother.ts"
 import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
@@ -48,6 +49,36 @@ describe("VPS snapshots", () => {
       const kept = yield* listSnapshots(alice, vps.id)
       assert.isAtMost(kept.length, 2)
       assert.strictEqual(results.filter((r) => r._tag === "Success").length, kept.length)
+    }).pipe(Effect.provide(vpsEnv())))
+})
+
+describe("shutting down", () => {
+  it.live("powers the guest off gracefully and records the VPS as stopped", () =>
+    Effect.gen(function*() {
+      const vps = yield* running
+      const after = yield* shutdownVps(alice, vps.id, 60)
+      assert.strictEqual(after.status, "stopped")
+      assert.strictEqual((yield* (yield* Virtualization).status(vmRefOf(vps))).status, "stopped")
+      // Idempotent, as a stop is: the guest is already off.
+      assert.strictEqual((yield* shutdownVps(alice, vps.id, 60)).status, "stopped")
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.live("a guest that does not stop in time stays running and recorded so; a stop then forces it", () =>
+    Effect.gen(function*() {
+      const vps = yield* running
+      yield* (yield* MemoryCluster).failNext("shutdown", new ShutdownTimedOut({ timeoutSeconds: 30 }))
+      const error = yield* Effect.flip(shutdownVps(alice, vps.id, 30))
+      assert.deepInclude(error, { _tag: "ShutdownTimedOut", timeoutSeconds: 30 })
+      assert.strictEqual((yield* ownedVps(alice, vps.id)).status, "running")
+      assert.strictEqual((yield* powerVps(alice, vps.id, "stop")).status, "stopped")
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.live("another customer's VPS does not exist for them", () =>
+    Effect.gen(function*() {
+      const vps = yield* running
+      const error = yield* Effect.flip(shutdownVps("00000000-0000-4000-8000-0000000000b0", vps.id, 60))
+      assert.strictEqual(error._tag, "VpsNotFound")
+      assert.strictEqual((yield* ownedVps(alice, vps.id)).status, "running")
     }).pipe(Effect.provide(vpsEnv())))
 })
 

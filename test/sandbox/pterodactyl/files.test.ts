@@ -46,6 +46,16 @@ describe("the tree", () => {
     expect(sandbox.control.readFile(uuid, "/notes.txt")?.toString()).toBe("hello\nworld")
   })
 
+  it("gives a file's bytes as they are, never re-encoded: binary and Latin-1 content come back byte for byte", async () => {
+    const bytes = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0xff, 0xfe, 0xe9, 0x0d, 0x0a, 0x80])
+    sandbox.control.putFile(uuid, "/raw.bin", bytes)
+    const read = await fetch(`${sandbox.url}/api/client${files("/contents?file=/raw.bin")}`, {
+      headers: { Accept: "application/json", Authorization: `Bearer ${sandbox.clientKey}` }
+    })
+    expect(read.status).toBe(200)
+    expect(Buffer.from(await read.arrayBuffer()).equals(bytes)).toBe(true)
+  })
+
   it("renames, copies, creates folders, chmods, deletes, compresses and decompresses", async () => {
     sandbox.control.putFile(uuid, "/a.txt", Buffer.from("A"))
     expect((await client.post(files("/create-folder"), { root: "/", name: "dir" })).status).toBe(204)

@@ -1,10 +1,12 @@
 // The file manager over our relay of the panel's Client API: list and navigate folders, open and edit text
-// (contents/write), upload (multipart to our streaming URL), download (our streaming URL), rename, delete,
+// (contents/write; binary, oversized or mixed-line-ending files are offered as a download instead, and a save writes
+// exactly the bytes edited), upload (multipart to our streaming URL), download (our streaming URL), rename, delete,
 // create folders and files.
 import { api, type FileObject, type ListOf, request } from "../api.ts"
 import { announce } from "../app.ts"
 import { h } from "../dom.ts"
 import { formatBytes, formatDateTime, t } from "../i18n.ts"
+import { decodeTextFile, encodeTextFile, MAX_EDIT_BYTES, type Refusal, refusalFromListing } from "../textFile.ts"
 import { confirmDialog, errorBox, promptDialog, run } from "../ui.ts"
 
 const join = (dir: string, name: string) => (dir.endsWith("/") ? `${dir}${name}` : `${dir}/${name}`)
@@ -57,11 +59,39 @@ export const fileManager = (identifier: string): { readonly el: HTMLElement; loa
     void load()
   }
 
-  const openEditor = async (path: string) => {
+  const closeEditor = () => {
+    editor.hidden = true
+    editor.replaceChildren()
+  }
+
+  /** In place of the editor: why this file is not opened here, and its download. */
+  const notEditable = (path: string, size: number | null, refusal: Refusal) => {
+    const name = path.split("/").pop() ?? path
+    const reason = refusal === "tooLarge"
+      ? t("files.tooLarge", { name, size: formatBytes(size ?? 0), max: formatBytes(MAX_EDIT_BYTES) })
+      : refusal === "binary" ? t("files.binary", { name }) : t("files.mixedLineEndings", { name })
+    const get = h("button", { type: "button", class: "primary", "data-testid": "file-editor-download" }, t("files.download"))
+    const close = h("button", { type: "button", "data-testid": "file-editor-close" }, t("common.close"))
+    get.addEventListener("click", () => void download(path))
+    close.addEventListener("click", closeEditor)
+    editor.replaceChildren(
+      h("h3", { id: "file-editor-title" }, t("files.notEditable")),
+      h("p", { "data-testid": "file-not-editable", "data-reason": refusal }, reason),
+      h("div", { class: "row end" }, close, get)
+    )
+    editor.hidden = false
+    get.focus()
+  }
+
+  const openEditor = async (path: string, listed?: FileObject) => {
+    const early = listed === undefined ? null : refusalFromListing(listed)
+    if (early !== null) return notEditable(path, listed?.size ?? null, early)
     await run(el, async () => {
-      const text = await api.get<string>(`${base}/contents?file=${encodeURIComponent(path)}`, { text: true })
+      const bytes = await api.get<Uint8Array>(`${base}/contents?file=${encodeURIComponent(path)}`, { bytes: true })
+      const file = decodeTextFile(bytes)
+      if (typeof file === "string") return notEditable(path, bytes.byteLength, file)
       const area = h("textarea", { id: "file-editor-content", rows: 16, spellcheck: "false", class: "code", "data-testid": "file-editor-content" })
-      area.value = text
+      area.value = file.text
       const save = h("button", { type: "submit", class: "primary", "data-testid": "file-editor-save" }, t("common.save"))
       const close = h("button", { type: "button", "data-testid": "file-editor-close" }, t("common.close"))
       const editErrors = errorBox("file-editor-error")
@@ -72,14 +102,13 @@ export const fileManager = (identifier: string): { readonly el: HTMLElement; loa
       form.addEventListener("submit", (event) => {
         event.preventDefault()
         void run(form, async () => {
-          await request<void>("POST", `${base}/write?file=${encodeURIComponent(path)}`, { raw: area.value, contentType: "text/plain" })
+          // The text as UTF-8 bytes with the file's own line endings: nothing re-encoded on the way.
+          const body = encodeTextFile(area.value, file.lineEnding)
+          await request<void>("POST", `${base}/write?file=${encodeURIComponent(path)}`, { raw: body, contentType: "text/plain; charset=utf-8" })
           await load()
         }, { errors: editErrors, success: t("files.saved") })
       })
-      close.addEventListener("click", () => {
-        editor.hidden = true
-        editor.replaceChildren()
-      })
+      close.addEventListener("click", closeEditor)
       editor.replaceChildren(form)
       editor.hidden = false
       area.focus()
@@ -122,7 +151,7 @@ export const fileManager = (identifier: string): { readonly el: HTMLElement; loa
       h("tbody", {}, sorted.map((file) => {
         const path = join(directory, file.name)
         const open = h("button", { type: "button", class: "link-button", "data-testid": `file-open-${file.name}`, disabled }, file.is_file ? file.name : `${file.name}/`)
-        open.addEventListener("click", () => (file.is_file ? void openEditor(path) : go(path)))
+        open.addEventListener("click", () => (file.is_file ? void openEditor(path, file) : go(path)))
         const actions: Array<HTMLButtonElement> = []
         const action = (label: string, testid: string, onClick: () => void, className = "") => {
           const b = h("button", { type: "button", class: className, "data-testid": `${testid}-${file.name}`, "aria-label": `${label} ${file.name}`, disabled }, label)

@@ -1,7 +1,8 @@
-// A VPS: state and address, power (start/stop/reset), root password reset, snapshots, and the serial console in
-// xterm.js through our WebSocket relay (binary frames = terminal bytes; a text frame resizes).
-import { api, type Snapshot, type Vps } from "../api.ts"
-import { setTitle, type View } from "../app.ts"
+// A VPS: state and address, power (start; shut down, the graceful default, offering to force it when the guest does
+// not stop in time; power-off and hard reset, each confirmed first), root password reset, snapshots, and the serial
+// console in xterm.js through our WebSocket relay (binary frames = terminal bytes; a text frame resizes).
+import { api, ApiError, type Snapshot, type Vps } from "../api.ts"
+import { announce, setTitle, type View } from "../app.ts"
 import { field, h } from "../dom.ts"
 import { formatDate, formatDateTime, t } from "../i18n.ts"
 import { createTerminal, type PanelTerminal, wsUrl } from "../terminal.ts"
@@ -9,6 +10,9 @@ import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../u
 import { passwordBox } from "./order.ts"
 
 const base = (id: string) => `/api/vps/${encodeURIComponent(id)}`
+
+/** The guest's time to stop cleanly (the API's default, Proxmox's own). */
+const SHUTDOWN_SECONDS = 60
 
 export const vpsView: View = async ({ root, params, alive }) => {
   const id = params["id"] ?? ""
@@ -39,11 +43,12 @@ export const vpsView: View = async ({ root, params, alive }) => {
     return b
   }
   const start = button(t("vps.start"), "vps-start")
-  const stop = button(t("vps.stop"), "vps-stop")
-  const reset = button(t("vps.reset"), "vps-reset")
+  const shutdown = button(t("vps.shutdown"), "vps-shutdown", "primary")
+  const stop = button(t("vps.stop"), "vps-stop", "danger-outline")
+  const reset = button(t("vps.reset"), "vps-reset", "danger-outline")
   const resetPassword = button(t("vps.resetPassword"), "vps-reset-password")
   const passwordSlot = h("div", { "data-testid": "vps-password-slot" })
-  const power = h("div", { class: "row wrap", role: "group", "aria-label": t("vps.power") }, start, stop, reset, resetPassword)
+  const power = h("div", { class: "row wrap", role: "group", "aria-label": t("vps.power") }, start, shutdown, stop, reset, resetPassword)
 
   const update = (next: Vps) => {
     vps = next
@@ -53,22 +58,46 @@ export const vpsView: View = async ({ root, params, alive }) => {
     notice.hidden = !suspended
     for (const b of actionButtons) b.disabled = suspended
     start.disabled = suspended || vps.status === "running"
+    shutdown.disabled = suspended || vps.status !== "running"
     stop.disabled = suspended || vps.status !== "running"
     reset.disabled = suspended || vps.status !== "running"
     consoleConnect.disabled = suspended || vps.status !== "running" || socket !== undefined
   }
 
-  const powerAction = (b: HTMLButtonElement, action: "start" | "stop" | "reset") =>
-    b.addEventListener("click", () => {
-      void run(power, async () => {
-        const { vps: next } = await api.post<{ vps: Vps }>(`${base(id)}/${action}`)
-        update(next)
-        if (action === "stop") disconnect()
-      }, { errors: powerErrors, success: t("common.done") }).then(() => update(vps))
-    })
-  powerAction(start, "start")
-  powerAction(stop, "stop")
-  powerAction(reset, "reset")
+  const powerAction = (action: "start" | "stop" | "reset") =>
+    run(power, async () => {
+      const { vps: next } = await api.post<{ vps: Vps }>(`${base(id)}/${action}`)
+      update(next)
+      if (action === "stop") disconnect()
+    }, { errors: powerErrors, success: t("common.done") }).then(() => update(vps))
+  /** Power-off and hard reset lose what the guest has not saved: asked first, never on one click. */
+  const confirmedAction = async (action: "stop" | "reset", question: string) => {
+    if (!(await confirmDialog(question, { danger: true, confirmLabel: t(action === "stop" ? "vps.stop" : "vps.reset") }))) return
+    await powerAction(action)
+  }
+  start.addEventListener("click", () => void powerAction("start"))
+  stop.addEventListener("click", () => void confirmedAction("stop", t("vps.confirmStop", { name: vps.hostname })))
+  reset.addEventListener("click", () => void confirmedAction("reset", t("vps.confirmReset", { name: vps.hostname })))
+  shutdown.addEventListener("click", () => {
+    void (async () => {
+      let timedOut = false
+      announce(t("vps.shuttingDown", { seconds: SHUTDOWN_SECONDS }))
+      const ok = await run(power, async () => {
+        try {
+          const { vps: next } = await api.post<{ vps: Vps }>(`${base(id)}/shutdown`, { timeoutSeconds: SHUTDOWN_SECONDS })
+          update(next)
+          disconnect()
+        } catch (error) {
+          if (!(error instanceof ApiError && error.code === "SHUTDOWN_TIMED_OUT")) throw error
+          timedOut = true
+        }
+      }, { errors: powerErrors })
+      update(vps)
+      // The guest ignored the request: it still runs; forcing it off is the owner's call.
+      if (timedOut) await confirmedAction("stop", t("vps.shutdownTimedOut", { name: vps.hostname, seconds: SHUTDOWN_SECONDS }))
+      else if (ok) announce(t("common.done"))
+    })()
+  })
   resetPassword.addEventListener("click", () => {
     void (async () => {
       if (!(await confirmDialog(t("vps.confirmResetPassword")))) return
@@ -180,7 +209,9 @@ export const vpsView: View = async ({ root, params, alive }) => {
     ws.addEventListener("close", (event) => {
       termBox.dataset["connected"] = "false"
       if (socket === ws) socket = undefined
-      consoleState.textContent = event.code === 1000 || event.code === 1005 ? t("console.closed") : t("console.error")
+      consoleState.textContent = event.code === 1000 || event.code === 1005
+        ? t("console.closed")
+        : event.code === 1001 ? t("console.goingAway") : event.code === 4429 ? t("console.tooFast") : t("console.error")
       consoleDisconnect.disabled = true
       update(vps)
     })

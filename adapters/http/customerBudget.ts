@@ -1,0 +1,94 @@
+// Each customer's share of an upstream's budget: every customer is served through the same Pterodactyl client key (one
+// per-minute limit for all of them) and the same Proxmox API, so each customer gets a token bucket per upstream —
+// CUSTOMER_UPSTREAM_RATE_PER_MINUTE calls at once, refilled at that rate a minute, hence at most twice it in any
+// minute. Past it the customer gets 429 RATE_LIMITED with Retry-After, and the others never notice.
+// The buckets are effect/persistence's RateLimiter on its in-memory store: one process's count (see README).
+import { Context, Data, Duration, Effect, Layer } from "effect"
+import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { RateLimiter } from "effect/persistence"
+import { authenticate } from "../../domain/account/Sessions.ts"
+import type { AccountServices } from "./AccountsHandlers.ts"
+import { errorBody, TooManyRequests } from "./ApiErrors.ts"
+
+/** Which shared budget a call spends: the game panel's Client API, or the Proxmox clusters' API. */
+export type Upstream = "game-panel" | "proxmox"
+
+/** A customer's share of an upstream is spent; `retryAfterSeconds` until the next call is allowed. */
+export class BudgetExceeded extends Data.TaggedError("BudgetExceeded")<{ readonly retryAfterSeconds: number }> {
+  override get message() {
+    return `You are sending requests faster than your share of the platform allows; try again in ${this.retryAfterSeconds} s.`
+  }
+}
+
+export class CustomerBudgets extends Context.Service<CustomerBudgets, {
+  readonly perMinute: number
+  /** Spends one call of `upstream` for `userId`, or fails when the customer's share is used up. */
+  spend(userId: string, upstream: Upstream): Effect.Effect<void, BudgetExceeded>
+}>()("zh/http/CustomerBudgets") {
+  static readonly layer = (perMinute: number): Layer.Layer<CustomerBudgets, never, RateLimiter.RateLimiter> =>
+    Layer.effect(CustomerBudgets, Effect.gen(function*() {
+      const limiter = yield* RateLimiter.RateLimiter
+      return CustomerBudgets.of({
+        perMinute,
+        spend: (userId, upstream) =>
+          limiter.consume({ algorithm: "token-bucket", onExceeded: "fail", window: "1 minute", limit: perMinute, key: `${upstream}:${userId}` })
+            .pipe(
+              Effect.asVoid,
+              Effect.catch((e) =>
+                e.reason._tag === "RateLimitExceeded"
+                  ? Effect.fail(new BudgetExceeded({ retryAfterSeconds: Math.max(1, Math.ceil(Duration.toSeconds(e.reason.retryAfter))) }))
+                  // A store that cannot count lets the call through: the upstream's own limit still stands behind it.
+                  : Effect.logWarning("customer budget store failed", e.reason.message)
+              )
+            )
+      })
+    }))
+
+  /** On one process's memory (the buckets are lost with it, and each instance counts its own). */
+  static readonly layerMemory = (perMinute: number): Layer.Layer<CustomerBudgets> =>
+    CustomerBudgets.layer(perMinute).pipe(Layer.provide(RateLimiter.layer), Layer.provide(RateLimiter.layerStoreMemory))
+}
+
+const rateLimited = (e: BudgetExceeded) => errorBody("RATE_LIMITED", e.message)
+
+/** The refusal of a route outside the HttpApi (relay, consoles): 429 with our envelope and Retry-After. */
+export const budgetRefusal = (e: BudgetExceeded) =>
+  HttpServerResponse.jsonUnsafe({ error: rateLimited(e) }, { status: 429 }).pipe(
+    HttpServerResponse.setHeader("retry-after", String(e.retryAfterSeconds))
+  )
+
+/**
+ * For HttpApi handlers: spends the call or fails with the endpoint's 429, its Retry-After set on the answer. Resolve
+ * once when the handlers are built.
+ */
+export const makeSpendForApi = Effect.gen(function*() {
+  const budgets = yield* CustomerBudgets
+  return (userId: string, upstream: Upstream): Effect.Effect<void, TooManyRequests, HttpServerRequest.HttpServerRequest> =>
+    budgets.spend(userId, upstream).pipe(
+      Effect.catch((e) =>
+        HttpEffect.appendPreResponseHandler((_request, response) =>
+          Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(e.retryAfterSeconds)))
+        ).pipe(Effect.andThen(Effect.fail(new TooManyRequests({ error: rateLimited(e) }))))
+      )
+    )
+})
+
+/**
+ * Wraps a route outside the HttpApi whose calls reach `upstream` (the files and backups relay): a signed-in customer
+ * past their share gets 429 before the handler runs; any other request is the handler's to answer (401 and all).
+ */
+export const withCustomerBudget = (upstream: Upstream) =>
+<E, R>(
+  handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) =>
+(request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
+    if (session._tag === "Success") {
+      const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.success.user.id, upstream))
+      if (spent._tag === "Failure") return budgetRefusal(spent.failure)
+    }
+    return yield* handler(request)
+  })
+
+export type CustomerBudgetServices = CustomerBudgets | AccountServices
