@@ -145,6 +145,8 @@ export interface JsonSchema {
   readonly allOf?: ReadonlyArray<JsonSchema>
   readonly minLength?: number
   readonly maxLength?: number
+  readonly minimum?: number
+  readonly maximum?: number
   readonly pattern?: string
 }
 
@@ -227,7 +229,7 @@ export const sample = (schema: JsonSchema): unknown => {
       return "fuzz".padEnd(schema.minLength ?? 0, "z")
     case "integer":
     case "number":
-      return 1
+      return Math.min(Math.max(1, schema.minimum ?? 1), schema.maximum ?? Number.MAX_SAFE_INTEGER)
     case "boolean":
       return true
     case "array":
