@@ -65,6 +65,8 @@ export const SettingsConfig = Config.all({
   gameConsoleTokenMinutes: intSetting("GAME_CONSOLE_TOKEN_MINUTES", 1, 60, 10),
   maxUploadBytes: intSetting("MAX_UPLOAD_BYTES", 1024, 10 * 1024 * 1024 * 1024, 100 * 1024 * 1024),
   sandboxTaskSpeed: withDefault(Config.Literals(["realistic", "instant"], "SANDBOX_TASK_SPEED"), "realistic"),
+  sandboxPaymentLatencyMs: intSetting("SANDBOX_PAYMENT_LATENCY_MS", 0, 600_000, 0),
+  orderRecoverySeconds: intSetting("ORDER_RECOVERY_SECONDS", 1, 60, 60),
   logLevel: withDefault(Config.LogLevel("LOG_LEVEL"), "Info"),
   logFormat: Config.option(Config.Literals(["pretty", "json"], "LOG_FORMAT"))
 })

@@ -45,7 +45,7 @@ import { VpsSettings } from "../domain/vps/VpsSettings.ts"
 import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
-import { LifecycleCronLive, ReconcileOrdersLive, WorkflowEngineLive, WorkflowsLive } from "./Workflows.ts"
+import { LifecycleCronLive, OrderRecoveryCronLive, ReconcileCronLive, WorkflowEngineLive, WorkflowsLive } from "./Workflows.ts"
 import { PANEL_DIST } from "./buildPanel.ts"
 import type { Settings } from "./Config.ts"
 import { type EmbeddedDatabaseFailed, embeddedDataDir, postgres } from "./Database.ts"
@@ -206,7 +206,10 @@ const sandboxTaskDurations = (settings: Settings) =>
 export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E, R>) => {
   const base = ServicesLive(settings).pipe(
     Layer.provideMerge(Layer.mergeAll(
-      SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+      // Its charges are kept in the database: every instance sees them, as every instance sees a real provider.
+      SandboxPaymentGateway.layerSql({ chargeLatency: Duration.millis(settings.sandboxPaymentLatencyMs) }).pipe(
+        Layer.provide(NodeCrypto.layerSecureRandom)
+      ),
       Layer.succeed(VpsSettings, vpsSettings(settings)),
       Layer.succeed(GameSettings, gameSettings(settings))
     )),
@@ -234,8 +237,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     )
   ).pipe(Layer.provideMerge(withPanel))
   const engine = WorkflowEngineLive({ embedded: Option.isNone(settings.databaseUrl) })
-  return ReconcileOrdersLive.pipe(
-    Layer.provideMerge(Layer.mergeAll(WorkflowsLive, LifecycleCronLive)),
+  return Layer.mergeAll(WorkflowsLive, LifecycleCronLive, OrderRecoveryCronLive(settings.orderRecoverySeconds), ReconcileCronLive).pipe(
     Layer.provideMerge(engine),
     Layer.provideMerge(virtualization)
   )

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto"
 import { type Cause, Clock, Context, Duration, Effect, Layer, Option, Queue, Random, Ref, Schema, Stream, SynchronizedRef } from "effect"
 import {
   type ClientRequest, type ClientResponse, ConsoleEnded, type ConsoleEvent, type Egg, type GameConsole, GamePanel,
-  GamePanelThrottled, type NewServer, type PanelAllocation, type PanelNode, PanelRejected, PanelResourceNotFound,
+  GamePanelThrottled, type NewServer, type PanelAllocation, type PanelNode, PanelRejected, PanelResourceNotFound, PanelServerNotOurs,
   type PanelServer, type PanelUser, PanelUnknown, PanelValidationFailed, ServerStateConflict
 } from "../../ports/GamePanel.ts"
 
@@ -871,11 +871,16 @@ export const make = (options: Options) =>
         guard("unsuspend")(modify(panel, (p) =>
           Effect.map(byId(p, id, "unsuspend"), (s) =>
             [undefined, s.state === "suspended" ? withServer(p, { ...s, state: "installed", suspended: false }) : p] as const))),
-      deleteServer: (panel, id) =>
+      servers: (panel) => guard("servers")(read(panel, (p) => Effect.succeed(p.servers.map(view)))),
+      // Only a server whose external id is still `externalId` is deleted (PanelServerNotOurs otherwise).
+      deleteServer: (panel, id, externalId) =>
         guard("deleteServer")(modify(panel, (p) =>
           Effect.gen(function*() {
             const s = p.servers.find((x) => x.id === id)
             if (s === undefined) return [undefined, p] as const
+            if (s.externalId !== externalId) {
+              return yield* new PanelServerNotOurs({ panel, id, expected: externalId, found: s.externalId })
+            }
             yield* broadcast(panel, s.uuid, [event("deleted", "null")])
             yield* endConsoles(panel, s.uuid, "server deleted")
             return [undefined, { ...p, servers: p.servers.filter((x) => x.id !== id) }] as const

@@ -1,6 +1,6 @@
 // Virtualization over the Proxmox VE HTTP API: each port operation as its upstream calls (reference/proxmox.md §3),
 // with PVE's failures mapped onto the port's errors once, here.
-import { type Duration, Effect, Layer, Redacted, Schema } from "effect"
+import { type Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { ProxmoxClusters } from "../../ports/ProxmoxClusters.ts"
 import {
   ConsoleClosed,
@@ -12,6 +12,7 @@ import {
   VirtualizationUnavailable,
   type VmRef,
   VmNotFound,
+  VmNotOurs,
   type VmSummary
 } from "../../ports/Virtualization.ts"
 import { call, type CallContext, runTask } from "./calls.ts"
@@ -28,8 +29,9 @@ import {
   unavailable
 } from "./failures.ts"
 import { type PowerAction, requests } from "./requests.ts"
-import { ExecStarted, ExecStatus, type Resource, Resources, Snapshots, VmCurrentStatus } from "./responses.ts"
+import { ExecStarted, ExecStatus, type Resource, Resources, Snapshots, VmConfigStamp, VmCurrentStatus } from "./responses.ts"
 import { makeSessions } from "./sessions.ts"
+import { stampOf, stampOfTags } from "./stamp.ts"
 import { pollSchedule } from "./tasks.ts"
 
 export interface ProxmoxOptions {
@@ -170,24 +172,43 @@ export const layerWith = (
           list.some((s) => s.name === name))
 
       /**
-       * `purge` + unreferenced disks; a VM already gone is success (§3.10, §5.12). A running VM is refused as PVE refuses
-       * it ("VM N is running - destroy failed"): stopping is the domain's decision, never a side effect of destroying.
+       * `purge` + unreferenced disks; a VM already gone is success (§3.10, §5.12). Only a VM carrying our stamp for
+       * `stamp` is destroyed: the config is read first, and another stamp (or none) is refused as VmNotOurs with
+       * nothing sent. A running VM is refused as PVE refuses it ("VM N is running - destroy failed"): stopping is the
+       * domain's decision, never a side effect of destroying.
        */
       const destroyOn = (
         ctx: CallContext,
         vm: VmRef,
+        stamp: string,
         relocated: boolean
-      ): Effect.Effect<void, CallFailed | TaskFailed> =>
-        runTask(ctx, "destroy", requests.destroy(vm), options.taskTimeout).pipe(
-          Effect.asVoid,
-          Effect.catchIf(says(missingConfig), (missing) =>
-            // The wrong node answers like a deleted VM (§5.6): only "nowhere in the cluster" is success.
-            Effect.flatMap(resources(ctx, "destroy", "vm"), (list) => {
-              const elsewhere = qemuOf(list).find((r) => r.vmid === vm.vmid && r.node !== vm.node)
-              if (elsewhere === undefined || typeof elsewhere.node !== "string") return Effect.void
-              return relocated ? Effect.fail(missing) : destroyOn(ctx, { ...vm, node: elsewhere.node }, true)
-            }))
+      ): Effect.Effect<void, CallFailed | TaskFailed | VmNotOurs> => {
+        // The wrong node answers like a deleted VM (§5.6): only "nowhere in the cluster" is success.
+        const gone = (missing: CallFailed | TaskFailed) =>
+          Effect.flatMap(resources(ctx, "destroy", "vm"), (list) => {
+            const elsewhere = qemuOf(list).find((r) => r.vmid === vm.vmid && r.node !== vm.node)
+            if (elsewhere === undefined || typeof elsewhere.node !== "string") return Effect.void
+            return relocated ? Effect.fail(missing) : destroyOn(ctx, { ...vm, node: elsewhere.node }, stamp, true)
+          })
+        const destroyIfOurs = (config: typeof VmConfigStamp.Type): Effect.Effect<void, CallFailed | TaskFailed | VmNotOurs> => {
+          const found = stampOf(config.tags, config.description)
+          const lock = lockOf(config.lock)
+          // A clone still being made may not carry its stamp yet; PVE would refuse a locked VM anyway.
+          if (found === null && lock !== null) {
+            return Effect.fail(new TaskFailed({ operation: "destroy", exitStatus: `VM ${vm.vmid} is locked (${lock})`, log: [] }))
+          }
+          if (found !== stamp) return Effect.fail(new VmNotOurs({ cluster: vm.cluster, vmid: vm.vmid, expected: stamp, found }))
+          return runTask(ctx, "destroy", requests.destroy(vm), options.taskTimeout).pipe(
+            Effect.asVoid,
+            Effect.catchIf(says(missingConfig), gone)
+          )
+        }
+        return call(ctx, "destroy", requests.config(vm), VmConfigStamp).pipe(
+          Effect.map(Option.some),
+          Effect.catchIf(isVmMissing, (missing) => Effect.as(gone(missing), Option.none())),
+          Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: destroyIfOurs }))
         )
+      }
 
       return Virtualization.of({
         listVms: (cluster) =>
@@ -198,6 +219,7 @@ export const layerWith = (
                 node: r.node ?? "",
                 vmid: r.vmid ?? 0,
                 name: r.name ?? "",
+                stamp: stampOfTags(r.tags),
                 status: powerStateOf(r.status),
                 template: r.template ?? false,
                 lock: lockOf(r.lock),
@@ -251,12 +273,19 @@ export const layerWith = (
               Effect.catchIf((f) => f.status === 400 && isAlreadyExists(f.detail), () => Effect.succeed(false))
             )).pipe(clusterErrors, logged("isVmidFree")),
 
-        cloneTemplate: ({ name, storage, target, template }) =>
+        cloneTemplate: ({ name, stamp, storage, target, template }) =>
           withCluster(template.cluster, (ctx) =>
-            cloneTemplate(ctx, { template, newid: target.vmid, name, storage }, options.cloneTimeout)).pipe(
+            cloneTemplate(ctx, { template, newid: target.vmid, name, storage, stamp }, options.cloneTimeout)).pipe(
               clusterErrors,
               logged("cloneTemplate")
             ),
+
+        ownerOf: (vm) =>
+          withCluster(vm.cluster, (ctx) => call(ctx, "ownerOf", requests.config(vm), VmConfigStamp)).pipe(
+            Effect.map((config) => ({ stamp: stampOf(config.tags, config.description), lock: lockOf(config.lock) })),
+            vmErrors(vm),
+            logged("ownerOf")
+          ),
 
         configure: (vm, config) =>
           vmTask(vm, "configure", requests.configure(vm, { ...config, password: Redacted.value(config.password) })),
@@ -360,11 +389,13 @@ export const layerWith = (
               logged("setGuestPassword")
             ),
 
+        setStartOnBoot: (vm, enabled) => vmTask(vm, "setStartOnBoot", requests.setOnBoot(vm, enabled)),
+
         setCloudInitPassword: (vm, password) =>
           vmTask(vm, "setCloudInitPassword", requests.setCloudInitPassword(vm, Redacted.value(password))),
 
-        destroy: (vm) =>
-          withCluster(vm.cluster, (ctx) => destroyOn(ctx, vm, false)).pipe(
+        destroy: (vm, stamp) =>
+          withCluster(vm.cluster, (ctx) => destroyOn(ctx, vm, stamp, false)).pipe(
             // Still missing on the node the cluster named: the VM is moving between nodes, so try again later.
             Effect.mapError((e) => (e instanceof CallFailed && isVmMissing(e) ? unavailable(e) : e)),
             clusterErrors,

@@ -50,6 +50,7 @@ export const Resource = Schema.Struct({
   name: optionalString,
   template: optionalBoolean,
   lock: optionalString,
+  tags: optionalString,
   maxcpu: optionalNumber,
   maxmem: optionalNumber,
   maxdisk: optionalNumber,
@@ -65,6 +66,13 @@ export const VmCurrentStatus = Schema.Struct({
   lock: optionalString,
   agent: optionalBoolean,
   name: optionalString
+})
+
+/** The parts of a VM's stored config that say whose it is (§3.5). */
+export const VmConfigStamp = Schema.Struct({
+  tags: optionalString,
+  description: optionalString,
+  lock: optionalString
 })
 
 export const SnapshotEntry = Schema.Struct({

@@ -59,6 +59,8 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   gameConsoleTokenMinutes: 10,
   maxUploadBytes: 100 * 1024 * 1024,
   sandboxTaskSpeed: "instant",
+  sandboxPaymentLatencyMs: 0,
+  orderRecoverySeconds: 60,
   logLevel: "Warn",
   logFormat: "pretty",
   sessionIdle: Duration.minutes(120),

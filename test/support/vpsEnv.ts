@@ -4,6 +4,7 @@ import { NodeCrypto } from "@effect/platform-node"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { WorkflowEngine } from "effect/workflow"
 import * as AesGcmSecretBox from "../../adapters/crypto/AesGcmSecretBox.ts"
+import * as IdentityUnitOfWork from "../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
 import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
 import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRecords.ts"
@@ -91,6 +92,7 @@ export const vpsEnv = (options: { readonly poolSize?: number } = {}) => {
     Layer.succeed(VpsSettings, vpsSettings),
     SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
     NodeCrypto.layerSecureRandom,
+    IdentityUnitOfWork.layer,
     // Ordering serves both kinds: the game side is there, unused.
     MemoryGamePanel.layer(MemoryGamePanel.defaultOptions),
     MemoryGameServerRecords.layer

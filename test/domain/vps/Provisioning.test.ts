@@ -5,7 +5,7 @@ import { Effect, Option } from "effect"
 import { SandboxPayments } from "../../../adapters/payments/SandboxPaymentGateway.ts"
 import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
 import type { Order } from "../../../domain/billing/Billing.ts"
-import { placeOrder, reconcileOrders, viewOrder } from "../../../domain/billing/Ordering.ts"
+import { placeOrder, viewOrder } from "../../../domain/billing/Ordering.ts"
 import { IpAddresses } from "../../../ports/IpAddresses.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
@@ -161,28 +161,3 @@ describe("concurrent orders", () => {
     }).pipe(Effect.provide(vpsEnv({ poolSize: 10 }))), 120_000)
 })
 
-describe("reconciling unfinished orders at start", () => {
-  it.live("refunds and fails an order left pending for minutes; leaves a fresh one alone", () =>
-    Effect.gen(function*() {
-      const orders = yield* Orders
-      const ledger = yield* Ledger
-      const old = new Date(Date.now() - 10 * 60_000)
-      yield* orders.create({ id: "stale-order", userId: alice, planId: "vps-s", kind: "vps", options: vpsOptions("s"), totalSteps: 6, now: old })
-      yield* ledger.record({
-        id: "charge-1",
-        userId: alice,
-        subscriptionId: null,
-        orderId: "stale-order",
-        kind: "charge",
-        amountCents: 500,
-        reference: "ch_stale",
-        createdAt: old
-      })
-      yield* orders.create({ id: "fresh-order", userId: alice, planId: "vps-s", kind: "vps", options: vpsOptions("f"), totalSteps: 6, now: new Date() })
-      yield* reconcileOrders
-      const stale = Option.getOrThrow(yield* orders.get("stale-order"))
-      assert.strictEqual(stale.status, "failed")
-      assert.deepStrictEqual((yield* ledger.forOrder("stale-order")).map((e) => e.kind).sort(), ["charge", "refund"])
-      assert.strictEqual(Option.getOrThrow(yield* orders.get("fresh-order")).status, "pending")
-    }).pipe(Effect.provide(vpsEnv())))
-})
