@@ -128,6 +128,8 @@ export class MemoryGamePanelControl extends Context.Service<MemoryGamePanelContr
   addAllocations(panel: string, allocations: AllocationSeed): Effect.Effect<ReadonlyArray<PanelAllocation>, PanelUnknown>
   addEgg(panel: string, egg: EggSeed): Effect.Effect<void, PanelUnknown>
   setNodeMaintenance(panel: string, node: number, maintenance: boolean): Effect.Effect<void, PanelUnknown>
+  /** Someone edits the server's external id on the panel (null clears it), outside our control. */
+  setExternalId(panel: string, server: number, externalId: string | null): Effect.Effect<void, PanelUnknown>
   /** How the install of the server with this external id ends: the one installing now, or the next one created. */
   setInstallOutcome(panel: string, externalId: string, outcome: InstallOutcome): Effect.Effect<void, PanelUnknown>
   /** The next call of `operation` fails with `error` before doing anything; queued (twice = the next two). */
@@ -915,6 +917,8 @@ export const make = (options: Options) =>
         })),
       setNodeMaintenance: (panel, node, maintenance) =>
         editPanel(panel, (p) => ({ ...p, nodes: p.nodes.map((n) => n.id === node ? { ...n, maintenance } : n) })),
+      setExternalId: (panel, server, externalId) =>
+        editPanel(panel, (p) => ({ ...p, servers: p.servers.map((x) => x.id === server ? { ...x, externalId } : x) })),
       setInstallOutcome: (panel, externalId, outcome) =>
         editPanel(panel, (p) => ({
           ...p,

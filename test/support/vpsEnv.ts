@@ -75,7 +75,7 @@ export const vpsSettings = {
   gracePeriod: Duration.days(7)
 }
 
-export const vpsEnv = (options: { readonly poolSize?: number } = {}) => {
+export const vpsEnv = (options: { readonly poolSize?: number; readonly paymentLatency?: Duration.Input } = {}) => {
   const ports = Layer.mergeAll(
     MemoryIpAddresses.layer,
     MemoryCatalog.layer
@@ -90,7 +90,7 @@ export const vpsEnv = (options: { readonly poolSize?: number } = {}) => {
     MemoryVirtualization.layer(labSeed()),
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     Layer.succeed(VpsSettings, vpsSettings),
-    SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+    SandboxPaymentGateway.layer({ chargeLatency: options.paymentLatency ?? 0 }).pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
     // Ordering serves both kinds: the game side is there, unused.

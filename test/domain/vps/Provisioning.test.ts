@@ -31,10 +31,22 @@ const settled = (orderId: string) =>
 const orderAndWait = (hostname = "web-1", planId = "vps-s") =>
   Effect.flatMap(placeOrder(alice, planId, vpsOptions(hostname)), (order) => settled(order.id))
 
-/** Nothing of a failed order is left: no VM of ours, no address held, a refund for the charge. */
+/** Waits (on the live clock) until the failed order's undo, which runs after its refund, is done. */
+const cleanedUp = (orderId: string) =>
+  Effect.gen(function*() {
+    const orders = yield* Orders
+    for (let i = 0; i < 500; i++) {
+      if (!(yield* orders.pendingCleanups).some((c) => c.orderId === orderId)) return
+      yield* Effect.sleep("10 millis")
+    }
+    return yield* Effect.die(new Error(`order ${orderId} was never cleaned up`))
+  })
+
+/** Nothing of a failed order is left once its undo is done: no VM of ours, no address held, a refund for the charge. */
 const assertCleanFailure = (order: Order) =>
   Effect.gen(function*() {
     assert.strictEqual(order.status, "failed")
+    yield* cleanedUp(order.id)
     assert.isString(order.failureReason)
     assert.include(order.failureReason, "refunded")
     const vms = yield* (yield* MemoryCluster).vms
