@@ -33,6 +33,11 @@ export interface Options { readonly clusters: ReadonlyArray<ClusterSeed> }
 
 /** A VM as the fake holds it: its summary, the parts of its config that matter, and its guest. */
 export interface MemoryVm extends VmSummary {
+  /**
+   * The order our stamp on the VM's own record names (PVE: the description a clone is given, then the tags too).
+   * `stamp` (from VmSummary) is what the cluster's listing shows: the tags, written by `configure` only.
+   */
+  readonly ownStamp: string | null
   readonly storage: string
   /** Started when its node boots (`configure` turns it on, a lapse off). */
   readonly onBoot: boolean
@@ -180,7 +185,7 @@ const seedState = (options: Options): State => {
       const held = storages.get(key)
       if (held !== undefined) storages.set(key, { ...held, usedBytes: held.usedBytes + t.diskBytes })
       vms.set(vmKey(cluster.name, t.vmid), {
-        ...t, ...freshGuest(t.name), cluster: cluster.name, status: "stopped", template: true, lock: null, stamp: null, onBoot: false,
+        ...t, ...freshGuest(t.name), cluster: cluster.name, status: "stopped", template: true, lock: null, stamp: null, ownStamp: null, onBoot: false,
         agentEnabled: t.agent ?? true, agentRunning: true, serialConsole: t.serialConsole ?? false
       })
     }
@@ -301,7 +306,9 @@ export const make = (options: Options) =>
               return yield* fail(`can't clone VM to node '${target.node}' (VM uses local storage)`)
             }
             if (!DNS_NAME.test(name)) return yield* fail(`invalid format - '${name}' does not look like a valid DNS name`)
-            const clone: MemoryVm = { ...source, ...freshGuest(name), vmid: target.vmid, name, storage, template: false, stamp }
+            const clone: MemoryVm = {
+              ...source, ...freshGuest(name), vmid: target.vmid, name, storage, template: false, stamp: null, ownStamp: stamp
+            }
             return [undefined, withVm(yield* claim(s, clone, clone.diskBytes, "cloneTemplate"), clone)] as const
           }))),
       // The real adapter writes `agent=1` and `serial0=socket` with the rest (§7 step 4).
@@ -309,7 +316,7 @@ export const make = (options: Options) =>
         guard("configure")(edit(ref, (vm) => ({
           // The real adapter names the VM after the host name too (the config call's `name`).
           ...vm, name: config.hostname, cpus: config.cores, memoryBytes: config.memoryMiB * MiB, agentEnabled: true, serialConsole: true,
-          stamp: config.stamp, onBoot: true,
+          stamp: config.stamp, ownStamp: config.stamp, onBoot: true,
           cloudInit: { user: config.user, hostname: config.hostname, password: config.password }
         }))),
       resizeDisk: (ref, sizeGiB) =>
@@ -321,7 +328,7 @@ export const make = (options: Options) =>
             const grown = { ...vm, diskBytes: vm.diskBytes + delta }
             return [undefined, withVm(yield* claim(s, vm, delta, "resizeDisk"), grown)] as const
           }))),
-      ownerOf: (ref) => guard("ownerOf")(read(ref, (vm) => ({ stamp: vm.stamp, lock: vm.lock }))),
+      ownerOf: (ref) => guard("ownerOf")(read(ref, (vm) => ({ stamp: vm.ownStamp, lock: vm.lock }))),
       status: (ref) =>
         guard("status")(read(ref, (vm) => ({ status: vm.status, lock: vm.lock, agentEnabled: vm.agentEnabled }))),
       // Start regenerates the cloud-init drive (§5.7): the guest takes its host name and password from it.
@@ -381,8 +388,8 @@ export const make = (options: Options) =>
         guard("destroy")(SynchronizedRef.modifyEffect(state, (s) =>
           lookup(s, ref).pipe(
             Effect.flatMap((vm): Effect.Effect<readonly [undefined, State], VmNotOurs | TaskFailed> => {
-              if (vm.stamp !== stamp) {
-                return Effect.fail(new VmNotOurs({ cluster: ref.cluster, vmid: ref.vmid, expected: stamp, found: vm.stamp }))
+              if (vm.ownStamp !== stamp) {
+                return Effect.fail(new VmNotOurs({ cluster: ref.cluster, vmid: ref.vmid, expected: stamp, found: vm.ownStamp }))
               }
               if (vm.status === "running") return Effect.fail(taskFailed("destroy", `VM ${vm.vmid} is running - destroy failed`))
               return Effect.map(claim(s, vm, -vm.diskBytes, "destroy"), (freed) => {
@@ -450,7 +457,7 @@ export const make = (options: Options) =>
       failAlways: (operation, error) => addFault(operation, error, true),
       clearFaults: Ref.set(faults, {}),
       setAgentRunning: (ref, running) => edit(ref, (vm) => ({ ...vm, agentRunning: running })),
-      restamp: (ref, stamp) => edit(ref, (vm) => ({ ...vm, stamp })),
+      restamp: (ref, stamp) => edit(ref, (vm) => ({ ...vm, stamp, ownStamp: stamp })),
       calls: (operation) => Effect.map(Ref.get(counts), (m) => m.get(operation) ?? 0)
     })
     return { virtualization, cluster }
