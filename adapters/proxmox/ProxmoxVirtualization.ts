@@ -1,6 +1,6 @@
 // Virtualization over the Proxmox VE HTTP API: each port operation as its upstream calls (reference/proxmox.md §3),
 // with PVE's failures mapped onto the port's errors once, here.
-import { type Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { type Duration, Effect, Layer, Redacted, Schema } from "effect"
 import { ProxmoxClusters } from "../../ports/ProxmoxClusters.ts"
 import {
   ConsoleClosed,
@@ -12,11 +12,11 @@ import {
   VirtualizationUnavailable,
   type VmRef,
   VmNotFound,
-  VmNotOurs,
   type VmSummary
 } from "../../ports/Virtualization.ts"
 import { call, type CallContext, runTask } from "./calls.ts"
 import { cloneTemplate } from "./clone.ts"
+import { destroyVm } from "./destroy.ts"
 import { openSerialConsole } from "./console.ts"
 import type { ProxmoxRequest } from "./encoding.ts"
 import {
@@ -29,7 +29,18 @@ import {
   unavailable
 } from "./failures.ts"
 import { type PowerAction, requests } from "./requests.ts"
-import { ExecStarted, ExecStatus, type Resource, Resources, Snapshots, VmConfigStamp, VmCurrentStatus } from "./responses.ts"
+import {
+  ExecStarted,
+  ExecStatus,
+  lockOf,
+  missingConfig,
+  qemuOf,
+  Resources,
+  says,
+  Snapshots,
+  VmConfigStamp,
+  VmCurrentStatus
+} from "./responses.ts"
 import { makeSessions } from "./sessions.ts"
 import { stampOf, stampOfTags } from "./stamp.ts"
 import { pollSchedule } from "./tasks.ts"
@@ -70,12 +81,6 @@ export const defaultOptions: ProxmoxOptions = {
 const powerStateOf = (status: string | null | undefined): PowerState =>
   status === "running" || status === "stopped" ? status : "unknown"
 
-const lockOf = (lock: string | null | undefined) => (lock === undefined || lock === null || lock === "" ? null : lock)
-
-const qemuOf = (resources: ReadonlyArray<Resource>) =>
-  resources.filter((r) => r.type === "qemu" && r.vmid !== undefined && r.vmid !== null)
-
-const missingConfig = /configuration file .* does not exist/i
 
 /**
  * The port's error for a failed call or task about `vm`: a missing config file is VmNotFound (§2.2, §5.6), a refusal
@@ -107,9 +112,6 @@ const clusterErrors = <A, E, R>(
 ): Effect.Effect<A, E | TaskFailed | VirtualizationUnavailable, R> =>
   Effect.mapError(effect, (e) => (e instanceof CallFailed ? portError(e) : e))
 
-/** Matches a failure's text, synchronous or from the task's exit status. */
-const says = (pattern: RegExp) => (e: CallFailed | TaskFailed) =>
-  pattern.test(e._tag === "CallFailed" ? e.detail : e.exitStatus)
 
 export const layerWith = (
   overrides: Partial<ProxmoxOptions> = {}
@@ -170,45 +172,6 @@ export const layerWith = (
       const snapshotExists = (ctx: CallContext, vm: VmRef, name: string) =>
         Effect.map(call(ctx, "createSnapshot", requests.listSnapshots(vm), Snapshots), (list) =>
           list.some((s) => s.name === name))
-
-      /**
-       * `purge` + unreferenced disks; a VM already gone is success (§3.10, §5.12). Only a VM carrying our stamp for
-       * `stamp` is destroyed: the config is read first, and another stamp (or none) is refused as VmNotOurs with
-       * nothing sent. A running VM is refused as PVE refuses it ("VM N is running - destroy failed"): stopping is the
-       * domain's decision, never a side effect of destroying.
-       */
-      const destroyOn = (
-        ctx: CallContext,
-        vm: VmRef,
-        stamp: string,
-        relocated: boolean
-      ): Effect.Effect<void, CallFailed | TaskFailed | VmNotOurs> => {
-        // The wrong node answers like a deleted VM (§5.6): only "nowhere in the cluster" is success.
-        const gone = (missing: CallFailed | TaskFailed) =>
-          Effect.flatMap(resources(ctx, "destroy", "vm"), (list) => {
-            const elsewhere = qemuOf(list).find((r) => r.vmid === vm.vmid && r.node !== vm.node)
-            if (elsewhere === undefined || typeof elsewhere.node !== "string") return Effect.void
-            return relocated ? Effect.fail(missing) : destroyOn(ctx, { ...vm, node: elsewhere.node }, stamp, true)
-          })
-        const destroyIfOurs = (config: typeof VmConfigStamp.Type): Effect.Effect<void, CallFailed | TaskFailed | VmNotOurs> => {
-          const found = stampOf(config.tags, config.description)
-          const lock = lockOf(config.lock)
-          // A clone still being made may not carry its stamp yet; PVE would refuse a locked VM anyway.
-          if (found === null && lock !== null) {
-            return Effect.fail(new TaskFailed({ operation: "destroy", exitStatus: `VM ${vm.vmid} is locked (${lock})`, log: [] }))
-          }
-          if (found !== stamp) return Effect.fail(new VmNotOurs({ cluster: vm.cluster, vmid: vm.vmid, expected: stamp, found }))
-          return runTask(ctx, "destroy", requests.destroy(vm), options.taskTimeout).pipe(
-            Effect.asVoid,
-            Effect.catchIf(says(missingConfig), gone)
-          )
-        }
-        return call(ctx, "destroy", requests.config(vm), VmConfigStamp).pipe(
-          Effect.map(Option.some),
-          Effect.catchIf(isVmMissing, (missing) => Effect.as(gone(missing), Option.none())),
-          Effect.flatMap(Option.match({ onNone: () => Effect.void, onSome: destroyIfOurs }))
-        )
-      }
 
       return Virtualization.of({
         listVms: (cluster) =>
@@ -395,7 +358,7 @@ export const layerWith = (
           vmTask(vm, "setCloudInitPassword", requests.setCloudInitPassword(vm, Redacted.value(password))),
 
         destroy: (vm, stamp) =>
-          withCluster(vm.cluster, (ctx) => destroyOn(ctx, vm, stamp, false)).pipe(
+          withCluster(vm.cluster, (ctx) => destroyVm(ctx, vm, stamp, options.taskTimeout)).pipe(
             // Still missing on the node the cluster named: the VM is moving between nodes, so try again later.
             Effect.mapError((e) => (e instanceof CallFailed && isVmMissing(e) ? unavailable(e) : e)),
             clusterErrors,

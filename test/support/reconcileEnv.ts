@@ -1,7 +1,7 @@
 // What the reconciler reads, in memory: our records (orders, VPS, game servers), the lab cluster and the sandbox panel
 // as fakes, registered in the catalog, with no VM or server yet.
 import { NodeCrypto } from "@effect/platform-node"
-import { Duration, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
 import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
 import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRecords.ts"
@@ -10,7 +10,8 @@ import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.
 import * as MemoryVpsRecords from "../../adapters/fake/MemoryVpsRecords.ts"
 import { VpsSettings } from "../../domain/vps/VpsSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
-import { labCluster, labSeed, labStorage } from "./virtualizationMother.ts"
+import { labCluster, labSeed } from "./virtualizationMother.ts"
+import { vpsSettings } from "./vpsEnv.ts"
 
 /** Our records and both upstreams, empty but for the lab cluster and the sandbox panel in the catalog. */
 export const reconcileEnv = () =>
@@ -28,15 +29,7 @@ export const reconcileEnv = () =>
     MemoryGameServerRecords.layer,
     MemoryVirtualization.layer(labSeed()),
     MemoryGamePanel.layer(MemoryGamePanel.defaultOptions),
-    Layer.succeed(VpsSettings, {
-      vmidRange: { from: 100_000, to: 100_200 },
-      cpuOvercommit: 4,
-      memoryOvercommit: 1,
-      storage: labStorage,
-      storageMarginGiB: 5,
-      nameservers: ["1.1.1.1"],
-      gracePeriod: Duration.days(7)
-    }),
+    Layer.succeed(VpsSettings, vpsSettings),
     NodeCrypto.layerSecureRandom
   )))
 

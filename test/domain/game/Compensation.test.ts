@@ -5,15 +5,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryGamePanelControl } from "../../../adapters/fake/MemoryGamePanel.ts"
-import type { Order } from "../../../domain/billing/Billing.ts"
 import { placeOrder } from "../../../domain/billing/Ordering.ts"
 import { GameAllocations } from "../../../ports/GameAllocations.ts"
 import { GamePanelUnavailable } from "../../../ports/GamePanel.ts"
-import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
-import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { alerts, capturedLogs } from "../../support/capturedLogs.ts"
 import { atOnce, eventually } from "../../support/eventually.ts"
+import { assertRefunded } from "../../support/refunded.ts"
 import { gameEnv } from "../../support/gameEnv.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
@@ -23,14 +21,6 @@ const serversOnPanel = Effect.flatMap(MemoryGamePanelControl, (c) => c.servers("
 const pendingCleanup = (id: string) =>
   Effect.map(Effect.flatMap(Orders, (o) => o.pendingCleanups), (all) => all.find((c) => c.orderId === id))
 const held = (id: string) => Effect.map(Effect.flatMap(GameAllocations, (a) => a.held(id)), Option.isSome)
-
-const assertRefunded = (order: Order) =>
-  Effect.gen(function*() {
-    assert.strictEqual(order.status, "failed")
-    assert.include(order.failureReason ?? "", "refunded")
-    assert.deepStrictEqual((yield* (yield* Ledger).forOrder(order.id)).map((e) => e.kind).sort(), ["charge", "refund"])
-    assert.strictEqual(Option.getOrThrow(yield* (yield* Subscriptions).get(order.subscriptionId!)).status, "failed")
-  })
 
 /** An order whose install fails once the server exists on the panel, so the undo has a server to delete. */
 const failedInstall = Effect.gen(function*() {

@@ -6,15 +6,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
-import type { Order } from "../../../domain/billing/Billing.ts"
 import { placeOrder } from "../../../domain/billing/Ordering.ts"
 import { IpAddresses } from "../../../ports/IpAddresses.ts"
-import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
-import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { TaskFailed, VirtualizationUnavailable } from "../../../ports/Virtualization.ts"
 import { alerts, capturedLogs } from "../../support/capturedLogs.ts"
 import { atOnce, eventually } from "../../support/eventually.ts"
+import { assertRefunded } from "../../support/refunded.ts"
 import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
@@ -26,15 +24,6 @@ const pendingCleanup = (id: string) =>
 
 const configureFails = Effect.flatMap(MemoryCluster, (c) =>
   c.failAlways("configure", new TaskFailed({ operation: "configure", exitStatus: "simulated failure", log: [] })))
-
-/** Refunded and failed, subscription failed: what the customer must learn before any undo is done. */
-const assertRefunded = (order: Order) =>
-  Effect.gen(function*() {
-    assert.strictEqual(order.status, "failed")
-    assert.include(order.failureReason ?? "", "refunded")
-    assert.deepStrictEqual((yield* (yield* Ledger).forOrder(order.id)).map((e) => e.kind).sort(), ["charge", "refund"])
-    assert.strictEqual(Option.getOrThrow(yield* (yield* Subscriptions).get(order.subscriptionId!)).status, "failed")
-  })
 
 const env = () => vpsEnv().pipe(Layer.provideMerge(capturedLogs()))
 
