@@ -69,6 +69,8 @@ export class MemoryCluster extends Context.Service<MemoryCluster, {
   failAlways<Op extends Operation>(operation: Op, error: OperationError<Op>): Effect.Effect<void>
   readonly clearFaults: Effect.Effect<void>
   setAgentRunning(vm: VmRef, running: boolean): Effect.Effect<void, VmNotFound | ClusterUnknown>
+  /** The VM is migrated to `node` (HA, an operator): found there from now on, as missing on its old node. */
+  migrate(vm: VmRef, node: string): Effect.Effect<void, VmNotFound | ClusterUnknown>
   /** Someone outside our control re-marks the VM (null: wipes our stamp), as when its VMID is reused. */
   restamp(vm: VmRef, stamp: string | null): Effect.Effect<void, VmNotFound | ClusterUnknown>
   /** How many times `operation` was called, failed calls included. */
@@ -458,6 +460,7 @@ export const make = (options: Options) =>
       clearFaults: Ref.set(faults, {}),
       setAgentRunning: (ref, running) => edit(ref, (vm) => ({ ...vm, agentRunning: running })),
       restamp: (ref, stamp) => edit(ref, (vm) => ({ ...vm, stamp, ownStamp: stamp })),
+      migrate: (ref, node) => edit(ref, (vm) => ({ ...vm, node })),
       calls: (operation) => Effect.map(Ref.get(counts), (m) => m.get(operation) ?? 0)
     })
     return { virtualization, cluster }

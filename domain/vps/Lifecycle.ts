@@ -37,9 +37,9 @@ const vpsOf = (subscriptionId: string) =>
  */
 const mayTouch = (vps: Vps, action: string) =>
   Effect.gen(function*() {
-    const owner = yield* ownership(vmRefOf(vps), vps.orderId)
-    if (owner === "foreign" || owner === "busy") yield* notOursAlert(vmRefOf(vps), vps.orderId, action)
-    return owner
+    const found = yield* ownership(vmRefOf(vps), vps.orderId)
+    if (found.owner === "foreign" || found.owner === "busy") yield* notOursAlert(found.vm, vps.orderId, action)
+    return found
   })
 
 /**
@@ -49,10 +49,11 @@ const mayTouch = (vps: Vps, action: string) =>
  */
 export const bringBack = (vps: Vps) =>
   Effect.gen(function*() {
-    if ((yield* mayTouch(vps, "start")) !== "ours") return false
+    const { owner, vm } = yield* mayTouch(vps, "start")
+    if (owner !== "ours") return false
     const virtualization = yield* Virtualization
-    yield* virtualization.setStartOnBoot(vmRefOf(vps), true)
-    yield* virtualization.start(vmRefOf(vps))
+    yield* virtualization.setStartOnBoot(vm, true)
+    yield* virtualization.start(vm)
     return true
   })
 
@@ -64,9 +65,9 @@ export const SuspendVpsLive = SuspendVps.toLayer(Effect.fn(function*({ periodEnd
     execute: Effect.gen(function*() {
       const vps = yield* vpsOf(subscriptionId)
       if (Option.isNone(vps) || vps.value.status === "destroyed") return
-      if ((yield* mayTouch(vps.value, "stop")) !== "ours") return
+      const { owner, vm } = yield* mayTouch(vps.value, "stop")
+      if (owner !== "ours") return
       const virtualization = yield* Virtualization
-      const vm = vmRefOf(vps.value)
       yield* virtualization.stop(vm)
       // A node reboot must not bring a lapsed VPS back.
       yield* virtualization.setStartOnBoot(vm, false)
@@ -123,11 +124,10 @@ export const TerminateVpsLive = TerminateVps.toLayer(Effect.fn(function*({ subsc
     execute: Effect.gen(function*() {
       const vps = yield* vpsOf(subscriptionId)
       if (Option.isNone(vps) || vps.value.status === "destroyed") return true
-      const owner = yield* mayTouch(vps.value, "destroy")
+      const { owner, vm } = yield* mayTouch(vps.value, "destroy")
       if (owner === "foreign" || owner === "busy") return false
       if (owner === "gone") return true
       const virtualization = yield* Virtualization
-      const vm = vmRefOf(vps.value)
       yield* virtualization.stop(vm).pipe(Effect.catchTag("VmNotFound", () => Effect.void))
       return yield* virtualization.destroy(vm, vps.value.orderId).pipe(
         Effect.as(true),

@@ -289,11 +289,10 @@ const undo = (orderId: string, placed: Placed | undefined) =>
   Effect.gen(function*() {
     const placement = yield* Placement
     if (placed !== undefined) {
-      const vm = vmOf(placed)
       const virtualization = yield* Virtualization
+      const { owner, vm } = yield* ownership(vmOf(placed), orderId)
       const foreign = (found?: VmNotOurs) =>
         Effect.andThen(notOursAlert(vm, orderId, "destroy", found), placement.markVmidForeign(vm.cluster, vm.vmid))
-      const owner = yield* ownership(vm, orderId)
       if (owner === "busy") return yield* new UndoBlocked({ detail: `VM ${vm.vmid} is locked and carries no stamp yet` })
       if (owner === "foreign") yield* foreign()
       if (owner === "ours") {

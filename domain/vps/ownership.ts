@@ -8,15 +8,28 @@ import { alert } from "../ops/alert.ts"
 /** What holds the VMID: our VM, nothing, someone else's VM, or a VM still being cloned (no stamp yet). */
 export type Ownership = "ours" | "gone" | "foreign" | "busy"
 
+/**
+ * Who holds the VMID of `vm`, and where: a VM is looked for on its recorded node, then anywhere in the cluster (it
+ * may have been migrated), and `vm` comes back with the node it is on.
+ */
 export const ownership = (vm: VmRef, orderId: string) =>
   Effect.gen(function*() {
-    const owner = yield* (yield* Virtualization).ownerOf(vm).pipe(
-      Effect.map(Option.some),
-      Effect.catchTag("VmNotFound", () => Effect.succeedNone)
-    )
-    if (Option.isNone(owner)) return "gone" satisfies Ownership
-    if (owner.value.stamp === orderId) return "ours" satisfies Ownership
-    return owner.value.stamp === null && owner.value.lock !== null ? "busy" satisfies Ownership : "foreign" satisfies Ownership
+    const virtualization = yield* Virtualization
+    const ownerAt = (at: VmRef) =>
+      virtualization.ownerOf(at).pipe(Effect.map(Option.some), Effect.catchTag("VmNotFound", () => Effect.succeedNone))
+    let at = vm
+    let owner = yield* ownerAt(at)
+    if (Option.isNone(owner)) {
+      const moved = (yield* virtualization.listVms(vm.cluster)).find((v) => v.vmid === vm.vmid && v.node !== vm.node)
+      if (moved !== undefined) {
+        at = { ...vm, node: moved.node }
+        owner = yield* ownerAt(at)
+      }
+    }
+    const of = (found: Ownership) => ({ owner: found, vm: at })
+    if (Option.isNone(owner)) return of("gone")
+    if (owner.value.stamp === orderId) return of("ours")
+    return of(owner.value.stamp === null && owner.value.lock !== null ? "busy" : "foreign")
   })
 
 /** The alert for a refused destructive call on `vm`, which should have been order `orderId`'s. */

@@ -102,6 +102,22 @@ describe("the VPS lifecycle", () => {
       assert.deepInclude(yield* vmOf(vps.vmid), { status: "running", onBoot: true })
     }).pipe(Effect.provide(vpsEnv())))
 
+  it.effect("a VM migrated to another node is found there: stopped at the lapse, destroyed after the grace window", () =>
+    Effect.gen(function*() {
+      const { order, vps } = yield* provisioned
+      const cluster = yield* MemoryCluster
+      yield* cluster.migrate({ cluster: vps.cluster, node: vps.node, vmid: vps.vmid }, "pve2")
+      yield* TestClock.adjust("32 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(vpsStatus(vps.id), (s) => s === "suspended"))
+      assert.deepInclude(yield* vmOf(vps.vmid), { node: "pve2", status: "stopped", onBoot: false })
+      yield* TestClock.adjust("8 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(vpsStatus(vps.id), (s) => s === "destroyed"))
+      assert.isUndefined(yield* vmOf(vps.vmid))
+      assert.isUndefined(yield* (yield* IpAddresses).held(order.id))
+    }).pipe(Effect.provide(vpsEnv())))
+
   it.effect("a lapse never stops a VM that is no longer ours: alert, and the VPS is suspended in our records only", () =>
     Effect.gen(function*() {
       const { subscriptionId, vps } = yield* provisioned
