@@ -140,9 +140,17 @@ const recordPayment = (order: Order, charge: { readonly reference: string; reado
     const current = yield* orders.get(order.id)
     if (Option.isSome(current) && current.value.status === "failed") {
       yield* entry(null)
-      yield* refundOrder(order.id, "The order was interrupted before provisioning could start.")
+      yield* refundOrder(order.id, unpaidReason)
+      yield* orders.cleanupDone(order.id)
     }
   })
+
+/** Told to the customer of an order failed before its payment was confirmed (a late one is refunded). */
+const unpaidReason = "The order was interrupted before its payment was confirmed. Nothing is kept from it: a payment " +
+  "that still goes through is refunded."
+
+/** How long an order failed as unpaid is watched for a charge the provider takes late. */
+const lateChargeWatch = Duration.hours(1)
 
 /** Starts (or joins: idempotent by order id) the durable provisioning of the order's kind. */
 const provision = (kind: "vps" | "game", orderId: string) =>
@@ -173,19 +181,44 @@ export const viewOrder = Effect.fn("viewOrder")(function*(userId: string, orderI
  * Carries on every order an interrupted process left behind, from any instance (a cluster-wide cron runs it):
  * an order untouched for `after` that reached provisioning has its workflow started again (idempotent: a running or
  * finished one is joined); one still pending asks the gateway whether its charge was taken: taken → recorded and
- * provisioned (the customer paid: deliver); not taken → failed, with nothing to refund. One order's trouble (the
- * gateway unreachable) does not hold back the others; it is tried again at the next run.
+ * provisioned (the customer paid: deliver); not taken → failed, and watched for an hour (as a pending cleanup) in case
+ * the provider takes the charge late: such a charge is recorded and refunded. One order's trouble (the gateway
+ * unreachable) does not hold back the others; it is tried again at the next run.
  */
 export const recoverOrders = (after: Duration.Duration) =>
   Effect.gen(function*() {
     const orders = yield* Orders
     const at = yield* now
+    const isolated = (orderId: string) => <E, R>(effect: Effect.Effect<void, E, R>) =>
+      effect.pipe(
+        Effect.catchCause((cause) => Effect.logWarning(`recovering order ${orderId} failed; retried at the next run`, cause))
+      )
     for (const order of yield* orders.unfinished) {
       if (at.getTime() - order.updatedAt.getTime() < Duration.toMillis(after)) continue
-      yield* recoverOrder(order, at).pipe(
-        Effect.catchCause((cause) => Effect.logWarning(`recovering order ${order.id} failed; retried at the next run`, cause))
-      )
+      yield* recoverOrder(order, at).pipe(isolated(order.id))
     }
+    for (const watched of yield* orders.pendingCleanups) {
+      if (at.getTime() - watched.since.getTime() < Duration.toMillis(after)) continue
+      yield* lateCharge(watched.orderId, watched.since, at).pipe(isolated(watched.orderId))
+    }
+  })
+
+/**
+ * A pending cleanup of a failed order that never reached provisioning (no subscription: it was failed as unpaid; the
+ * other pending cleanups are provisioning undos, which their workflows run): a charge found now is recorded and
+ * refunded; after the watch, none is expected any more.
+ */
+const lateCharge = (orderId: string, since: Date, at: Date) =>
+  Effect.gen(function*() {
+    const orders = yield* Orders
+    const order = yield* orders.get(orderId)
+    if (Option.isNone(order) || order.value.status !== "failed" || order.value.subscriptionId !== null) return
+    const charge = yield* (yield* PaymentGateway).findCharge(orderChargeKey(orderId))
+    if (Option.isSome(charge)) {
+      yield* Effect.logWarning(`order ${orderId} was charged after it failed unpaid: refunding the charge`)
+      return yield* recordPayment(order.value, charge.value)
+    }
+    if (at.getTime() - since.getTime() >= Duration.toMillis(lateChargeWatch)) yield* orders.cleanupDone(orderId)
   })
 
 const recoverOrder = (order: Order, at: Date) =>
@@ -197,5 +230,7 @@ const recoverOrder = (order: Order, at: Date) =>
       return yield* recordPayment(order, charge.value)
     }
     yield* Effect.logInfo(`order ${order.id} was interrupted before its payment: failing it (nothing was charged)`)
-    yield* (yield* Orders).fail(order.id, "The order was interrupted before the payment was taken. Nothing was charged.", at)
+    // Marked first: a charge the provider takes late is still found and refunded.
+    yield* (yield* Orders).cleanupPending(order.id, at)
+    yield* (yield* Orders).fail(order.id, unpaidReason, at)
   })

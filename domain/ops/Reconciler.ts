@@ -208,7 +208,7 @@ export const formatReport = (report: ReconcileReport): ReadonlyArray<string> => 
       `${s.panel} server ${s.id} "${s.name}"  order ${s.externalId}`)),
     ...section("Live services whose upstream resource is gone or not ours:", report.brokenServices.map((b) =>
       `${b.kind} ${b.serviceId} (order ${b.orderId}) at ${b.resource}: ${b.problem} (${b.detail})`)),
-    ...section("Cleanups still pending (failed orders whose undo is being retried):", report.pendingCleanups.map((c) =>
+    ...section("Cleanups still pending (failed orders whose undo is being retried, or watched for a late charge):", report.pendingCleanups.map((c) =>
       `${c.kind} order ${c.orderId} since ${c.since.toISOString()}, ${c.attempts} failed attempt(s)${
         c.lastError === null ? "" : `, last: ${c.lastError}`
       }`)),

@@ -20,6 +20,7 @@ const alice = "00000000-0000-4000-8000-00000000a11c"
 const after = Duration.seconds(60)
 
 const orderOf = (id: string) => Effect.map(Effect.flatMap(Orders, (o) => o.get(id)), Option.getOrThrow)
+const watched = Effect.map(Effect.flatMap(Orders, (o) => o.pendingCleanups), (all) => all.map((c) => c.orderId))
 const kinds = (id: string) => Effect.map(Effect.flatMap(Ledger, (l) => l.forOrder(id)), (all) => all.map((e) => e.kind).sort())
 
 /** Step (a) alone: the order row, as a process that died right after writing it left it. */
@@ -61,11 +62,39 @@ describe("recovering interrupted orders", () => {
       yield* recoverOrders(after)
       const failed = yield* orderOf(id)
       assert.strictEqual(failed.status, "failed")
-      assert.include(failed.failureReason ?? "", "Nothing was charged")
-      assert.notInclude(failed.failureReason ?? "", "refunded")
+      assert.include(failed.failureReason ?? "", "interrupted before its payment was confirmed")
       assert.isNull(failed.subscriptionId)
       assert.deepStrictEqual(yield* kinds(id), [])
       assert.deepStrictEqual(yield* (yield* SandboxPayments).charges, [])
+      assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(alice), [])
+      // Watched for an hour for a charge the provider would take late; none comes, and the watch ends.
+      assert.isTrue((yield* watched).includes(id))
+      yield* TestClock.adjust("30 minutes")
+      yield* recoverOrders(after)
+      assert.isTrue((yield* watched).includes(id))
+      yield* TestClock.adjust("31 minutes")
+      yield* recoverOrders(after)
+      assert.isFalse((yield* watched).includes(id))
+      assert.deepStrictEqual(yield* kinds(id), [])
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("a charge the provider takes after its order was failed unpaid, its request gone, is refunded by the recovery", () =>
+    Effect.gen(function*() {
+      const id = "0a000000-0000-4000-8000-000000000004"
+      yield* pendingOrder(id)
+      yield* TestClock.adjust("61 seconds")
+      yield* recoverOrders(after)
+      assert.strictEqual((yield* orderOf(id)).status, "failed")
+      // The provider takes the charge late, and the process that asked for it is gone: nobody records it.
+      const { reference } = yield* charged(id)
+      yield* TestClock.adjust("61 seconds")
+      yield* recoverOrders(after)
+      const ledger = yield* (yield* Ledger).forOrder(id)
+      assert.deepStrictEqual(ledger.map((e) => e.kind).sort(), ["charge", "refund"])
+      assert.strictEqual(ledger.find((e) => e.kind === "charge")?.reference, reference)
+      assert.isTrue((yield* (yield* SandboxPayments).charges).find((c) => c.reference === reference)?.refunded)
+      assert.isFalse((yield* watched).includes(id))
+      assert.strictEqual((yield* orderOf(id)).status, "failed")
       assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(alice), [])
     }).pipe(Effect.provide(vpsEnv())))
 
@@ -111,7 +140,8 @@ describe("recovering interrupted orders", () => {
       assert.deepStrictEqual(yield* kinds(id), ["charge", "refund"])
       const [charge] = yield* (yield* SandboxPayments).charges
       assert.isTrue(charge?.refunded)
-      assert.include((yield* orderOf(id)).failureReason ?? "", "Nothing was charged")
+      assert.include((yield* orderOf(id)).failureReason ?? "", "a payment that still goes through is refunded")
+      assert.isFalse((yield* watched).includes(id))
       assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(alice), [])
     }).pipe(Effect.provide(vpsEnv({ paymentLatency: "90 seconds" }))))
 
