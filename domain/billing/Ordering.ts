@@ -1,4 +1,5 @@
-// Placing an order: validate the options, charge, open the subscription, start the durable provisioning.
+// Placing an order (validate, charge, record the payment with the subscription, start the durable provisioning) and
+// carrying on orders an interrupted process left behind.
 import { Clock, Duration, Effect, Option, Redacted, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Catalog } from "../../ports/Catalog.ts"
