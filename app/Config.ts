@@ -70,6 +70,8 @@ export const SettingsConfig = Config.all({
   consoleInputRateScale: intSetting("CONSOLE_INPUT_RATE_SCALE", 1, 10_000, 1),
   customerUpstreamRatePerMinute: intSetting("CUSTOMER_UPSTREAM_RATE_PER_MINUTE", 1, 100_000, 60),
   sandboxTaskSpeed: withDefault(Config.Literals(["realistic", "instant"], "SANDBOX_TASK_SPEED"), "realistic"),
+  sandboxPaymentLatencyMs: intSetting("SANDBOX_PAYMENT_LATENCY_MS", 0, 600_000, 0),
+  orderRecoverySeconds: intSetting("ORDER_RECOVERY_SECONDS", 1, 60, 60),
   logLevel: withDefault(Config.LogLevel("LOG_LEVEL"), "Info"),
   logFormat: Config.option(Config.Literals(["pretty", "json"], "LOG_FORMAT"))
 })

@@ -53,7 +53,7 @@ import type { PaymentGateway } from "../ports/PaymentGateway.ts"
 import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SANDBOX_CLUSTER, SANDBOX_PANEL, SandboxPanel, SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
-import { LifecycleCronLive, ReconcileOrdersLive, WorkflowEngineLive, WorkflowsLive } from "./Workflows.ts"
+import { LifecycleCronLive, OrderRecoveryCronLive, ReconcileCronLive, WorkflowEngineLive, WorkflowsLive } from "./Workflows.ts"
 import { PANEL_DIST } from "./buildPanel.ts"
 import { InvalidSetting, type Settings } from "./Config.ts"
 import { restrictDataDir } from "./DataDir.ts"
@@ -157,9 +157,12 @@ const RegistryLive = (settings: Settings) => {
  * The payment gateway: in sandbox mode the one that approves every charge; otherwise the configured provider —
  * none exists yet, so every order is refused before anything is created (503 PAYMENTS_NOT_CONFIGURED).
  */
-const PaymentsLive = (settings: Settings): Layer.Layer<PaymentGateway> =>
+const PaymentsLive = (settings: Settings): Layer.Layer<PaymentGateway, never, SqlClient.SqlClient> =>
   settings.sandbox
-    ? SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom))
+    // Its charges are kept in the database: every instance sees them, as every instance sees a real provider.
+    ? SandboxPaymentGateway.layerSql({ chargeLatency: Duration.millis(settings.sandboxPaymentLatencyMs) }).pipe(
+      Layer.provide(NodeCrypto.layerSecureRandom)
+    )
     : UnconfiguredPaymentGateway.layer
 
 /**
@@ -298,8 +301,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     )
   ).pipe(Layer.provideMerge(withPanel))
   const engine = WorkflowEngineLive({ embedded: Option.isNone(settings.databaseUrl) })
-  return ReconcileOrdersLive.pipe(
-    Layer.provideMerge(Layer.mergeAll(WorkflowsLive, LifecycleCronLive)),
+  return Layer.mergeAll(WorkflowsLive, LifecycleCronLive, OrderRecoveryCronLive(settings.orderRecoverySeconds), ReconcileCronLive).pipe(
     Layer.provideMerge(engine),
     Layer.provideMerge(virtualization)
   )

@@ -1,13 +1,15 @@
-// The durable workflow engine (effect/cluster, state in the same Postgres) with our workflows registered, and
-// the cluster-wide cron that sweeps subscriptions every minute (one runner fires it).
+// The durable workflow engine (effect/cluster, state in the same Postgres) with our workflows registered, and the
+// cluster-wide crons (one runner fires each): the subscription sweep every minute, the recovery of interrupted
+// orders every ORDER_RECOVERY_SECONDS, and the hourly reconciliation of our records with the upstreams.
 import { NodeCrypto } from "@effect/platform-node"
-import { Cron, Effect, Layer } from "effect"
+import { Cron, Duration, Effect, Layer } from "effect"
 import { ClusterCron, ClusterWorkflowEngine, SingleRunner } from "effect/cluster"
-import { reconcileOrders } from "../domain/billing/Ordering.ts"
+import { recoverOrders } from "../domain/billing/Ordering.ts"
 import { RestoreGameLive, sweepGameLifecycle, SuspendGameLive, TerminateGameLive } from "../domain/game/GameLifecycle.ts"
 import { ProvisionGameLive } from "../domain/game/ProvisionGame.ts"
 import { sweepLifecycle, SuspendVpsLive, TerminateVpsLive } from "../domain/vps/Lifecycle.ts"
 import { ProvisionVpsLive } from "../domain/vps/ProvisionVps.ts"
+import { reconcileAndLog } from "../domain/ops/Reconciler.ts"
 
 /**
  * One runner per process (SingleRunner) with message and runner storage in SQL: a workflow interrupted by a
@@ -33,10 +35,27 @@ export const WorkflowsLive = Layer.mergeAll(
   RestoreGameLive
 )
 
-/** Orders a dead process left unfinished are resumed (or refunded) once the engine runs. */
-export const ReconcileOrdersLive = Layer.effectDiscard(
-  reconcileOrders.pipe(Effect.catchCause((cause) => Effect.logError("reconciling unfinished orders failed", cause)))
-)
+/**
+ * Orders an interrupted process left behind are carried on by whichever instance runs the cron: an order untouched for
+ * `everySeconds` is settled at the next run (so within about twice that).
+ */
+export const OrderRecoveryCronLive = (everySeconds: number) =>
+  ClusterCron.make({
+    name: "order-recovery",
+    cron: Cron.parseUnsafe(everySeconds >= 60 ? "0 * * * * *" : `*/${everySeconds} * * * * *`),
+    execute: recoverOrders(Duration.seconds(everySeconds)).pipe(
+      Effect.catchCause((cause) => Effect.logError("recovering interrupted orders failed", cause))
+    ),
+    skipIfOlderThan: "10 minutes"
+  })
+
+/** Every hour, our records against the clusters and panels: a report in the log; nothing is changed. */
+export const ReconcileCronLive = ClusterCron.make({
+  name: "reconcile",
+  cron: Cron.parseUnsafe("17 * * * *"),
+  execute: reconcileAndLog.pipe(Effect.catchCause((cause) => Effect.logError("reconciling with the upstreams failed", cause))),
+  skipIfOlderThan: "30 minutes"
+})
 
 export const LifecycleCronLive = ClusterCron.make({
   name: "subscription-lifecycle",

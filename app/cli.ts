@@ -1,22 +1,37 @@
-// The admin CLI (`npm run admin -- …`): migrations, the sandbox outbox, sealed upstream credentials, the catalog.
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// The admin CLI (`npm run admin -- …`): migrations, the sandbox outbox, sealed upstream credentials, the catalog, and
+// the reconciliation of our records with the upstreams.
+import { NodeHttpClient, NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Console, Context, Effect, FileSystem, Layer, Option, Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
 import { runMigrations } from "../adapters/postgres/Migrations.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
+import * as PgGameServerRecords from "../adapters/postgres/PgGameServerRecords.ts"
+import * as PgOrders from "../adapters/postgres/PgOrders.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
 import * as PgUpstreamSecrets from "../adapters/postgres/PgUpstreamSecrets.ts"
+import * as PgVpsRecords from "../adapters/postgres/PgVpsRecords.ts"
+import * as ProxmoxVirtualization from "../adapters/proxmox/ProxmoxVirtualization.ts"
+import * as PterodactylGamePanel from "../adapters/pterodactyl/PterodactylGamePanel.ts"
 import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
 import { retireEntry } from "../domain/catalog/retireEntry.ts"
+import { formatReport, reconcile } from "../domain/ops/Reconciler.ts"
+import { VpsSettings } from "../domain/vps/VpsSettings.ts"
 import { listSecrets, removeSecret, rotateSecrets, storeSecret, validName } from "../domain/secrets/UpstreamCredentials.ts"
 import { Catalog, type ClusterEntry } from "../ports/Catalog.ts"
+import type { GamePanel } from "../ports/GamePanel.ts"
+import type { GameServerRecords } from "../ports/GameServerRecords.ts"
+import type { Orders } from "../ports/Orders.ts"
+import type { Virtualization } from "../ports/Virtualization.ts"
+import type { VpsRecords } from "../ports/VpsRecords.ts"
 import { Outbox } from "../ports/Outbox.ts"
 import type { SecretBox } from "../ports/SecretBox.ts"
 import type { UpstreamSecrets } from "../ports/UpstreamSecrets.ts"
 import type { Settings } from "./Config.ts"
 import { PRIVATE_UMASK } from "./DataDir.ts"
-import { DatabaseLive, LoggerLive } from "./Layers.ts"
+import * as GamePanelsLive from "./GamePanelsLive.ts"
+import { DatabaseLive, LoggerLive, vpsSettings } from "./Layers.ts"
+import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { loadSettings, startupFailure } from "./loadSettings.ts"
 
 /** Where a secret's value comes from: never the command line, which other users can read in `ps`. */
@@ -39,6 +54,45 @@ export const AdminServicesLive = (settings: Settings) =>
   Layer.mergeAll(PgOutbox.layer, PgUpstreamSecrets.layer, PgCatalog.layer, AesGcmSecretBox.layer(settings.encryptionKeys)).pipe(
     Layer.provide(DatabaseLive(settings, "cli"))
   )
+
+export type ReconcileServices = Catalog | Orders | VpsRecords | GameServerRecords | VpsSettings | Virtualization | GamePanel
+
+/**
+ * What `reconcile` reads: our records, and the clusters and panels of the catalog through their adapters (the sandbox
+ * upstreams are reached where a running server serves them).
+ */
+export const ReconcileServicesLive = (settings: Settings) =>
+  Layer.mergeAll(
+    ProxmoxVirtualization.layer.pipe(Layer.provide(ProxmoxClustersLive.layer)),
+    PterodactylGamePanel.layer.pipe(Layer.provide([GamePanelsLive.layer, NodeHttpClient.layerUndici])),
+    Layer.succeed(VpsSettings, vpsSettings(settings))
+  ).pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      PgCatalog.layer,
+      PgOrders.layer,
+      PgVpsRecords.layer,
+      PgGameServerRecords.layer,
+      PgUpstreamSecrets.layer,
+      AesGcmSecretBox.layer(settings.encryptionKeys)
+    )),
+    Layer.provide(DatabaseLive(settings, "cli"))
+  )
+
+/** `reconcile [--json]`: the report, for people or for a program; nothing is changed upstream or here. */
+const reconcileCommand = <E>(services: Layer.Layer<ReconcileServices, E>) =>
+  Command.make("reconcile", {
+    json: Flag.Boolean("json").pipe(Flag.withDescription("print the report as JSON"), Flag.withDefault(false))
+  }, ({ json }) =>
+    Effect.gen(function*() {
+      const report = yield* reconcile
+      if (json) return yield* Console.log(JSON.stringify(report, null, 2))
+      for (const line of formatReport(report)) yield* Console.log(line)
+    })).pipe(
+      Command.withDescription(
+        "Compare our records with the clusters and panels: orphan VMs and panel servers, services whose upstream resource is gone, pending cleanups (reports only)"
+      ),
+      Command.provide(services)
+    )
 
 const euros = (cents: number) => `${(cents / 100).toFixed(2)} €`
 const retiredMark = (entry: { readonly retired: boolean }) => (entry.retired ? "  (retired)" : "")
@@ -114,7 +168,8 @@ const catalogCommand = <E>(services: Layer.Layer<AdminServices | Catalog, E>) =>
 export const makeAdmin = <E>(
   services: Layer.Layer<AdminServices | SecretInput, E>,
   migrateDatabase: Effect.Effect<ReadonlyArray<readonly [number, string]>, E>,
-  catalog?: Layer.Layer<Catalog, E>
+  catalog?: Layer.Layer<Catalog, E>,
+  reconciler?: Layer.Layer<ReconcileServices, E>
 ) => {
 
   const outbox = Command.make("outbox", {
@@ -190,7 +245,8 @@ export const makeAdmin = <E>(
       ),
       ...(catalog === undefined
         ? []
-        : [catalogCommand(Layer.merge(services, catalog)), applyCommand(Layer.merge(services, catalog))])
+        : [catalogCommand(Layer.merge(services, catalog)), applyCommand(Layer.merge(services, catalog))]),
+      ...(reconciler === undefined ? [] : [reconcileCommand(reconciler)])
     ])
   )
 }
@@ -202,7 +258,9 @@ if (import.meta.main) {
   const services = Layer.unwrap(Effect.map(settings, (s) => Layer.merge(AdminServicesLive(s), SecretInput.stdin)))
   const migrateDatabase = Effect.flatMap(settings, (s) => runMigrations.pipe(Effect.provide(DatabaseLive(s, "migrate"))))
   const program = Effect.flatMap(settings, (s) =>
-    Command.run(makeAdmin(services, migrateDatabase, services), { version: "0.1.0" }).pipe(Effect.provide(LoggerLive(s)))).pipe(
+    Command.run(makeAdmin(services, migrateDatabase, services, ReconcileServicesLive(s)), { version: "0.1.0" }).pipe(
+      Effect.provide(LoggerLive(s))
+    )).pipe(
       Effect.catch((e) =>
         Effect.sync(() => {
           process.stderr.write(`${startupFailure(e)}\n`)

@@ -218,6 +218,21 @@ export class PanelRejected extends Schema.TaggedError<PanelRejected>()("PanelRej
   }
 }
 
+/**
+ * The panel server with this id does not carry our external id for the expected order (it was replaced or re-marked
+ * outside our control): nothing is done to it.
+ */
+export class PanelServerNotOurs extends Schema.TaggedError<PanelServerNotOurs>()("PanelServerNotOurs", {
+  panel: Schema.String,
+  id: Schema.Int,
+  expected: Schema.String,
+  found: Schema.NullOr(Schema.String)
+}) {
+  override get message() {
+    return `server ${this.id} on panel ${this.panel} is not ours: its external id is ${this.found ?? "empty"}, not ${this.expected}`
+  }
+}
+
 /** No such panel in the catalog (or its keys are missing). */
 export class PanelUnknown extends Schema.TaggedError<PanelUnknown>()("PanelUnknown", { panel: Schema.String }) {}
 
@@ -252,13 +267,18 @@ export class GamePanel extends Context.Service<GamePanel, {
   egg(panel: string, eggId: number): Effect.Effect<Egg, GamePanelError | PanelResourceNotFound>
   createServer(panel: string, server: NewServer): Effect.Effect<PanelServer, GamePanelError | PanelValidationFailed | PanelRejected>
   server(panel: string, id: number): Effect.Effect<PanelServer, GamePanelError | PanelResourceNotFound>
+  /** Every server of the panel (for reconciling it with our records). */
+  servers(panel: string): Effect.Effect<ReadonlyArray<PanelServer>, GamePanelError>
   /** Exact lookup by our id (never a partial filter). */
   serverByExternalId(panel: string, externalId: string): Effect.Effect<PanelServer | null, GamePanelError>
   /** Idempotent: suspending a suspended server succeeds. */
   suspend(panel: string, id: number): Effect.Effect<void, GamePanelError | PanelResourceNotFound | ServerStateConflict>
   unsuspend(panel: string, id: number): Effect.Effect<void, GamePanelError | PanelResourceNotFound | ServerStateConflict>
-  /** A server that no longer exists is success. */
-  deleteServer(panel: string, id: number): Effect.Effect<void, GamePanelError>
+  /**
+   * A server that no longer exists is success. Refused (PanelServerNotOurs, nothing done) unless the server's external
+   * id is `externalId`: it is read first, so a server id that now names something else is never deleted.
+   */
+  deleteServer(panel: string, id: number, externalId: string): Effect.Effect<void, GamePanelError | PanelServerNotOurs>
 
   // --- Client API (one root-admin key; `server` is the 36-character uuid) ---
   power(panel: string, server: string, signal: PowerSignal): Effect.Effect<void, ClientCallError>

@@ -10,6 +10,8 @@ export class GameServerRecords extends Context.Service<GameServerRecords, {
   byIdentifier(identifier: string): Effect.Effect<Option.Option<GameServer>>
   bySubscription(subscriptionId: string): Effect.Effect<Option.Option<GameServer>>
   forUser(userId: string): Effect.Effect<ReadonlyArray<GameServer>>
+  /** Every game server not deleted (for reconciling our records with the panels). */
+  readonly live: Effect.Effect<ReadonlyArray<GameServer>>
   setStatus(
     id: string,
     status: GameServerStatus,

@@ -1,6 +1,6 @@
 // Orders and their provisioning progress.
 import { Context, type Effect, type Option } from "effect"
-import type { Order, OrderStatus, ServiceKind } from "../domain/billing/Billing.ts"
+import type { Order, OrderStatus, PendingCleanup, ServiceKind } from "../domain/billing/Billing.ts"
 
 export class Orders extends Context.Service<Orders, {
   create(order: {
@@ -21,12 +21,25 @@ export class Orders extends Context.Service<Orders, {
     readonly subscriptionId?: string
     readonly now: Date
   }): Effect.Effect<void>
+  /**
+   * The payment is recorded: pending → provisioning (step 0), only if the order is still pending. False when it is
+   * not (another instance carried it on, or it failed meanwhile): the caller then writes nothing else.
+   */
+  startProvisioning(id: string, now: Date): Effect.Effect<boolean>
   /** Completes once; the sealed one-time secret (a VPS root password) is kept until its first read. */
   complete(id: string, serviceId: string, oneTimeSecret: string | null, now: Date): Effect.Effect<void>
   /** Fails once, with a reason the customer can read. */
   fail(id: string, reason: string, now: Date): Effect.Effect<void>
   /** Returns the sealed one-time secret and forgets it, atomically: only the first reader gets it. */
   takeOneTimeSecret(id: string): Effect.Effect<Option.Option<string>>
-  /** Orders still pending or provisioning (to resume or reconcile after a restart). */
+  /** Orders still pending or provisioning (to carry on or settle when interrupted). */
   readonly unfinished: Effect.Effect<ReadonlyArray<Order>>
+  /** The order's undo is under way (idempotent: the first time counts as `since`). */
+  cleanupPending(id: string, now: Date): Effect.Effect<void>
+  /** One more failed attempt at the order's undo, and why. */
+  cleanupFailed(id: string, error: string): Effect.Effect<void>
+  /** The undo finished: nothing of the order is left upstream or held. */
+  cleanupDone(id: string): Effect.Effect<void>
+  /** Undos still being retried, oldest first. */
+  readonly pendingCleanups: Effect.Effect<ReadonlyArray<PendingCleanup>>
 }>()("zh/ports/Orders") {}

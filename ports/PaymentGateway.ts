@@ -1,5 +1,5 @@
 // Taking and giving back money. Idempotency keys make a retried charge or refund happen once.
-import { Context, type Effect, Schema } from "effect"
+import { Context, type Effect, type Option, Schema } from "effect"
 
 export class PaymentDeclined extends Schema.TaggedError<PaymentDeclined>()("PaymentDeclined", { reason: Schema.String }) {
   override get message() {
@@ -32,6 +32,16 @@ export class PaymentGateway extends Context.Service<PaymentGateway, {
     readonly description: string
     readonly idempotencyKey: string
   }): Effect.Effect<{ readonly reference: string }, PaymentDeclined | PaymentUnavailable>
+  /**
+   * The charge made with `idempotencyKey`, if there is one: an order interrupted between its charge and our record of
+   * it asks this before deciding (charged → delivered; not charged → failed, nothing to refund). Stripe answers it by
+   * searching PaymentIntents on a metadata field set at creation (`metadata['idempotency_key']:'order:…'`); its search
+   * index lags by up to a minute, which the order recovery's delay covers.
+   */
+  findCharge(idempotencyKey: string): Effect.Effect<
+    Option.Option<{ readonly reference: string; readonly amountCents: number }>,
+    PaymentUnavailable
+  >
   refund(request: {
     readonly charge: string
     readonly amountCents: number

@@ -26,6 +26,11 @@ export type PowerState = "running" | "stopped" | "unknown"
 
 export interface VmSummary extends VmRef {
   readonly name: string
+  /**
+   * The order our ownership stamp names, as the cluster's listing shows it (null: no stamp there). The listing can lag
+   * behind a fresh clone: `ownerOf` reads the VM's own record, which carries the stamp from the clone's first moment.
+   */
+  readonly stamp: string | null
   readonly status: PowerState
   readonly template: boolean
   /** A running operation's lock (`clone`, `snapshot`, …), null when unlocked. */
@@ -50,6 +55,8 @@ export interface Snapshot {
 }
 
 export interface CloudInit {
+  /** Our ownership stamp (the order id), written again with the rest so the VM's every record carries it. */
+  readonly stamp: string
   readonly cores: number
   readonly memoryMiB: number
   /** The public bridge the first NIC is attached to. */
@@ -62,6 +69,14 @@ export interface CloudInit {
   readonly password: Redacted.Redacted<string>
   readonly sshPublicKeys: ReadonlyArray<string>
   readonly hostname: string
+}
+
+/** Who a VM says it belongs to, read from its own record. */
+export interface VmOwnership {
+  /** The order our stamp names; null when the VM carries none (not made by us, or its stamp was removed). */
+  readonly stamp: string | null
+  /** A running operation's lock: a clone in progress may not carry its stamp yet. */
+  readonly lock: string | null
 }
 
 export interface GuestCommandResult {
@@ -113,6 +128,21 @@ export class GuestAgentUnavailable extends Schema.TaggedError<GuestAgentUnavaila
   detail: Schema.String
 }) {}
 
+/**
+ * The VM at this VMID does not carry our stamp for the expected order: the VMID was reused outside our control (or
+ * the stamp was changed). Nothing destructive is done to it.
+ */
+export class VmNotOurs extends Schema.TaggedError<VmNotOurs>()("VmNotOurs", {
+  cluster: Schema.String,
+  vmid: Schema.Number,
+  expected: Schema.String,
+  found: Schema.NullOr(Schema.String)
+}) {
+  override get message() {
+    return `VM ${this.vmid} on ${this.cluster} is not ours: it carries ${this.found === null ? "no stamp" : `the stamp of order ${this.found}`}, not order ${this.expected}'s`
+  }
+}
+
 export class ConsoleClosed extends Schema.TaggedError<ConsoleClosed>()("ConsoleClosed", { reason: Schema.String }) {}
 
 /**
@@ -138,16 +168,22 @@ export class Virtualization extends Context.Service<Virtualization, {
   nodeCapacity(cluster: string, storage: string): Effect.Effect<ReadonlyArray<NodeCapacity>, VirtualizationError>
   /** Whether no VM uses `vmid` at the time of the check (nothing is reserved). */
   isVmidFree(cluster: string, vmid: number): Effect.Effect<boolean, VirtualizationError>
-  /** Full clone of a template into `target.vmid` on the template's node; waits for the task. */
+  /**
+   * Full clone of a template into `target.vmid` on the template's node; waits for the task. The clone carries our
+   * ownership `stamp` (the order id) from its first moment.
+   */
   cloneTemplate(options: {
     readonly template: VmRef
     readonly target: VmRef
     readonly name: string
     readonly storage: string
+    readonly stamp: string
   }): Effect.Effect<void, VirtualizationError | VmidTaken>
+  /** The ownership stamp the VM carries, read from its own record (never from a cached listing). */
+  ownerOf(vm: VmRef): Effect.Effect<VmOwnership, VirtualizationError | VmNotFound>
   /**
-   * CPU, memory, public NIC, cloud-init (user, password, SSH keys, address) and the serial console socket;
-   * the VM is then named after `hostname`.
+   * CPU, memory, public NIC, cloud-init (user, password, SSH keys, address), the serial console socket, start at the
+   * node's boot, and our stamp again; the VM is then named after `hostname`.
    */
   configure(vm: VmRef, config: CloudInit): Effect.Effect<void, VirtualizationError | VmNotFound>
   /** Grows the VM's system disk to `sizeGiB` (absolute; never shrinks). */
@@ -179,10 +215,15 @@ export class Virtualization extends Context.Service<Virtualization, {
     user: string,
     password: Redacted.Redacted<string>
   ): Effect.Effect<void, VirtualizationError | VmNotFound | GuestAgentUnavailable>
+  /** Whether the node starts the VM when it boots (a lapsed VPS must not come back with a node reboot). */
+  setStartOnBoot(vm: VmRef, enabled: boolean): Effect.Effect<void, VirtualizationError | VmNotFound>
   /** Sets the cloud-init password, applied at the next boot. */
   setCloudInitPassword(vm: VmRef, password: Redacted.Redacted<string>): Effect.Effect<void, VirtualizationError | VmNotFound>
-  /** Destroys the VM with its disks (purge, unreferenced disks too); a VM that no longer exists is success. */
-  destroy(vm: VmRef): Effect.Effect<void, VirtualizationError>
+  /**
+   * Destroys the VM with its disks (purge, unreferenced disks too); a VM that no longer exists is success. Refused
+   * (VmNotOurs, nothing done) unless the VM carries our stamp for order `stamp`.
+   */
+  destroy(vm: VmRef, stamp: string): Effect.Effect<void, VirtualizationError | VmNotOurs>
   /** Opens the VM's serial console; closed when the scope closes. */
   openConsole(vm: VmRef): Effect.Effect<SerialConsole, VirtualizationError | VmNotFound | ConsoleClosed, Scope.Scope>
 }>()("zh/ports/Virtualization") {}

@@ -8,6 +8,8 @@ export class VpsRecords extends Context.Service<VpsRecords, {
   get(id: string): Effect.Effect<Option.Option<Vps>>
   bySubscription(subscriptionId: string): Effect.Effect<Option.Option<Vps>>
   forUser(userId: string): Effect.Effect<ReadonlyArray<Vps>>
+  /** Every VPS not destroyed (for reconciling our records with the clusters). */
+  readonly live: Effect.Effect<ReadonlyArray<Vps>>
   setStatus(id: string, status: VpsStatus, options?: { readonly graceUntil?: Date | null; readonly destroyedAt?: Date }): Effect.Effect<void>
   setSealedRootPassword(id: string, sealed: string): Effect.Effect<void>
 }>()("zh/ports/VpsRecords") {}

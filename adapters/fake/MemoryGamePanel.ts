@@ -6,7 +6,7 @@ import { createHash } from "node:crypto"
 import { type Cause, Clock, Context, Duration, Effect, Layer, Option, Queue, Random, Ref, Schema, Stream, SynchronizedRef } from "effect"
 import {
   type ClientRequest, type ClientResponse, ConsoleEnded, type ConsoleEvent, type Egg, type GameConsole, GamePanel,
-  GamePanelThrottled, type NewServer, type PanelAllocation, type PanelNode, PanelRejected, PanelResourceNotFound,
+  GamePanelThrottled, type NewServer, type PanelAllocation, type PanelNode, PanelRejected, PanelResourceNotFound, PanelServerNotOurs,
   type PanelServer, type PanelUser, PanelUnknown, PanelValidationFailed, ServerStateConflict
 } from "../../ports/GamePanel.ts"
 
@@ -128,6 +128,8 @@ export class MemoryGamePanelControl extends Context.Service<MemoryGamePanelContr
   addAllocations(panel: string, allocations: AllocationSeed): Effect.Effect<ReadonlyArray<PanelAllocation>, PanelUnknown>
   addEgg(panel: string, egg: EggSeed): Effect.Effect<void, PanelUnknown>
   setNodeMaintenance(panel: string, node: number, maintenance: boolean): Effect.Effect<void, PanelUnknown>
+  /** Someone edits the server's external id on the panel (null clears it), outside our control. */
+  setExternalId(panel: string, server: number, externalId: string | null): Effect.Effect<void, PanelUnknown>
   /** How the install of the server with this external id ends: the one installing now, or the next one created. */
   setInstallOutcome(panel: string, externalId: string, outcome: InstallOutcome): Effect.Effect<void, PanelUnknown>
   /** The next call of `operation` fails with `error` before doing anything; queued (twice = the next two). */
@@ -871,11 +873,16 @@ export const make = (options: Options) =>
         guard("unsuspend")(modify(panel, (p) =>
           Effect.map(byId(p, id, "unsuspend"), (s) =>
             [undefined, s.state === "suspended" ? withServer(p, { ...s, state: "installed", suspended: false }) : p] as const))),
-      deleteServer: (panel, id) =>
+      servers: (panel) => guard("servers")(read(panel, (p) => Effect.succeed(p.servers.map(view)))),
+      // Only a server whose external id is still `externalId` is deleted (PanelServerNotOurs otherwise).
+      deleteServer: (panel, id, externalId) =>
         guard("deleteServer")(modify(panel, (p) =>
           Effect.gen(function*() {
             const s = p.servers.find((x) => x.id === id)
             if (s === undefined) return [undefined, p] as const
+            if (s.externalId !== externalId) {
+              return yield* new PanelServerNotOurs({ panel, id, expected: externalId, found: s.externalId })
+            }
             yield* broadcast(panel, s.uuid, [event("deleted", "null")])
             yield* endConsoles(panel, s.uuid, "server deleted")
             return [undefined, { ...p, servers: p.servers.filter((x) => x.id !== id) }] as const
@@ -910,6 +917,8 @@ export const make = (options: Options) =>
         })),
       setNodeMaintenance: (panel, node, maintenance) =>
         editPanel(panel, (p) => ({ ...p, nodes: p.nodes.map((n) => n.id === node ? { ...n, maintenance } : n) })),
+      setExternalId: (panel, server, externalId) =>
+        editPanel(panel, (p) => ({ ...p, servers: p.servers.map((x) => x.id === server ? { ...x, externalId } : x) })),
       setInstallOutcome: (panel, externalId, outcome) =>
         editPanel(panel, (p) => ({
           ...p,

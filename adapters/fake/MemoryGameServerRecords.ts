@@ -34,6 +34,7 @@ export const make = Effect.gen(function*() {
     byIdentifier: (identifier) => find((s) => s.identifier === identifier),
     bySubscription: (subscriptionId) => find((s) => s.subscriptionId === subscriptionId),
     forUser: (userId) => Effect.map(Ref.get(rows), (m) => [...m.values()].filter((s) => s.userId === userId).sort(byCreation)),
+    live: Effect.map(Ref.get(rows), (m) => [...m.values()].filter((s) => s.status !== "deleted").sort(byCreation)),
     setStatus: (id, status, options = {}) =>
       Ref.update(rows, (m) => {
         const server = m.get(id)

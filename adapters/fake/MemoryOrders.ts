@@ -1,11 +1,12 @@
 // In-memory Orders with the same guarantees: finished orders stay finished, the one-time secret is read once.
 import { Effect, Layer, Option, Ref } from "effect"
-import { Order } from "../../domain/billing/Billing.ts"
+import { Order, type PendingCleanup } from "../../domain/billing/Billing.ts"
 import { Orders } from "../../ports/Orders.ts"
 
 interface Row {
   readonly order: Order
   readonly oneTimeSecret: string | null
+  readonly cleanup?: Omit<PendingCleanup, "orderId" | "kind">
 }
 
 /** The Postgres adapter's order: created_at, then id. */
@@ -16,6 +17,12 @@ const isUnfinished = (order: Order) => order.status === "pending" || order.statu
 
 export const make = Effect.gen(function*() {
   const rows = yield* Ref.make(new Map<string, Row>())
+  /** Applies `f` to the order's row, finished or not. */
+  const change = (id: string, f: (row: Row) => Row) =>
+    Ref.update(rows, (m) => {
+      const row = m.get(id)
+      return row === undefined ? m : new Map(m).set(id, f(row))
+    })
   /** Applies `f` to an unfinished order; a finished or unknown one is left as it is. */
   const moveUnfinished = (id: string, f: (row: Row) => Row) =>
     Ref.update(rows, (m) => {
@@ -59,6 +66,13 @@ export const make = Effect.gen(function*() {
           updatedAt: update.now
         })
       })),
+    startProvisioning: (id, now) =>
+      Ref.modify(rows, (m): readonly [boolean, Map<string, Row>] => {
+        const row = m.get(id)
+        if (row === undefined || row.order.status !== "pending") return [false, m]
+        const order = new Order({ ...row.order, status: "provisioning", step: 0, stepName: "Queued", updatedAt: now })
+        return [true, new Map(m).set(id, { ...row, order })]
+      }),
     complete: (id, serviceId, oneTimeSecret, now) =>
       moveUnfinished(id, (row) => ({
         order: new Order({ ...row.order, status: "completed", serviceId, updatedAt: now }),
@@ -76,7 +90,18 @@ export const make = Effect.gen(function*() {
         return [Option.some(row.oneTimeSecret), new Map(m).set(id, { ...row, oneTimeSecret: null })]
       }),
     unfinished: Effect.map(Ref.get(rows), (m) =>
-      [...m.values()].map((row) => row.order).filter(isUnfinished).sort(byCreation))
+      [...m.values()].map((row) => row.order).filter(isUnfinished).sort(byCreation)),
+    cleanupPending: (id, now) =>
+      change(id, (row) => row.cleanup === undefined ? { ...row, cleanup: { since: now, attempts: 0, lastError: null } } : row),
+    cleanupFailed: (id, error) =>
+      change(id, (row) =>
+        row.cleanup === undefined ? row : { ...row, cleanup: { ...row.cleanup, attempts: row.cleanup.attempts + 1, lastError: error } }),
+    cleanupDone: (id) =>
+      change(id, ({ cleanup: _, ...row }) => row),
+    pendingCleanups: Effect.map(Ref.get(rows), (m) =>
+      [...m.values()].flatMap((row): ReadonlyArray<PendingCleanup> =>
+        row.cleanup === undefined ? [] : [{ orderId: row.order.id, kind: row.order.kind, ...row.cleanup }]
+      ).sort((a, b) => a.since.getTime() - b.since.getTime() || (a.orderId < b.orderId ? -1 : 1)))
   })
 })
 

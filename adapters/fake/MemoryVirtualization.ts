@@ -4,7 +4,7 @@
 import { type Cause, Clock, Context, Effect, Layer, Queue, Redacted, Ref, Stream, SynchronizedRef } from "effect"
 import {
   type CloudInit, ClusterUnknown, ConsoleClosed, GuestAgentUnavailable, type GuestCommandResult, type SerialConsole,
-  type Snapshot, TaskFailed, Virtualization, VmidTaken, VmNotFound, type VmRef, type VmSummary
+  type Snapshot, TaskFailed, Virtualization, VmidTaken, VmNotFound, VmNotOurs, type VmRef, type VmSummary
 } from "../../ports/Virtualization.ts"
 
 export interface NodeSeed {
@@ -33,7 +33,14 @@ export interface Options { readonly clusters: ReadonlyArray<ClusterSeed> }
 
 /** A VM as the fake holds it: its summary, the parts of its config that matter, and its guest. */
 export interface MemoryVm extends VmSummary {
+  /**
+   * The order our stamp on the VM's own record names (PVE: the description a clone is given, then the tags too).
+   * `stamp` (from VmSummary) is what the cluster's listing shows: the tags, written by `configure` only.
+   */
+  readonly ownStamp: string | null
   readonly storage: string
+  /** Started when its node boots (`configure` turns it on, a lapse off). */
+  readonly onBoot: boolean
   readonly agentEnabled: boolean
   /** Whether the guest runs its agent; it answers only while the VM runs with the agent enabled. */
   readonly agentRunning: boolean
@@ -62,6 +69,10 @@ export class MemoryCluster extends Context.Service<MemoryCluster, {
   failAlways<Op extends Operation>(operation: Op, error: OperationError<Op>): Effect.Effect<void>
   readonly clearFaults: Effect.Effect<void>
   setAgentRunning(vm: VmRef, running: boolean): Effect.Effect<void, VmNotFound | ClusterUnknown>
+  /** The VM is migrated to `node` (HA, an operator): found there from now on, as missing on its old node. */
+  migrate(vm: VmRef, node: string): Effect.Effect<void, VmNotFound | ClusterUnknown>
+  /** Someone outside our control re-marks the VM (null: wipes our stamp), as when its VMID is reused. */
+  restamp(vm: VmRef, stamp: string | null): Effect.Effect<void, VmNotFound | ClusterUnknown>
   /** How many times `operation` was called, failed calls included. */
   calls(operation: Operation): Effect.Effect<number>
 }>()("zh/fake/MemoryCluster") {}
@@ -103,8 +114,8 @@ const SNAPSHOT_NAME = /^[a-z][a-z0-9_-]{1,39}$/i
 const encoder = new TextEncoder()
 const freshGuest = (hostname: string) =>
   ({ cloudInit: null, hostname, guestUsers: new Map([["root", null]]), snapshots: [] }) as const
-const summary = ({ cluster, cpus, diskBytes, lock, memoryBytes, name, node, status, template, vmid }: MemoryVm) =>
-  ({ cluster, node, vmid, name, status, template, lock, cpus, memoryBytes, diskBytes }) satisfies VmSummary
+const summary = ({ cluster, cpus, diskBytes, lock, memoryBytes, name, node, stamp, status, template, vmid }: MemoryVm) =>
+  ({ cluster, node, vmid, name, stamp, status, template, lock, cpus, memoryBytes, diskBytes }) satisfies VmSummary
 
 /** The few programs of the simulated guest, shared by the agent and the console's shell. */
 const runProgram = (vm: MemoryVm, user: string, argv: ReadonlyArray<string>, input = ""): GuestCommandResult => {
@@ -176,7 +187,7 @@ const seedState = (options: Options): State => {
       const held = storages.get(key)
       if (held !== undefined) storages.set(key, { ...held, usedBytes: held.usedBytes + t.diskBytes })
       vms.set(vmKey(cluster.name, t.vmid), {
-        ...t, ...freshGuest(t.name), cluster: cluster.name, status: "stopped", template: true, lock: null,
+        ...t, ...freshGuest(t.name), cluster: cluster.name, status: "stopped", template: true, lock: null, stamp: null, ownStamp: null, onBoot: false,
         agentEnabled: t.agent ?? true, agentRunning: true, serialConsole: t.serialConsole ?? false
       })
     }
@@ -285,7 +296,7 @@ export const make = (options: Options) =>
           }))),
       isVmidFree: (cluster, vmid) =>
         guard("isVmidFree")(Effect.map(current(cluster), (s) => !s.vms.has(vmKey(cluster, vmid)))),
-      cloneTemplate: ({ name, storage, target, template }) =>
+      cloneTemplate: ({ name, stamp, storage, target, template }) =>
         guard("cloneTemplate")(SynchronizedRef.modifyEffect(state, (s) =>
           Effect.gen(function*() {
             const fail = (status: string) => Effect.fail(taskFailed("cloneTemplate", status))
@@ -297,7 +308,9 @@ export const make = (options: Options) =>
               return yield* fail(`can't clone VM to node '${target.node}' (VM uses local storage)`)
             }
             if (!DNS_NAME.test(name)) return yield* fail(`invalid format - '${name}' does not look like a valid DNS name`)
-            const clone: MemoryVm = { ...source, ...freshGuest(name), vmid: target.vmid, name, storage, template: false }
+            const clone: MemoryVm = {
+              ...source, ...freshGuest(name), vmid: target.vmid, name, storage, template: false, stamp: null, ownStamp: stamp
+            }
             return [undefined, withVm(yield* claim(s, clone, clone.diskBytes, "cloneTemplate"), clone)] as const
           }))),
       // The real adapter writes `agent=1` and `serial0=socket` with the rest (§7 step 4).
@@ -305,6 +318,7 @@ export const make = (options: Options) =>
         guard("configure")(edit(ref, (vm) => ({
           // The real adapter names the VM after the host name too (the config call's `name`).
           ...vm, name: config.hostname, cpus: config.cores, memoryBytes: config.memoryMiB * MiB, agentEnabled: true, serialConsole: true,
+          stamp: config.stamp, ownStamp: config.stamp, onBoot: true,
           cloudInit: { user: config.user, hostname: config.hostname, password: config.password }
         }))),
       resizeDisk: (ref, sizeGiB) =>
@@ -316,6 +330,7 @@ export const make = (options: Options) =>
             const grown = { ...vm, diskBytes: vm.diskBytes + delta }
             return [undefined, withVm(yield* claim(s, vm, delta, "resizeDisk"), grown)] as const
           }))),
+      ownerOf: (ref) => guard("ownerOf")(read(ref, (vm) => ({ stamp: vm.ownStamp, lock: vm.lock }))),
       status: (ref) =>
         guard("status")(read(ref, (vm) => ({ status: vm.status, lock: vm.lock, agentEnabled: vm.agentEnabled }))),
       // Start regenerates the cloud-init drive (§5.7): the guest takes its host name and password from it.
@@ -362,25 +377,29 @@ export const make = (options: Options) =>
             vm.guestUsers.has(user)
               ? Effect.succeed({ ...vm, guestUsers: new Map(vm.guestUsers).set(user, Redacted.value(password)) })
               : Effect.fail(taskFailed("setGuestPassword", `Agent error: user '${user}' does not exist`))))),
+      setStartOnBoot: (ref, enabled) => guard("setStartOnBoot")(edit(ref, (vm) => ({ ...vm, onBoot: enabled }))),
       setCloudInitPassword: (ref, password) =>
         guard("setCloudInitPassword")(edit(ref, (vm) => ({
           ...vm,
           cloudInit: { user: "root", hostname: vm.name, ...vm.cloudInit, password }
         }))),
-      // PVE refuses to destroy a running VM (§3.10: "VM N is running - destroy failed"), a permanent refusal, so
-      // TaskFailed, not the retryable VirtualizationUnavailable. A VM that does not exist is already destroyed.
-      destroy: (ref) =>
+      // Only a VM carrying our stamp for `stamp` is destroyed (VmNotOurs otherwise). PVE refuses to destroy a running
+      // VM (§3.10: "VM N is running - destroy failed"), a permanent refusal, so TaskFailed, not the retryable
+      // VirtualizationUnavailable. A VM that does not exist is already destroyed.
+      destroy: (ref, stamp) =>
         guard("destroy")(SynchronizedRef.modifyEffect(state, (s) =>
           lookup(s, ref).pipe(
-            Effect.flatMap((vm) =>
-              vm.status === "running"
-                ? Effect.fail(taskFailed("destroy", `VM ${vm.vmid} is running - destroy failed`))
-                : Effect.map(claim(s, vm, -vm.diskBytes, "destroy"), (freed) => {
-                  const vms = new Map(freed.vms)
-                  vms.delete(vmKey(vm.cluster, vm.vmid))
-                  return [undefined, { ...freed, vms }] as const
-                })
-            ),
+            Effect.flatMap((vm): Effect.Effect<readonly [undefined, State], VmNotOurs | TaskFailed> => {
+              if (vm.ownStamp !== stamp) {
+                return Effect.fail(new VmNotOurs({ cluster: ref.cluster, vmid: ref.vmid, expected: stamp, found: vm.ownStamp }))
+              }
+              if (vm.status === "running") return Effect.fail(taskFailed("destroy", `VM ${vm.vmid} is running - destroy failed`))
+              return Effect.map(claim(s, vm, -vm.diskBytes, "destroy"), (freed) => {
+                const vms = new Map(freed.vms)
+                vms.delete(vmKey(vm.cluster, vm.vmid))
+                return [undefined, { ...freed, vms }] as const
+              })
+            }),
             Effect.catchTag("VmNotFound", () => Effect.succeed([undefined, s] as const))
           ))),
       openConsole: (ref) =>
@@ -440,6 +459,8 @@ export const make = (options: Options) =>
       failAlways: (operation, error) => addFault(operation, error, true),
       clearFaults: Ref.set(faults, {}),
       setAgentRunning: (ref, running) => edit(ref, (vm) => ({ ...vm, agentRunning: running })),
+      restamp: (ref, stamp) => edit(ref, (vm) => ({ ...vm, stamp, ownStamp: stamp })),
+      migrate: (ref, node) => edit(ref, (vm) => ({ ...vm, node })),
       calls: (operation) => Effect.map(Ref.get(counts), (m) => m.get(operation) ?? 0)
     })
     return { virtualization, cluster }

@@ -39,6 +39,8 @@ export const make = Effect.gen(function*() {
     forUser: (userId) =>
       Effect.map(Ref.get(rows), (m) =>
         [...m.values()].map((row) => row.vps).filter((vps) => vps.userId === userId).sort(byCreation)),
+    live: Effect.map(Ref.get(rows), (m) =>
+      [...m.values()].map((row) => row.vps).filter((vps) => vps.status !== "destroyed").sort(byCreation)),
     setStatus: (id, status, options = {}) =>
       update(id, (row) => ({
         ...row,

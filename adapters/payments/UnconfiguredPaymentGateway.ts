@@ -1,11 +1,13 @@
 // The payment gateway outside sandbox mode while no payment provider is configured: it takes no money, so
 // `ready` refuses every order up front (503 PAYMENTS_NOT_CONFIGURED) and a renewal's charge finds the service
 // unavailable. A real provider's adapter replaces it in the wiring.
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { PaymentGateway, PaymentsNotConfigured, PaymentUnavailable } from "../../ports/PaymentGateway.ts"
 
 export const layer: Layer.Layer<PaymentGateway> = Layer.succeed(PaymentGateway, PaymentGateway.of({
   ready: Effect.fail(new PaymentsNotConfigured()),
   charge: () => Effect.fail(new PaymentUnavailable()),
+  // Nothing was ever charged through it: an interrupted order is settled as unpaid.
+  findCharge: () => Effect.succeed(Option.none()),
   refund: () => Effect.fail(new PaymentUnavailable())
 }))

@@ -98,6 +98,7 @@ export const make = Effect.gen(function*() {
     byIdentifier: (identifier) => one(sql`${select} WHERE identifier = ${identifier}`),
     bySubscription: (subscriptionId) => one(sql`${select} WHERE subscription_id = ${subscriptionId}`),
     forUser: (userId) => many(sql`${select} WHERE user_id = ${userId} ORDER BY created_at, id`),
+    live: many(sql`${select} WHERE status <> 'deleted' ORDER BY created_at, id`),
     setStatus: (id, status, options = {}) => {
       // Absent options keep their column; an explicit null grace period clears it.
       const keepGrace = options.graceUntil === undefined

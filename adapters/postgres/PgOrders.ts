@@ -1,7 +1,7 @@
 // Orders in Postgres: every state change is one conditional UPDATE, so a finished order stays finished.
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { Order, OrderStatus, ServiceKind } from "../../domain/billing/Billing.ts"
+import { Order, OrderStatus, type PendingCleanup, ServiceKind } from "../../domain/billing/Billing.ts"
 import { Orders } from "../../ports/Orders.ts"
 
 const OrderRow = Schema.Struct({
@@ -22,6 +22,13 @@ const OrderRow = Schema.Struct({
 })
 const OrderRows = Schema.Array(OrderRow)
 const SecretRows = Schema.Array(Schema.Struct({ one_time_secret: Schema.String }))
+const CleanupRows = Schema.Array(Schema.Struct({
+  id: Schema.String,
+  kind: ServiceKind,
+  cleanup_pending_since: Schema.Date,
+  cleanup_attempts: Schema.Int,
+  cleanup_last_error: Schema.NullOr(Schema.String)
+}))
 
 const toOrder = (r: typeof OrderRow.Type): Order =>
   new Order({
@@ -72,6 +79,9 @@ export const make = Effect.gen(function*() {
             subscription_id = coalesce(${update.subscriptionId ?? null}::uuid, subscription_id),
             updated_at = ${update.now}
           WHERE id = ${id} AND status = ANY(${unfinished})`.pipe(Effect.asVoid, Effect.orDie),
+    startProvisioning: (id, now) =>
+      sql`UPDATE orders SET status = 'provisioning', step = 0, step_name = 'Queued', updated_at = ${now}
+          WHERE id = ${id} AND status = 'pending' RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
     complete: (id, serviceId, oneTimeSecret, now) =>
       sql`UPDATE orders SET status = 'completed', service_id = ${serviceId}, one_time_secret = ${oneTimeSecret},
             updated_at = ${now}
@@ -94,6 +104,31 @@ export const make = Effect.gen(function*() {
                     ORDER BY created_at, id`.pipe(
       Effect.flatMap(decodeOrders),
       Effect.map((rows) => rows.map(toOrder)),
+      Effect.orDie
+    ),
+    cleanupPending: (id, now) =>
+      sql`UPDATE orders SET cleanup_pending_since = coalesce(cleanup_pending_since, ${now}) WHERE id = ${id}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      ),
+    cleanupFailed: (id, error) =>
+      sql`UPDATE orders SET cleanup_attempts = cleanup_attempts + 1, cleanup_last_error = ${error}
+          WHERE id = ${id} AND cleanup_pending_since IS NOT NULL`.pipe(Effect.asVoid, Effect.orDie),
+    cleanupDone: (id) =>
+      sql`UPDATE orders SET cleanup_pending_since = NULL, cleanup_attempts = 0, cleanup_last_error = NULL
+          WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+    pendingCleanups: sql`SELECT id, kind, cleanup_pending_since, cleanup_attempts, cleanup_last_error FROM orders
+                         WHERE cleanup_pending_since IS NOT NULL ORDER BY cleanup_pending_since, id`.pipe(
+      Effect.flatMap(Schema.decodeUnknownEffect(CleanupRows)),
+      Effect.map((rows) =>
+        rows.map((r): PendingCleanup => ({
+          orderId: r.id,
+          kind: r.kind,
+          since: r.cleanup_pending_since,
+          attempts: r.cleanup_attempts,
+          lastError: r.cleanup_last_error
+        }))
+      ),
       Effect.orDie
     )
   })

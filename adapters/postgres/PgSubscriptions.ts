@@ -44,6 +44,12 @@ export const make = Effect.gen(function*() {
   const changed = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
     query.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie)
 
+  /**
+   * The stored period end is the one the caller read: compared at the precision the caller holds it (a JavaScript
+   * Date: milliseconds), since timestamptz keeps microseconds a row written by other means may carry.
+   */
+  const samePeriodEnd = (expected: Date) => sql`date_trunc('milliseconds', current_period_end) = ${expected}`
+
   return Subscriptions.of({
     create: (s) =>
       many(sql`INSERT INTO subscriptions ${
@@ -68,14 +74,14 @@ export const make = Effect.gen(function*() {
       sql`UPDATE subscriptions SET service_id = ${serviceId} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
     extend: (id, expected, next) =>
       changed(sql`UPDATE subscriptions SET current_period_end = ${next}, status = 'active'
-                  WHERE id = ${id} AND current_period_end = ${expected} AND status IN ('active', 'suspended')
+                  WHERE id = ${id} AND ${samePeriodEnd(expected)} AND status IN ('active', 'suspended')
                   RETURNING id`),
     setStatus: (id, status, from) =>
       changed(sql`UPDATE subscriptions SET status = ${status}
                   WHERE id = ${id} AND status = ANY(${[...from]}::text[]) RETURNING id`),
     suspendLapsed: (id, periodEnd) =>
       changed(sql`UPDATE subscriptions SET status = 'suspended'
-                  WHERE id = ${id} AND status = 'active' AND current_period_end = ${periodEnd} RETURNING id`),
+                  WHERE id = ${id} AND status = 'active' AND ${samePeriodEnd(periodEnd)} RETURNING id`),
     setCancelAtPeriodEnd: (id, cancel) =>
       sql`UPDATE subscriptions SET cancel_at_period_end = ${cancel} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
     due: (now) =>

@@ -17,6 +17,7 @@ import {
 } from "../../ports/Virtualization.ts"
 import { call, type CallContext, runTask } from "./calls.ts"
 import { cloneTemplate } from "./clone.ts"
+import { destroyVm } from "./destroy.ts"
 import { openSerialConsole } from "./console.ts"
 import type { ProxmoxRequest } from "./encoding.ts"
 import {
@@ -30,8 +31,20 @@ import {
   unavailable
 } from "./failures.ts"
 import { type PowerAction, requests } from "./requests.ts"
-import { ExecStarted, ExecStatus, type Resource, Resources, Snapshots, VmCurrentStatus } from "./responses.ts"
+import {
+  ExecStarted,
+  ExecStatus,
+  lockOf,
+  missingConfig,
+  qemuOf,
+  Resources,
+  says,
+  Snapshots,
+  VmConfigStamp,
+  VmCurrentStatus
+} from "./responses.ts"
 import { makeSessions } from "./sessions.ts"
+import { stampOf, stampOfTags } from "./stamp.ts"
 import { pollSchedule } from "./tasks.ts"
 
 export interface ProxmoxOptions {
@@ -70,12 +83,6 @@ export const defaultOptions: ProxmoxOptions = {
 const powerStateOf = (status: string | null | undefined): PowerState =>
   status === "running" || status === "stopped" ? status : "unknown"
 
-const lockOf = (lock: string | null | undefined) => (lock === undefined || lock === null || lock === "" ? null : lock)
-
-const qemuOf = (resources: ReadonlyArray<Resource>) =>
-  resources.filter((r) => r.type === "qemu" && r.vmid !== undefined && r.vmid !== null)
-
-const missingConfig = /configuration file .* does not exist/i
 
 /**
  * The port's error for a failed call or task about `vm`: a missing config file is VmNotFound (§2.2, §5.6), a refusal
@@ -107,9 +114,6 @@ const clusterErrors = <A, E, R>(
 ): Effect.Effect<A, E | TaskFailed | VirtualizationUnavailable, R> =>
   Effect.mapError(effect, (e) => (e instanceof CallFailed ? portError(e) : e))
 
-/** Matches a failure's text, synchronous or from the task's exit status. */
-const says = (pattern: RegExp) => (e: CallFailed | TaskFailed) =>
-  pattern.test(e._tag === "CallFailed" ? e.detail : e.exitStatus)
 
 export const layerWith = (
   overrides: Partial<ProxmoxOptions> = {}
@@ -171,26 +175,6 @@ export const layerWith = (
         Effect.map(call(ctx, "createSnapshot", requests.listSnapshots(vm), Snapshots), (list) =>
           list.some((s) => s.name === name))
 
-      /**
-       * `purge` + unreferenced disks; a VM already gone is success (§3.10, §5.12). A running VM is refused as PVE refuses
-       * it ("VM N is running - destroy failed"): stopping is the domain's decision, never a side effect of destroying.
-       */
-      const destroyOn = (
-        ctx: CallContext,
-        vm: VmRef,
-        relocated: boolean
-      ): Effect.Effect<void, CallFailed | TaskFailed> =>
-        runTask(ctx, "destroy", requests.destroy(vm), options.taskTimeout).pipe(
-          Effect.asVoid,
-          Effect.catchIf(says(missingConfig), (missing) =>
-            // The wrong node answers like a deleted VM (§5.6): only "nowhere in the cluster" is success.
-            Effect.flatMap(resources(ctx, "destroy", "vm"), (list) => {
-              const elsewhere = qemuOf(list).find((r) => r.vmid === vm.vmid && r.node !== vm.node)
-              if (elsewhere === undefined || typeof elsewhere.node !== "string") return Effect.void
-              return relocated ? Effect.fail(missing) : destroyOn(ctx, { ...vm, node: elsewhere.node }, true)
-            }))
-        )
-
       return Virtualization.of({
         listVms: (cluster) =>
           withCluster(cluster, (ctx) => resources(ctx, "listVms", "vm")).pipe(
@@ -200,6 +184,7 @@ export const layerWith = (
                 node: r.node ?? "",
                 vmid: r.vmid ?? 0,
                 name: r.name ?? "",
+                stamp: stampOfTags(r.tags),
                 status: powerStateOf(r.status),
                 template: r.template ?? false,
                 lock: lockOf(r.lock),
@@ -253,12 +238,19 @@ export const layerWith = (
               Effect.catchIf((f) => f.status === 400 && isAlreadyExists(f.detail), () => Effect.succeed(false))
             )).pipe(clusterErrors, logged("isVmidFree")),
 
-        cloneTemplate: ({ name, storage, target, template }) =>
+        cloneTemplate: ({ name, stamp, storage, target, template }) =>
           withCluster(template.cluster, (ctx) =>
-            cloneTemplate(ctx, { template, newid: target.vmid, name, storage }, options.cloneTimeout)).pipe(
+            cloneTemplate(ctx, { template, newid: target.vmid, name, storage, stamp }, options.cloneTimeout)).pipe(
               clusterErrors,
               logged("cloneTemplate")
             ),
+
+        ownerOf: (vm) =>
+          withCluster(vm.cluster, (ctx) => call(ctx, "ownerOf", requests.config(vm), VmConfigStamp)).pipe(
+            Effect.map((config) => ({ stamp: stampOf(config.tags, config.description), lock: lockOf(config.lock) })),
+            vmErrors(vm),
+            logged("ownerOf")
+          ),
 
         configure: (vm, config) =>
           vmTask(vm, "configure", requests.configure(vm, { ...config, password: Redacted.value(config.password) })),
@@ -373,11 +365,13 @@ export const layerWith = (
               logged("setGuestPassword")
             ),
 
+        setStartOnBoot: (vm, enabled) => vmTask(vm, "setStartOnBoot", requests.setOnBoot(vm, enabled)),
+
         setCloudInitPassword: (vm, password) =>
           vmTask(vm, "setCloudInitPassword", requests.setCloudInitPassword(vm, Redacted.value(password))),
 
-        destroy: (vm) =>
-          withCluster(vm.cluster, (ctx) => destroyOn(ctx, vm, false)).pipe(
+        destroy: (vm, stamp) =>
+          withCluster(vm.cluster, (ctx) => destroyVm(ctx, vm, stamp, options.taskTimeout)).pipe(
             // Still missing on the node the cluster named: the VM is moving between nodes, so try again later.
             Effect.mapError((e) => (e instanceof CallFailed && isVmMissing(e) ? unavailable(e) : e)),
             clusterErrors,

@@ -14,6 +14,8 @@ export interface CloneRequest {
   readonly newid: number
   readonly name: string
   readonly storage: string
+  /** Our ownership stamp (the order id), in the clone's description. */
+  readonly stamp: string
 }
 
 const operation = "cloneTemplate"
@@ -79,7 +81,7 @@ export const cloneTemplate = (
       const sent = yield* call(
         ctx,
         operation,
-        requests.clone(clone.template, clone.newid, clone.name, clone.storage),
+        requests.clone(clone.template, clone.newid, clone.name, clone.storage, clone.stamp),
         TaskId,
         { idempotent: false }
       ).pipe(Effect.result)

@@ -3,6 +3,7 @@
 import type { CloudInit } from "../../ports/Virtualization.ts"
 import type { Params, ProxmoxRequest } from "./encoding.ts"
 import { sshKeysValue } from "./encoding.ts"
+import { stampDescription, stampTags } from "./stamp.ts"
 
 export interface VmAddress {
   readonly node: string
@@ -56,9 +57,17 @@ export const requests = {
     params: { vmid }
   }),
 
-  /** `{vmid}` is the template; `full` so `storage` is allowed and the clone outlives the template (§3.4, §5.9). */
-  clone: (template: VmAddress, newid: number, name: string, storage: string): ProxmoxRequest =>
-    vm("POST", "/clone", template, { newid, name, full: true, storage }),
+  /**
+   * `{vmid}` is the template; `full` so `storage` is allowed and the clone outlives the template (§3.4, §5.9). The
+   * description carries our stamp from the clone's first moment (`tags` is not a clone parameter).
+   */
+  clone: (template: VmAddress, newid: number, name: string, storage: string, stamp: string): ProxmoxRequest =>
+    vm("POST", "/clone", template, { newid, name, full: true, storage, description: stampDescription(stamp) }),
+
+  /** The VM's stored config: our stamp (`tags`, `description`) and its lock (§3.5). */
+  config: (at: VmAddress): ProxmoxRequest => vm("GET", "/config", at),
+
+  setOnBoot: (at: VmAddress, enabled: boolean): ProxmoxRequest => vm("POST", "/config", at, { onboot: enabled }),
 
   /** The asynchronous POST variant: a synchronous PUT would hit pveproxy's 30 s proxy timeout (§3.5, §5.5). */
   configure: (at: VmAddress, config: VmConfiguration): ProxmoxRequest =>
@@ -79,7 +88,11 @@ export const requests = {
       // The serial console needs a socket-type serial port; vga=serial0 sends the display there (§4.1).
       serial0: "socket",
       vga: "serial0",
-      agent: "1"
+      agent: "1",
+      // A running VPS comes back when its node reboots; a lapse turns this off (§3.5).
+      onboot: true,
+      tags: stampTags(config.stamp),
+      description: stampDescription(config.stamp)
     }, { secrets: [config.password] }),
 
   setCloudInitPassword: (at: VmAddress, password: string): ProxmoxRequest =>

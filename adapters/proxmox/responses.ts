@@ -1,6 +1,7 @@
 // The shapes of the answers the wrapper reads, decoded leniently: PVE's JSON is written by Perl, so numbers may come
 // as strings and booleans as 0/1/"1" (reference/proxmox.md §2.1). Only the fields the port needs are declared.
 import { Effect, Schema, SchemaGetter } from "effect"
+import type { TaskFailed } from "../../ports/Virtualization.ts"
 import { CallFailed } from "./failures.ts"
 
 /** A number, or a string holding one. */
@@ -50,6 +51,7 @@ export const Resource = Schema.Struct({
   name: optionalString,
   template: optionalBoolean,
   lock: optionalString,
+  tags: optionalString,
   maxcpu: optionalNumber,
   maxmem: optionalNumber,
   maxdisk: optionalNumber,
@@ -60,11 +62,32 @@ export type Resource = typeof Resource.Type
 
 export const Resources = Schema.Array(Resource)
 
+/** The QEMU guests of a `/cluster/resources` answer (`type=vm` lists containers too, §3.1). */
+export const qemuOf = (resources: ReadonlyArray<Resource>) =>
+  resources.filter((r) => r.type === "qemu" && r.vmid !== undefined && r.vmid !== null)
+
+/** A lock as the port says it: PVE writes none as absent or empty. */
+export const lockOf = (lock: string | null | undefined) => (lock === undefined || lock === null || lock === "" ? null : lock)
+
+/** How PVE says a VM's config is not on that node (deleted, or on another node: §5.6). */
+export const missingConfig = /configuration file .* does not exist/i
+
+/** Matches a failure's text, synchronous or from the task's exit status. */
+export const says = (pattern: RegExp) => (e: CallFailed | TaskFailed) =>
+  pattern.test(e._tag === "CallFailed" ? e.detail : e.exitStatus)
+
 export const VmCurrentStatus = Schema.Struct({
   status: Schema.String,
   lock: optionalString,
   agent: optionalBoolean,
   name: optionalString
+})
+
+/** The parts of a VM's stored config that say whose it is (§3.5). */
+export const VmConfigStamp = Schema.Struct({
+  tags: optionalString,
+  description: optionalString,
+  lock: optionalString
 })
 
 export const SnapshotEntry = Schema.Struct({

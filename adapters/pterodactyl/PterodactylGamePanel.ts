@@ -2,7 +2,7 @@
 // calls (reference/pterodactyl.md §2–§4), with the panel's failures mapped onto the port's errors once, in
 // failures.ts. Only eggs and nodes are cached (nodes are dropped from the cache when this adapter creates or deletes
 // a server on the panel): everything else must be read fresh.
-import { Clock, Duration, Effect, Layer } from "effect"
+import { Clock, Duration, Effect, Layer, Option } from "effect"
 import { HttpClient } from "effect/http"
 import {
   type ClientRequest,
@@ -10,7 +10,9 @@ import {
   GamePanels,
   GamePanelUnavailable,
   PanelRejected,
-  type PanelNode
+  type PanelNode,
+  type PanelServer,
+  PanelServerNotOurs
 } from "../../ports/GamePanel.ts"
 import { type Answer, type CallOptions, type CallSpec, decodeAs, makeCalls, originOf } from "./calls.ts"
 import { openGameConsole } from "./console.ts"
@@ -24,6 +26,7 @@ import {
   type Page,
   pageOf,
   ServerItem,
+  ServerList,
   toAllocation,
   toEgg,
   toNode,
@@ -297,11 +300,31 @@ export const layerWith = (
         suspend: (panel, id) => suspension(panel, id, "suspend"),
         unsuspend: (panel, id) => suspension(panel, id, "unsuspend"),
 
-        deleteServer: (panel, id) =>
-          calls.application(panel, "delete server", requests.deleteServer(id)).pipe(
-            Effect.asVoid,
+        servers: (panel) =>
+          allPages((n) => Effect.map(app(panel, "list servers", requests.servers(n, options.pageSize), ServerList), pageOf)).pipe(
+            Effect.map((servers) => servers.map(toServer)),
+            mapCall(portErrorAmong("GamePanelThrottled")),
+            logged("list servers")
+          ),
+
+        // Read first: only a server whose external id is still ours is deleted (a server id never names another
+        // server on one panel, but the external id can be changed by hand, and it is what says the server is ours).
+        deleteServer: (panel, id, externalId) =>
+          app(panel, "delete server", requests.server(id), ServerItem).pipe(
+            Effect.map((s): Option.Option<PanelServer> => Option.some(toServer(s.attributes))),
             // Already gone (perhaps by our own attempt whose answer was lost) is what was asked for.
-            Effect.catchIf(is404, () => Effect.void),
+            Effect.catchIf(is404, () => Effect.succeed(Option.none<PanelServer>())),
+            Effect.flatMap((found) =>
+              Effect.gen(function*() {
+                if (Option.isNone(found)) return
+                if (found.value.externalId !== externalId) {
+                  return yield* new PanelServerNotOurs({ panel, id, expected: externalId, found: found.value.externalId })
+                }
+                yield* calls.application(panel, "delete server", requests.deleteServer(id)).pipe(
+                  Effect.catchIf(is404, () => Effect.void)
+                )
+              })
+            ),
             Effect.ensuring(nodeLists.forget(panel)),
             mapCall(portErrorAmong("GamePanelThrottled")),
             logged("delete server")

@@ -83,6 +83,7 @@ export const requests = {
   }),
 
   server: (serverId: number): CallSpec => ({ method: "GET", path: `/servers/${id(serverId)}` }),
+  servers: (page: number, perPage: number): CallSpec => ({ method: "GET", path: `/servers?page=${page}&per_page=${perPage}` }),
 
   serverByExternalId: (externalId: string): CallSpec => ({ method: "GET", path: `/servers/external/${id(externalId)}` }),
 

@@ -68,6 +68,7 @@ const ServerAttributes = Schema.Struct({
   user: Schema.Int
 })
 export const ServerItem = item(ServerAttributes)
+export const ServerList = list(ServerAttributes)
 
 /** `status` null is an installed server in its normal state (§2.4). */
 export const toServer = (s: typeof ServerAttributes.Type): PanelServer => {

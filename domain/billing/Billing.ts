@@ -25,6 +25,15 @@ export class Order extends Schema.Class<Order>("Order")({
   updatedAt: Schema.Date
 }) {}
 
+/** A failed order whose undo (the upstream resources it made, the holds it took) is still being retried. */
+export interface PendingCleanup {
+  readonly orderId: string
+  readonly kind: ServiceKind
+  readonly since: Date
+  readonly attempts: number
+  readonly lastError: string | null
+}
+
 export const SubscriptionStatus = Schema.Literals([
   /** Paid for; the service is provisioning or running. */
   "active",

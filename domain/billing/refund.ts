@@ -1,10 +1,13 @@
-// Giving the money back when provisioning fails: refund every charge of the order once, and say why it failed.
+// Giving the money back when an order fails: every recorded charge of the order refunded once (never a charge that
+// was not recorded: only the ledger says what was taken), the subscription failed, and the customer told why.
 import { Clock, Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Ledger } from "../../ports/Ledger.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { alert } from "../ops/alert.ts"
+import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
 
 export const refundOrder = (orderId: string, reason: string) =>
   Effect.gen(function*() {
@@ -13,14 +16,24 @@ export const refundOrder = (orderId: string, reason: string) =>
     const order = yield* orders.get(orderId)
     if (Option.isNone(order)) return
     const entries = yield* ledger.forOrder(orderId)
+    const charges = entries.filter((e) => e.kind === "charge")
     const refunded = new Set(entries.filter((e) => e.kind === "refund").map((e) => e.reference.split(":")[0]))
-    for (const charge of entries.filter((e) => e.kind === "charge" && !refunded.has(e.reference))) {
-      // The idempotency key makes a replayed refund a no-op at the gateway.
-      const refund = yield* (yield* PaymentGateway).refund({
-        charge: charge.reference,
-        amountCents: charge.amountCents,
-        idempotencyKey: `refund:${charge.id}`
-      }).pipe(Effect.retry({ times: 5 }), Effect.orDie)
+    for (const charge of charges.filter((c) => !refunded.has(c.reference))) {
+      // The idempotency key makes a replayed refund a no-op at the gateway; a gateway that is down delays the
+      // refund, it never skips it.
+      const refund = yield* keepTrying(
+        (yield* PaymentGateway).refund({
+          charge: charge.reference,
+          amountCents: charge.amountCents,
+          idempotencyKey: `refund:${charge.id}`
+        }),
+        {
+          onFailure: (attempt, cause) =>
+            worthAnAlert(attempt)
+              ? alert(`refunding charge ${charge.reference} of order ${orderId} failed (attempt ${attempt}), retrying: ${describeCause(cause)}`, { orderId, attempt })
+              : Effect.logWarning(`refunding charge ${charge.reference} of order ${orderId} failed (attempt ${attempt}), retrying`)
+        }
+      )
       yield* ledger.record({
         id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
         userId: charge.userId,
@@ -35,5 +48,6 @@ export const refundOrder = (orderId: string, reason: string) =>
     if (order.value.subscriptionId !== null) {
       yield* (yield* Subscriptions).setStatus(order.value.subscriptionId, "failed", ["active"])
     }
-    yield* orders.fail(orderId, `${reason} Nothing was kept and your payment was refunded.`, new Date(yield* Clock.currentTimeMillis))
+    const outcome = charges.length > 0 ? "Nothing was kept and your payment was refunded." : "Nothing was charged."
+    yield* orders.fail(orderId, `${reason} ${outcome}`, new Date(yield* Clock.currentTimeMillis))
   })

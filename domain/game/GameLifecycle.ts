@@ -9,6 +9,7 @@ import { GamePanel } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { lapsedFor, lapseWorkflow, stillDue, terminationWorkflow } from "../billing/lapse.ts"
+import { alert } from "../ops/alert.ts"
 import { GameSettings } from "./GameSettings.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
@@ -79,14 +80,26 @@ export const TerminateGameLive = TerminateGame.toLayer(Effect.fn(function*({ sub
     })
   })
   if (!proceed) return
-  yield* Activity.make({
+  // Refused when the panel server's external id is no longer our order's: the server then stays, for an operator.
+  const deleted = yield* Activity.make({
     name: "delete",
+    success: Schema.Boolean,
     execute: Effect.gen(function*() {
       const server = yield* serverOf(subscriptionId)
-      if (Option.isNone(server) || server.value.status === "deleted") return
-      yield* (yield* GamePanel).deleteServer(server.value.panel, server.value.panelServerId)
+      if (Option.isNone(server) || server.value.status === "deleted") return true
+      return yield* (yield* GamePanel).deleteServer(server.value.panel, server.value.panelServerId, server.value.orderId).pipe(
+        Effect.as(true),
+        Effect.catchTag("PanelServerNotOurs", (e) =>
+          Effect.as(
+            alert(`refused to delete server ${e.id} on panel ${e.panel}: ${e.message}; left untouched for an operator`, {
+              subscriptionId
+            }),
+            false
+          ))
+      )
     }).pipe(Effect.retry(transient), Effect.orDie)
   })
+  if (!deleted) return
   yield* Activity.make({
     name: "release",
     execute: Effect.gen(function*() {

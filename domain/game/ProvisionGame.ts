@@ -1,6 +1,7 @@
 // The five-step game-server provisioning workflow (DESIGN §3): panel user → node → allocation → create server →
-// installed. Each step is a durable, idempotent activity; a failure at any step deletes what was made on the
-// panel, gives the allocation back, refunds the charge and tells the customer why.
+// installed. Each step is a durable, idempotent activity; a failure at any step refunds the charge and tells the
+// customer why at once, then deletes what was made on the panel and gives the allocation back, retrying that undo
+// until it succeeds.
 import { Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Activity, Workflow } from "effect/workflow"
@@ -10,7 +11,8 @@ import { GamePanel, type PanelNode } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
-import { refundOrder } from "../billing/refund.ts"
+import { cleanUp, failAndRefund } from "../billing/compensation.ts"
+import { alert } from "../ops/alert.ts"
 import type { GamePlan } from "../catalog/Plan.ts"
 import { GameServer } from "./GameServer.ts"
 import { checkEnvironment } from "./GameOptions.ts"
@@ -278,19 +280,23 @@ const step5Install = (orderId: string, created: typeof Created.Type, claimed: ty
     return record.id
   })
 
-/** Undo: the panel server (found by our external id, whatever step we reached) and the allocation claim. */
+/**
+ * Undo, once: the panel server (found by our external id, whatever step we reached; deleted only while its external id
+ * is still ours) and the allocation claim.
+ */
 const undo = (orderId: string) =>
   Effect.gen(function*() {
     const { plan } = yield* context(orderId)
     const panel = yield* GamePanel
     const server = yield* panel.serverByExternalId(plan.panel, orderId)
-    if (server !== null) yield* panel.deleteServer(plan.panel, server.id)
+    if (server !== null) {
+      yield* panel.deleteServer(plan.panel, server.id, orderId).pipe(
+        Effect.catchTag("PanelServerNotOurs", (e) =>
+          alert(`refused to delete server ${e.id} on panel ${e.panel}: ${e.message}; left untouched for an operator`, { orderId }))
+      )
+    }
     yield* (yield* GameAllocations).release(orderId)
-  }).pipe(
-    // Compensation must finish: keep trying through upstream trouble (the engine persists the attempt).
-    Effect.retry({ times: 10, schedule: Schedule.exponential("1 second"), while: (e) => e._tag !== "PanelUnknown" }),
-    Effect.catchTag("PanelUnknown", () => Effect.flatMap(GameAllocations, (a) => a.release(orderId)))
-  )
+  })
 
 export const ProvisionGameLive = ProvisionGame.toLayer(Effect.fn(function*({ orderId }) {
   const run = Effect.gen(function*() {
@@ -308,8 +314,9 @@ export const ProvisionGameLive = ProvisionGame.toLayer(Effect.fn(function*({ ord
     Effect.tapError((e) =>
       Effect.gen(function*() {
         yield* Effect.logWarning(`provisioning order ${orderId} failed at step ${e.step}: ${e.detail}`)
-        yield* Activity.make({ name: "undo", execute: undo(orderId).pipe(Effect.orDie) })
-        yield* Activity.make({ name: "refund", execute: refundOrder(orderId, e.reason) })
+        // The customer first: refunded and told at once, however long the undo then takes.
+        yield* Activity.make({ name: "fail-and-refund", execute: failAndRefund(orderId, e.reason) })
+        yield* Activity.make({ name: "clean-up", execute: cleanUp(orderId, undo(orderId)) })
       })
     )
   )

@@ -1,6 +1,7 @@
-// What time does to a VPS: at the period end without renewal it is stopped and snapshotted (suspended); after
-// the grace window it is destroyed with its disks and its address goes back to the pool. Every transition is
-// a durable workflow with an idempotency key, so sweeping twice, or resuming after a crash, is harmless.
+// What time does to a VPS: at the period end without renewal it is stopped, kept from starting with its node, and
+// snapshotted (suspended); after the grace window it is destroyed with its disks and its address goes back to the
+// pool. Every transition is a durable workflow with an idempotency key, so sweeping twice, or resuming after a crash,
+// is harmless. Nothing is stopped or destroyed unless the VM carries our stamp for the VPS's order.
 import { Clock, Duration, Effect, Option, Schema } from "effect"
 import { Activity } from "effect/workflow"
 import { IpAddresses } from "../../ports/IpAddresses.ts"
@@ -11,6 +12,7 @@ import { VpsRecords } from "../../ports/VpsRecords.ts"
 import type { Vps } from "./Vps.ts"
 import { VpsSettings } from "./VpsSettings.ts"
 import { lapsedFor, lapseWorkflow, stillDue, terminationWorkflow } from "../billing/lapse.ts"
+import { notOursAlert, ownership } from "./ownership.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -29,6 +31,32 @@ export const TerminateVps = terminationWorkflow("TerminateVps")
 const vpsOf = (subscriptionId: string) =>
   Effect.flatMap(VpsRecords, (records) => records.bySubscription(subscriptionId))
 
+/**
+ * Whether the VPS's VM may be acted upon: ours, or gone (nothing to do). Anything else (the VMID reused outside our
+ * control) is refused with an alert, and the VPS is left for an operator (the reconciler lists it).
+ */
+const mayTouch = (vps: Vps, action: string) =>
+  Effect.gen(function*() {
+    const found = yield* ownership(vmRefOf(vps), vps.orderId)
+    if (found.owner === "foreign" || found.owner === "busy") yield* notOursAlert(found.vm, vps.orderId, action)
+    return found
+  })
+
+/**
+ * Back in service after a renewal: started with its node again (the plan's setting for a running VPS), then started
+ * now. A VM that is not ours is left alone (alert), a VM that is gone cannot come back: false then, and the record
+ * stays as it is (the reconciler lists it).
+ */
+export const bringBack = (vps: Vps) =>
+  Effect.gen(function*() {
+    const { owner, vm } = yield* mayTouch(vps, "start")
+    if (owner !== "ours") return false
+    const virtualization = yield* Virtualization
+    yield* virtualization.setStartOnBoot(vm, true)
+    yield* virtualization.start(vm)
+    return true
+  })
+
 export const SuspendVpsLive = SuspendVps.toLayer(Effect.fn(function*({ periodEnd, subscriptionId }) {
   const due = yield* Activity.make({ name: "check", success: Schema.Boolean, execute: stillDue(subscriptionId, periodEnd) })
   if (!due) return
@@ -37,9 +65,12 @@ export const SuspendVpsLive = SuspendVps.toLayer(Effect.fn(function*({ periodEnd
     execute: Effect.gen(function*() {
       const vps = yield* vpsOf(subscriptionId)
       if (Option.isNone(vps) || vps.value.status === "destroyed") return
+      const { owner, vm } = yield* mayTouch(vps.value, "stop")
+      if (owner !== "ours") return
       const virtualization = yield* Virtualization
-      const vm = vmRefOf(vps.value)
       yield* virtualization.stop(vm)
+      // A node reboot must not bring a lapsed VPS back.
+      yield* virtualization.setStartOnBoot(vm, false)
       const name = finalSnapshotName(new Date(periodEnd))
       const existing = yield* virtualization.listSnapshots(vm)
       if (!existing.some((s) => s.name === name)) {
@@ -65,8 +96,7 @@ export const SuspendVpsLive = SuspendVps.toLayer(Effect.fn(function*({ periodEnd
       // Atomic against a renewal: either the lapse of this period is recorded, or the renewal extended it first.
       if (!(yield* lapsedFor(subscriptionId, periodEnd))) {
         // Renewed while we stopped it: bring it back instead of suspending.
-        if (live !== undefined) {
-          yield* (yield* Virtualization).start(vmRefOf(live)).pipe(Effect.retry(transient), Effect.orDie)
+        if (live !== undefined && (yield* bringBack(live).pipe(Effect.retry(transient), Effect.orDie))) {
           yield* (yield* VpsRecords).setStatus(live.id, "running", { graceUntil: null })
         }
       }
@@ -87,17 +117,25 @@ export const TerminateVpsLive = TerminateVps.toLayer(Effect.fn(function*({ subsc
     })
   })
   if (!proceed) return
-  yield* Activity.make({
+  // Refused when the VM is not ours: the VPS then stays as it is, for an operator.
+  const destroyed = yield* Activity.make({
     name: "destroy",
+    success: Schema.Boolean,
     execute: Effect.gen(function*() {
       const vps = yield* vpsOf(subscriptionId)
-      if (Option.isNone(vps) || vps.value.status === "destroyed") return
+      if (Option.isNone(vps) || vps.value.status === "destroyed") return true
+      const { owner, vm } = yield* mayTouch(vps.value, "destroy")
+      if (owner === "foreign" || owner === "busy") return false
+      if (owner === "gone") return true
       const virtualization = yield* Virtualization
-      const vm = vmRefOf(vps.value)
       yield* virtualization.stop(vm).pipe(Effect.catchTag("VmNotFound", () => Effect.void))
-      yield* virtualization.destroy(vm)
+      return yield* virtualization.destroy(vm, vps.value.orderId).pipe(
+        Effect.as(true),
+        Effect.catchTag("VmNotOurs", (found) => Effect.as(notOursAlert(vm, vps.value.orderId, "destroy", found), false))
+      )
     }).pipe(Effect.retry(transient), Effect.orDie)
   })
+  if (!destroyed) return
   yield* Activity.make({
     name: "release",
     execute: Effect.gen(function*() {

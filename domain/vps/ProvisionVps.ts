@@ -1,5 +1,6 @@
-// The six-step VPS provisioning workflow: each step a durable, idempotent activity; a failure at any step undoes
-// what was done (no VM, no address, no reservation left), refunds the charge and tells the customer why.
+// The six-step VPS provisioning workflow: each step a durable, idempotent activity; a failure at any step refunds the
+// charge and tells the customer why at once, then undoes what was done (no VM, no address, no reservation left),
+// retrying that undo until it succeeds.
 import { Clock, Effect, Option, Redacted, Result, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Activity, Workflow } from "effect/workflow"
@@ -9,10 +10,11 @@ import { Orders } from "../../ports/Orders.ts"
 import { Placement } from "../../ports/Placement.ts"
 import { SecretBox } from "../../ports/SecretBox.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
-import { Virtualization, type VmRef } from "../../ports/Virtualization.ts"
+import { Virtualization, type VmNotOurs, type VmRef } from "../../ports/Virtualization.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
 import type { VpsPlan } from "../catalog/Plan.ts"
-import { refundOrder } from "../billing/refund.ts"
+import { cleanUp, failAndRefund } from "../billing/compensation.ts"
+import { notOursAlert, ownership } from "./ownership.ts"
 import { chooseNode } from "./placement.ts"
 import { generatePassword } from "./passwords.ts"
 import { Vps } from "./Vps.ts"
@@ -165,7 +167,8 @@ const step2Clone = (orderId: string, placed: Placed) =>
         template: { cluster: placed.cluster, node: placed.templateNode, vmid: placed.templateVmid },
         target: { ...vmOf(placed), vmid },
         name,
-        storage: (yield* VpsSettings).storage
+        storage: (yield* VpsSettings).storage,
+        stamp: orderId
       }).pipe(
         Effect.as(true),
         Effect.catchTag("VmidTaken", () => Effect.succeed(false)),
@@ -213,6 +216,7 @@ const step5Configure = (orderId: string, placed: Placed) =>
     if (held === undefined) return yield* Effect.die(new Error("address released before configuration"))
     const password = yield* generatePassword
     yield* (yield* Virtualization).configure(vmOf(placed), {
+      stamp: orderId,
       cores: plan.vcpu,
       memoryMiB: plan.ramMiB,
       bridge: held.bridge,
@@ -270,27 +274,36 @@ const step6Start = (orderId: string, placed: Placed, sealedPassword: string) =>
     return vps.id
   })
 
-/** Undo in reverse: the VM (stopped, destroyed with its disks), the address, the reservation and the VMID. */
+/** The undo cannot finish yet (a clone still running at our VMID); it is tried again later. */
+class UndoBlocked extends Schema.TaggedError<UndoBlocked>()("UndoBlocked", { detail: Schema.String }) {
+  override get message() {
+    return this.detail
+  }
+}
+
+/**
+ * Undo in reverse, once: our VM (stopped, destroyed with its disks), the address, the reservation and the VMID. A VM
+ * at our VMID that does not carry our stamp is never touched: an alert says so, and the VMID is never handed out again.
+ */
 const undo = (orderId: string, placed: Placed | undefined) =>
   Effect.gen(function*() {
-    const virtualization = yield* Virtualization
+    const placement = yield* Placement
     if (placed !== undefined) {
-      const vm = vmOf(placed)
-      // Configuring (step 5) renames the VM after the customer's host name: both names are ours (with our VMID).
-      const names = [vmName(orderId), (yield* context(orderId)).options.hostname]
-      const ours = (yield* virtualization.listVms(placed.cluster)).some((v) => v.vmid === vm.vmid && names.includes(v.name))
-      if (ours) {
+      const virtualization = yield* Virtualization
+      const { owner, vm } = yield* ownership(vmOf(placed), orderId)
+      const foreign = (found?: VmNotOurs) =>
+        Effect.andThen(notOursAlert(vm, orderId, "destroy", found), placement.markVmidForeign(vm.cluster, vm.vmid))
+      if (owner === "busy") return yield* new UndoBlocked({ detail: `VM ${vm.vmid} is locked and carries no stamp yet` })
+      if (owner === "foreign") yield* foreign()
+      if (owner === "ours") {
         yield* virtualization.stop(vm).pipe(Effect.catchTag("VmNotFound", () => Effect.void))
-        yield* virtualization.destroy(vm)
+        yield* virtualization.destroy(vm, orderId).pipe(Effect.catchTag("VmNotOurs", foreign))
       }
     }
     yield* (yield* IpAddresses).release(orderId)
-    yield* (yield* Placement).releaseReservation(orderId)
-    yield* (yield* Placement).releaseVmid(orderId)
-  }).pipe(
-    // Compensation must finish: keep trying through upstream trouble (the engine persists the attempt).
-    Effect.retry({ times: 10, while: (e) => e._tag === "VirtualizationUnavailable" })
-  )
+    yield* placement.releaseReservation(orderId)
+    yield* placement.releaseVmid(orderId)
+  })
 
 export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ orderId }) {
   let placed: Placed | undefined
@@ -317,8 +330,9 @@ export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ order
     Effect.tapError((e) =>
       Effect.gen(function*() {
         yield* Effect.logWarning(`provisioning order ${orderId} failed at step ${e.step}: ${e.detail}`)
-        yield* Activity.make({ name: "undo", execute: undo(orderId, placed).pipe(Effect.orDie) })
-        yield* Activity.make({ name: "refund", execute: refundOrder(orderId, e.reason) })
+        // The customer first: refunded and told at once, however long the undo then takes.
+        yield* Activity.make({ name: "fail-and-refund", execute: failAndRefund(orderId, e.reason) })
+        yield* Activity.make({ name: "clean-up", execute: cleanUp(orderId, undo(orderId, placed)) })
       })
     )
   )

@@ -5,7 +5,7 @@ import { Catalog } from "../../ports/Catalog.ts"
 import { SecretBox } from "../../ports/SecretBox.ts"
 import { type Snapshot, Virtualization } from "../../ports/Virtualization.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
-import { vmRefOf } from "./Lifecycle.ts"
+import { bringBack, vmRefOf } from "./Lifecycle.ts"
 import { generatePassword } from "./passwords.ts"
 import type { Vps } from "./Vps.ts"
 
@@ -171,11 +171,10 @@ export const resetRootPassword = Effect.fn("resetRootPassword")(function*(userId
   return { rootPassword: Redacted.value(password), appliesAtNextBoot: !viaAgent }
 })
 
-/** A renewal inside the grace window: the same VM comes back, started. */
+/** A renewal inside the grace window: the same VM comes back, started, and starts with its node again. */
 export const restoreVps = Effect.fn("restoreVps")(function*(subscriptionId: string) {
   const records = yield* VpsRecords
   const vps = yield* records.bySubscription(subscriptionId)
   if (Option.isNone(vps) || vps.value.status === "destroyed") return
-  yield* (yield* Virtualization).start(vmRefOf(vps.value))
-  yield* records.setStatus(vps.value.id, "running", { graceUntil: null })
+  if (yield* bringBack(vps.value)) yield* records.setStatus(vps.value.id, "running", { graceUntil: null })
 })

@@ -7,7 +7,8 @@ import { randomUUID } from "node:crypto"
 import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
 import { MemoryGamePanelControl } from "../../adapters/fake/MemoryGamePanel.ts"
 import {
-  type ClientRequest, type ConsoleEvent, type GameConsole, GamePanel, GamePanelUnavailable, type NewServer, PanelRejected
+  type ClientRequest, type ConsoleEvent, type GameConsole, GamePanel, GamePanelUnavailable, type NewServer, PanelRejected,
+  PanelServerNotOurs
 } from "../../ports/GamePanel.ts"
 import { type GamePanelHarness, memoryHarness, multipart, sandboxHarness, sandboxPanelLayer } from "../support/gamePanelHarness.ts"
 import { readBody } from "../support/download.ts"
@@ -93,7 +94,7 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
       const spec = yield* newServer(n, overrides)
       yield* harness.setInstallOutcome(spec.externalId, outcome)
       const server = yield* p.createServer(panel, spec)
-      yield* Effect.addFinalizer(() => Effect.ignore(p.deleteServer(panel, server.id)))
+      yield* Effect.addFinalizer(() => Effect.ignore(p.deleteServer(panel, server.id, spec.externalId)))
       return server
     })
   const installed = (n: number, overrides: Partial<NewServer> = {}) =>
@@ -145,7 +146,7 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
         assert.strictEqual((after?.allocatedDiskMiB ?? 0) - before.allocatedDiskMiB, 2048)
         assert.strictEqual(server.allocation, spec.allocation)
         assert.notInclude((yield* p.freeAllocations(panel, before.id)).map((a) => a.id), spec.allocation)
-        yield* p.deleteServer(panel, server.id)
+        yield* p.deleteServer(panel, server.id, spec.externalId)
         const free = yield* p.freeAllocations(panel, before.id)
         assert.include(free.map((a) => a.id), spec.allocation)
         for (const a of free) assert.isFalse(a.assigned)
@@ -354,10 +355,29 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
       Effect.gen(function*() {
         const p = yield* port
         const server = yield* created(19)
-        yield* p.deleteServer(panel, server.id)
-        yield* p.deleteServer(panel, server.id)
+        yield* p.deleteServer(panel, server.id, `zh-${run}-s19`)
+        yield* p.deleteServer(panel, server.id, `zh-${run}-s19`)
         assert.strictEqual((yield* Effect.flip(p.server(panel, server.id)))._tag, "PanelResourceNotFound")
         assert.isNull(yield* p.serverByExternalId(panel, `zh-${run}-s19`))
+      }))
+
+    it.effect("a server whose external id is not the expected one is not deleted (PanelServerNotOurs)", () =>
+      Effect.gen(function*() {
+        const p = yield* port
+        const server = yield* created(20)
+        assert.deepStrictEqual(
+          yield* Effect.flip(p.deleteServer(panel, server.id, `zh-${run}-someone-else`)),
+          new PanelServerNotOurs({ panel, id: server.id, expected: `zh-${run}-someone-else`, found: `zh-${run}-s20` })
+        )
+        assert.strictEqual((yield* p.server(panel, server.id)).externalId, `zh-${run}-s20`)
+      }))
+
+    it.effect("the panel's servers are listed with their external ids", () =>
+      Effect.gen(function*() {
+        const p = yield* port
+        const server = yield* created(21)
+        const listed = (yield* p.servers(panel)).find((s) => s.id === server.id)
+        assert.deepInclude(listed, { id: server.id, uuid: server.uuid, externalId: `zh-${run}-s21` })
       }))
 
     it.effect("an unknown panel fails with PanelUnknown", () =>

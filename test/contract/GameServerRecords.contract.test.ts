@@ -185,6 +185,19 @@ const contract = (name: string, impl: Layer.Layer<GameServerRecords | Subscripti
         assert.deepStrictEqual(yield* current(renewed.id), renewed)
       }))
 
+    it.effect("live holds every game server not deleted, whoever owns it", () =>
+      Effect.gen(function*() {
+        const records = yield* GameServerRecords
+        const active = yield* records.create(yield* provisioned(yield* customer))
+        const suspended = yield* records.create(yield* provisioned(yield* customer))
+        const deleted = yield* records.create(yield* provisioned(yield* customer))
+        yield* records.setStatus(suspended.id, "suspended", { graceUntil: later(100) })
+        yield* records.setStatus(deleted.id, "deleted", { graceUntil: null, deletedAt: later(101) })
+        const live = new Set((yield* records.live).map((s) => s.id))
+        assert.isTrue(live.has(active.id) && live.has(suspended.id))
+        assert.isFalse(live.has(deleted.id))
+      }))
+
     it.effect("a status change for an unknown id changes nothing", () =>
       Effect.gen(function*() {
         const records = yield* GameServerRecords

@@ -186,6 +186,46 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         const mine = (yield* orders.unfinished).filter((o) => o.userId === user.id)
         assert.deepStrictEqual(mine.map((o) => [o.id, o.status]), [[pending.id, "pending"], [provisioning.id, "provisioning"]])
       }))
+
+    it.effect("startProvisioning moves a pending order to provisioning once; of five racing, one wins", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const user = yield* customer
+        const order = yield* placeOrder(user.id)
+        const won = yield* Effect.all(
+          Array.from({ length: 5 }, () => orders.startProvisioning(order.id, later(1))),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(won.filter((w) => w).length, 1)
+        assert.deepInclude(yield* current(order.id), { status: "provisioning", step: 0, stepName: "Queued", updatedAt: later(1) })
+        assert.isFalse(yield* orders.startProvisioning(order.id, later(2)))
+        const failed = yield* placeOrder(user.id)
+        yield* orders.fail(failed.id, "declined", later(1))
+        assert.isFalse(yield* orders.startProvisioning(failed.id, later(2)))
+        assert.strictEqual((yield* current(failed.id)).status, "failed")
+      }))
+
+    it.effect("a pending cleanup is listed from its first mark, counts its failed attempts, and goes once done", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const user = yield* customer
+        const order = yield* placeOrder(user.id)
+        const mine = Effect.map(orders.pendingCleanups, (all) => all.filter((c) => c.orderId === order.id))
+        // A failure recorded before any mark is not a pending cleanup.
+        yield* orders.cleanupFailed(order.id, "too early")
+        assert.deepStrictEqual(yield* mine, [])
+        yield* orders.fail(order.id, "no capacity", later(1))
+        yield* orders.cleanupPending(order.id, later(1))
+        yield* orders.cleanupPending(order.id, later(9))
+        yield* orders.cleanupFailed(order.id, "VirtualizationUnavailable: 596")
+        yield* orders.cleanupFailed(order.id, "TaskFailed: locked")
+        assert.deepStrictEqual(yield* mine, [
+          { orderId: order.id, kind: "vps", since: later(1), attempts: 2, lastError: "TaskFailed: locked" }
+        ])
+        yield* orders.cleanupDone(order.id)
+        assert.deepStrictEqual(yield* mine, [])
+        assert.strictEqual((yield* current(order.id)).status, "failed")
+      }))
   })
 
 describe("Orders contract", () => {

@@ -1,6 +1,7 @@
 // One Subscriptions contract, run against the in-memory fake, embedded PGlite and (when configured) real Postgres.
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
@@ -9,6 +10,7 @@ import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
 import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
 import { addMonth, Subscription, type SubscriptionStatus } from "../../domain/billing/Billing.ts"
+import { lapsedFor, stillDue } from "../../domain/billing/lapse.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
@@ -238,5 +240,41 @@ describe("Subscriptions contract", () => {
   contract("in memory", Layer.mergeAll(MemorySubscriptions.layer, MemoryOrders.layer, MemoryUsers.layer))
   for (const [backend, db] of sqlBackends()) {
     contract(backend, Layer.mergeAll(PgSubscriptions.layer, PgOrders.layer, PgUsers.layer).pipe(Layer.provide(db)))
+  }
+})
+
+// timestamptz keeps microseconds; a JavaScript Date (and so every period end the domain holds) keeps milliseconds.
+describe("Subscriptions in PostgreSQL: a period end written with microseconds", () => {
+  for (const [backend, db] of sqlBackends()) {
+    layer(Layer.mergeAll(PgSubscriptions.layer, PgOrders.layer, PgUsers.layer).pipe(Layer.provideMerge(db)), {
+      excludeTestServices: true,
+      timeout: "60 seconds"
+    })(backend, (it) => {
+      /** A subscription whose period end is rewritten by SQL with microseconds, as read back by the port. */
+      const withMicroseconds = Effect.gen(function*() {
+        const created = yield* subscribe(yield* customer)
+        yield* (yield* SqlClient.SqlClient)`UPDATE subscriptions SET current_period_end = '2026-02-28T12:00:00.123456Z'
+                                            WHERE id = ${created.id}`
+        return Option.getOrThrow(yield* (yield* Subscriptions).get(created.id))
+      })
+
+      it.effect("is due, and its lapse suspends it (it is not taken for a racing renewal)", () =>
+        Effect.gen(function*() {
+          const subscription = yield* withMicroseconds
+          const periodEnd = subscription.currentPeriodEnd.toISOString()
+          assert.strictEqual(periodEnd, "2026-02-28T12:00:00.123Z")
+          assert.isTrue(yield* stillDue(subscription.id, periodEnd))
+          assert.isTrue(yield* lapsedFor(subscription.id, periodEnd))
+          assert.strictEqual(Option.getOrThrow(yield* (yield* Subscriptions).get(subscription.id)).status, "suspended")
+        }))
+
+      it.effect("is extended by a renewal that read it", () =>
+        Effect.gen(function*() {
+          const subscription = yield* withMicroseconds
+          const next = addMonth(subscription.currentPeriodEnd)
+          assert.isTrue(yield* (yield* Subscriptions).extend(subscription.id, subscription.currentPeriodEnd, next))
+          assert.deepStrictEqual(Option.getOrThrow(yield* (yield* Subscriptions).get(subscription.id)).currentPeriodEnd, next)
+        }))
+    })
   }
 })

@@ -9,10 +9,10 @@ import * as ProxmoxVirtualization from "../../adapters/proxmox/ProxmoxVirtualiza
 import { layerSandboxProxmox, SandboxProxmoxInstance } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
 import { ProxmoxClusters } from "../../ports/ProxmoxClusters.ts"
 import {
-  ClusterUnknown, TaskFailed, Virtualization, VirtualizationUnavailable, VmidTaken, VmNotFound, type VmRef
+  ClusterUnknown, TaskFailed, Virtualization, VirtualizationUnavailable, VmidTaken, VmNotFound, VmNotOurs, type VmRef
 } from "../../ports/Virtualization.ts"
 import {
-  cloudInit, GiB, labCluster, labSeed, labStorage, labTemplate, logIn, terminal
+  cloudInit, GiB, labCluster, labSeed, labStorage, labTemplate, logIn, stampFor, terminal
 } from "../support/virtualizationMother.ts"
 
 interface ContractSetup<R> {
@@ -23,6 +23,10 @@ interface ContractSetup<R> {
   readonly storage: string
   /** Makes the guest agent of a running VM answer (true) or fall silent (false). */
   readonly setAgentRunning: (vm: VmRef, running: boolean) => Effect.Effect<void, unknown, R>
+  /** Someone outside our control re-marks the VM: our stamp replaced by `stamp`, or wiped (null). */
+  readonly restamp: (vm: VmRef, stamp: string | null) => Effect.Effect<void, unknown, R>
+  /** Whether the node would start the VM when it boots (the config's `onboot`). */
+  readonly startsOnBoot: (vm: VmRef) => Effect.Effect<boolean, unknown, R>
   /** The suite owns VMIDs `firstVmid` to `firstVmid + 29` (default 8100) and destroys whatever it finds there. */
   readonly firstVmid?: number
 }
@@ -33,9 +37,19 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
   const { cluster, storage, template } = setup
   const slot = (n: number): VmRef => ({ cluster, node: template.node, vmid: (setup.firstVmid ?? 8100) + n })
   const hostname = (vm: VmRef) => `vps-${vm.vmid}`
-  /** Stops and destroys whatever holds `vm`, whatever fails: a leftover of an earlier run, or a test's own VM. */
+  /** The stamp the suite's VM in `vm` carries (an order id in production). */
+  const stamp = (vm: VmRef) => stampFor(hostname(vm))
+  /**
+   * Stops and destroys whatever holds `vm`, whatever fails: a leftover of an earlier run, or a test's own VM (stamped
+   * as ours first, when a test took the stamp away).
+   */
   const clear = (vm: VmRef) =>
-    Effect.flatMap(Virtualization, (v) => v.stop(vm).pipe(Effect.ignore, Effect.andThen(v.destroy(vm)), Effect.ignore))
+    Effect.gen(function*() {
+      const v = yield* Virtualization
+      yield* v.stop(vm).pipe(Effect.ignore)
+      yield* setup.restamp(vm, stamp(vm)).pipe(Effect.ignore)
+      yield* v.destroy(vm, stamp(vm))
+    }).pipe(Effect.ignore)
   /** A stopped clone of the template in slot `n`, destroyed when the test ends. */
   const clone = (n: number) =>
     Effect.gen(function*() {
@@ -43,7 +57,7 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
       const vm = slot(n)
       yield* clear(vm)
       yield* Effect.addFinalizer(() => clear(vm))
-      yield* v.cloneTemplate({ template, target: vm, name: hostname(vm), storage })
+      yield* v.cloneTemplate({ template, target: vm, name: hostname(vm), storage, stamp: stamp(vm) })
       return vm
     })
   /** A clone configured with `cloudInit(hostname)` and started. */
@@ -98,7 +112,7 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
         yield* clone(2)
         assert.isFalse(yield* v.isVmidFree(cluster, vm.vmid))
         assert.isFalse(yield* v.isVmidFree(cluster, template.vmid))
-        yield* v.destroy(vm)
+        yield* v.destroy(vm, stamp(vm))
         assert.isTrue(yield* v.isVmidFree(cluster, vm.vmid))
       }))
 
@@ -122,7 +136,7 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
         assert.deepStrictEqual(yield* v.listSnapshots(vm), [])
         yield* v.stop(vm)
         assert.strictEqual((yield* v.status(vm)).status, "stopped")
-        yield* v.destroy(vm)
+        yield* v.destroy(vm, stamp(vm))
         assert.isUndefined(yield* summaryOf(vm))
       }))
 
@@ -131,7 +145,7 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
         const v = yield* Virtualization
         const vm = yield* clone(4)
         for (const target of [vm, { ...vm, vmid: template.vmid }]) {
-          const error = yield* Effect.flip(v.cloneTemplate({ template, target, name: "taken", storage }))
+          const error = yield* Effect.flip(v.cloneTemplate({ template, target, name: "taken", storage, stamp: "taken" }))
           assert.deepStrictEqual(error, new VmidTaken({ vmid: target.vmid }))
         }
       }))
@@ -209,8 +223,8 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
       Effect.gen(function*() {
         const v = yield* Virtualization
         const vm = yield* clone(12)
-        yield* v.destroy(vm)
-        yield* v.destroy(vm)
+        yield* v.destroy(vm, stamp(vm))
+        yield* v.destroy(vm, stamp(vm))
         assert.isTrue(yield* v.isVmidFree(cluster, vm.vmid))
       }))
 
@@ -220,8 +234,61 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
       Effect.gen(function*() {
         const v = yield* Virtualization
         const vm = yield* running(13)
-        assert.instanceOf(yield* Effect.flip(v.destroy(vm)), TaskFailed)
+        assert.instanceOf(yield* Effect.flip(v.destroy(vm, stamp(vm))), TaskFailed)
         assert.strictEqual((yield* v.status(vm)).status, "running")
+      }))
+
+    it.effect("a clone carries our stamp from its first moment; once configured, the cluster's listing shows it too", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* clone(21)
+        assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: stamp(vm), lock: null })
+        yield* v.configure(vm, cloudInit(hostname(vm)))
+        assert.strictEqual((yield* summaryOf(vm))?.stamp, stamp(vm))
+        assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: stamp(vm), lock: null })
+      }))
+
+    it.effect("destroy refuses a VM that carries another order's stamp, or none, and leaves it as it is", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* clone(22)
+        yield* v.configure(vm, cloudInit(hostname(vm)))
+        assert.deepStrictEqual(
+          yield* Effect.flip(v.destroy(vm, "another-order")),
+          new VmNotOurs({ cluster, vmid: vm.vmid, expected: "another-order", found: stamp(vm) })
+        )
+        yield* setup.restamp(vm, null)
+        assert.isNull((yield* v.ownerOf(vm)).stamp)
+        assert.deepStrictEqual(
+          yield* Effect.flip(v.destroy(vm, stamp(vm))),
+          new VmNotOurs({ cluster, vmid: vm.vmid, expected: stamp(vm), found: null })
+        )
+        yield* setup.restamp(vm, "someone-else")
+        assert.strictEqual((yield* Effect.flip(v.destroy(vm, stamp(vm))))._tag, "VmNotOurs")
+        assert.isFalse(yield* v.isVmidFree(cluster, vm.vmid))
+        assert.isDefined(yield* summaryOf(vm))
+      }))
+
+    it.effect("a configured VM starts with its node; setStartOnBoot turns that off and on again", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = yield* clone(23)
+        yield* v.configure(vm, cloudInit(hostname(vm)))
+        assert.isTrue(yield* setup.startsOnBoot(vm))
+        yield* v.setStartOnBoot(vm, false)
+        assert.isFalse(yield* setup.startsOnBoot(vm))
+        yield* v.setStartOnBoot(vm, true)
+        assert.isTrue(yield* setup.startsOnBoot(vm))
+      }))
+
+    it.effect("the stamp of a VM that does not exist is VmNotFound, and destroying it succeeds", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const vm = slot(24)
+        yield* clear(vm)
+        assert.deepStrictEqual(yield* Effect.flip(v.ownerOf(vm)), new VmNotFound({ cluster, vmid: vm.vmid }))
+        yield* v.destroy(vm, stamp(vm))
+        assert.instanceOf(yield* Effect.flip(v.setStartOnBoot(vm, false)), VmNotFound)
       }))
 
     // Snapshot names are pve-configids (reference §3.8); PVE's refusal surfaces as TaskFailed.
@@ -348,7 +415,10 @@ describe("Virtualization contract", () => {
     cluster: labCluster,
     template: labTemplate,
     storage: labStorage,
-    setAgentRunning: (vm, running) => Effect.flatMap(MemoryCluster, (c) => c.setAgentRunning(vm, running))
+    setAgentRunning: (vm, running) => Effect.flatMap(MemoryCluster, (c) => c.setAgentRunning(vm, running)),
+    restamp: (vm, stamp) => Effect.flatMap(MemoryCluster, (c) => c.restamp(vm, stamp)),
+    startsOnBoot: (vm) =>
+      Effect.flatMap(MemoryCluster, (c) => Effect.map(c.vms, (all) => all.find((x) => x.vmid === vm.vmid)?.onBoot === true))
   })
 
   contract("the Proxmox wrapper on the sandbox PVE", {
@@ -357,7 +427,19 @@ describe("Virtualization contract", () => {
     template: { cluster: sandboxCluster, node: "pve1", vmid: 9000 },
     storage: "local-lvm",
     setAgentRunning: (vm, running) =>
-      Effect.flatMap(SandboxProxmoxInstance, (pve) => Effect.try(() => pve.control.setAgentRunning(vm.vmid, running)))
+      Effect.flatMap(SandboxProxmoxInstance, (pve) => Effect.try(() => pve.control.setAgentRunning(vm.vmid, running))),
+    // As an operator would in the UI: the tags and the description's line, which is where PVE keeps our stamp.
+    restamp: (vm, stamp) =>
+      Effect.flatMap(SandboxProxmoxInstance, (pve) =>
+        Effect.try(() =>
+          pve.control.editConfig(vm.vmid, {
+            tags: stamp === null ? null : `zh-order-${stamp}`,
+            description: stamp === null ? "someone else's VM" : `zh-order: ${stamp}`
+          })
+        )),
+    startsOnBoot: (vm) =>
+      Effect.map(SandboxProxmoxInstance, (pve) =>
+        pve.control.state().vms.find((x) => x.vmid === vm.vmid)?.config["onboot"] === "1")
   })
 })
 
@@ -366,7 +448,7 @@ describe("MemoryVirtualization control surface", () => {
   const vm = (vmid: number): VmRef => ({ ...labTemplate, vmid })
   const cloneTo = (vmid: number) =>
     Effect.flatMap(Virtualization, (v) =>
-      v.cloneTemplate({ template: labTemplate, target: vm(vmid), name: `vps-${vmid}`, storage: labStorage }))
+      v.cloneTemplate({ template: labTemplate, target: vm(vmid), name: `vps-${vmid}`, storage: labStorage, stamp: `order-${vmid}` }))
 
   const smallStorage = MemoryVirtualization.layer(labSeed({ storageBytes: 8 * GiB }))
   layer(smallStorage, { excludeTestServices: true })("small storage", (it) => {

@@ -148,6 +148,19 @@ const contract = (name: string, impl: Layer.Layer<VpsRecords | Subscriptions | O
         assert.deepStrictEqual(yield* current(renewed.id), renewed)
       }))
 
+    it.effect("live holds every VPS not destroyed, whoever owns it", () =>
+      Effect.gen(function*() {
+        const records = yield* VpsRecords
+        const running = yield* records.create(yield* provisioned(yield* customer), "v1:a")
+        const suspended = yield* records.create(yield* provisioned(yield* customer), "v1:b")
+        const destroyed = yield* records.create(yield* provisioned(yield* customer), "v1:c")
+        yield* records.setStatus(suspended.id, "suspended", { graceUntil: later(100) })
+        yield* records.setStatus(destroyed.id, "destroyed", { graceUntil: null, destroyedAt: later(101) })
+        const live = new Set((yield* records.live).map((v) => v.id))
+        assert.isTrue(live.has(running.id) && live.has(suspended.id))
+        assert.isFalse(live.has(destroyed.id))
+      }))
+
     it.effect("changing the sealed root password leaves the record as it was", () =>
       Effect.gen(function*() {
         const records = yield* VpsRecords

@@ -86,7 +86,9 @@ describe("game servers under faults", () => {
       const { order } = await orderGame(browser)
       expect(order.status).toBe("failed")
       expect(order.failureReason).toContain("took too long")
-      expect(panel.control.servers().some((s) => s.external_id === order.id)).toBe(false)
+      // Refunded and told first; the half-built server is deleted right after.
+      await waitFor("the panel server's deletion", async () =>
+        panel.control.servers().some((s) => s.external_id === order.id) ? undefined : true, 10_000)
     } finally {
       panel.control.setInstallOutcome("default", "succeed")
     }

@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import type { SandboxFaultKind } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
 import {
   census,
+  cleanedUp,
   type Lab,
   placeLabOrder,
   remains,
@@ -61,6 +62,7 @@ const orderThrough = async (step: Step, kind: SandboxFaultKind, times: number, w
   // Step 2 lasts at least the clone's duration: time enough to aim the fault at the VMID step 1 gave.
   if (!(path instanceof RegExp)) arm(path(await lab.run(vmidOf(order.id, QUICK))))
   await lab.run(settled(order.id, within))
+  await lab.run(cleanedUp(order.id, within))
   return lab.run(remains(order.id, lab.sandbox))
 }
 
@@ -132,6 +134,7 @@ describe("a fault that persists: the order fails, everything is undone and the c
     try {
       const order = await lab.run(placeLabOrder)
       await lab.run(settled(order.id, QUICK))
+      await lab.run(cleanedUp(order.id, QUICK))
       expectCleanFailure(await lab.run(remains(order.id, lab.sandbox)), "No public IPv4 address is free right now.")
     } finally {
       await lab.run(setPoolSize(POOL_SIZE))
@@ -170,7 +173,7 @@ describe("a restart between steps: the workflow resumes where it was and the ord
     await expectNothingInProgress()
   }, 60_000)
 
-  it("stopped while a failed order is being undone: the undo and the refund finish after the restart, once", async () => {
+  it("stopped while a failed order is being undone: refunded before, the undo finishes after the restart, once", async () => {
     const since = lab.sandbox.control.requests().length
     const order = await lab.run(placeLabOrder)
     const vmid = await lab.run(vmidOf(order.id, QUICK))
@@ -180,10 +183,11 @@ describe("a restart between steps: the workflow resumes where it was and the ord
     const deadline = Date.now() + 20_000
     while (!undoing() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5))
     expect(undoing()).toBe(true)
+    // The customer was told and refunded first; the undo is under way.
     const before = await lab.run(remains(order.id, lab.sandbox))
-    expect([before.order.status, before.ledger]).toEqual(["provisioning", ["charge"]])
+    expect([before.order.status, before.ledger]).toEqual(["failed", ["charge", "refund"]])
     await lab.restart()
-    await lab.run(settled(order.id, QUICK))
+    await lab.run(cleanedUp(order.id, QUICK))
     expectCleanFailure(await lab.run(remains(order.id, lab.sandbox)), calls[5].reason)
     expect(vmWrites(vmid, since).map((w) => w.call)).toEqual(["PUT /resize", "POST /config", "POST /status/stop", "DELETE"])
     await expectNothingInProgress()

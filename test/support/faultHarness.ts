@@ -177,6 +177,15 @@ export const waitForOrder = (orderId: string, until: (order: Order) => boolean, 
 export const settled = (orderId: string, within: Duration.Input) =>
   waitForOrder(orderId, (o) => o.status === "completed" || o.status === "failed", within)
 
+/** A failed order's undo (which runs after its refund) done, within `within`. */
+export const cleanedUp = (orderId: string, within: Duration.Input) =>
+  pollUntil(
+    Effect.map(Effect.flatMap(Orders, (orders) => orders.pendingCleanups), (all) => all.find((c) => c.orderId === orderId)),
+    (pending) => pending === undefined,
+    within,
+    (pending) => `order ${orderId} still being cleaned up (${pending?.attempts ?? 0} failed attempts: ${pending?.lastError ?? ""})`
+  )
+
 const Vmids = Schema.Array(Schema.Struct({ vmid: Schema.Int }))
 const Count = Schema.Array(Schema.Struct({ n: Schema.Int }))
 const rows = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) => (statement: Effect.Effect<unknown, unknown>) =>

@@ -5,6 +5,7 @@ import { NodeCrypto } from "@effect/platform-node"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { WorkflowEngine } from "effect/workflow"
 import * as AesGcmSecretBox from "../../adapters/crypto/AesGcmSecretBox.ts"
+import * as IdentityUnitOfWork from "../../adapters/fake/IdentityUnitOfWork.ts"
 import * as JoseConsoleTokens from "../../adapters/crypto/JoseConsoleTokens.ts"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
 import * as MemoryGameAllocations from "../../adapters/fake/MemoryGameAllocations.ts"
@@ -75,6 +76,7 @@ export const gameEnv = (options: { readonly installDuration?: Duration.Input; re
     Layer.succeed(GameSettings, { ...gameSettings, ...options.settings }),
     SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
     NodeCrypto.layerSecureRandom,
+    IdentityUnitOfWork.layer,
     // Renewal serves both kinds: the VPS side is there, unused.
     MemoryVpsRecords.layer,
     MemoryVirtualization.layer(labSeed())

@@ -67,6 +67,8 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   consoleInputRateScale: 1,
   customerUpstreamRatePerMinute: 60,
   sandboxTaskSpeed: "instant",
+  sandboxPaymentLatencyMs: 0,
+  orderRecoverySeconds: 60,
   logLevel: "Warn",
   logFormat: "pretty",
   sessionIdle: Duration.minutes(120),

@@ -36,8 +36,12 @@ export const labSeed = (options: { readonly storageBytes?: number } = {}): Memor
   }]
 })
 
+/** The ownership stamp tests give the VM called `hostname` (an order id in production). */
+export const stampFor = (hostname: string) => `order-${hostname}`
+
 /** Cloud-init settings for a VPS called `hostname`, changed only where a test says. */
 export const cloudInit = (hostname: string, overrides: Partial<CloudInit> = {}): CloudInit => ({
+  stamp: stampFor(hostname),
   cores: 2,
   memoryMiB: 2048,
   bridge: "vmbr0",

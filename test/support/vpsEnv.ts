@@ -4,6 +4,7 @@ import { NodeCrypto } from "@effect/platform-node"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { WorkflowEngine } from "effect/workflow"
 import * as AesGcmSecretBox from "../../adapters/crypto/AesGcmSecretBox.ts"
+import * as IdentityUnitOfWork from "../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
 import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
 import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRecords.ts"
@@ -74,7 +75,7 @@ export const vpsSettings = {
   gracePeriod: Duration.days(7)
 }
 
-export const vpsEnv = (options: { readonly poolSize?: number } = {}) => {
+export const vpsEnv = (options: { readonly poolSize?: number; readonly paymentLatency?: Duration.Input } = {}) => {
   const ports = Layer.mergeAll(
     MemoryIpAddresses.layer,
     MemoryCatalog.layer
@@ -89,8 +90,9 @@ export const vpsEnv = (options: { readonly poolSize?: number } = {}) => {
     MemoryVirtualization.layer(labSeed()),
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     Layer.succeed(VpsSettings, vpsSettings),
-    SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+    SandboxPaymentGateway.layer({ chargeLatency: options.paymentLatency ?? 0 }).pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
     NodeCrypto.layerSecureRandom,
+    IdentityUnitOfWork.layer,
     // Ordering serves both kinds: the game side is there, unused.
     MemoryGamePanel.layer(MemoryGamePanel.defaultOptions),
     MemoryGameServerRecords.layer

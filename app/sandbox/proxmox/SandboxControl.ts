@@ -3,7 +3,7 @@
 import { agentEnabled, diskBytes, isTemplate, lockOf } from "./Cluster.ts"
 import type { Fault } from "./Faults.ts"
 import type { RecordedRequest, Sim } from "./Sim.ts"
-import { memoryMiB } from "./vmConfig.ts"
+import { memoryMiB, sortedConfig } from "./vmConfig.ts"
 
 export type { Fault as SandboxFault, FaultKind as SandboxFaultKind } from "./Faults.ts"
 export type { RecordedRequest } from "./Sim.ts"
@@ -77,6 +77,11 @@ export interface SandboxControl {
   setAgentRunning(vmid: number, running: boolean): void
   /** Console WebSockets currently open. */
   consoleSessions(): number
+  /**
+   * Changes a VM's stored config as someone outside our control would (an operator, another tool): each key set to
+   * its value, or removed when the value is null.
+   */
+  editConfig(vmid: number, changes: Readonly<Record<string, string | null>>): void
 }
 
 export const makeControl = (sim: Sim): SandboxControl => ({
@@ -86,6 +91,17 @@ export const makeControl = (sim: Sim): SandboxControl => ({
   clearFaults: () => sim.faults.clear(),
   requests: () => [...sim.requests],
   consoleSessions: () => sim.consoles.openCount(),
+  editConfig: (vmid, changes) => {
+    const vm = sim.cluster.vms.get(vmid)
+    if (vm === undefined) throw new Error(`sandbox: no VM ${vmid}`)
+    const config = new Map(vm.config)
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === null) config.delete(key)
+      else config.set(key, value)
+    }
+    vm.config = sortedConfig(config)
+    sim.changed()
+  },
   setAgentRunning: (vmid, running) => {
     const vm = sim.cluster.vms.get(vmid)
     if (vm === undefined) throw new Error(`sandbox: no VM ${vmid}`)

@@ -74,6 +74,8 @@ const resources = (sim: Sim, type: string | undefined) => {
         name: s.name,
         status: s.status,
         template: isTemplate(vm) ? 1 : 0,
+        // Read from the config on every request (reference/proxmox.md §3.1).
+        ...(vm.config.has("tags") ? { tags: vm.config.get("tags") } : {}),
         maxcpu: s.cpus,
         cpu: s.cpu,
         maxmem: s.maxmem,

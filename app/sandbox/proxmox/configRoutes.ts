@@ -38,6 +38,16 @@ export interface ConfigUpdate {
 
 const splitList = (value: string | undefined) => (value ?? "").split(/[;,\0\s]+/).filter((s) => s !== "")
 
+/**
+ * `PVE::GuestHelpers::get_unique_tags` with the default tag style: duplicates dropped (case-insensitively), sorted,
+ * joined with `;` — what the config then holds and listings show.
+ */
+const uniqueTags = (value: string) => {
+  const seen = new Map<string, string>()
+  for (const tag of splitList(value)) if (!seen.has(tag.toLowerCase())) seen.set(tag.toLowerCase(), tag)
+  return [...seen.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, tag]) => tag).join(";")
+}
+
 /** `$update_vm_api` up to the config load: parameter checks that fail the call itself. */
 const prepareUpdate = (params: Params, vmid: number, identity: Identity | null): ConfigUpdate => {
   rootOnly(identity, params, ["skiplock"])
@@ -68,6 +78,7 @@ const prepareUpdate = (params: Params, vmid: number, identity: Identity | null):
       }
       sets.set(key, net)
     } else if (key === "vmgenid" && value === "1") sets.set(key, newUuid())
+    else if (key === "tags") sets.set(key, uniqueTags(value))
   }
   const shown = [...params.entries()]
     .filter(([k]) => k !== "node" && k !== "vmid")

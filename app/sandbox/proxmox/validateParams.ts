@@ -38,6 +38,8 @@ const perlRef = (value: unknown): string | undefined => {
 const splitList = (value: string) => value.split(/[;,\0\s]+/).filter((item) => item !== "")
 
 const CONFIGID = /^[a-z][a-z0-9_-]+$/i
+/** `$PVE_TAG_RE` (pve-common JSONSchema.pm), each tag of a `pve-tag-list`. */
+export const TAG = /^[a-z0-9_][a-z0-9_\-+.]*$/i
 const isIpv4Cidr = (value: string) => {
   const [ip, bits, ...rest] = value.split("/")
   return rest.length === 0 && ip !== undefined && isIP(ip) === 4 && bits !== undefined && /^\d+$/.test(bits) &&
@@ -90,6 +92,9 @@ const checkFormat = (format: string, value: string, name: string): string | unde
         : "value does not look like a valid node name\n"
     case "pve-configid":
       return CONFIGID.test(value) ? undefined : `invalid configuration ID '${value}'\n`
+    case "pve-tag-list":
+      for (const item of splitList(value)) if (!TAG.test(item)) return "invalid characters in tag\n"
+      return undefined
     case "pve-configid-list":
       for (const item of splitList(value)) if (!CONFIGID.test(item)) return `invalid configuration ID '${item}'\n`
       return undefined

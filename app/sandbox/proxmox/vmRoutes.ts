@@ -266,6 +266,7 @@ const statusRoute: Route = {
       ...(agentEnabled(vm.config) ? { agent: 1 } : {}),
       ...([...vm.config.keys()].some((k) => /^serial\d$/.test(k)) ? { serial: 1 } : {}),
       ...(lock === undefined ? {} : { lock }),
+      ...(vm.config.has("tags") ? { tags: vm.config.get("tags") } : {}),
       ...(isTemplate(vm) ? { template: 1 } : {}),
       ...(running
         ? { pid: 10_000 + vm.vmid, "running-qemu": "10.0.2", "running-machine": "pc-i440fx-10.0+pve0" }

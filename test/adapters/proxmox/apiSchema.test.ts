@@ -20,9 +20,12 @@ const samples: { readonly [K in keyof RequestBuilders]: ReadonlyArray<ProxmoxReq
     requests.clusterResources("storage")
   ],
   nextId: [requests.nextId(100), requests.nextId(999_999_999)],
-  clone: [requests.clone({ node: "pve1", vmid: 9000 }, 101, "vps-101", "local-lvm")],
+  clone: [requests.clone({ node: "pve1", vmid: 9000 }, 101, "vps-101", "local-lvm", "0b8f5c1e-2d3a-4f6b-9c7d-8e9f0a1b2c3d")],
+  config: [requests.config(vm)],
+  setOnBoot: [requests.setOnBoot(vm, false), requests.setOnBoot(vm, true)],
   configure: [
     requests.configure(vm, {
+      stamp: "0b8f5c1e-2d3a-4f6b-9c7d-8e9f0a1b2c3d",
       cores: 2,
       memoryMiB: 2048,
       bridge: "vmbr0",
@@ -73,7 +76,7 @@ describe("Proxmox requests against the API schema", () => {
   })
 
   it("rejects a misspelt parameter name", () => {
-    const clone = requests.clone({ node: "pve1", vmid: 9000 }, 101, "vps-101", "local-lvm")
+    const clone = requests.clone({ node: "pve1", vmid: 9000 }, 101, "vps-101", "local-lvm", "o-1")
     const { newid, ...rest } = clone.params
     const problems = problemsWith(index, { ...clone, params: { ...rest, newvmid: newid ?? 101 } })
     assert.include(problems.join("\n"), "unknown parameter newvmid")

@@ -9,10 +9,10 @@ import { base, cloudInit, missingConfig, replyTask, scenario, vm } from "./stubP
 describe("cloneTemplate", () => {
   const template = { cluster: "c1", node: "pve1", vmid: 9000 }
   const clone = (v: Virtualization["Service"]) =>
-    v.cloneTemplate({ template, target: { cluster: "c1", node: "pve1", vmid: 101 }, name: "vps-101", storage: "local-lvm" })
+    v.cloneTemplate({ template, target: { cluster: "c1", node: "pve1", vmid: 101 }, name: "vps-101", storage: "local-lvm", stamp: "o-101" })
   const clonePath = "POST /nodes/pve1/qemu/9000/clone"
 
-  it.live("sends a full clone to the target storage and waits for the task", () =>
+  it.live("sends a full clone to the target storage, with our stamp in its description, and waits for the task", () =>
     scenario(
       (stub) => replyTask(stub, clonePath, { type: "qmclone", runningPolls: 2 }),
       (v, stub) =>
@@ -23,7 +23,8 @@ describe("cloneTemplate", () => {
             newid: "101",
             name: "vps-101",
             full: "1",
-            storage: "local-lvm"
+            storage: "local-lvm",
+            description: "Managed by ZH hosting for one customer's VPS: do not edit, move or delete it here.\nzh-order: o-101"
           })
         })
     ))
@@ -111,7 +112,10 @@ describe("configuration and power", () => {
             ciupgrade: "0",
             serial0: "socket",
             vga: "serial0",
-            agent: "1"
+            agent: "1",
+            onboot: "1",
+            tags: "zh;zh-order-order-web-1",
+            description: "Managed by ZH hosting for one customer's VPS: do not edit, move or delete it here.\nzh-order: order-web-1"
           })
         })
     ))
@@ -167,36 +171,104 @@ describe("configuration and power", () => {
     ))
 })
 
-describe("destroy", () => {
-  it.live("purges the VM with its unreferenced disks", () =>
+describe("ownership stamp", () => {
+  it.live("ownerOf reads the VM's config: the tag first, the description's line when there is no tag", () =>
     scenario(
-      (stub) => replyTask(stub, `DELETE ${base}`, { type: "qmdestroy" }),
+      (stub) =>
+        stub.route(`GET ${base}/config`, (_, attempt) => ({
+          data: attempt === 0
+            ? { tags: "prod;zh;zh-order-o-101", description: "zh-order: o-other", digest: "x" }
+            : attempt === 1
+            ? { description: "Managed by ZH\nzh-order: o-101", lock: "clone" }
+            : { name: "hand-made" }
+        })),
+      (v) =>
+        Effect.gen(function*() {
+          assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: "o-101", lock: null })
+          assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: "o-101", lock: "clone" })
+          assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: null, lock: null })
+        })
+    ))
+
+  it.live("setStartOnBoot writes onboot as 1 or 0", () =>
+    scenario(
+      (stub) => replyTask(stub, `POST ${base}/config`, { type: "qmconfig" }),
       (v, stub) =>
         Effect.gen(function*() {
-          yield* v.destroy(vm)
+          yield* v.setStartOnBoot(vm, false)
+          yield* v.setStartOnBoot(vm, true)
+          assert.deepStrictEqual(stub.calls(`POST ${base}/config`).map((c) => c.form.toString()), ["onboot=0", "onboot=1"])
+        })
+    ))
+})
+
+/** The config of a VM carrying our stamp for order `o-101`. */
+const ours = () => ({ data: { name: "web-1", tags: "zh;zh-order-o-101" } })
+
+describe("destroy", () => {
+  it.live("reads the VM's stamp, then purges the VM with its unreferenced disks", () =>
+    scenario(
+      (stub) => {
+        stub.route(`GET ${base}/config`, ours)
+        replyTask(stub, `DELETE ${base}`, { type: "qmdestroy" })
+      },
+      (v, stub) =>
+        Effect.gen(function*() {
+          yield* v.destroy(vm, "o-101")
+          assert.deepStrictEqual(stub.calls().map((s) => `${s.method} ${s.path}`), [`GET ${base}/config`, `DELETE ${base}`])
           assert.strictEqual(stub.calls(`DELETE ${base}`)[0]?.query.toString(), "purge=1&destroy-unreferenced-disks=1")
+        })
+    ))
+
+  it.live("a VM with another order's stamp, or none, is refused as VmNotOurs and nothing is deleted", () =>
+    scenario(
+      (stub) => {
+        stub.route(`GET ${base}/config`, (_, attempt) =>
+          attempt === 0 ? { data: { tags: "zh-order-o-999" } } : { data: { name: "someone-elses", description: "their notes" } })
+        replyTask(stub, `DELETE ${base}`, { type: "qmdestroy" })
+      },
+      (v, stub) =>
+        Effect.gen(function*() {
+          assert.deepInclude(yield* Effect.flip(v.destroy(vm, "o-101")), { _tag: "VmNotOurs", vmid: 101, expected: "o-101", found: "o-999" })
+          assert.deepInclude(yield* Effect.flip(v.destroy(vm, "o-101")), { _tag: "VmNotOurs", found: null })
+          assert.strictEqual(stub.calls(`DELETE ${base}`).length, 0)
+        })
+    ))
+
+  it.live("a locked VM with no stamp yet (a clone under way) is refused as TaskFailed, not as someone else's", () =>
+    scenario(
+      (stub) => stub.route(`GET ${base}/config`, () => ({ data: { lock: "clone" } })),
+      (v, stub) =>
+        Effect.gen(function*() {
+          assert.deepInclude(yield* Effect.flip(v.destroy(vm, "o-101")), { _tag: "TaskFailed", exitStatus: "VM 101 is locked (clone)" })
+          assert.strictEqual(stub.calls(`DELETE ${base}`).length, 0)
         })
     ))
 
   it.live("a VM that no longer exists anywhere is destroyed already", () =>
     scenario(
       (stub) => {
-        stub.route(`DELETE ${base}`, () => ({ status: 500, message: missingConfig }))
+        stub.route(`GET ${base}/config`, () => ({ status: 500, message: missingConfig }))
         stub.route("GET /cluster/resources", () => ({ data: [{ type: "qemu", vmid: 102, node: "pve1" }] }))
       },
-      (v) => v.destroy(vm)
+      (v, stub) =>
+        Effect.gen(function*() {
+          yield* v.destroy(vm, "o-101")
+          assert.strictEqual(stub.calls(`DELETE ${base}`).length, 0)
+        })
     ))
 
-  it.live("a VM that moved to another node is destroyed there", () =>
+  it.live("a VM that moved to another node is destroyed there, after its stamp is read there", () =>
     scenario(
       (stub) => {
-        stub.route(`DELETE ${base}`, () => ({ status: 500, message: missingConfig }))
+        stub.route(`GET ${base}/config`, () => ({ status: 500, message: missingConfig }))
         stub.route("GET /cluster/resources", () => ({ data: [{ type: "qemu", vmid: 101, node: "pve2" }] }))
+        stub.route("GET /nodes/pve2/qemu/101/config", ours)
         replyTask(stub, "DELETE /nodes/pve2/qemu/101", { node: "pve2", type: "qmdestroy" })
       },
       (v, stub) =>
         Effect.gen(function*() {
-          yield* v.destroy(vm)
+          yield* v.destroy(vm, "o-101")
           assert.strictEqual(stub.calls("DELETE /nodes/pve2/qemu/101").length, 1)
         })
     ))
@@ -204,18 +276,19 @@ describe("destroy", () => {
   it.live("a running VM is refused with TaskFailed and is not stopped", () =>
     scenario(
       (stub) => {
+        stub.route(`GET ${base}/config`, ours)
         stub.route(`DELETE ${base}`, () => ({ status: 500, message: "VM 101 is running - destroy failed" }))
         replyTask(stub, `POST ${base}/status/stop`, { type: "qmstop" })
       },
       (v, stub) =>
         Effect.gen(function*() {
-          assert.deepInclude(yield* Effect.flip(v.destroy(vm)), {
+          assert.deepInclude(yield* Effect.flip(v.destroy(vm, "o-101")), {
             _tag: "TaskFailed",
             operation: "destroy",
             exitStatus: "HTTP 500: VM 101 is running - destroy failed"
           })
           // A refusal is final: neither retried nor worked around by stopping the VM.
-          assert.deepStrictEqual(stub.calls().map((s) => `${s.method} ${s.path}`), [`DELETE ${base}`])
+          assert.deepStrictEqual(stub.calls().map((s) => `${s.method} ${s.path}`), [`GET ${base}/config`, `DELETE ${base}`])
         })
     ))
 })

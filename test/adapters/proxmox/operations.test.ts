@@ -114,7 +114,7 @@ describe("cluster views", () => {
           assert.strictEqual(request.query.get("type"), "vm")
           return {
             data: [
-              { type: "qemu", id: "qemu/101", vmid: "101", node: "pve1", name: "web-1", status: "running", template: 0, maxcpu: "2", maxmem: 2147483648, maxdisk: "21474836480", lock: "" },
+              { type: "qemu", id: "qemu/101", vmid: "101", node: "pve1", name: "web-1", status: "running", template: 0, maxcpu: "2", maxmem: 2147483648, maxdisk: "21474836480", lock: "", tags: "zh;zh-order-o-101" },
               { type: "qemu", id: "qemu/9000", vmid: 9000, node: "pve1", name: "debian-12", status: "stopped", template: "1", maxcpu: 1, maxmem: 1073741824, maxdisk: 2147483648 },
               { type: "qemu", id: "qemu/102", vmid: 102, node: "pve2", status: "unknown" },
               { type: "lxc", id: "lxc/200", vmid: 200, node: "pve1", name: "ct", status: "running" }
@@ -124,9 +124,9 @@ describe("cluster views", () => {
       (v) =>
         Effect.map(v.listVms("c1"), (vms) =>
           assert.deepStrictEqual(vms, [
-            { cluster: "c1", node: "pve1", vmid: 101, name: "web-1", status: "running", template: false, lock: null, cpus: 2, memoryBytes: 2147483648, diskBytes: 21474836480 },
-            { cluster: "c1", node: "pve1", vmid: 9000, name: "debian-12", status: "stopped", template: true, lock: null, cpus: 1, memoryBytes: 1073741824, diskBytes: 2147483648 },
-            { cluster: "c1", node: "pve2", vmid: 102, name: "", status: "unknown", template: false, lock: null, cpus: 0, memoryBytes: 0, diskBytes: 0 }
+            { cluster: "c1", node: "pve1", vmid: 101, name: "web-1", stamp: "o-101", status: "running", template: false, lock: null, cpus: 2, memoryBytes: 2147483648, diskBytes: 21474836480 },
+            { cluster: "c1", node: "pve1", vmid: 9000, name: "debian-12", stamp: null, status: "stopped", template: true, lock: null, cpus: 1, memoryBytes: 1073741824, diskBytes: 2147483648 },
+            { cluster: "c1", node: "pve2", vmid: 102, name: "", stamp: null, status: "unknown", template: false, lock: null, cpus: 0, memoryBytes: 0, diskBytes: 0 }
           ]))
     ))
 

@@ -37,7 +37,8 @@ describe("ProxmoxVirtualization against the sandbox PVE", () => {
             template: { cluster: "c1", node: "pve1", vmid: 9000 },
             target: vm,
             name: "vps-4321",
-            storage: "local-lvm"
+            storage: "local-lvm",
+            stamp: "o-4321"
           })
           assert.isFalse(yield* v.isVmidFree("c1", vm.vmid))
           assert.deepInclude(
@@ -45,12 +46,14 @@ describe("ProxmoxVirtualization against the sandbox PVE", () => {
               template: { cluster: "c1", node: "pve1", vmid: 9000 },
               target: vm,
               name: "vps-4321",
-              storage: "local-lvm"
+              storage: "local-lvm",
+              stamp: "o-4321"
             })),
             { _tag: "VmidTaken", vmid: 4321 }
           )
 
           yield* v.configure(vm, cloudInit("vps-4321", {
+            stamp: "o-4321",
             password: Redacted.make("Root-pass-1"),
             sshPublicKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKk+/x= ann@laptop"]
           }))
@@ -90,8 +93,8 @@ describe("ProxmoxVirtualization against the sandbox PVE", () => {
 
           yield* v.stop(vm)
           yield* v.stop(vm)
-          yield* v.destroy(vm)
-          yield* v.destroy(vm)
+          yield* v.destroy(vm, "o-4321")
+          yield* v.destroy(vm, "o-4321")
           assert.isFalse((yield* v.listVms("c1")).some((x) => x.vmid === vm.vmid))
           assert.isTrue(yield* v.isVmidFree("c1", vm.vmid))
         }))

@@ -190,9 +190,9 @@ describe("PterodactylGamePanel against the sandbox", () => {
         assert.strictEqual((yield* panel.clientRequest(p, created.uuid, request("GET", "files/list", "directory=%2F"))).status, 200)
 
         // Deletion, twice.
-        yield* panel.deleteServer(p, created.id)
+        yield* panel.deleteServer(p, created.id, "gs_1")
         assert.strictEqual((yield* Effect.flip(panel.server(p, created.id)))._tag, "PanelResourceNotFound")
-        yield* panel.deleteServer(p, created.id)
+        yield* panel.deleteServer(p, created.id, "gs_1")
 
         // Every request asked for JSON, with a key.
         for (const r of sandbox.control.requests().filter((r) => r.target === "panel")) {

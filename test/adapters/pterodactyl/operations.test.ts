@@ -5,7 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import type { NewServer } from "../../../ports/GamePanel.ts"
-import { applicationKey, errors, list, scenario, serverItem, userItem } from "./stubPanel.ts"
+import { applicationKey, errors, list, scenario, serverAttributes, serverItem, userItem } from "./stubPanel.ts"
 
 const newServer: NewServer = {
   name: "survival",
@@ -182,13 +182,41 @@ describe("PterodactylGamePanel, Application API", () => {
     scenario((stub) => {
       stub.route("POST /api/application/servers/12/suspend", () => ({ status: 204 }))
       stub.route("POST /api/application/servers/12/unsuspend", () => ({ status: 204 }))
+      stub.route("GET /api/application/servers/12", (_, attempt) =>
+        attempt === 0 ? serverItem() : errors(404, "NotFoundHttpException", "gone"))
       stub.route("DELETE /api/application/servers/12", () => errors(404, "NotFoundHttpException", "gone"))
     }, (panel, stub) =>
       Effect.gen(function*() {
         yield* panel.suspend("p1", 12)
         yield* panel.unsuspend("p1", 12)
-        yield* panel.deleteServer("p1", 12)
+        yield* panel.deleteServer("p1", 12, "gs_42")
         assert.strictEqual(stub.calls("DELETE /api/application/servers/12").length, 1)
+        // Gone before we asked: nothing is sent.
+        yield* panel.deleteServer("p1", 12, "gs_42")
+        assert.strictEqual(stub.calls("DELETE /api/application/servers/12").length, 1)
+      })))
+
+  it.live("a server whose external id is not ours is not deleted: it is read first and no DELETE is sent", () =>
+    scenario((stub) => {
+      stub.route("GET /api/application/servers/12", () => serverItem({ external_id: "whmcs_9" }))
+      stub.route("DELETE /api/application/servers/12", () => ({ status: 204 }))
+    }, (panel, stub) =>
+      Effect.gen(function*() {
+        const refused = yield* Effect.flip(panel.deleteServer("p1", 12, "gs_42"))
+        assert.deepInclude(refused, { _tag: "PanelServerNotOurs", id: 12, expected: "gs_42", found: "whmcs_9" })
+        assert.strictEqual(stub.calls("DELETE /api/application/servers/12").length, 0)
+      })))
+
+  it.live("servers pages through every page of the panel's servers", () =>
+    scenario((stub) => {
+      stub.route("GET /api/application/servers", (request) =>
+        request.query.get("page") === "1"
+          ? list([serverAttributes({ id: 12 })], "server", 1, 2)
+          : list([serverAttributes({ id: 13, external_id: null })], "server", 2, 2))
+    }, (panel) =>
+      Effect.gen(function*() {
+        const servers = yield* panel.servers("p1")
+        assert.deepStrictEqual(servers.map((s) => [s.id, s.externalId]), [[12, "gs_42"], [13, null]])
       })))
 
   it.live("nodes carry allocated_resources", () =>
@@ -240,6 +268,7 @@ describe("PterodactylGamePanel, Application API", () => {
     scenario((stub) => {
       stub.route("GET /api/application/nodes", () => list([node(1)], "node"))
       stub.route("POST /api/application/servers", () => ({ ...serverItem(), status: 201 }))
+      stub.route("GET /api/application/servers/12", () => serverItem())
       stub.route("DELETE /api/application/servers/12", () => ({ status: 204 }))
     }, (panel, stub) =>
       Effect.gen(function*() {
@@ -247,7 +276,7 @@ describe("PterodactylGamePanel, Application API", () => {
         yield* panel.createServer("p1", newServer)
         yield* panel.nodes("p1")
         assert.strictEqual(stub.calls("GET /api/application/nodes").length, 2)
-        yield* panel.deleteServer("p1", 12)
+        yield* panel.deleteServer("p1", 12, "gs_42")
         yield* panel.nodes("p1")
         yield* panel.nodes("p1")
         assert.strictEqual(stub.calls("GET /api/application/nodes").length, 3)

@@ -2,7 +2,7 @@
 // by our own API; renewal → unsuspended; after the grace window → deleted, allocation freed; and the actions an
 // owner (and nobody else) may take meanwhile.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Option } from "effect"
+import { Effect, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryGamePanelControl } from "../../../adapters/fake/MemoryGamePanel.ts"
 import { placeOrder } from "../../../domain/billing/Ordering.ts"
@@ -14,6 +14,7 @@ import { GamePanel } from "../../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../../ports/GameServerRecords.ts"
 import { Orders } from "../../../ports/Orders.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
+import { alerts, capturedLogs } from "../../support/capturedLogs.ts"
 import { gameEnv } from "../../support/gameEnv.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
@@ -143,4 +144,22 @@ describe("the game server lifecycle", () => {
       assert.isTrue(Option.isNone(yield* (yield* GameAllocations).held(order.id)))
       assert.strictEqual((yield* Effect.flip(renewSubscription(alice, subscriptionId)))._tag, "SubscriptionEnded")
     }).pipe(Effect.provide(gameEnv())))
+
+  it.effect("after the grace window a server whose external id was changed on the panel is not deleted: alert, left as it is", () =>
+    Effect.gen(function*() {
+      const { order, server, subscriptionId } = yield* provisioned
+      yield* TestClock.adjust("32 days")
+      yield* sweepGameLifecycle
+      yield* until(Effect.map(subscriptionOf(subscriptionId), (s) => s.status === "suspended"))
+      yield* (yield* MemoryGamePanelControl).setExternalId("sandbox", server.panelServerId, "whmcs-service-17")
+      yield* TestClock.adjust("15 days")
+      yield* sweepGameLifecycle
+      yield* until(Effect.map(alerts, (a) => a.length > 0))
+      assert.include((yield* alerts)[0], `refused to delete server ${server.panelServerId}`)
+      for (let i = 0; i < 200; i++) yield* Effect.yieldNow
+      assert.isDefined(yield* panelServer(server.uuid))
+      assert.strictEqual(yield* recordStatus(server.id), "suspended")
+      assert.strictEqual((yield* subscriptionOf(subscriptionId)).status, "suspended")
+      assert.isTrue(Option.isSome(yield* (yield* GameAllocations).held(order.id)))
+    }).pipe(Effect.provide(gameEnv().pipe(Layer.provideMerge(capturedLogs())))))
 })

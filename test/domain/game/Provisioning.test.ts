@@ -17,6 +17,7 @@ import { GameServerRecords } from "../../../ports/GameServerRecords.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
+import { eventually } from "../../support/eventually.ts"
 import { gameEnv } from "../../support/gameEnv.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
@@ -36,10 +37,11 @@ const settled = (orderId: string, step: "1 second" | "1 minute" = "1 second") =>
 const order = (variables?: Record<string, string>, planId = "mc-2g", user = alice) =>
   placeOrder(user, planId, variables === undefined ? {} : { variables })
 
-/** Nothing of a failed order is left on the panel or with us, and the charge is refunded. */
+/** Nothing of a failed order is left on the panel or with us once its undo is done, and the charge is refunded. */
 const assertCleanFailure = (failed: Order) =>
   Effect.gen(function*() {
     assert.strictEqual(failed.status, "failed")
+    yield* eventually(Effect.flatMap(Orders, (o) => o.pendingCleanups), (all) => !all.some((c) => c.orderId === failed.id), 60)
     assert.include(failed.failureReason ?? "", "refunded")
     assert.isNull(yield* (yield* GamePanel).serverByExternalId("sandbox", failed.id))
     assert.isTrue(Option.isNone(yield* (yield* GameAllocations).held(failed.id)))

@@ -1,7 +1,7 @@
 // Specification of a VPS's life in time (TestClock): lapse → stopped with a final snapshot (suspended);
 // renewal inside the grace window brings it back; after the grace window it is destroyed and its address freed.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
 import { addMonth } from "../../../domain/billing/Billing.ts"
@@ -15,6 +15,7 @@ import { Orders } from "../../../ports/Orders.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { Virtualization } from "../../../ports/Virtualization.ts"
 import { VpsRecords } from "../../../ports/VpsRecords.ts"
+import { alerts, capturedLogs } from "../../support/capturedLogs.ts"
 import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
@@ -88,6 +89,63 @@ describe("the VPS lifecycle", () => {
       yield* Effect.yieldNow
       assert.strictEqual(yield* vpsStatus(vps.id), "running")
     }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("a lapsed VPS does not start with its node; a renewal makes it start with its node again", () =>
+    Effect.gen(function*() {
+      const { subscriptionId, vps } = yield* provisioned
+      assert.isTrue((yield* vmOf(vps.vmid))?.onBoot)
+      yield* TestClock.adjust("32 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(vpsStatus(vps.id), (s) => s === "suspended"))
+      assert.isFalse((yield* vmOf(vps.vmid))?.onBoot)
+      yield* renewSubscription(alice, subscriptionId)
+      assert.deepInclude(yield* vmOf(vps.vmid), { status: "running", onBoot: true })
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("a VM migrated to another node is found there: stopped at the lapse, destroyed after the grace window", () =>
+    Effect.gen(function*() {
+      const { order, vps } = yield* provisioned
+      const cluster = yield* MemoryCluster
+      yield* cluster.migrate({ cluster: vps.cluster, node: vps.node, vmid: vps.vmid }, "pve2")
+      yield* TestClock.adjust("32 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(vpsStatus(vps.id), (s) => s === "suspended"))
+      assert.deepInclude(yield* vmOf(vps.vmid), { node: "pve2", status: "stopped", onBoot: false })
+      yield* TestClock.adjust("8 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(vpsStatus(vps.id), (s) => s === "destroyed"))
+      assert.isUndefined(yield* vmOf(vps.vmid))
+      assert.isUndefined(yield* (yield* IpAddresses).held(order.id))
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("a lapse never stops a VM that is no longer ours: alert, and the VPS is suspended in our records only", () =>
+    Effect.gen(function*() {
+      const { subscriptionId, vps } = yield* provisioned
+      const cluster = yield* MemoryCluster
+      // The VMID now holds a VM someone else made (ours vanished outside our control).
+      yield* cluster.restamp({ cluster: vps.cluster, node: vps.node, vmid: vps.vmid }, null)
+      const stops = yield* cluster.calls("stop")
+      yield* TestClock.adjust("32 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(subscriptionOf(subscriptionId), (s) => s.status === "suspended"))
+      assert.strictEqual(yield* cluster.calls("stop"), stops)
+      assert.deepInclude(yield* vmOf(vps.vmid), { status: "running", onBoot: true })
+      assert.strictEqual(yield* vpsStatus(vps.id), "suspended")
+      const raised = yield* alerts
+      assert.lengthOf(raised, 1)
+      assert.include(raised[0], `refused to stop VM ${vps.vmid}`)
+
+      // Past the grace window it is not destroyed either: the VPS is left for an operator.
+      yield* TestClock.adjust("8 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(alerts, (a) => a.length === 2))
+      assert.include((yield* alerts)[1], `refused to destroy VM ${vps.vmid}`)
+      for (let i = 0; i < 500; i++) yield* Effect.yieldNow
+      assert.strictEqual(yield* cluster.calls("destroy"), 0)
+      assert.isDefined(yield* vmOf(vps.vmid))
+      assert.strictEqual(yield* vpsStatus(vps.id), "suspended")
+      assert.strictEqual((yield* subscriptionOf(subscriptionId)).status, "suspended")
+    }).pipe(Effect.provide(vpsEnv().pipe(Layer.provideMerge(capturedLogs())))))
 
   it.effect("a renewal brings back a VPS a racing lapse already suspended, though its subscription still read active", () =>
     Effect.gen(function*() {

@@ -47,6 +47,19 @@ describe("PVE's 400 answers", () => {
     expect(configOf(vmid)["cores"]).toBe("2")
   })
 
+  it("checks each tag of a pve-tag-list and keeps the list unique and sorted, as listings show it", async () => {
+    const bad = await pve.put(`/nodes/pve1/qemu/${vmid}/config`, { tags: "zh;not a/tag" })
+    expect(bad.status).toBe(400)
+    expect(field(bad.json, "errors")).toEqual({ tags: "invalid format - invalid characters in tag\n" })
+    const good = await pve.put(`/nodes/pve1/qemu/${vmid}/config`, { tags: "zh-order-1a2b,zh ZH;prod" })
+    expect(good.status).toBe(200)
+    expect(configOf(vmid)["tags"]).toBe("prod;zh;zh-order-1a2b")
+    const listed = await pve.get("/cluster/resources", { type: "vm" })
+    expect(listed.data).toEqual(expect.arrayContaining([expect.objectContaining({ vmid, tags: "prod;zh;zh-order-1a2b" })]))
+    const status = await pve.get(`/nodes/pve1/qemu/${vmid}/status/current`)
+    expect(field(status.data, "tags")).toBe("prod;zh;zh-order-1a2b")
+  })
+
   it("checks integers, ranges and required parameters", async () => {
     const notInt = await pve.put(`/nodes/pve1/qemu/${vmid}/config`, { cores: "two" })
     expect(field(notInt.json, "errors")).toEqual({ cores: "type check ('integer') failed - got 'two'" })

@@ -1,0 +1,42 @@
+// Never touch what is not ours: every VM we create carries our stamp (the order it was made for), and before
+// anything destructive (destroy, the lapse's stop) the VM at the VMID must carry it. A VM that does not (its VMID
+// reused outside our control) is left alone and an operator is alerted.
+import { Effect, Option } from "effect"
+import { Virtualization, type VmNotOurs, type VmRef } from "../../ports/Virtualization.ts"
+import { alert } from "../ops/alert.ts"
+
+/** What holds the VMID: our VM, nothing, someone else's VM, or a VM still being cloned (no stamp yet). */
+export type Ownership = "ours" | "gone" | "foreign" | "busy"
+
+/**
+ * Who holds the VMID of `vm`, and where: a VM is looked for on its recorded node, then anywhere in the cluster (it
+ * may have been migrated), and `vm` comes back with the node it is on.
+ */
+export const ownership = (vm: VmRef, orderId: string) =>
+  Effect.gen(function*() {
+    const virtualization = yield* Virtualization
+    const ownerAt = (at: VmRef) =>
+      virtualization.ownerOf(at).pipe(Effect.map(Option.some), Effect.catchTag("VmNotFound", () => Effect.succeedNone))
+    let at = vm
+    let owner = yield* ownerAt(at)
+    if (Option.isNone(owner)) {
+      const moved = (yield* virtualization.listVms(vm.cluster)).find((v) => v.vmid === vm.vmid && v.node !== vm.node)
+      if (moved !== undefined) {
+        at = { ...vm, node: moved.node }
+        owner = yield* ownerAt(at)
+      }
+    }
+    const of = (found: Ownership) => ({ owner: found, vm: at })
+    if (Option.isNone(owner)) return of("gone")
+    if (owner.value.stamp === orderId) return of("ours")
+    return of(owner.value.stamp === null && owner.value.lock !== null ? "busy" : "foreign")
+  })
+
+/** The alert for a refused destructive call on `vm`, which should have been order `orderId`'s. */
+export const notOursAlert = (vm: VmRef, orderId: string, action: string, found?: VmNotOurs) =>
+  alert(
+    `refused to ${action} VM ${vm.vmid} on cluster ${vm.cluster}: it does not carry the stamp of order ${orderId}` +
+      `${found === undefined ? "" : ` (${found.found === null ? "no stamp" : `order ${found.found}'s stamp`})`}; ` +
+      "left untouched for an operator",
+    { cluster: vm.cluster, node: vm.node, vmid: vm.vmid, orderId }
+  )

@@ -1,0 +1,35 @@
+// What the reconciler reads, in memory: our records (orders, VPS, game servers), the lab cluster and the sandbox panel
+// as fakes, registered in the catalog, with no VM or server yet.
+import { NodeCrypto } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
+import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
+import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRecords.ts"
+import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
+import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
+import * as MemoryVpsRecords from "../../adapters/fake/MemoryVpsRecords.ts"
+import { VpsSettings } from "../../domain/vps/VpsSettings.ts"
+import { Catalog } from "../../ports/Catalog.ts"
+import { labCluster, labSeed } from "./virtualizationMother.ts"
+import { vpsSettings } from "./vpsEnv.ts"
+
+/** Our records and both upstreams, empty but for the lab cluster and the sandbox panel in the catalog. */
+export const reconcileEnv = () =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const catalog = yield* Catalog
+    yield* catalog.upsertCluster({
+      name: labCluster, url: "https://pve.lab:8006", username: "root@pam", tokenId: null,
+      tls: { ca: null, fingerprint: null, insecure: true }
+    })
+    yield* catalog.upsertPanel({ name: "sandbox", url: "https://panel.lab" })
+  })).pipe(Layer.provideMerge(Layer.mergeAll(
+    MemoryCatalog.layer.pipe(Layer.provideMerge(MemoryCatalog.layerState)),
+    MemoryOrders.layer,
+    MemoryVpsRecords.layer,
+    MemoryGameServerRecords.layer,
+    MemoryVirtualization.layer(labSeed()),
+    MemoryGamePanel.layer(MemoryGamePanel.defaultOptions),
+    Layer.succeed(VpsSettings, vpsSettings),
+    NodeCrypto.layerSecureRandom
+  )))
+
