@@ -16,6 +16,7 @@ export const SettingsConfig = Config.all({
   nodeEnv: withDefault(Config.Literals(["production", "development", "test"], "NODE_ENV"), "development"),
   host: withDefault(Config.String("HOST"), "127.0.0.1"),
   port: withDefault(Config.Port("PORT"), 3000),
+  shutdownTimeoutSeconds: intSetting("SHUTDOWN_TIMEOUT_SECONDS", 1, 600, 10),
   publicUrl: Config.option(Config.URL("PUBLIC_URL")),
   dataDir: withDefault(Config.String("DATA_DIR"), "./data"),
   databaseUrl: optionalSecret("DATABASE_URL"),

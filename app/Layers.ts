@@ -1,9 +1,8 @@
 // The wiring: settings → adapters → the services the HTTP edge and the CLI run on.
-import { NodeCrypto, NodeFileSystem, NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { NodeCrypto, NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
-import { createServer } from "node:http"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
@@ -47,6 +46,7 @@ import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
 import { LifecycleCronLive, ReconcileOrdersLive, WorkflowEngineLive, WorkflowsLive } from "./Workflows.ts"
 import { PANEL_DIST } from "./buildPanel.ts"
+import { makeListener, type ServeMiddleware } from "./HttpListener.ts"
 import type { Settings } from "./Config.ts"
 import { type EmbeddedDatabaseFailed, embeddedDataDir, postgres } from "./Database.ts"
 
@@ -241,8 +241,8 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
   )
 }
 
-/** The HTTP application on a database, for any `HttpServer` (the real listener, or a test one). */
-export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E, R>) =>
+/** The routes, served on whatever `HttpServer` is provided; `middleware` wraps the handling of every request. */
+const HttpRoutesLive = (settings: Settings, middleware: ServeMiddleware = (app) => app) =>
   HttpRouter.serve(
     HttpApp({
       allowedOrigin: settings.publicUrl,
@@ -253,16 +253,27 @@ export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlC
       maxUploadBytes: settings.maxUploadBytes,
       webRoot: PANEL_DIST
     }),
-    { disableLogger: true }
+    { disableLogger: true, middleware }
   )
-    .pipe(Layer.provideMerge(AppServices(settings, database)))
 
+/** The HTTP application on a database, for any `HttpServer` (the real listener, or a test one). */
+export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E, R>) =>
+  HttpRoutesLive(settings).pipe(Layer.provideMerge(AppServices(settings, database)))
+
+/**
+ * The server process. Every service is built before the port is bound: opening a fresh embedded database blocks
+ * the event loop for seconds (PGlite's initdb), so a port bound earlier would leave requests unanswered; until the
+ * routes are attached, the listener itself answers 503 STARTING. At a stop (SIGTERM) the listener drains first,
+ * then the workflow engine hands its shards off and the database closes.
+ */
 export const ServerLive = (settings: Settings) =>
-  HttpAppLive(settings, DatabaseLive(settings, "server")).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, {
-      port: settings.port,
-      host: settings.host,
-      gracefulShutdownTimeout: "10 seconds"
-    })),
-    Layer.tap(() => Effect.logInfo(`ZH listening on ${settings.host}:${settings.port} (public URL ${settings.publicUrl})`))
-  )
+  Layer.unwrap(Effect.map(
+    makeListener({ host: settings.host, port: settings.port, shutdownTimeout: Duration.seconds(settings.shutdownTimeoutSeconds) }),
+    (listener) =>
+      listener.ready.pipe(
+        Layer.provideMerge(HttpRoutesLive(settings, listener.endsAtStop)),
+        Layer.provide(listener.layer),
+        Layer.provideMerge(AppServices(settings, DatabaseLive(settings, "server"))),
+        Layer.tap(() => Effect.logInfo(`ZH ready on ${settings.host}:${settings.port} (public URL ${settings.publicUrl})`))
+      )
+  ))

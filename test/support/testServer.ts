@@ -19,6 +19,7 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   production: false,
   host: "127.0.0.1",
   port: 0,
+  shutdownTimeoutSeconds: 10,
   publicUrl: "http://panel.test",
   // Its own directory: the sandbox Proxmox keeps its state file there.
   dataDir: mkdtempSync(join(tmpdir(), "zh-test-data-")),
