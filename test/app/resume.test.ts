@@ -141,7 +141,7 @@ const labCatalog = (url: string) => ({
 describe.skipIf(testDatabaseUrl === undefined)("two instances on one PostgreSQL", () => {
   it("a SIGTERM on the instance provisioning an order hands its workflow to the other at once", async ({ annotate }) => {
     // Slow tasks, in a sandbox both instances share: the order is still under way when its instance stops.
-    const sandbox = await startSandboxProxmox({ taskDurations: { default: 1_000, qmclone: 3_000 } })
+    const sandbox = await startSandboxProxmox({ taskDurations: { default: 500, qmclone: 2_000 } })
     closing.push(() => sandbox.close())
     const db = await createDatabase(testDatabaseUrl!)
     closing.push(db.drop)
@@ -157,35 +157,56 @@ describe.skipIf(testDatabaseUrl === undefined)("two instances on one PostgreSQL"
     }
     const migrated = await run("app/cli.ts", ["migrate"], { ...env, DATA_DIR: await tempDir("handover-migrate") })
     expect(migrated.code, migrated.stderr).toBe(0)
-    // A starts first and takes every shard; B waits for them.
-    const a = await startServer({ ...env, DATA_DIR: await tempDir("handover-a") })
-    const b = await startServer({ ...env, DATA_DIR: await tempDir("handover-b") })
-
-    const browser = await signIn(a.url)
+    const servers = [
+      await startServer({ ...env, DATA_DIR: await tempDir("handover-a") }),
+      await startServer({ ...env, DATA_DIR: await tempDir("handover-b") })
+    ] as const
+    const customers = [await signIn(servers[0].url), new Browser(servers[1].url)] as const
+    for (const [name, value] of customers[0].cookies) customers[1].cookies.set(name, value)
     const key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB7uLQ2QJEVpMZ8wYJfEq1v7rJ9l3cQxYwZ0Yt3JmK4N ada@example.com"
-    const placed = await browser.post("/api/orders", { planId: "vps-s", options: { templateId: "debian-12", hostname: "handover-1", sshPublicKey: key } })
-    expect(placed.status, placed.text).toBe(201)
-    const orderId = (placed.body as { order: OrderBody }).order.id
-    for (const until = Date.now() + 30_000; (await orderOf(browser, orderId)).progress.step < 2; await sleep(30)) {
+    const order = async (hostname: string) => {
+      const placed = await customers[0].post("/api/orders", { planId: "vps-s", options: { templateId: "debian-12", hostname, sshPublicKey: key } })
+      expect(placed.status, placed.text).toBe(201)
+      return (placed.body as { order: OrderBody }).order.id
+    }
+
+    // The shards are split between the instances: which one runs a workflow is told by its Proxmox ticket, each
+    // instance signing in on its own. A first VPS lets each instance show its ticket (its snapshots are read live).
+    const ticketOf = (request: { readonly headers: Readonly<Record<string, string>> }) => request.headers["cookie"] ?? ""
+    const first = await resumed(servers[0], customers[0], await order("handover-0"))
+    expect(first.order.status, first.order.failureReason).toBe("completed")
+    const tickets = await Promise.all(customers.map(async (customer) => {
+      expect((await customer.get(`/api/vps/${first.order.serviceId}/snapshots`)).status).toBe(200)
+      return ticketOf(sandbox.control.requests().at(-1)!)
+    }))
+    expect(new Set(tickets).size).toBe(2)
+
+    const orderId = await order("handover-1")
+    for (const until = Date.now() + 30_000; (await orderOf(customers[0], orderId)).progress.step < 2; await sleep(30)) {
       if (Date.now() > until) throw new Error("the clone never began")
     }
+    const clone = sandbox.control.requests().findLast((r) => r.method === "POST" && /\/clone$/.test(r.path))
+    const runner = tickets.indexOf(ticketOf(clone!))
+    expect(runner).toBeGreaterThanOrEqual(0)
+    const [stopped, other] = [servers[runner]!, servers[1 - runner]!]
 
     const signalled = Date.now()
-    a.process.kill("SIGTERM")
-    const exit = await exitOf(a, 30_000)
+    stopped.process.kill("SIGTERM")
+    const exit = await exitOf(stopped, 30_000)
     const exitedAt = Date.now()
-    expect(exit, a.stderr()).toEqual({ code: 0, signal: null })
-    const before = sandbox.control.requests().length
+    expect(exit, stopped.stderr()).toEqual({ code: 0, signal: null })
+    const since = sandbox.control.requests().length
     let resumedAfter: number | undefined
     for (const until = exitedAt + 60_000; resumedAfter === undefined && Date.now() < until; await sleep(20)) {
-      if (sandbox.control.requests().length > before) resumedAfter = Date.now() - exitedAt
+      if (sandbox.control.requests().length > since) resumedAfter = Date.now() - exitedAt
     }
-    await annotate(`A exited 0 ${exitedAt - signalled} ms after SIGTERM; B's first upstream request came ${resumedAfter ?? "never"} ms later`)
-    expect(resumedAfter, "B never resumed the workflow").toBeDefined()
+    await annotate(`the runner exited 0 ${exitedAt - signalled} ms after SIGTERM; the other's first upstream request came ${resumedAfter ?? "never"} ms later`)
+    expect(resumedAfter, "the other instance never resumed the workflow").toBeDefined()
     expect(resumedAfter!).toBeLessThan(5_000)
+    expect(sandbox.control.requests().slice(since).map(ticketOf).every((ticket) => ticket !== tickets[runner])).toBe(true)
 
-    const { order } = await resumed(b, browser, orderId)
-    expect(order.status, order.failureReason).toBe("completed")
-    expect(sandbox.control.state().vms.filter((vm) => vm.vmid >= 100_000).map((vm) => vm.status)).toEqual(["running"])
+    const { order: finished } = await resumed(other, customers[1 - runner]!, orderId)
+    expect(finished.status, finished.failureReason).toBe("completed")
+    expect(sandbox.control.state().vms.filter((vm) => vm.vmid >= 100_000).map((vm) => vm.status)).toEqual(["running", "running"])
   }, 240_000)
 })
