@@ -46,6 +46,8 @@ export const SettingsConfig = Config.all({
   trustProxy: withDefault(Config.Boolean("TRUST_PROXY"), false),
   maxBodyBytes: intSetting("MAX_BODY_BYTES", 1024, 100 * 1024 * 1024, 1024 * 1024),
   catalogFile: Config.option(Config.String("CATALOG_FILE")),
+  proxmoxRequestTimeoutMs: intSetting("PROXMOX_REQUEST_TIMEOUT_MS", 100, 600_000, 35_000),
+  proxmoxRetryBaseDelayMs: intSetting("PROXMOX_RETRY_BASE_DELAY_MS", 1, 60_000, 500),
   vmidRangeStart: intSetting("VMID_RANGE_START", 100, 999_999_000, 100_000),
   vmidRangeEnd: intSetting("VMID_RANGE_END", 101, 999_999_999, 200_000),
   cpuOvercommit: withDefault(

@@ -227,7 +227,10 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     stateFile: Option.isNone(settings.databaseUrl) ? join(settings.dataDir, "sandbox-pterodactyl.json") : undefined
   }).pipe(Layer.provideMerge(catalog))
   const virtualization = Layer.mergeAll(
-    ProxmoxVirtualization.layer.pipe(Layer.provide(ProxmoxClustersLive.layer)),
+    ProxmoxVirtualization.layerWith({
+      requestTimeout: Duration.millis(settings.proxmoxRequestTimeoutMs),
+      retryBaseDelay: Duration.millis(settings.proxmoxRetryBaseDelayMs)
+    }).pipe(Layer.provide(ProxmoxClustersLive.layer)),
     // A customer waiting on a relayed call gets our 503 within about a second; provisioning retries on its own.
     PterodactylGamePanel.layerWith({ retries: 2, retryBaseDelay: "250 millis" }).pipe(
       Layer.provide([GamePanelsLive.layer, NodeHttpClient.layerUndici])

@@ -46,6 +46,9 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   trustProxy: false,
   maxBodyBytes: 64 * 1024,
   catalogFile: Option.none(),
+  // Upstream waits shortened (the production defaults are 35 s and 500 ms): the same calls, retries and timeouts.
+  proxmoxRequestTimeoutMs: 5_000,
+  proxmoxRetryBaseDelayMs: 20,
   vmidRangeStart: 100_000,
   vmidRangeEnd: 200_000,
   cpuOvercommit: 4,
