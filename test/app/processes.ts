@@ -119,9 +119,9 @@ export interface Server extends Child {
   readonly url: string
 }
 
-/** `node app/main.ts` on a free port, once /healthz answers 200 (killed if it does not within `ms`). */
+/** `node app/main.ts` on `env.PORT` or a free port, once /healthz answers 200 (killed if it does not within `ms`). */
 export const startServer = async (env: Env, ms = 120_000): Promise<Server> => {
-  const port = await freePort()
+  const port = env["PORT"] === undefined ? await freePort() : Number(env["PORT"])
   const child = spawnNode("app/main.ts", [], { HOST: "127.0.0.1", PORT: String(port), ...env })
   const url = `http://127.0.0.1:${port}`
   try {
