@@ -1,5 +1,5 @@
 // Every setting of the platform, read once with Config; secrets stay Redacted until the adapter that uses them.
-import { Config, Duration, Effect, Option, Redacted, Result, Schema } from "effect"
+import { Config, Cron, Duration, Effect, Option, Redacted, Result, Schema } from "effect"
 import { parseEncryptionKey } from "../adapters/crypto/AesGcmSecretBox.ts"
 
 const withDefault = <A>(config: Config.Config<A>, value: A) => Config.withDefault(config, value)
@@ -67,6 +67,7 @@ export const SettingsConfig = Config.all({
   gamePanelUserDomain: withDefault(Config.String("GAME_PANEL_USER_DOMAIN"), "users.zh.invalid"),
   gameConsoleTokenMinutes: intSetting("GAME_CONSOLE_TOKEN_MINUTES", 1, 60, 10),
   maxUploadBytes: intSetting("MAX_UPLOAD_BYTES", 1024, 10 * 1024 * 1024 * 1024, 100 * 1024 * 1024),
+  lifecycleCron: withDefault(Config.String("LIFECYCLE_CRON"), "* * * * *"),
   sandboxTaskSpeed: withDefault(Config.Literals(["realistic", "instant"], "SANDBOX_TASK_SPEED"), "realistic"),
   logLevel: withDefault(Config.LogLevel("LOG_LEVEL"), "Info"),
   logFormat: Config.option(Config.Literals(["pretty", "json"], "LOG_FORMAT"))
@@ -156,6 +157,9 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
   }
   if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(raw.gamePanelUserDomain)) {
     return yield* new InvalidSetting({ name: "GAME_PANEL_USER_DOMAIN", problem: "must be a domain name such as users.example.com" })
+  }
+  if (Result.isFailure(Cron.parse(raw.lifecycleCron))) {
+    return yield* new InvalidSetting({ name: "LIFECYCLE_CRON", problem: "must be a cron expression such as * * * * * (5 fields, or 6 with seconds first)" })
   }
   if (registryProvider === "insee" && Option.isNone(raw.sireneApiKey)) {
     return yield* new InvalidSetting({ name: "SIRENE_API_KEY", problem: "is required when REGISTRY_PROVIDER=insee" })

@@ -1,6 +1,6 @@
 // The wiring: settings → adapters → the services the HTTP edge and the CLI run on.
 import { NodeCrypto, NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
-import { Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
+import { Cron, Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
 import { availableParallelism } from "node:os"
@@ -238,7 +238,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
   ).pipe(Layer.provideMerge(withPanel))
   const engine = WorkflowEngineLive({ embedded: Option.isNone(settings.databaseUrl) })
   return ReconcileOrdersLive.pipe(
-    Layer.provideMerge(Layer.mergeAll(WorkflowsLive, LifecycleCronLive)),
+    Layer.provideMerge(Layer.mergeAll(WorkflowsLive, LifecycleCronLive(Cron.parseUnsafe(settings.lifecycleCron)))),
     Layer.provideMerge(engine),
     Layer.provideMerge(virtualization)
   )

@@ -1,7 +1,7 @@
 // The durable workflow engine (effect/cluster, state in the same Postgres) with our workflows registered, and
 // the cluster-wide cron that sweeps subscriptions every minute (one runner fires it).
 import { NodeCrypto } from "@effect/platform-node"
-import { Cron, Effect, Layer } from "effect"
+import { type Cron, DateTime, Effect, Layer } from "effect"
 import { ClusterCron, ClusterWorkflowEngine, SingleRunner } from "effect/cluster"
 import { reconcileOrders } from "../domain/billing/Ordering.ts"
 import { RestoreGameLive, sweepGameLifecycle, SuspendGameLive, TerminateGameLive } from "../domain/game/GameLifecycle.ts"
@@ -38,13 +38,18 @@ export const ReconcileOrdersLive = Layer.effectDiscard(
   reconcileOrders.pipe(Effect.catchCause((cause) => Effect.logError("reconciling unfinished orders failed", cause)))
 )
 
-export const LifecycleCronLive = ClusterCron.make({
+/** The subscription sweep on `schedule` (LIFECYCLE_CRON, every minute by default); each run logs the time it is for. */
+export const LifecycleCronLive = (schedule: Cron.Cron) => ClusterCron.make({
   name: "subscription-lifecycle",
-  cron: Cron.parseUnsafe("* * * * *"),
+  cron: schedule,
   // One kind's trouble (its upstream down) must not hold back the other's sweep.
-  execute: Effect.andThen(Effect.logDebug("lifecycle sweep"), Effect.all([
-    sweepLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("VPS lifecycle sweep failed", cause))),
-    sweepGameLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("game server lifecycle sweep failed", cause)))
-  ], { discard: true })),
+  execute: Effect.gen(function*() {
+    const at = yield* ClusterCron.CurrentScheduledTime
+    yield* Effect.logDebug(`lifecycle sweep for ${DateTime.formatIso(at)}`)
+    yield* Effect.all([
+      sweepLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("VPS lifecycle sweep failed", cause))),
+      sweepGameLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("game server lifecycle sweep failed", cause)))
+    ], { discard: true })
+  }),
   skipIfOlderThan: "10 minutes"
 })

@@ -62,6 +62,7 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   gamePanelUserDomain: "users.zh.invalid",
   gameConsoleTokenMinutes: 10,
   maxUploadBytes: 100 * 1024 * 1024,
+  lifecycleCron: "* * * * *",
   sandboxTaskSpeed: "instant",
   logLevel: "Warn",
   logFormat: "pretty",
