@@ -2,12 +2,14 @@
 // once the owner closes it, nothing more reaches PGlite (a message run on a PGlite being closed spins or hangs it,
 // electric-sql/pglite#1058), and a client still connected does not hold the close.
 import { PGlite } from "@electric-sql/pglite"
+import { Effect } from "effect"
 import { mkdtemp, rm } from "node:fs/promises"
 import { connect, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { EmbeddedPgServer } from "../../app/EmbeddedPgServer.ts"
+import { pgliteTemplate } from "../support/databases.ts"
 
 const cstring = (text: string) => Buffer.concat([Buffer.from(text, "utf8"), Buffer.from([0])])
 
@@ -56,7 +58,7 @@ afterEach(async () => {
 
 /** A PGlite behind the server, counting the protocol messages it executes once `closing` is set. */
 const serving = async () => {
-  const db = await PGlite.create("memory://")
+  const db = await PGlite.create("memory://", { loadDataDir: await Effect.runPromise(pgliteTemplate) })
   cleanups.push(() => (db.closed ? Promise.resolve() : db.close()))
   const seen = { closing: false, afterClose: 0 }
   const execute = db.execProtocolRawStream.bind(db)
