@@ -103,14 +103,6 @@ describe("development without secrets", () => {
     await stop(second)
   }, 300_000)
 
-  it("SIGTERM stops the server and releases the data directory", async () => {
-    const dataDir = await tempDir("sigterm")
-    const server = await startServer({ NODE_ENV: "development", DATA_DIR: dataDir })
-    await stop(server, 15_000)
-    await expect(fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow()
-    await expect(stat(join(dataDir, "pglite.endpoint"))).rejects.toThrow()
-  }, 240_000)
-
   it("a second server on the same DATA_DIR exits 1 with one line saying another process serves it", async () => {
     const dataDir = await tempDir("twice")
     const env = { NODE_ENV: "development", DATA_DIR: dataDir }

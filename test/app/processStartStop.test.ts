@@ -1,7 +1,9 @@
 // `node app/main.ts` starting and stopping under traffic: no request sent during the start is left unanswered, and a
 // SIGTERM closes open consoles at once, lets a request under way finish, refuses new connections and exits 0.
+import { stat } from "node:fs/promises"
 import { get, request } from "node:http"
 import { connect } from "node:net"
+import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { Browser } from "../support/browser.ts"
@@ -134,10 +136,11 @@ interface OrderBody {
 }
 
 describe("SIGTERM", () => {
-  it("closes an open console at once, lets a request under way finish, refuses new connections, and exits 0", async ({ annotate }) => {
+  it("closes an open console at once, lets a request under way finish, refuses new connections, exits 0 and releases the data directory", async ({ annotate }) => {
+    const dataDir = await tempDir("sigterm-drain")
     const server = await startServer({
       NODE_ENV: "development",
-      DATA_DIR: await tempDir("sigterm-drain"),
+      DATA_DIR: dataDir,
       BCRYPT_COST: "4",
       SANDBOX_TASK_SPEED: "instant",
       SHUTDOWN_TIMEOUT_SECONDS: "8"
@@ -182,5 +185,7 @@ describe("SIGTERM", () => {
     await annotate(`exited ${Date.now() - signalled} ms after SIGTERM: ${JSON.stringify(exit)}`)
     expect(exit, server.stderr()).toEqual({ code: 0, signal: null })
     expect(Date.now() - signalled).toBeLessThan(8_000)
+    // The embedded database was closed: no endpoint left for the CLI to find.
+    await expect(stat(join(dataDir, "pglite.endpoint"))).rejects.toThrow()
   }, 240_000)
 })
