@@ -14,6 +14,7 @@ import {
   exitOf,
   freePort,
   lines,
+  migratedDataDir,
   repoRoot,
   run,
   spawnNode,
@@ -77,7 +78,7 @@ describe("refusing to start", () => {
 
 describe("development without secrets", () => {
   it("generates private secrets and keeps sessions and data across a restart", async () => {
-    const dataDir = await tempDir("dev")
+    const dataDir = await migratedDataDir("dev")
     const env = { NODE_ENV: "development", DATA_DIR: dataDir, BCRYPT_COST: "4" }
     const first = await startServer(env)
     expect((await fetch(`${first.url}/healthz`)).status).toBe(200)
@@ -104,7 +105,7 @@ describe("development without secrets", () => {
   }, 300_000)
 
   it("a second server on the same DATA_DIR exits 1 with one line saying another process serves it", async () => {
-    const dataDir = await tempDir("twice")
+    const dataDir = await migratedDataDir("twice")
     const env = { NODE_ENV: "development", DATA_DIR: dataDir }
     const first = await startServer(env)
     const { line } = await refusal(env)

@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { Browser } from "../support/browser.ts"
-import { cleanUp, exitOf, freePort, spawnNode, startServer, tempDir } from "./processes.ts"
+import { cleanUp, exitOf, freePort, migratedDataDir, spawnNode, startServer, tempDir } from "./processes.ts"
 
 afterEach(cleanUp)
 
@@ -137,7 +137,7 @@ interface OrderBody {
 
 describe("SIGTERM", () => {
   it("closes an open console at once, lets a request under way finish, refuses new connections, exits 0 and releases the data directory", async ({ annotate }) => {
-    const dataDir = await tempDir("sigterm-drain")
+    const dataDir = await migratedDataDir("sigterm-drain")
     const server = await startServer({
       NODE_ENV: "development",
       DATA_DIR: dataDir,

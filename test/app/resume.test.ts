@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { startSandboxProxmox } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
 import { Browser } from "../support/browser.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
-import { cleanUp, createDatabase, exitOf, freePort, run, startServer, tempDir } from "./processes.ts"
+import { cleanUp, createDatabase, exitOf, freePort, migratedDataDir, run, startServer, tempDir } from "./processes.ts"
 
 const closing: Array<() => Promise<unknown>> = []
 afterEach(async () => {
@@ -78,7 +78,7 @@ const resumed = async (server: Awaited<ReturnType<typeof startServer>>, browser:
 
 describe("a process killed mid-provisioning", () => {
   it("resumes the VPS workflow during the clone at the next start and completes the order", async () => {
-    const dataDir = await tempDir("resume-vps")
+    const dataDir = await migratedDataDir("resume-vps")
     const env = { NODE_ENV: "development", DATA_DIR: dataDir, BCRYPT_COST: "4", SANDBOX_TASK_SPEED: "realistic", PORT: String(await freePort()) }
     const first = await startServer(env)
     const browser = await signIn(first.url)
@@ -100,7 +100,7 @@ describe("a process killed mid-provisioning", () => {
   }, 240_000)
 
   it("resumes the game server's workflow at the next start and completes the order", async () => {
-    const dataDir = await tempDir("resume")
+    const dataDir = await migratedDataDir("resume")
     // Realistic sandbox speed: the install takes a few seconds, time enough to kill the process during it.
     const env = { NODE_ENV: "development", DATA_DIR: dataDir, BCRYPT_COST: "4", SANDBOX_TASK_SPEED: "realistic", PORT: String(await freePort()) }
     const first = await startServer(env)

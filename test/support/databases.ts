@@ -2,7 +2,7 @@
 import { PGlite } from "@electric-sql/pglite"
 import { createHash, randomBytes } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
-import { readFile, rename, writeFile } from "node:fs/promises"
+import { readFile, rename, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { PgClient } from "@effect/sql-pg"
@@ -34,18 +34,18 @@ const migrated = <E>(db: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, E>
 const repoRoot = resolve(import.meta.dirname, "../..")
 
 /**
- * A migrated, empty PGlite data directory, made once and kept in the temp folder under a hash of the migrations and
- * of PGlite: a test database starts from it instead of running initdb (seconds of WebAssembly each time, and a second
- * module instantiated and freed). Migrations still run on every start, so a template that lacks one only costs time.
+ * A migrated, empty PGlite data directory as a tar file, made once and kept in the temp folder under a hash of the
+ * migrations and of PGlite: a test database (in memory, or a process's DATA_DIR) starts from it instead of running
+ * initdb (seconds of WebAssembly each time, and one more module instantiated and freed). Migrations still run on every
+ * start, so a template that lacks one only costs time.
  */
-export const pgliteTemplate = Effect.promise(async () => {
+export const pgliteTemplateFile = async (): Promise<string> => {
   const migrations = join(repoRoot, "adapters/postgres/migrations")
   const hash = createHash("sha256")
   hash.update(readFileSync(join(repoRoot, "node_modules/@electric-sql/pglite/package.json")))
   for (const file of readdirSync(migrations).sort()) hash.update(file).update(readFileSync(join(migrations, file)))
   const file = join(tmpdir(), `zh-pglite-template-${hash.digest("hex").slice(0, 16)}.tar`)
-  const kept = await readFile(file).catch(() => undefined)
-  if (kept !== undefined) return new Blob([kept])
+  if (await stat(file).then(() => true, () => false)) return file
   const db = await PGlite.create("memory://")
   try {
     await Effect.runPromise(Effect.orDie(runMigrations).pipe(Effect.provide(servedPglite(db))))
@@ -54,11 +54,13 @@ export const pgliteTemplate = Effect.promise(async () => {
     const partial = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`
     await writeFile(partial, new Uint8Array(await dump.arrayBuffer()))
     await rename(partial, file)
-    return dump
+    return file
   } finally {
     await db.close()
   }
-})
+}
+
+export const pgliteTemplate = Effect.promise(async () => new Blob([await readFile(await pgliteTemplateFile())]))
 
 /** The SQL backends a contract suite runs against, by name. */
 export const sqlBackends = (): ReadonlyArray<readonly [string, Layer.Layer<SqlClient.SqlClient, unknown>]> => [
