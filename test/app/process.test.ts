@@ -2,6 +2,7 @@
 // embedded database that survive restarts, JSON logs without secrets in production, the migration gate.
 import { randomBytes } from "node:crypto"
 import { readFile, stat } from "node:fs/promises"
+import { createServer } from "node:net"
 import { join } from "node:path"
 import { Schema } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
@@ -36,9 +37,9 @@ const account = (email: string) => ({
 })
 
 /** The server's refusal to start: exit 1 within a few seconds, one line on stderr, no stack trace. */
-const refusal = async (env: Env) => {
+const refusal = async (env: Env, ms = 10_000) => {
   const child = spawnNode("app/main.ts", [], { PORT: String(await freePort()), ...env })
-  const exit = await exitOf(child, 10_000)
+  const exit = await exitOf(child, ms)
   expect(exit.code, child.stderr()).toBe(1)
   const stderr = child.stderr()
   expect(stderr).not.toContain("    at ")
@@ -52,6 +53,20 @@ describe("refusing to start", () => {
     const { line } = await refusal({ NODE_ENV: "development", DATA_DIR: dataDir, PORT: "abc" })
     expect(line).toContain("PORT")
   })
+
+  it("a PORT another process listens on exits 1 with one line saying the address is in use", async () => {
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const address = taken.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    try {
+      // The port is bound last, once every service is ready: the refusal comes after the database opened.
+      const { line } = await refusal({ NODE_ENV: "development", DATA_DIR: await migratedDataDir("taken"), PORT: String(port) }, 60_000)
+      expect(line).toMatch(/^Cannot listen for HTTP: .*EADDRINUSE/)
+    } finally {
+      taken.close()
+    }
+  }, 90_000)
 
   it("production without JWT_SECRET exits 1 with one line naming JWT_SECRET, generating nothing", async () => {
     const dataDir = await tempDir("prod")
