@@ -81,10 +81,13 @@ export const makeListener = (options: ListenerOptions) =>
       for (const res of pending) if (!res.headersSent) res.setHeader("connection", "close")
       yield* Deferred.succeed(stopping, undefined)
       const closed = Effect.callback<void>((resume) => {
-        server.close(() => resume(Effect.void))
         // `close` only drops the connections idle right now; one whose answer began before the stop, kept alive, is
         // closed as soon as that answer is sent.
         const sweep = setInterval(() => server.closeIdleConnections(), 50)
+        server.close(() => {
+          clearInterval(sweep)
+          resume(Effect.void)
+        })
         return Effect.sync(() => clearInterval(sweep))
       })
       const finished = yield* Effect.timeoutOption(closed, options.shutdownTimeout)
