@@ -85,7 +85,8 @@ describe("refusing to start", () => {
     const script = Schema.decodeUnknownSync(Manifest)(manifest).scripts["migrate"] ?? ""
     const [command, file, ...args] = script.split(" ")
     expect(command).toBe("node")
-    const migrated = await run(file ?? "", args, { NODE_ENV: "development", DATA_DIR: await tempDir("npm-migrate") })
+    // A first start of the embedded database (initdb, then every migration): seconds of CPU, more on a busy machine.
+    const migrated = await run(file ?? "", args, { NODE_ENV: "development", DATA_DIR: await tempDir("npm-migrate") }, { ms: 90_000 })
     expect(migrated.code, migrated.stderr).toBe(0)
     expect(migrated.stdout).toContain("applied migration 1_accounts")
   }, 240_000)
