@@ -1,5 +1,5 @@
 // Every setting of the platform, read once with Config; secrets stay Redacted until the adapter that uses them.
-import { Config, Duration, Effect, Option, Redacted, Result, Schema } from "effect"
+import { Config, Cron, Duration, Effect, Option, Redacted, Result, Schema } from "effect"
 import { parseEncryptionKey } from "../adapters/crypto/AesGcmSecretBox.ts"
 
 const withDefault = <A>(config: Config.Config<A>, value: A) => Config.withDefault(config, value)
@@ -17,6 +17,7 @@ export const SettingsConfig = Config.all({
   sandbox: Config.option(Config.Boolean("SANDBOX")),
   host: withDefault(Config.String("HOST"), "127.0.0.1"),
   port: withDefault(Config.Port("PORT"), 3000),
+  shutdownTimeoutSeconds: intSetting("SHUTDOWN_TIMEOUT_SECONDS", 1, 600, 10),
   publicUrl: Config.option(Config.URL("PUBLIC_URL")),
   dataDir: withDefault(Config.String("DATA_DIR"), "./data"),
   databaseUrl: optionalSecret("DATABASE_URL"),
@@ -47,6 +48,8 @@ export const SettingsConfig = Config.all({
   trustProxy: withDefault(Config.Boolean("TRUST_PROXY"), false),
   maxBodyBytes: intSetting("MAX_BODY_BYTES", 1024, 100 * 1024 * 1024, 1024 * 1024),
   catalogFile: Config.option(Config.String("CATALOG_FILE")),
+  proxmoxRequestTimeoutMs: intSetting("PROXMOX_REQUEST_TIMEOUT_MS", 100, 600_000, 35_000),
+  proxmoxRetryBaseDelayMs: intSetting("PROXMOX_RETRY_BASE_DELAY_MS", 1, 60_000, 500),
   vmidRangeStart: intSetting("VMID_RANGE_START", 100, 999_999_000, 100_000),
   vmidRangeEnd: intSetting("VMID_RANGE_END", 101, 999_999_999, 200_000),
   cpuOvercommit: withDefault(
@@ -69,6 +72,7 @@ export const SettingsConfig = Config.all({
   maxConsolesPerUser: intSetting("MAX_CONSOLES_PER_USER", 1, 1000, 10),
   consoleInputRateScale: intSetting("CONSOLE_INPUT_RATE_SCALE", 1, 10_000, 1),
   customerUpstreamRatePerMinute: intSetting("CUSTOMER_UPSTREAM_RATE_PER_MINUTE", 1, 100_000, 60),
+  lifecycleCron: withDefault(Config.String("LIFECYCLE_CRON"), "* * * * *"),
   sandboxTaskSpeed: withDefault(Config.Literals(["realistic", "instant"], "SANDBOX_TASK_SPEED"), "realistic"),
   sandboxPaymentLatencyMs: intSetting("SANDBOX_PAYMENT_LATENCY_MS", 0, 600_000, 0),
   orderRecoverySeconds: intSetting("ORDER_RECOVERY_SECONDS", 1, 60, 60),
@@ -174,6 +178,9 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
   }
   if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(raw.gamePanelUserDomain)) {
     return yield* new InvalidSetting({ name: "GAME_PANEL_USER_DOMAIN", problem: "must be a domain name such as users.example.com" })
+  }
+  if (Result.isFailure(Cron.parse(raw.lifecycleCron))) {
+    return yield* new InvalidSetting({ name: "LIFECYCLE_CRON", problem: "must be a cron expression such as * * * * * (5 fields, or 6 with seconds first)" })
   }
   if (registryProvider === "insee" && Option.isNone(raw.sireneApiKey)) {
     return yield* new InvalidSetting({ name: "SIRENE_API_KEY", problem: "is required when REGISTRY_PROVIDER=insee" })

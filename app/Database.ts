@@ -1,5 +1,5 @@
 // The SQL connection: a real Postgres when DATABASE_URL is set, otherwise an embedded PGlite kept in DATA_DIR.
-import { PGlite } from "@electric-sql/pglite"
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
 import { type Duration, Effect, Layer, Redacted, Schema } from "effect"
 import type { SqlClient, SqlError } from "effect/sql"
@@ -57,20 +57,23 @@ const answers = (socketPath: string) =>
     socket.once("error", () => resume(Effect.succeed(false)))
   })
 
+/** Opens PGlite at `location` (a data directory, or memory); closed with the scope. */
+const open = (location: string, options: PGliteOptions, failed: (e: unknown) => EmbeddedDatabaseFailed) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({ try: () => PGlite.create(location, options), catch: failed }),
+    (db) => Effect.promise(() => db.close())
+  )
+
 /**
  * PGlite is a single-session Postgres in WebAssembly, so exactly one process may open a data directory.
  * That process serves it over the wire protocol on a private Unix socket (in a fresh 0700 directory: no other
  * local user or TCP client can reach it) and the same @effect/sql-pg repositories talk to it. EmbeddedPgServer
  * keeps each connection's statement batches and transactions together, so several connections (the workflow
  * engine needs more than one) and other processes of ours (the admin CLI, through the endpoint file this
- * process publishes) share it safely.
+ * process publishes) share it safely. The server stops (and nothing more reaches PGlite) before PGlite closes.
  */
-const serve = (location: string, endpointFile: string | undefined, failed: (e: unknown) => EmbeddedDatabaseFailed) =>
+const serve = (db: PGlite, endpointFile: string | undefined, failed: (e: unknown) => EmbeddedDatabaseFailed) =>
   Effect.gen(function*() {
-    const db = yield* Effect.acquireRelease(
-      Effect.tryPromise({ try: () => PGlite.create(location), catch: failed }),
-      (db) => Effect.promise(() => db.close())
-    )
     const dir = yield* Effect.acquireRelease(
       Effect.tryPromise({ try: () => mkdtemp(join(tmpdir(), "zh-pglite-")), catch: failed }),
       (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
@@ -96,12 +99,23 @@ const serve = (location: string, endpointFile: string | undefined, failed: (e: u
     return socketPath
   })
 
-/** An in-memory PGlite (tests): nothing to share, nothing kept. */
-export const embeddedPostgres = (location: "memory://"): SqlLayer =>
+const failure = (location: string) => (e: unknown) =>
+  new EmbeddedDatabaseFailed({ location, detail: e instanceof Error ? e.message : String(e) })
+
+/**
+ * An in-memory PGlite (tests): nothing to share, nothing kept. `loadDataDir` starts it from a dumped data directory
+ * instead of running initdb, the slow part of a PGlite start.
+ */
+export const embeddedPostgres = (location: "memory://", options: { readonly loadDataDir?: Blob } = {}): SqlLayer =>
   Layer.unwrap(Effect.gen(function*() {
-    const failed = (e: unknown) => new EmbeddedDatabaseFailed({ location, detail: e instanceof Error ? e.message : String(e) })
-    return overSocket(yield* serve(location, undefined, failed), 4)
+    const failed = failure(location)
+    const db = yield* open(location, options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }, failed)
+    return overSocket(yield* serve(db, undefined, failed), 4)
   }))
+
+/** A PGlite its caller opened and will close, served to this process only (to migrate it, then dump it). */
+export const servedPglite = (db: PGlite): SqlLayer =>
+  Layer.unwrap(Effect.map(serve(db, undefined, failure("pglite")), (socketPath) => overSocket(socketPath, 4)))
 
 /**
  * The PGlite database in DATA_DIR. `share`: when another process of ours already serves it, connect to that
@@ -110,7 +124,7 @@ export const embeddedPostgres = (location: "memory://"): SqlLayer =>
 export const embeddedDataDir = (dataDir: string, options: { readonly share: boolean }): SqlLayer =>
   Layer.unwrap(Effect.gen(function*() {
     const location = resolve(dataDir, "pglite")
-    const failed = (e: unknown) => new EmbeddedDatabaseFailed({ location, detail: e instanceof Error ? e.message : String(e) })
+    const failed = failure(location)
     const endpointFile = resolve(dataDir, "pglite.endpoint")
     const published = yield* Effect.tryPromise(() => readFile(endpointFile, "utf8")).pipe(Effect.option)
     if (published._tag === "Some" && (yield* answers(published.value.trim()))) {
@@ -120,5 +134,6 @@ export const embeddedDataDir = (dataDir: string, options: { readonly share: bool
       return overSocket(published.value.trim(), 2)
     }
     yield* Effect.tryPromise({ try: () => mkdir(location, { recursive: true }), catch: failed })
-    return overSocket(yield* serve(location, endpointFile, failed), 4)
+    const db = yield* open(location, {}, failed)
+    return overSocket(yield* serve(db, endpointFile, failed), 4)
   }))

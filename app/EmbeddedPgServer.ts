@@ -5,7 +5,9 @@
 // not exist"); it also lets another client slip in before a BEGIN has taken effect. Here a client's messages
 // run as whole batches up to Sync (or a simple Query), and a client inside a transaction keeps the session until
 // the transaction ends. Connections then behave like separate sessions as long as no one waits, inside a
-// transaction, for another connection — which our code never does.
+// transaction, for another connection — which our code never does. Once closing, nothing more reaches PGlite: a
+// message run on a PGlite being closed can spin or hang it (electric-sql/pglite#1058), so `close` drops the
+// connections, lets the message under way finish, and only then may the owner close the database.
 import type { PGlite } from "@electric-sql/pglite"
 import { createServer, type Server, type Socket } from "node:net"
 
@@ -39,6 +41,12 @@ class SessionLock {
     const index = this.waiting.findIndex((w) => w.id === id)
     if (index >= 0) this.waiting.splice(index, 1)
   }
+
+  /** At close: lets every waiter through (each then sees the server closing and runs nothing). */
+  abandon() {
+    this.holder = null
+    for (const waiter of this.waiting.splice(0)) waiter.wake()
+  }
 }
 
 export class EmbeddedPgServer {
@@ -46,6 +54,10 @@ export class EmbeddedPgServer {
   private readonly lock = new SessionLock()
   private nextId = 1
   private readonly db: PGlite
+  private closing = false
+  private readonly sockets = new Set<Socket>()
+  /** Each open connection's queue of work, to wait for at close. */
+  private readonly work = new Map<number, Promise<void>>()
 
   constructor(db: PGlite) {
     this.db = db
@@ -62,8 +74,14 @@ export class EmbeddedPgServer {
     })
   }
 
-  close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()))
+  /** Refuses new connections, drops the open ones, and resolves once no message runs on the database any more. */
+  async close(): Promise<void> {
+    this.closing = true
+    this.lock.abandon()
+    const stopped = new Promise<void>((resolve) => this.server.close(() => resolve()))
+    for (const socket of this.sockets) socket.destroy()
+    await stopped
+    await Promise.all(this.work.values())
   }
 
   private serve(socket: Socket) {
@@ -73,13 +91,28 @@ export class EmbeddedPgServer {
     let batch: Array<Uint8Array> = []
     let chain = Promise.resolve()
     let closed = false
+    this.sockets.add(socket)
+    const gone = () => closed || this.closing
 
-    const run = (messages: Array<Uint8Array>) => {
-      chain = chain.then(async () => {
-        if (closed) return
+    const enqueue = (task: () => Promise<void>) => {
+      chain = chain.then(task).catch(() => {
+        socket.destroy()
+      })
+      const queued = chain
+      this.work.set(id, queued)
+      void queued.then(() => {
+        if (this.work.get(id) === queued) this.work.delete(id)
+      })
+    }
+
+    const run = (messages: Array<Uint8Array>) =>
+      enqueue(async () => {
+        if (gone()) return
         await this.lock.acquire(id)
         try {
+          // The connection may have gone while it waited for the session, or between two messages.
           for (const message of messages) {
+            if (gone()) return
             await this.db.runExclusive(() =>
               this.db.execProtocolRawStream(message, {
                 onRawData: (chunk: Uint8Array) => {
@@ -89,12 +122,9 @@ export class EmbeddedPgServer {
             )
           }
         } finally {
-          if (!this.db.isInTransaction()) this.lock.release(id)
+          if (this.closing || !this.db.isInTransaction()) this.lock.release(id)
         }
-      }).catch(() => {
-        socket.destroy()
       })
-    }
 
     socket.on("data", (data: Buffer) => {
       buffer = Buffer.concat([buffer, data])
@@ -135,16 +165,19 @@ export class EmbeddedPgServer {
     const end = () => {
       if (closed) return
       closed = true
+      this.sockets.delete(socket)
       this.lock.forget(id)
-      // A connection that vanished mid-transaction must not keep the session: roll it back, then let others in.
-      chain = chain.then(async () => {
+      // A connection that vanished mid-transaction must not keep the session: roll it back, then let others in
+      // (unless the database is closing, which ends every transaction).
+      enqueue(async () => {
+        if (this.closing) return
         await this.lock.acquire(id)
         try {
-          if (this.db.isInTransaction()) await this.db.exec("ROLLBACK")
+          if (!this.closing && this.db.isInTransaction()) await this.db.exec("ROLLBACK")
         } finally {
           this.lock.release(id)
         }
-      }).catch(() => undefined)
+      })
     }
     socket.on("close", end)
     socket.on("error", end)

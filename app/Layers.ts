@@ -1,6 +1,6 @@
 // The wiring: settings → adapters → the services the HTTP edge and the CLI run on.
 import { NodeCrypto, NodeFileSystem, NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
-import { type Context, Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
+import { type Context, Cron, Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
 import { HttpRouter } from "effect/http"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
 import { availableParallelism } from "node:os"
@@ -57,6 +57,7 @@ import { LifecycleCronLive, OrderRecoveryCronLive, ReconcileCronLive, WorkflowEn
 import { PANEL_DIST } from "./buildPanel.ts"
 import { InvalidSetting, type Settings } from "./Config.ts"
 import { restrictDataDir } from "./DataDir.ts"
+import { makeListener, type ServeMiddleware } from "./HttpListener.ts"
 import { type EmbeddedDatabaseFailed, embeddedDataDir, postgres } from "./Database.ts"
 
 export const LoggerLive = (settings: Pick<Settings, "logFormat" | "logLevel">) =>
@@ -294,21 +295,29 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     catalog
   )
   const virtualization = Layer.mergeAll(
-    ProxmoxVirtualization.layer.pipe(Layer.provide(ProxmoxClustersLive.layer)),
+    ProxmoxVirtualization.layerWith({
+      requestTimeout: Duration.millis(settings.proxmoxRequestTimeoutMs),
+      retryBaseDelay: Duration.millis(settings.proxmoxRetryBaseDelayMs)
+    }).pipe(Layer.provide(ProxmoxClustersLive.layer)),
     // A customer waiting on a relayed call gets our 503 within about a second; provisioning retries on its own.
     PterodactylGamePanel.layerWith({ retries: 2, retryBaseDelay: "250 millis" }).pipe(
       Layer.provide([GamePanelsLive.layer, NodeHttpClient.layerUndici])
     )
   ).pipe(Layer.provideMerge(withPanel))
   const engine = WorkflowEngineLive({ embedded: Option.isNone(settings.databaseUrl) })
-  return Layer.mergeAll(WorkflowsLive, LifecycleCronLive, OrderRecoveryCronLive(settings.orderRecoverySeconds), ReconcileCronLive).pipe(
+  return Layer.mergeAll(
+    WorkflowsLive,
+    LifecycleCronLive(Cron.parseUnsafe(settings.lifecycleCron)),
+    OrderRecoveryCronLive(settings.orderRecoverySeconds),
+    ReconcileCronLive
+  ).pipe(
     Layer.provideMerge(engine),
     Layer.provideMerge(virtualization)
   )
 }
 
-/** The HTTP application on a database, for any `HttpServer` (the real listener, or a test one). */
-export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E, R>) =>
+/** The routes, served on whatever `HttpServer` is provided; `middleware` wraps the handling of every request. */
+const HttpRoutesLive = (settings: Settings, middleware: ServeMiddleware = (app) => app) =>
   HttpRouter.serve(
     HttpApp({
       allowedOrigin: settings.publicUrl,
@@ -320,17 +329,33 @@ export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlC
       maxUploadBytes: settings.maxUploadBytes,
       webRoot: PANEL_DIST
     }),
-    { disableLogger: true, routerConfig }
+    { disableLogger: true, routerConfig, middleware }
   )
-    .pipe(Layer.provideMerge(AppServices(settings, database)))
 
+/** The HTTP application on a database, for any `HttpServer` (the real listener, or a test one). */
+export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E, R>) =>
+  HttpRoutesLive(settings).pipe(Layer.provideMerge(AppServices(settings, database)))
+
+/**
+ * The server process. Every service is built before the port is bound: opening a fresh embedded database blocks
+ * the event loop for seconds (PGlite's initdb), so a port bound earlier would leave requests unanswered; until the
+ * routes are attached, the listener itself answers 503 STARTING. At a stop (SIGTERM) the listener drains first,
+ * then the workflow engine hands its shards off and the database closes.
+ */
 export const ServerLive = (settings: Settings) =>
-  HttpAppLive(settings, DatabaseLive(settings, "server")).pipe(
-    Layer.provide(NodeHttpServer.layer(createHttpServer, {
-      port: settings.port,
+  Layer.unwrap(Effect.map(
+    makeListener({
       host: settings.host,
-      gracefulShutdownTimeout: "10 seconds",
+      port: settings.port,
+      shutdownTimeout: Duration.seconds(settings.shutdownTimeoutSeconds),
+      createServer: createHttpServer,
       websocket: webSocketServerOptions
-    })),
-    Layer.tap(() => Effect.logInfo(`ZH listening on ${settings.host}:${settings.port} (public URL ${settings.publicUrl})`))
-  )
+    }),
+    (listener) =>
+      listener.ready.pipe(
+        Layer.provideMerge(HttpRoutesLive(settings, listener.endsAtStop)),
+        Layer.provide(listener.layer),
+        Layer.provideMerge(AppServices(settings, DatabaseLive(settings, "server"))),
+        Layer.tap(() => Effect.logInfo(`ZH ready on ${settings.host}:${settings.port} (public URL ${settings.publicUrl})`))
+      )
+  ))

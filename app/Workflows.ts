@@ -2,7 +2,7 @@
 // cluster-wide crons (one runner fires each): the subscription sweep every minute, the recovery of interrupted
 // orders every ORDER_RECOVERY_SECONDS, and the hourly reconciliation of our records with the upstreams.
 import { NodeCrypto } from "@effect/platform-node"
-import { Cron, Duration, Effect, Layer } from "effect"
+import { Cron, DateTime, Duration, Effect, Layer } from "effect"
 import { ClusterCron, ClusterWorkflowEngine, SingleRunner } from "effect/cluster"
 import { recoverOrders } from "../domain/billing/Ordering.ts"
 import { RestoreGameLive, sweepGameLifecycle, SuspendGameLive, TerminateGameLive } from "../domain/game/GameLifecycle.ts"
@@ -57,13 +57,18 @@ export const ReconcileCronLive = ClusterCron.make({
   skipIfOlderThan: "30 minutes"
 })
 
-export const LifecycleCronLive = ClusterCron.make({
+/** The subscription sweep on `schedule` (LIFECYCLE_CRON, every minute by default); each run logs the time it is for. */
+export const LifecycleCronLive = (schedule: Cron.Cron) => ClusterCron.make({
   name: "subscription-lifecycle",
-  cron: Cron.parseUnsafe("* * * * *"),
+  cron: schedule,
   // One kind's trouble (its upstream down) must not hold back the other's sweep.
-  execute: Effect.andThen(Effect.logDebug("lifecycle sweep"), Effect.all([
-    sweepLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("VPS lifecycle sweep failed", cause))),
-    sweepGameLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("game server lifecycle sweep failed", cause)))
-  ], { discard: true })),
+  execute: Effect.gen(function*() {
+    const at = yield* ClusterCron.CurrentScheduledTime
+    yield* Effect.logDebug(`lifecycle sweep for ${DateTime.formatIso(at)}`)
+    yield* Effect.all([
+      sweepLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("VPS lifecycle sweep failed", cause))),
+      sweepGameLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("game server lifecycle sweep failed", cause)))
+    ], { discard: true })
+  }),
   skipIfOlderThan: "10 minutes"
 })

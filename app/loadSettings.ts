@@ -16,7 +16,8 @@ export const startupFailure = (e: { readonly _tag: string; readonly message: str
     case "MigrationError":
       return `Database migration failed: ${e.message}`
     case "ServeError":
-      return `Cannot listen for HTTP: ${e.message}`
+      // The listener's error says nothing itself; its cause does (EADDRINUSE, EACCES…).
+      return `Cannot listen for HTTP: ${"cause" in e && e.cause instanceof Error ? e.cause.message : e.message}`
     default:
       return e.message
   }

@@ -49,6 +49,14 @@ describe("SettingsConfig and resolveSettings", () => {
         assert.isTrue(Option.isNone(s.databaseUrl))
       }))
 
+    it.effect("a stop waits 10 s for requests under way; Proxmox calls time out after 35 s, retried from 500 ms; the sweep runs each minute", () =>
+      Effect.map(load({}), (s) => {
+        assert.strictEqual(s.shutdownTimeoutSeconds, 10)
+        assert.strictEqual(s.proxmoxRequestTimeoutMs, 35_000)
+        assert.strictEqual(s.proxmoxRetryBaseDelayMs, 500)
+        assert.strictEqual(s.lifecycleCron, "* * * * *")
+      }))
+
     it.effect("sessions last 2 idle hours, 12 remembered hours and at most 7 days", () =>
       Effect.gen(function*() {
         const s = yield* load({})
@@ -148,7 +156,10 @@ describe("SettingsConfig and resolveSettings", () => {
       ["TRUST_PROXY", "maybe"],
       ["PUBLIC_URL", "not a url"],
       ["SESSION_IDLE_MINUTES", "0"],
-      ["MAX_BODY_BYTES", "1"]
+      ["MAX_BODY_BYTES", "1"],
+      ["SHUTDOWN_TIMEOUT_SECONDS", "0"],
+      ["PROXMOX_REQUEST_TIMEOUT_MS", "5"],
+      ["PROXMOX_RETRY_BASE_DELAY_MS", "0"]
     ]
     for (const [name, value] of cases) {
       it.effect(`${name}=${value}`, () =>
@@ -218,6 +229,12 @@ describe("SettingsConfig and resolveSettings", () => {
     it.effect("when both secrets are set, devSecrets does not run", () =>
       Effect.map(load({ JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex }, forbiddenDevSecrets), (s) =>
         assert.strictEqual(Buffer.from(Redacted.value(s.encryptionKeys.current)).toString("hex"), keyHex)))
+
+    it.effect("a LIFECYCLE_CRON that is not a cron expression is refused; one with seconds is taken", () =>
+      Effect.gen(function*() {
+        assertOneLineNaming(yield* failure({ LIFECYCLE_CRON: "every minute" }), "LIFECYCLE_CRON")
+        assert.strictEqual((yield* load({ LIFECYCLE_CRON: "*/5 * * * * *" })).lifecycleCron, "*/5 * * * * *")
+      }))
 
     it.effect("REGISTRY_PROVIDER=insee without SIRENE_API_KEY names SIRENE_API_KEY", () =>
       Effect.map(failure({ REGISTRY_PROVIDER: "insee" }), (e) => assertOneLineNaming(e, "SIRENE_API_KEY")))

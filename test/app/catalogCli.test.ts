@@ -29,7 +29,7 @@ import {
   PVE_PASSWORD,
   vpsPlan
 } from "../domain/catalog/catalogMother.ts"
-import { cleanUp, lines, run, tempDir } from "./processes.ts"
+import { cleanUp, lines, migratedDataDir, run, tempDir } from "./processes.ts"
 
 afterEach(cleanUp)
 
@@ -150,7 +150,7 @@ describe("`catalog` commands, in-process", () => {
 
 describe("`catalog` commands, as a process", () => {
   it("applies a file to the embedded database and lists it back", async () => {
-    const dataDir = await tempDir("catalog-cli")
+    const dataDir = await migratedDataDir("catalog-cli")
     const env = { NODE_ENV: "development", DATA_DIR: dataDir }
     const path = await Effect.runPromise(writeCatalog(withCa))
 

@@ -15,7 +15,7 @@ import { ownerOf, readSecret } from "../../domain/secrets/UpstreamCredentials.ts
 import { Outbox } from "../../ports/Outbox.ts"
 import { SecretBox } from "../../ports/SecretBox.ts"
 import { UpstreamSecrets } from "../../ports/UpstreamSecrets.ts"
-import { cleanUp, lines, run, startServer, stop, tempDir } from "./processes.ts"
+import { cleanUp, lines, migratedDataDir, run, startServer, stop } from "./processes.ts"
 
 const keyA = Redacted.make(new Uint8Array(32).fill(0xa1))
 const keyB = Redacted.make(new Uint8Array(32).fill(0xb2))
@@ -179,7 +179,7 @@ describe("admin CLI, as a process", () => {
   afterEach(cleanUp)
 
   it("stores and lists a secret in the embedded database the server holds", async () => {
-    const dataDir = await tempDir("cli")
+    const dataDir = await migratedDataDir("cli")
     const env = { NODE_ENV: "development", DATA_DIR: dataDir }
     const server = await startServer(env)
     const value = randomBytes(12).toString("hex")
@@ -199,7 +199,7 @@ describe("admin CLI, as a process", () => {
   }, 240_000)
 
   it("refusing to store an empty value exits non-zero, so scripts notice", async () => {
-    const env = { NODE_ENV: "development", DATA_DIR: await tempDir("cli-empty") }
+    const env = { NODE_ENV: "development", DATA_DIR: await migratedDataDir("cli-empty") }
     const put = await run("app/cli.ts", ["secrets", "put", "x"], env, { input: "" })
     expect(put.stderr).toContain("Refusing to store an empty value")
     expect(put.code).toBe(1)

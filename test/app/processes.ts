@@ -1,14 +1,15 @@
 // Real child processes of the app (`node app/main.ts`, `node app/cli.ts`) for tests about process behaviour:
 // a clean environment, bounded waits, and a registry so every child is killed and every temp dir removed.
 import { randomBytes } from "node:crypto"
-import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtemp, rm } from "node:fs/promises"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { mkdir, mkdtemp, rm } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { postgres } from "../../app/Database.ts"
+import { pgliteTemplateFile } from "../support/databases.ts"
 
 export const repoRoot = resolve(import.meta.dirname, "../..")
 
@@ -119,9 +120,9 @@ export interface Server extends Child {
   readonly url: string
 }
 
-/** `node app/main.ts` on a free port, once /healthz answers 200 (killed if it does not within `ms`). */
+/** `node app/main.ts` on `env.PORT` or a free port, once /healthz answers 200 (killed if it does not within `ms`). */
 export const startServer = async (env: Env, ms = 120_000): Promise<Server> => {
-  const port = await freePort()
+  const port = env["PORT"] === undefined ? await freePort() : Number(env["PORT"])
   const child = spawnNode("app/main.ts", [], { HOST: "127.0.0.1", PORT: String(port), ...env })
   const url = `http://127.0.0.1:${port}`
   try {
@@ -142,6 +143,19 @@ export const stop = (child: Child, ms = 20_000): Promise<Exit> => {
 export const tempDir = async (label: string): Promise<string> => {
   const dir = await mkdtemp(join(tmpdir(), `zh-${label}-`))
   dirs.add(dir)
+  return dir
+}
+
+/**
+ * A DATA_DIR whose embedded database exists already, migrated and empty (the PGlite template unpacked): a server or CLI
+ * started on it skips initdb. Tests about a DATA_DIR's very first start use `tempDir`.
+ */
+export const migratedDataDir = async (label: string): Promise<string> => {
+  const dir = await tempDir(label)
+  await mkdir(join(dir, "pglite"))
+  const template = await pgliteTemplateFile()
+  await new Promise<void>((resolve, reject) =>
+    execFile("tar", ["-xf", template, "-C", join(dir, "pglite")], (error) => (error === null ? resolve() : reject(error))))
   return dir
 }
 

@@ -3,9 +3,9 @@
 // retries absorb, a persistent 500, a failed task, and a process restart between steps. Whatever happens, no VM,
 // address, reservation or VMID is left behind a failed order, its charge is refunded, and no order stays in progress.
 //
-// Timings come from the Proxmox adapter's defaults (ProxmoxVirtualization.defaultOptions, not configurable from the
-// settings): a persistent 5xx costs 5 HTTP attempts with back-off (0.5+1+2+4 s) times 4 activity attempts, about 30 s;
-// a hung request costs the 35 s request timeout, so only one hang (absorbed) is exercised.
+// The Proxmox adapter's waits come from the test settings (PROXMOX_RETRY_BASE_DELAY_MS 20, PROXMOX_REQUEST_TIMEOUT_MS
+// 5000; production: 500 and 35000): a persistent 5xx still costs 5 HTTP attempts with back-off (20+40+80+160 ms) times 4
+// activity attempts, and a hung request the whole request timeout.
 import type { Duration } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import type { SandboxFaultKind } from "../../app/sandbox/proxmox/SandboxProxmox.ts"

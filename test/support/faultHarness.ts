@@ -1,6 +1,8 @@
 // The whole application against one sandbox Proxmox registered as the real cluster "lab", on a database that
-// outlives the application: stop it and start it again (a process restart) on the same data, inject upstream
-// faults, and read back everything an order may leave behind.
+// outlives the application: stop it and start it again (a process restart) on the same database, inject upstream
+// faults, and read back everything an order may leave behind. The database stays up across restarts, as a
+// PostgreSQL server does: one embedded PGlite per lab, never reopened (each WebAssembly instance opened and freed in
+// one process is a chance of V8's JIT-page failure, nodejs/node#64500; reopening PGlite is the resume tests' part).
 import { randomBytes } from "node:crypto"
 import { Context, Duration, Effect, Layer, ManagedRuntime, Option, Redacted, References, Result, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -74,8 +76,8 @@ const durableDatabase = async (url: string | undefined) => {
 }
 
 /**
- * The database migrated and seeded, built on its own: testServerLayer builds the layer it is given twice (a second
- * PGlite on the same directory refuses to open), so the application gets this one's context instead.
+ * The database migrated and seeded, built on its own and kept for the whole lab: each application run gets its context
+ * (testServerLayer builds the layer it is given twice, and a second PGlite on the same directory refuses to open).
  */
 const seededDatabase = (settings: Settings, database: Layer.Layer<SqlClient.SqlClient, unknown>, seed: ReturnType<typeof seedLab>) =>
   ManagedRuntime.make(
@@ -99,8 +101,8 @@ export interface Lab {
   run<A, E>(effect: Effect.Effect<A, E, AppServices>): Promise<A>
   /**
    * Stops the application as a process stop does (the engine lets the activity under way finish, nothing else runs),
-   * closes its database, then starts both again on the same data. Returns how many requests the sandbox had
-   * received when the application was down.
+   * then starts it again on the same database. Returns how many requests the sandbox had received when the
+   * application was down.
    */
   restart(): Promise<number>
   close(): Promise<void>
@@ -115,32 +117,30 @@ export const startLab = async (options: {
   const database = await durableDatabase(options.databaseUrl)
   // With a real Postgres the workflow engine takes its shard locks as advisory locks, as in production.
   const settings = testSettings({ databaseUrl: database.databaseUrl })
+  const db = seededDatabase(settings, database.layer, seedLab(sandbox.url, options.poolSize))
   const start = async () => {
-    const db = seededDatabase(settings, database.layer, seedLab(sandbox.url, options.poolSize))
     const app = appRuntime(settings, await db.context())
     await app.runPromise(TestServer)
-    return { db, app }
-  }
-  const stop = async ({ app, db }: Awaited<ReturnType<typeof start>>) => {
-    await app.dispose()
-    await db.dispose()
+    return app
   }
   let running = await start().catch(async (e: unknown) => {
+    await db.dispose()
     await sandbox.close()
     await database.drop()
     throw e
   })
   return {
     sandbox,
-    run: (effect) => running.app.runPromise(effect),
+    run: (effect) => running.runPromise(effect),
     restart: async () => {
-      await stop(running)
+      await running.dispose()
       const stoppedAt = sandbox.control.requests().length
       running = await start()
       return stoppedAt
     },
     close: async () => {
-      await stop(running)
+      await running.dispose()
+      await db.dispose()
       await sandbox.close()
       await database.drop()
     }

@@ -23,6 +23,7 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   sandbox: true,
   host: "127.0.0.1",
   port: 0,
+  shutdownTimeoutSeconds: 10,
   publicUrl: "http://panel.test",
   // Its own directory: the sandbox Proxmox keeps its state file there.
   dataDir: mkdtempSync(join(tmpdir(), "zh-test-data-")),
@@ -50,6 +51,9 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   trustProxy: false,
   maxBodyBytes: 64 * 1024,
   catalogFile: Option.none(),
+  // Upstream waits shortened (the production defaults are 35 s and 500 ms): the same calls, retries and timeouts.
+  proxmoxRequestTimeoutMs: 5_000,
+  proxmoxRetryBaseDelayMs: 20,
   vmidRangeStart: 100_000,
   vmidRangeEnd: 200_000,
   cpuOvercommit: 4,
@@ -66,6 +70,7 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   maxConsolesPerUser: 10,
   consoleInputRateScale: 1,
   customerUpstreamRatePerMinute: 60,
+  lifecycleCron: "* * * * *",
   sandboxTaskSpeed: "instant",
   sandboxPaymentLatencyMs: 0,
   orderRecoverySeconds: 60,
