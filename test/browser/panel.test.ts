@@ -223,7 +223,8 @@ describe("the game server's file manager", () => {
     await expect.poll(() => byTestId(page, "file-plugins").getAttribute("data-kind")).toBe("folder")
     await byTestId(page, "file-open-plugins").click()
     await expect.poll(() => byTestId(page, "files-path").textContent()).toContain("/plugins")
-    expect(await byTestId(page, "file-plugins").count()).toBe(0)
+    // The path changes before the folder's listing replaces the parent's: wait for the new listing.
+    await expect.poll(() => byTestId(page, "file-plugins").count()).toBe(0)
 
     await byTestId(page, "files-new-file").click()
     await byTestId(page, "files-new-file-name").fill("notes.txt")
