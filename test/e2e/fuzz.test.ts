@@ -294,6 +294,35 @@ const relayProbes = (who: string, headers: Readonly<Record<string, string>>, ful
   return probes
 }
 
+/**
+ * The console routes refuse anything but a proper WebSocket upgrade, from our Origin, by the owner: every refusal (a
+ * plain GET, another protocol, a broken handshake, a bad id, a foreign Origin, no session) is the JSON envelope. A
+ * proper upgrade is not sent here: it would open a console (the console tests cover those).
+ */
+const consoleProbes = (who: string, headers: Readonly<Record<string, string>>): ReadonlyArray<Probe> => {
+  const routes = [(id: string) => `/api/vps/${id}/console`, (id: string) => `/api/client/servers/${id}/ws`]
+  const own = [mine.vpsId, mine.identifier]
+  const upgrades: ReadonlyArray<readonly [string, Readonly<Record<string, string>>]> = [
+    ["plain GET", {}],
+    ["Upgrade: h2c", { connection: "Upgrade", upgrade: "h2c" }],
+    ["Upgrade: foo", { connection: "Upgrade", upgrade: "foo" }],
+    ["no key", { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13" }],
+    ["bad key", { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "short" }],
+    ["bad version", { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "7", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==" }],
+    ["foreign Origin", { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "short", origin: "http://evil.test" }]
+  ]
+  return routes.flatMap((route, i) =>
+    [own[i]!, ...BAD_IDS, ...MALFORMED_ESCAPES].flatMap((id) =>
+      upgrades.map(([label, extra]) => ({
+        method: "GET",
+        path: route(id),
+        headers: { ...headers, ...extra },
+        label: `${who} console ${route("{id}")} id=${id.slice(0, 40)} [${label}]`
+      }))
+    ).concat([{ method: "POST", path: route(own[i]!), headers, label: `${who} console ${route("{id}")} [POST]` }])
+  )
+}
+
 // --- answers compared ---------------------------------------------------------------------------------------------
 
 /** What a client can see of a reply, minus what changes with every answer (its date, a cookie's value and expiry). */
@@ -322,13 +351,17 @@ const refusedFields = (reply: RawReply): ReadonlyArray<string> => {
 const endsSession = (op: Operation) => op.path.startsWith("/api/auth/logout")
 
 describe("every bad input gets a 4xx, never a 5xx", () => {
-  it("answers several thousand malformed requests to every operation and the relay without one 5xx, every refusal in the JSON envelope", async ({ annotate }) => {
+  it("answers several thousand malformed requests to every operation, the relay and the consoles without one 5xx, every refusal in the JSON envelope", async ({ annotate }) => {
     const started = Date.now()
     const first = operations.filter((op) => !endsSession(op))
     const last = operations.filter(endsSession)
     const batches = [
-      [...first.flatMap((op) => variantsOf(op, "anonymous", anonymous)), ...relayProbes("anonymous", anonymous, false)],
-      [...first.flatMap((op) => variantsOf(op, "owner", owner)), ...relayProbes("owner", owner, true)],
+      [
+        ...first.flatMap((op) => variantsOf(op, "anonymous", anonymous)),
+        ...relayProbes("anonymous", anonymous, false),
+        ...consoleProbes("anonymous", anonymous)
+      ],
+      [...first.flatMap((op) => variantsOf(op, "owner", owner)), ...relayProbes("owner", owner, true), ...consoleProbes("owner", owner)],
       [...last.flatMap((op) => variantsOf(op, "anonymous", anonymous)), ...last.flatMap((op) => variantsOf(op, "owner", owner))]
     ]
     let sent = 0
