@@ -34,6 +34,7 @@ import * as ProxmoxVirtualization from "../adapters/proxmox/ProxmoxVirtualizatio
 import * as PgLoginAttempts from "../adapters/postgres/PgLoginAttempts.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
 import * as PgPasswordResets from "../adapters/postgres/PgPasswordResets.ts"
+import * as PgSessionRecords from "../adapters/postgres/PgSessionRecords.ts"
 import * as PgUnitOfWork from "../adapters/postgres/PgUnitOfWork.ts"
 import * as PgUpstreamSecrets from "../adapters/postgres/PgUpstreamSecrets.ts"
 import * as PgUsers from "../adapters/postgres/PgUsers.ts"
@@ -42,6 +43,7 @@ import * as RechercheEntreprisesRegistry from "../adapters/registry/RechercheEnt
 import { AccountSettings } from "../domain/account/AccountSettings.ts"
 import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
 import { VpsSettings } from "../domain/vps/VpsSettings.ts"
+import * as CachedSessions from "./CachedSessions.ts"
 import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
@@ -90,8 +92,10 @@ export const RepositoriesLive = Layer.mergeAll(
   PgPlacement.layer,
   PgGameServerRecords.layer,
   PgGameAllocations.layer,
-  // A password reset or log-out-everywhere on another instance is seen here within a second.
+  // A change of a user on another instance is seen here within a second.
   CachedUsers.layer({ ttl: "1 second", capacity: 10_000 }).pipe(Layer.provide(PgUsers.layer)),
+  // A session ended through another instance stops working here within a second.
+  CachedSessions.layer({ ttl: "1 second", capacity: 10_000 }).pipe(Layer.provide(PgSessionRecords.layer)),
   PgPasswordResets.layer,
   PgLoginAttempts.layer,
   PgUnitOfWork.layer,
@@ -136,8 +140,11 @@ export const accountSettings = (settings: Settings): AccountSettings["Service"] 
   sessionAbsoluteLifetime: settings.sessionAbsolute,
   resetTokenLifetime: AccountSettings.defaults.resetTokenLifetime,
   loginThrottleWindow: settings.loginThrottleWindow,
-  maxFailuresPerAccount: settings.loginMaxFailuresPerAccount,
+  maxFailuresPerAccountAddress: settings.loginMaxFailuresPerAccountAddress,
   maxFailuresPerAddress: settings.loginMaxFailuresPerAddress,
+  maxFailuresPerAccount: settings.loginMaxFailuresPerAccount,
+  maxLoginDelay: Duration.seconds(settings.loginMaxDelaySeconds),
+  maxResetAttemptsPerAddress: settings.resetMaxAttemptsPerAddress,
   maxResetRequestsPerAccount: AccountSettings.defaults.maxResetRequestsPerAccount
 })
 

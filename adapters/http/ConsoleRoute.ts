@@ -5,7 +5,7 @@ import { Effect, Option, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Socket } from "effect/socket"
 import type { Session } from "../../domain/account/Sessions.ts"
-import { authenticate } from "../../domain/account/Sessions.ts"
+import { authenticate, sessionIsLive } from "../../domain/account/Sessions.ts"
 import { vmRefOf } from "../../domain/vps/Lifecycle.ts"
 import { ownedVps } from "../../domain/vps/VpsActions.ts"
 import { Virtualization } from "../../ports/Virtualization.ts"
@@ -93,8 +93,14 @@ export const consoleInput = (frames: ReadonlyArray<string | Uint8Array>, maxFram
   return steps
 }
 
-/** How often an open relay re-reads its VPS: a suspension or destruction elsewhere closes it within this time. */
+/**
+ * How often an open relay re-reads its VPS and its session: a suspension, a destruction or the end of the session
+ * (logout, log out everywhere, a password reset — on any instance) closes it within this time.
+ */
 const STATE_POLL = "2 seconds"
+
+/** The close code of a console whose session ended (4000–4999 are the application's, RFC 6455 §7.4.2). */
+export const SESSION_ENDED = 4401
 
 export interface ConsoleRouteOptions {
   /** The only Origin a browser may open the console from (the panel's public origin). */
@@ -151,13 +157,19 @@ const relay = (
       const records = yield* VpsRecords
       for (;;) {
         yield* Effect.sleep(STATE_POLL)
+        if (!(yield* sessionIsLive(session.id))) return "session ended" as const
         const current = yield* records.get(vpsId)
-        if (Option.isNone(current) || current.value.status !== "running" || current.value.userId !== session.user.id) return
+        if (Option.isNone(current) || current.value.status !== "running" || current.value.userId !== session.user.id) return "state" as const
       }
     })
-    // Whichever ends first (browser, hypervisor, suspension) ends the others; the scope closes both sockets.
-    yield* Effect.raceFirst(Effect.raceFirst(toBrowser, fromBrowser), watchState).pipe(Effect.ignore)
-    yield* writer.write(new Socket.CloseEvent(1000, "console closed")).pipe(Effect.ignore)
+    // Whichever ends first (browser, hypervisor, suspension, end of session) ends the others; the scope closes both
+    // sockets.
+    const ended = yield* Effect.raceFirst(Effect.as(Effect.raceFirst(toBrowser, fromBrowser), "relay" as const), watchState).pipe(
+      Effect.orElseSucceed(() => "relay" as const)
+    )
+    yield* writer.write(
+      ended === "session ended" ? new Socket.CloseEvent(SESSION_ENDED, "session ended") : new Socket.CloseEvent(1000, "console closed")
+    ).pipe(Effect.ignore)
   }).pipe(Effect.scoped)
 
 export type ConsoleRouteServices = AccountServices | Virtualization | VpsRecords

@@ -8,13 +8,14 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Array as Arr, Clock, Deferred, Effect, Option, Schema, Stream } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Socket } from "effect/socket"
-import { authenticate } from "../../domain/account/Sessions.ts"
+import { authenticate, type Session, sessionIsLive } from "../../domain/account/Sessions.ts"
 import { checkConsoleToken, ownedByIdentifier, usableGameServer } from "../../domain/game/GameActions.ts"
 import type { GameServer } from "../../domain/game/GameServer.ts"
 import { ConsoleTokens } from "../../ports/ConsoleTokens.ts"
 import { type ConsoleEvent, type GameConsole, GamePanel } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import type { AccountServices } from "./AccountsHandlers.ts"
+import { SESSION_ENDED } from "./ConsoleRoute.ts"
 import { errorResponse } from "./edge.ts"
 
 export interface GameConsoleOptions {
@@ -60,7 +61,8 @@ export const outbound = (event: ConsoleEvent): string | undefined => {
   return event.raw ?? encode(event)
 }
 
-/** How often an open relay re-reads its server: a suspension or deletion elsewhere closes it within this time. */
+/** How often an open relay re-reads its server and its session: a suspension, a deletion or the end of the session
+ * (on any instance) closes it within this time. */
 const STATE_POLL = "2 seconds"
 /** Like Wings: `token expiring` when a minute or less is left. */
 const EXPIRING_MS = 60_000
@@ -75,19 +77,19 @@ export const gameConsoleRoute = (options: GameConsoleOptions) =>
       }
       const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
       if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
-      const userId = session.success.user.id
-      const server = yield* Effect.result(ownedByIdentifier(userId, identifier))
+      const server = yield* Effect.result(ownedByIdentifier(session.success.user.id, identifier))
       if (server._tag === "Failure") return errorResponse(404, "GAME_SERVER_NOT_FOUND", "No such game server.")
       const usable = yield* Effect.result(usableGameServer(server.success))
       if (usable._tag === "Failure") return errorResponse(409, "GAME_SERVER_SUSPENDED", usable.failure.message)
-      yield* relay(userId, server.success, request, options)
+      yield* relay(session.success, server.success, request, options)
       return HttpServerResponse.empty()
     }).pipe(
       Effect.catchCause((cause) => Effect.as(Effect.logWarning("game console relay ended with an error", cause), HttpServerResponse.empty()))
     ))
 
-const relay = (userId: string, server: GameServer, request: HttpServerRequest.HttpServerRequest, options: GameConsoleOptions) =>
+const relay = (session: Session, server: GameServer, request: HttpServerRequest.HttpServerRequest, options: GameConsoleOptions) =>
   Effect.gen(function*() {
+    const userId = session.user.id
     const downstream = yield* request.upgrade
     const reader = yield* downstream.reader
     const writer = yield* downstream.writer
@@ -112,7 +114,7 @@ const relay = (userId: string, server: GameServer, request: HttpServerRequest.Ht
 
     const onAuth = (token: string) =>
       Effect.gen(function*() {
-        const grant = yield* Effect.result(checkConsoleToken(userId, server.identifier, token))
+        const grant = yield* Effect.result(checkConsoleToken({ userId, sessionId: session.id }, server.identifier, token))
         if (grant._tag === "Failure") return yield* send({ event: "jwt error", args: ["jwt: token is not valid for this server"] })
         expiry = { at: grant.success.expiresAt.getTime(), warned: false }
         if (upstream === undefined) {
@@ -178,15 +180,16 @@ const relay = (userId: string, server: GameServer, request: HttpServerRequest.Ht
       const records = yield* GameServerRecords
       for (;;) {
         yield* Effect.sleep(STATE_POLL)
+        if (!(yield* sessionIsLive(session.id))) return "session ended" as const
         const current = yield* records.get(server.id)
-        if (Option.isNone(current) || current.value.status !== "active" || current.value.userId !== userId) return
+        if (Option.isNone(current) || current.value.status !== "active" || current.value.userId !== userId) return "state" as const
       }
     })
 
     const ended = yield* Effect.raceAll([
       Effect.as(Effect.ignore(fromBrowser), "browser" as const),
       Effect.as(tokenClock, "browser" as const),
-      Effect.as(watchState, "state" as const),
+      watchState,
       Effect.as(Deferred.await(upstreamEnded), "upstream" as const)
     ]).pipe(Effect.catch(() => Effect.succeed("browser" as const)))
     // The upstream may close first when the server is suspended (Wings closes its sockets): say why, as newer
@@ -194,7 +197,9 @@ const relay = (userId: string, server: GameServer, request: HttpServerRequest.Ht
     const current = yield* (yield* GameServerRecords).get(server.id)
     const suspended = ended !== "browser" && (Option.isNone(current) || current.value.status !== "active")
     yield* writer.write(
-      suspended
+      ended === "session ended"
+        ? new Socket.CloseEvent(SESSION_ENDED, "session ended")
+        : suspended
         ? new Socket.CloseEvent(4409, "server is suspended")
         : ended === "upstream"
         ? new Socket.CloseEvent(1011, "console upstream closed")

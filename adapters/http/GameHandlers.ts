@@ -26,6 +26,7 @@ export const gameServerView = (s: GameServer) => ({
 })
 
 const userId = Effect.map(CurrentSession, (s) => s.user.id)
+const holder = Effect.map(CurrentSession, (s) => ({ userId: s.user.id, sessionId: s.id }))
 
 const withServices = <S>() =>
   Effect.map(Effect.context<S>(), (services) => <A, E>(effect: Effect.Effect<A, E, S>) => Effect.provideContext(effect, services))
@@ -69,7 +70,7 @@ export const GameHandlers = (publicUrl: string) => [
   HttpApiBuilder.group(Api, "gameClient", Effect.fn(function*(handlers) {
     const run = yield* withServices<Effect.Services<ReturnType<typeof issueConsoleToken>>>()
     return handlers.handle("websocket", ({ params }) =>
-      Effect.flatMap(userId, (user) => run(issueConsoleToken(user, params.id))).pipe(
+      Effect.flatMap(holder, (h) => run(issueConsoleToken(h, params.id))).pipe(
         Effect.map(({ server, token }) => ({ data: { token, socket: consoleSocketUrl(publicUrl, server.identifier) } })),
         mapDomainErrors
       ))

@@ -18,6 +18,7 @@ import { type GameRelayOptions, type GameRelayServices, gameRelayRoutes } from "
 import { OrdersHandlers, SubscriptionsHandlers, VpsHandlers } from "./ServicesHandlers.ts"
 import { edgeMiddleware } from "./edge.ts"
 import { HttpSettings } from "./HttpSettings.ts"
+import { securityMiddleware } from "./security.ts"
 import { staticRoutes } from "./StaticRoutes.ts"
 import { SystemHandlers } from "./SystemHandlers.ts"
 
@@ -64,5 +65,7 @@ export const HttpApp = (options: HttpAppOptions) =>
     ConsoleRoutes(options),
     GameRoutes(options),
     options.webRoot === null ? Layer.empty : staticRoutes({ root: options.webRoot }),
-    Layer.unwrap(Effect.map(HttpSettings, edgeMiddleware))
+    Layer.unwrap(Effect.map(HttpSettings, edgeMiddleware)),
+    // No state-changing route is exempt from the Origin check yet (a signed payment webhook would be).
+    Layer.unwrap(Effect.map(HttpSettings, (settings) => securityMiddleware(settings, { allowedOrigin: options.allowedOrigin, csrfExempt: [] })))
   )

@@ -6,13 +6,15 @@ import secretsOutbox from "./migrations/0002_secrets_outbox.ts"
 import catalog from "./migrations/0003_catalog.ts"
 import billingVps from "./migrations/0004_billing_vps.ts"
 import gameServers from "./migrations/0005_game_servers.ts"
+import sessions from "./migrations/0006_sessions.ts"
 
 const all = {
   "1_accounts": accounts,
   "2_secrets_outbox": secretsOutbox,
   "3_catalog": catalog,
   "4_billing_vps": billingVps,
-  "5_game_servers": gameServers
+  "5_game_servers": gameServers,
+  "6_sessions": sessions
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))
