@@ -67,7 +67,7 @@ export const docsPolicy = (html: string): string => {
   )
   return [
     "default-src 'none'",
-    `script-src ${hashes.join(" ")}`,
+    `script-src ${hashes.join(" ")} 'report-sample'`,
     // Scalar styles its components with generated style elements and attributes.
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
