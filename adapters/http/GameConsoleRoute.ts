@@ -61,8 +61,10 @@ export const outbound = (event: ConsoleEvent): string | undefined => {
   return event.raw ?? encode(event)
 }
 
-/** How often an open relay re-reads its server and its session: a suspension, a deletion or the end of the session
- * (on any instance) closes it within this time. */
+/**
+ * How often an open relay re-reads its server and its session: a suspension, a deletion or the end of the session
+ * (logout, log out everywhere, a password reset — on any instance) closes it within this time.
+ */
 const STATE_POLL = "2 seconds"
 /** Like Wings: `token expiring` when a minute or less is left. */
 const EXPIRING_MS = 60_000

@@ -58,6 +58,12 @@ export interface HttpAppOptions extends ConsoleRouteOptions, GameRelayOptions {
 /** The reference page is served from the bundled Scalar script, without its web fonts: no request leaves for a CDN. */
 const DocsRoutes = HttpApiScalar.layer(Api, { path: "/docs", scalar: { withDefaultFonts: false } })
 
+/**
+ * State-changing routes that other origins may call, as `"METHOD /path"` (see security.ts): only routes whose callers
+ * prove who they are otherwise, such as `"POST /api/payments/stripe/webhook"` (Stripe's signature). None yet.
+ */
+const CSRF_EXEMPT: ReadonlyArray<string> = []
+
 export const HttpApp = (options: HttpAppOptions) =>
   Layer.mergeAll(
     ApiRoutes(options.publicUrl),
@@ -66,6 +72,6 @@ export const HttpApp = (options: HttpAppOptions) =>
     GameRoutes(options),
     options.webRoot === null ? Layer.empty : staticRoutes({ root: options.webRoot }),
     Layer.unwrap(Effect.map(HttpSettings, edgeMiddleware)),
-    // No state-changing route is exempt from the Origin check yet (a signed payment webhook would be).
-    Layer.unwrap(Effect.map(HttpSettings, (settings) => securityMiddleware(settings, { allowedOrigin: options.allowedOrigin, csrfExempt: [] })))
+    Layer.unwrap(Effect.map(HttpSettings, (settings) =>
+      securityMiddleware(settings, { allowedOrigin: options.allowedOrigin, csrfExempt: CSRF_EXEMPT })))
   )
