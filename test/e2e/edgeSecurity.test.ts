@@ -5,14 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { OrderView } from "../../adapters/http/ServicesApi.ts"
 import { Browser, type Reply } from "../support/browser.ts"
-import { gameLeakScanner, GameEnvelopes, provisionedGame, sandboxPanelOf } from "../support/gameHttp.ts"
+import { GameEnvelopes, provisionedGame, sandboxesLeakScanner } from "../support/gameHttp.ts"
 import { startTestServer } from "../support/testServer.ts"
 import {
   Envelopes,
   errorCode,
   expectBody,
   type LeakScanner,
-  leakScanner,
   PANEL_ORIGIN,
   type ScannedBrowser,
   signedInCustomer,
@@ -31,12 +30,7 @@ let passwordReply: Reply
 
 beforeAll(async () => {
   server = await startTestServer()
-  const vpsScan = await leakScanner(server)
-  const gameScan = gameLeakScanner(await sandboxPanelOf(server))
-  scan = (where, text) => {
-    vpsScan(where, text)
-    gameScan(where, text)
-  }
+  scan = await sandboxesLeakScanner(server)
   owner = await signedInCustomer(server, scan, "edge")
   const placed = expectBody(await owner.post("/api/orders", vpsOrder("edge-1")), 201, Envelopes.order).order
   passwordReply = await waitFor("the completed order", async () => {

@@ -3,13 +3,12 @@
 // while its game console tokens stop working. Sign-in and reset throttling seen from several client addresses.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Browser } from "../support/browser.ts"
-import { gameLeakScanner, GameEnvelopes, openGameConsole, provisionedGame, sandboxPanelOf } from "../support/gameHttp.ts"
+import { GameEnvelopes, openGameConsole, provisionedGame, sandboxesLeakScanner } from "../support/gameHttp.ts"
 import { startTestServer } from "../support/testServer.ts"
 import {
   errorCode,
   expectBody,
   type LeakScanner,
-  leakScanner,
   ownerConsole,
   provisionedVps,
   ScannedBrowser,
@@ -21,12 +20,7 @@ let scan: LeakScanner
 
 beforeAll(async () => {
   server = await startTestServer()
-  const vpsScan = await leakScanner(server)
-  const gameScan = gameLeakScanner(await sandboxPanelOf(server))
-  scan = (where, text) => {
-    vpsScan(where, text)
-    gameScan(where, text)
-  }
+  scan = await sandboxesLeakScanner(server)
 }, 60_000)
 afterAll(() => server?.stop())
 
