@@ -14,7 +14,7 @@ export const layer = (options: ReadCacheOptions) =>
     SessionRecords,
     Effect.gen(function*() {
       const sessions = yield* SessionRecords
-      const cache = makeReadCache<Option.Option<SessionRecord>>(options)
+      const cache = yield* makeReadCache<Option.Option<SessionRecord>>(options)
       return SessionRecords.of({
         ...sessions,
         find: (id) => cache.through(id, sessions.find(id)),

@@ -14,7 +14,7 @@ export const layer = (options: ReadCacheOptions) =>
     Users,
     Effect.gen(function*() {
       const users = yield* Users
-      const cache = makeReadCache<Option.Option<User>>(options)
+      const cache = yield* makeReadCache<Option.Option<User>>(options)
       return Users.of({
         ...users,
         // On every authenticated request: a hit is one clock read and one map lookup.

@@ -79,44 +79,56 @@ export const docsPolicy = (html: string): string => {
   ].join("; ")
 }
 
+/** The headers of one kind of answer, and the last answer that got them (the same response object for a while). */
+const headerSet = (headers: Readonly<Record<string, string>>) => {
+  let last: { readonly plain: HttpServerResponse.HttpServerResponse; readonly secured: HttpServerResponse.HttpServerResponse } | undefined
+  return (response: HttpServerResponse.HttpServerResponse) => {
+    // A memoised answer (`/me` within a second) gets the memoised copy: no header map built per request.
+    if (last?.plain === response) return last.secured
+    const secured = HttpServerResponse.setHeaders(response, headers)
+    last = { plain: response, secured }
+    return secured
+  }
+}
+
 export const securityMiddleware = (settings: HttpSettings["Service"], options: SecurityOptions) => {
   const exempt = new Set(options.csrfExempt)
+  const everywhere: Record<string, string> = {
+    "x-content-type-options": "nosniff",
+    ...(settings.secureCookies ? { "strict-transport-security": HSTS } : {})
+  }
+  const api = headerSet({ ...everywhere, "cache-control": "no-store" })
+  const other = headerSet(everywhere)
   /** The reference page is built once by the framework: its policy is computed once per page body. */
   const docsPolicies = new WeakMap<object, string>()
-  const policyFor = (response: HttpServerResponse.HttpServerResponse) => {
+  const docs = (response: HttpServerResponse.HttpServerResponse) => {
     const body = response.body
-    if (body._tag !== "Uint8Array") return undefined
+    if (response.status !== 200 || body._tag !== "Uint8Array") return other(response)
     let policy = docsPolicies.get(body)
     if (policy === undefined) {
       policy = docsPolicy(body.text ?? new TextDecoder().decode(body.body))
       docsPolicies.set(body, policy)
     }
-    return policy
+    return HttpServerResponse.setHeaders(response, { ...everywhere, "content-security-policy": policy })
   }
 
-  /** One handler for every request (no closure per request): it runs on whatever answer leaves, errors included. */
-  const secure = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
-    const path = pathOf(request.url)
-    const headers: Record<string, string> = { "x-content-type-options": "nosniff" }
-    if (settings.secureCookies) headers["strict-transport-security"] = HSTS
-    if (path.startsWith("/api/") && !PUBLIC_API_PATHS.has(path)) headers["cache-control"] = "no-store"
-    if (path === "/docs" && response.status === 200) {
-      const policy = policyFor(response)
-      if (policy !== undefined) headers["content-security-policy"] = policy
-    }
-    return Effect.succeed(HttpServerResponse.setHeaders(response, headers))
-  }
+  const secure = (path: string, response: HttpServerResponse.HttpServerResponse) =>
+    path.startsWith("/api/") && !PUBLIC_API_PATHS.has(path) ? api(response) : path === "/docs" ? docs(response) : other(response)
+  /** For an answer made later from a failure (by the edge or the framework), whichever middleware runs first. */
+  const secureLater = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
+    Effect.succeed(secure(pathOf(request.url), response))
 
   return HttpRouter.middleware(
     (httpEffect) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-        const refused = !isSameOriginOrNotBrowser(request.method, pathOf(request.url), request.headers, options, exempt)
-        return HttpEffect.withPreResponseHandler(
-          refused
-            ? Effect.succeed(errorResponse(403, "CSRF_REJECTED", "This request must come from the panel's own pages."))
-            : httpEffect,
-          secure
-        )
+        const path = pathOf(request.url)
+        if (!isSameOriginOrNotBrowser(request.method, path, request.headers, options, exempt)) {
+          return Effect.succeed(secure(path, errorResponse(403, "CSRF_REJECTED", "This request must come from the panel's own pages.")))
+        }
+        return Effect.matchCauseEffect(httpEffect, {
+          onSuccess: (response) => Effect.succeed(secure(path, response)),
+          onFailure: (cause) => Effect.andThen(HttpEffect.appendPreResponseHandler(secureLater), Effect.failCause(cause))
+        })
       }),
     { global: true }
   )
