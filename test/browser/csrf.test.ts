@@ -1,8 +1,8 @@
 // Cross-site request forgery from the same site, in Chromium: the customer is signed in to the panel, then opens a
 // page of the same site — another port of the panel's host, or a sibling subdomain, where a host's customers may
-// run pages. The cookie is SameSite=Lax, so the browser sends it along; the page's fetches (credentials included,
-// no-cors so that nothing waits for a preflight) and its form posts try to stop the VPS, create a snapshot and log
-// out everywhere. Afterwards the API shows that nothing changed. (Chromium is launched here rather than through
+// run pages. The cookie is SameSite=Lax, so the browser sends it along; the page's fetches (credentials included;
+// requests that need no preflight, in cors and no-cors mode) and its form posts try to stop the VPS, create a
+// snapshot and log out everywhere. Afterwards the API shows that nothing changed. (Chromium is launched here rather than through
 // useChromium: these pages are meant to live on another origin than the server's.)
 import { createServer, type Server } from "node:http"
 import { type Browser as Chromium, chromium, type Page } from "playwright-core"
@@ -43,6 +43,8 @@ const attackPage = (target: string, vps: string) => `<!doctype html><html><body>
 <script>
   const options = { method: "POST", credentials: "include", mode: "no-cors" }
   window.forged = Promise.allSettled([
+    // In cors mode a POST without a body needs no preflight either: it is sent, only its answer is hidden.
+    fetch("${target}/api/vps/${vps}/stop", { method: "POST", credentials: "include" }),
     fetch("${target}/api/vps/${vps}/stop", options),
     fetch("${target}/api/vps/${vps}/snapshots", { ...options, headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "forged" }) }),
     fetch("${target}/api/vps/${vps}/snapshots", { ...options, headers: { "content-type": "text/plain" }, body: JSON.stringify({ name: "forged-text" }) }),
@@ -100,17 +102,24 @@ describe("a page of the same site, on another origin, tries to act for the signe
     ["a sibling subdomain", () => `http://customer.${SITE}:${attackerPort}/`]
   ])("from %s: the VPS keeps running, no snapshot is made, and no session ends", async (_label, url) => {
     const page = await signedInPage()
-    const refused: Array<number> = []
+    const sent: Array<string> = []
+    const answered: Array<number> = []
+    const isForged = (request: { url(): string; method(): string }) => request.url().startsWith(panelOrigin) && request.method() === "POST"
+    page.context().on("request", (request) => {
+      if (isForged(request)) sent.push(request.url())
+    })
+    // Chromium shows the network's answer of each request but the cors-mode fetch's (refused by CORS after it).
     page.context().on("response", (response) => {
-      if (response.url().startsWith(panelOrigin) && response.request().method() === "POST") refused.push(response.status())
+      if (isForged(response.request())) answered.push(response.status())
     })
     const attack = await page.context().newPage()
     await attack.goto(url())
     // Opaque (no-cors) answers: the page learns nothing; it only waits for all of them.
     await attack.evaluate("window.forged")
-    await expect.poll(() => refused.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(7)
-    // Every forged request reached the server (the cookie went along) and was refused there.
-    expect(new Set(refused)).toEqual(new Set([403]))
+    await expect.poll(() => answered.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(7)
+    expect(sent.length).toBe(8)
+    // The forged requests reached the server (the cookie went along) and were refused there.
+    expect(new Set(answered)).toEqual(new Set([403]))
 
     expect(expectBody(await api.get(`/api/vps/${vpsId}`), 200, Envelopes.vps).vps.status).toBe("running")
     expect(expectBody(await api.get(`/api/vps/${vpsId}/snapshots`), 200, Envelopes.snapshots).snapshots).toEqual([])
