@@ -38,6 +38,7 @@ import * as ProxmoxVirtualization from "../adapters/proxmox/ProxmoxVirtualizatio
 import * as PgLoginAttempts from "../adapters/postgres/PgLoginAttempts.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
 import * as PgPasswordResets from "../adapters/postgres/PgPasswordResets.ts"
+import * as PgSessionRecords from "../adapters/postgres/PgSessionRecords.ts"
 import * as PgUnitOfWork from "../adapters/postgres/PgUnitOfWork.ts"
 import * as PgUpstreamSecrets from "../adapters/postgres/PgUpstreamSecrets.ts"
 import * as PgUsers from "../adapters/postgres/PgUsers.ts"
@@ -50,6 +51,7 @@ import { VpsSettings } from "../domain/vps/VpsSettings.ts"
 import { BusinessRegistry } from "../ports/BusinessRegistry.ts"
 import { Mailer } from "../ports/Mailer.ts"
 import type { PaymentGateway } from "../ports/PaymentGateway.ts"
+import * as CachedSessions from "./CachedSessions.ts"
 import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SANDBOX_CLUSTER, SANDBOX_PANEL, SandboxPanel, SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
@@ -105,8 +107,10 @@ export const RepositoriesLive = Layer.mergeAll(
   PgPlacement.layer,
   PgGameServerRecords.layer,
   PgGameAllocations.layer,
-  // A password reset or log-out-everywhere on another instance is seen here within a second.
+  // A change of a user on another instance is seen here within a second.
   CachedUsers.layer({ ttl: "1 second", capacity: 10_000 }).pipe(Layer.provide(PgUsers.layer)),
+  // A session ended through another instance stops working here within a second.
+  CachedSessions.layer({ ttl: "1 second", capacity: 10_000 }).pipe(Layer.provide(PgSessionRecords.layer)),
   PgPasswordResets.layer,
   PgLoginAttempts.layer,
   PgUnitOfWork.layer,
@@ -192,8 +196,11 @@ export const accountSettings = (settings: Settings): AccountSettings["Service"] 
   sessionAbsoluteLifetime: settings.sessionAbsolute,
   resetTokenLifetime: AccountSettings.defaults.resetTokenLifetime,
   loginThrottleWindow: settings.loginThrottleWindow,
-  maxFailuresPerAccount: settings.loginMaxFailuresPerAccount,
+  maxFailuresPerAccountAddress: settings.loginMaxFailuresPerAccountAddress,
   maxFailuresPerAddress: settings.loginMaxFailuresPerAddress,
+  maxFailuresPerAccount: settings.loginMaxFailuresPerAccount,
+  maxLoginDelay: Duration.seconds(settings.loginMaxDelaySeconds),
+  maxResetAttemptsPerAddress: settings.resetMaxAttemptsPerAddress,
   maxResetRequestsPerAccount: AccountSettings.defaults.maxResetRequestsPerAccount
 })
 

@@ -115,8 +115,8 @@ export interface ServerSettings {
 
 /**
  * The settings of a production start, from a clean environment (nothing of the caller's shell leaks in).
- * Both login throttles are raised to their maximum: the bench signs in from one address, and 20 concurrent correct
- * sign-ins to one account count as 20 in-flight attempts before the first success clears them.
+ * The sign-in throttles are raised to their maximum: the bench signs in from one address, and 20 concurrent correct
+ * sign-ins to one account count as 20 in-flight attempts before the first success takes its own back.
  */
 const serverEnv = (settings: ServerSettings, port: number, dataDir: string): NodeJS.ProcessEnv => ({
   PATH: process.env["PATH"] ?? "/usr/bin:/bin",
@@ -133,8 +133,9 @@ const serverEnv = (settings: ServerSettings, port: number, dataDir: string): Nod
   JWT_SECRET: randomBytes(36).toString("base64url"), // 48 characters
   ENCRYPTION_KEY: randomBytes(32).toString("base64"),
   BCRYPT_COST: String(settings.bcryptCost),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS: "1000", // the setting's maximum
   LOGIN_MAX_FAILURES_PER_ADDRESS: "100000", // the setting's maximum
-  LOGIN_MAX_FAILURES_PER_ACCOUNT: "1000", // the setting's maximum
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: "100000", // the setting's maximum
   // Likewise the per-customer limits: the bench measures the relays' cost, and bursts thousands of console frames
   // and relayed calls from one customer in a second.
   CONSOLE_INPUT_RATE_SCALE: "10000", // the setting's maximum

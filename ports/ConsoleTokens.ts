@@ -1,9 +1,11 @@
-// The short-lived tokens our game console hands out (`GET /api/client/servers/:id/websocket`): bound to one user
-// and one server, signed by us. The panel's own Wings token never leaves the backend.
+// The short-lived tokens our game console hands out (`GET /api/client/servers/:id/websocket`): bound to one user,
+// one of their sessions and one server, signed by us. The panel's own Wings token never leaves the backend.
 import { Context, type Effect, type Option } from "effect"
 
 export interface ConsoleGrant {
   readonly userId: string
+  /** The session the token was issued to: it stops working when that session ends. */
+  readonly sessionId: string
   /** The panel server identifier the token opens. */
   readonly server: string
   readonly expiresAt: Date

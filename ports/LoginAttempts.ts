@@ -9,7 +9,10 @@ export interface AttemptWindow {
 }
 
 export class LoginAttempts extends Context.Service<LoginAttempts, {
-  /** Counts one attempt atomically; a window older than `windowMillis` restarts at 1. */
+  /**
+   * Counts one attempt atomically. A hit after the window's end opens a new window, at 1, ending `windowMillis`
+   * later; hits inside a window keep its end, whatever `windowMillis` they give.
+   */
   hit(key: string, now: Date, windowMillis: number): Effect.Effect<AttemptWindow>
   /** Takes one attempt back (a successful login must not count against its address). */
   undo(key: string): Effect.Effect<void>

@@ -14,6 +14,8 @@ export class PasswordResets extends Context.Service<PasswordResets, {
     readonly createdAt: Date
     readonly expiresAt: Date
   }): Effect.Effect<void>
+  /** Whether the token could be redeemed at `now` (its owner), without using it: a bogus token is refused cheaply. */
+  check(tokenDigest: string, now: Date): Effect.Effect<UserId, ResetNotRedeemable>
   /**
    * Marks the token used if it is unused and unexpired at `now`, in one conditional update, so two
    * concurrent redemptions cannot both win. Returns the owner.

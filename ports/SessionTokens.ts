@@ -1,10 +1,12 @@
-// Signed, self-contained session tokens (the `zh_token` cookie's value).
+// Signed session tokens (the `zh_token` cookie's value): they name a server-side session and carry its expiry.
 import { Context, type Effect, Schema } from "effect"
+import type { SessionId } from "../domain/account/SessionRecord.ts"
 import type { UserId } from "../domain/account/User.ts"
 
 export interface SessionClaims {
+  /** The server-side session: the token works only while it lives. */
+  readonly sessionId: SessionId
   readonly userId: UserId
-  readonly sessionVersion: number
   readonly rememberMe: boolean
   /** When the user signed in (seconds since the epoch): bounds the session's absolute lifetime. */
   readonly signedInAt: number
@@ -20,4 +22,6 @@ export class SessionTokens extends Context.Service<SessionTokens, {
   issue(claims: SessionClaims, now: Date): Effect.Effect<string>
   /** Checks signature (HS256 only) and expiry against `now`. */
   verify(token: string, now: Date): Effect.Effect<SessionClaims, TokenRejected>
+  /** Checks the signature (HS256 only) but not the expiry: which session an expired token names. */
+  read(token: string): Effect.Effect<SessionClaims, TokenRejected>
 }>()("zh/ports/SessionTokens") {}

@@ -9,14 +9,12 @@ export class Users extends Context.Service<Users, {
   insert(user: NewUser): Effect.Effect<User, EmailTaken>
   findById(id: UserId): Effect.Effect<Option.Option<User>>
   findByEmail(email: string): Effect.Effect<Option.Option<User>>
-  /** Replaces the hash; `revokeSessions` also bumps the session version. Returns the new session version. */
-  setPasswordHash(id: UserId, hash: string, options: { readonly revokeSessions: boolean }): Effect.Effect<number>
+  /** Replaces the hash (a reset: ending the user's sessions is the SessionRecords' part of the same unit of work). */
+  setPasswordHash(id: UserId, hash: string): Effect.Effect<void>
   /**
    * Replaces the hash only if it is still `expected` (a stronger rehash of the same password after login);
    * false when the password changed meanwhile, so a slow rehash never brings an old password back.
    */
   upgradePasswordHash(id: UserId, expected: string, next: string): Effect.Effect<boolean>
-  /** Bumps the session version (log out everywhere); returns the new one. */
-  revokeSessions(id: UserId): Effect.Effect<number>
   setLanguage(id: UserId, language: Language): Effect.Effect<void>
 }>()("zh/ports/Users") {}

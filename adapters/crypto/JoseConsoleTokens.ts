@@ -7,7 +7,7 @@ import { type ConsoleGrant, ConsoleTokens } from "../../ports/ConsoleTokens.ts"
 
 const TYPE = "zh-console+jwt"
 
-const Claims = Schema.Struct({ sub: Schema.String, srv: Schema.String, exp: Schema.Int })
+const Claims = Schema.Struct({ sub: Schema.String, sid: Schema.String, srv: Schema.String, exp: Schema.Int })
 const decodeClaims = Schema.decodeUnknownOption(Claims)
 
 export const make = (secret: Redacted.Redacted<Uint8Array>) => {
@@ -15,7 +15,7 @@ export const make = (secret: Redacted.Redacted<Uint8Array>) => {
   return ConsoleTokens.of({
     issue: (grant: ConsoleGrant) =>
       Effect.promise(() =>
-        new SignJWT({ srv: grant.server })
+        new SignJWT({ sid: grant.sessionId, srv: grant.server })
           .setProtectedHeader({ alg: "HS256", typ: TYPE })
           .setSubject(grant.userId)
           .setExpirationTime(Math.floor(grant.expiresAt.getTime() / 1000))
@@ -31,7 +31,7 @@ export const make = (secret: Redacted.Redacted<Uint8Array>) => {
           )
         )
         return Option.flatMap(result, (payload) =>
-          Option.map(decodeClaims(payload), (c) => ({ userId: c.sub, server: c.srv, expiresAt: new Date(c.exp * 1000) })))
+          Option.map(decodeClaims(payload), (c) => ({ userId: c.sub, sessionId: c.sid, server: c.srv, expiresAt: new Date(c.exp * 1000) })))
       })
   })
 }

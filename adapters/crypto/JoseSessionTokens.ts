@@ -4,13 +4,14 @@
 import { Buffer } from "node:buffer"
 import { createHmac } from "node:crypto"
 import { Effect, Layer, Redacted, Schema } from "effect"
-import { errors, jwtVerify } from "jose"
+import { compactVerify, errors, jwtVerify } from "jose"
+import { SessionId } from "../../domain/account/SessionRecord.ts"
 import { UserId } from "../../domain/account/User.ts"
 import { type SessionClaims, SessionTokens, TokenRejected } from "../../ports/SessionTokens.ts"
 
 const Claims = Schema.Struct({
+  sid: SessionId,
   sub: UserId,
-  sv: Schema.Int,
   rm: Schema.Boolean,
   sat: Schema.Int,
   exp: Schema.Int
@@ -63,7 +64,7 @@ export const make = (secret: Redacted.Redacted<Uint8Array>, options: { readonly 
   /** JWS compact serialisation (RFC 7515 §7.1) of the claims, HMAC-SHA-256 over `header.payload`. */
   const sign = (claims: SessionClaims, iat: number): string => {
     const payload = base64url({
-      sv: claims.sessionVersion,
+      sid: claims.sessionId,
       rm: claims.rememberMe,
       sat: claims.signedInAt,
       sub: claims.userId,
@@ -74,9 +75,16 @@ export const make = (secret: Redacted.Redacted<Uint8Array>, options: { readonly 
     return `${input}.${createHmac("sha256", key).update(input).digest("base64url")}`
   }
 
-  const verifySignature = (token: string, now: Date) =>
+  const signedPayload = async (token: string): Promise<{ readonly payload: unknown }> => {
+    const verified = await compactVerify(token, key, { algorithms: ["HS256"] })
+    const payload: unknown = JSON.parse(new TextDecoder().decode(verified.payload))
+    return { payload }
+  }
+
+  /** The signature and, given `now`, the expiry; without `now` (reading which session a token names) only the signature. */
+  const verifySignature = (token: string, now: Date | undefined) =>
     Effect.tryPromise({
-      try: () => jwtVerify(token, key, { algorithms: ["HS256"], currentDate: now }),
+      try: () => (now === undefined ? signedPayload(token) : jwtVerify(token, key, { algorithms: ["HS256"], currentDate: now })),
       catch: (e) =>
         new TokenRejected({
           reason: e instanceof errors.JWTExpired
@@ -88,8 +96,8 @@ export const make = (secret: Redacted.Redacted<Uint8Array>, options: { readonly 
     }).pipe(
       Effect.flatMap(({ payload }) => decodeClaims(payload)),
       Effect.map((c): SessionClaims => ({
+        sessionId: c.sid,
         userId: c.sub,
-        sessionVersion: c.sv,
         rememberMe: c.rm,
         signedInAt: c.sat,
         expiresAt: c.exp
@@ -100,7 +108,7 @@ export const make = (secret: Redacted.Redacted<Uint8Array>, options: { readonly 
   return SessionTokens.of({
     issue: (claims, now) => {
       const iat = Math.floor(now.getTime() / 1000)
-      const cacheKey = `${claims.userId}|${claims.sessionVersion}|${claims.rememberMe}|${claims.signedInAt}|${claims.expiresAt}|${iat}`
+      const cacheKey = `${claims.sessionId}|${claims.userId}|${claims.rememberMe}|${claims.signedInAt}|${claims.expiresAt}|${iat}`
       const cached = signed.get(cacheKey)
       if (cached !== undefined) return Effect.succeed(cached)
       return Effect.sync(() => {
@@ -117,6 +125,10 @@ export const make = (secret: Redacted.Redacted<Uint8Array>, options: { readonly 
           : Effect.fail(new TokenRejected({ reason: "EXPIRED" }))
       }
       return Effect.tap(verifySignature(token, now), (claims) => Effect.sync(() => verified.set(token, claims)))
+    },
+    read: (token) => {
+      const cached = verified.get(token)
+      return cached !== undefined ? Effect.succeed(cached) : verifySignature(token, undefined)
     }
   })
 }

@@ -4,8 +4,8 @@ import { type AttemptWindow, LoginAttempts } from "../../ports/LoginAttempts.ts"
 
 interface Row {
   readonly count: number
-  readonly windowStart: number
-  readonly windowMillis: number
+  /** Fixed by the hit that opened the window. */
+  readonly windowEnd: number
 }
 
 export const make = Effect.gen(function*() {
@@ -15,10 +15,10 @@ export const make = Effect.gen(function*() {
       Ref.modify(rows, (m): readonly [AttemptWindow, Map<string, Row>] => {
         const row = m.get(key)
         const t = now.getTime()
-        const next: Row = row !== undefined && row.windowStart + windowMillis > t
+        const next: Row = row !== undefined && row.windowEnd > t
           ? { ...row, count: row.count + 1 }
-          : { count: 1, windowStart: t, windowMillis }
-        return [{ count: next.count, resetsAt: new Date(next.windowStart + windowMillis) }, new Map(m).set(key, next)]
+          : { count: 1, windowEnd: t + windowMillis }
+        return [{ count: next.count, resetsAt: new Date(next.windowEnd) }, new Map(m).set(key, next)]
       }),
     undo: (key) =>
       Ref.update(rows, (m) => {

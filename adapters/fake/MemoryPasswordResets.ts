@@ -1,5 +1,5 @@
 // In-memory PasswordResets with the same single-use guarantee (one atomic modify per redemption).
-import { Effect, Layer, Ref } from "effect"
+import { Effect, Layer, Ref, Result } from "effect"
 import type { UserId } from "../../domain/account/User.ts"
 import { PasswordResets, ResetNotRedeemable } from "../../ports/PasswordResets.ts"
 
@@ -9,6 +9,16 @@ interface Row {
   readonly usedAt: Date | null
   readonly invalidated: boolean
 }
+
+/** The owner, when the token can be redeemed at `now`; otherwise why not. */
+const redeemable = (row: Row | undefined, now: Date): Result.Result<UserId, ResetNotRedeemable> =>
+  row === undefined || row.invalidated
+    ? Result.fail(new ResetNotRedeemable({ reason: "UNKNOWN" }))
+    : row.usedAt !== null
+    ? Result.fail(new ResetNotRedeemable({ reason: "USED" }))
+    : row.expiresAt.getTime() <= now.getTime()
+    ? Result.fail(new ResetNotRedeemable({ reason: "EXPIRED" }))
+    : Result.succeed(row.userId)
 
 export const make = Effect.gen(function*() {
   const rows = yield* Ref.make(new Map<string, Row>())
@@ -21,14 +31,13 @@ export const make = Effect.gen(function*() {
         }
         return next.set(tokenDigest, { userId, expiresAt, usedAt: null, invalidated: false })
       }),
+    check: (digest, now) => Effect.flatMap(Ref.get(rows), (m) => Effect.fromResult(redeemable(m.get(digest), now))),
     redeem: (digest, now) =>
-      Ref.modify(rows, (m): readonly [ResetNotRedeemable | UserId, Map<string, Row>] => {
+      Ref.modify(rows, (m): readonly [Result.Result<UserId, ResetNotRedeemable>, Map<string, Row>] => {
         const row = m.get(digest)
-        if (row === undefined || row.invalidated) return [new ResetNotRedeemable({ reason: "UNKNOWN" }), m]
-        if (row.usedAt !== null) return [new ResetNotRedeemable({ reason: "USED" }), m]
-        if (row.expiresAt.getTime() <= now.getTime()) return [new ResetNotRedeemable({ reason: "EXPIRED" }), m]
-        return [row.userId, new Map(m).set(digest, { ...row, usedAt: now })]
-      }).pipe(Effect.flatMap((r) => typeof r === "string" ? Effect.succeed(r) : Effect.fail(r)))
+        const result = redeemable(row, now)
+        return [result, Result.isSuccess(result) && row !== undefined ? new Map(m).set(digest, { ...row, usedAt: now }) : m]
+      }).pipe(Effect.flatMap(Effect.fromResult))
   })
 })
 

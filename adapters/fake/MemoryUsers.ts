@@ -17,7 +17,7 @@ export const make = Effect.gen(function*() {
       Ref.modify(rows, (m): readonly [Option.Option<User>, Map<string, User>] => {
         const email = user.email.toLowerCase()
         for (const u of m.values()) if (u.email.toLowerCase() === email) return [Option.none(), m]
-        const created = new User({ ...user, sessionVersion: 0 })
+        const created = new User(user)
         return [Option.some(created), new Map(m).set(user.id, created)]
       }).pipe(Effect.flatMap(Option.match({ onNone: () => Effect.fail(new EmailTaken()), onSome: Effect.succeed }))),
     findById: (id) => Effect.map(Ref.get(rows), (m) => Option.fromNullishOr(m.get(id))),
@@ -27,19 +27,13 @@ export const make = Effect.gen(function*() {
         for (const u of m.values()) if (u.email.toLowerCase() === wanted) return Option.some(u)
         return Option.none()
       }),
-    setPasswordHash: (id, hash, { revokeSessions }) =>
-      Effect.map(
-        update(id, (u) => new User({ ...u, passwordHash: hash, sessionVersion: u.sessionVersion + (revokeSessions ? 1 : 0) })),
-        (u) => u?.sessionVersion ?? 0
-      ),
+    setPasswordHash: (id, hash) => Effect.asVoid(update(id, (u) => new User({ ...u, passwordHash: hash }))),
     upgradePasswordHash: (id, expected, next) =>
       Ref.modify(rows, (m): readonly [boolean, Map<string, User>] => {
         const current = m.get(id)
         if (current === undefined || current.passwordHash !== expected) return [false, m]
         return [true, new Map(m).set(id, new User({ ...current, passwordHash: next }))]
       }),
-    revokeSessions: (id) =>
-      Effect.map(update(id, (u) => new User({ ...u, sessionVersion: u.sessionVersion + 1 })), (u) => u?.sessionVersion ?? 0),
     setLanguage: (id, language) => Effect.asVoid(update(id, (u) => new User({ ...u, language })))
   })
 })

@@ -97,7 +97,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
     HttpApiEndpoint.post("resetPassword", "/reset-password", {
       payload: ResetPasswordPayload,
       success: HttpApiSchema.NoContent,
-      error: [BadRequest, Unprocessable]
+      error: [BadRequest, Unprocessable, TooManyRequests]
     })
   )
   .prefix("/api/auth")

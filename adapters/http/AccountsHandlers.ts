@@ -3,20 +3,22 @@ import { Context, Effect, Layer, Option, Redacted, SchemaIssue, Scope } from "ef
 import { Cookies, HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import type { Digest, SecureRandom } from "effect/crypto"
+import { LoginThrottled, ResetThrottled } from "../../domain/account/AccountErrors.ts"
 import type { AccountSettings } from "../../domain/account/AccountSettings.ts"
 import { requestPasswordReset, resetPassword } from "../../domain/account/PasswordReset.ts"
 import { register } from "../../domain/account/Registration.ts"
-import { authenticate, login, makeAuthenticator, revokeAllSessions } from "../../domain/account/Sessions.ts"
+import { authenticate, endAllSessions, endSession, login, makeAuthenticator } from "../../domain/account/Sessions.ts"
 import type { User } from "../../domain/account/User.ts"
 import type { BusinessRegistry } from "../../ports/BusinessRegistry.ts"
 import type { LoginAttempts } from "../../ports/LoginAttempts.ts"
 import type { Mailer } from "../../ports/Mailer.ts"
 import type { PasswordHasher } from "../../ports/PasswordHasher.ts"
 import type { PasswordResets } from "../../ports/PasswordResets.ts"
+import { SessionRecords } from "../../ports/SessionRecords.ts"
 import type { SessionTokens } from "../../ports/SessionTokens.ts"
 import type { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
-import { Authentication, CurrentSession, RequestValidation } from "./AccountsApi.ts"
+import { Authentication, CurrentSession, RequestValidation, SessionCookie } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
 import { BadRequest, errorBody, NotFound } from "./ApiErrors.ts"
 import {
@@ -37,6 +39,7 @@ export type AccountServices =
   | AccountSettings
   | Users
   | PasswordResets
+  | SessionRecords
   | LoginAttempts
   | UnitOfWork
   | PasswordHasher
@@ -57,6 +60,15 @@ export const userView = (user: User) => ({
   language: user.language,
   createdAt: user.createdAt.toISOString()
 })
+
+/** A throttled sign-in or reset says when to come back (RFC 9110 §10.2.3), on the error response made later. */
+const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.tapError(effect, (e) =>
+    e instanceof LoginThrottled || e instanceof ResetThrottled
+      ? HttpEffect.appendPreResponseHandler((_req, res) =>
+        Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds)))
+      )
+      : Effect.void)
 
 const FORGOT_ACCEPTED = {
   message: "If an account exists for this address, a link to reset its password has been sent."
@@ -83,18 +95,14 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", Effect.fn(function
           email: payload.email,
           password: Redacted.make(payload.password),
           rememberMe: payload.rememberMe ?? false,
-          address: clientAddress(settings, request)
-        })).pipe(Effect.tapError((e) =>
-          e._tag === "LoginThrottled"
-            ? HttpEffect.appendPreResponseHandler((_req, res) =>
-              Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds)))
-            )
-            : Effect.void
-        ))
+          address: clientAddress(settings, request),
+          userAgent: request.headers["user-agent"]
+        })).pipe(withRetryAfter)
         yield* setSessionCookie(settings, session)
         return { user: userView(session.user) }
       }).pipe(mapDomainErrors))
-    .handle("logout", () => expireSessionCookie(settings))
+    .handle("logout", ({ request }) =>
+      Effect.andThen(run(endSession(request.cookies[SessionCookie.key])), expireSessionCookie(settings)))
     .handle("forgotPassword", ({ payload }) =>
       // Answered at once and identically for every address; the lookup and the mail happen afterwards, so
       // neither the body nor the timing tells whether the account exists.
@@ -103,8 +111,12 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", Effect.fn(function
         Effect.forkDetach,
         Effect.as(FORGOT_ACCEPTED)
       ))
-    .handle("resetPassword", ({ payload }) =>
-      run(resetPassword(payload.token, Redacted.make(payload.password))).pipe(mapDomainErrors))
+    .handle("resetPassword", ({ payload, request }) =>
+      run(resetPassword({
+        token: payload.token,
+        password: Redacted.make(payload.password),
+        address: clientAddress(settings, request)
+      })).pipe(withRetryAfter, mapDomainErrors))
 }))
 
 /** The last `me` answer: its user and cookie objects stay the same for a second (user cache, token memo). */
@@ -125,14 +137,14 @@ const meResponse = (user: User, cookie: Cookies.Cookie) => {
 }
 
 const sessionGroup = HttpApiBuilder.group(Api, "session", Effect.fn(function*(handlers) {
-  const services = yield* Effect.context<Users>()
+  const services = yield* Effect.context<SessionRecords>()
   const settings = yield* HttpSettings
   return handlers
     .handle("me", () => Effect.map(CurrentSession, (s) => meResponse(s.user, sessionCookie(settings, s))))
     .handle("logoutAll", () =>
       Effect.gen(function*() {
         const session = yield* CurrentSession
-        yield* revokeAllSessions(session.user.id).pipe(Effect.provideContext(services))
+        yield* endAllSessions(session.user.id).pipe(Effect.provideContext(services))
         yield* expireSessionCookie(settings)
       }))
 }))
@@ -143,8 +155,8 @@ const sessionGroup = HttpApiBuilder.group(Api, "session", Effect.fn(function*(ha
  */
 export const SessionHandlers = Layer.effectContext(
   Layer.build(sessionGroup).pipe(
-    Effect.updateContext((context: Context.Context<Users | HttpSettings | Authentication | RequestValidation | Scope.Scope>) =>
-      Context.pick(Users, HttpSettings, Authentication, RequestValidation, Scope.Scope)(context)
+    Effect.updateContext((context: Context.Context<SessionRecords | HttpSettings | Authentication | RequestValidation | Scope.Scope>) =>
+      Context.pick(SessionRecords, HttpSettings, Authentication, RequestValidation, Scope.Scope)(context)
     )
   )
 )

@@ -6,7 +6,7 @@ import { Clock, Effect, Option, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Socket } from "effect/socket"
 import type { Session } from "../../domain/account/Sessions.ts"
-import { authenticate } from "../../domain/account/Sessions.ts"
+import { authenticate, sessionIsLive } from "../../domain/account/Sessions.ts"
 import { vmRefOf } from "../../domain/vps/Lifecycle.ts"
 import { ownedVps } from "../../domain/vps/VpsActions.ts"
 import { type ConsoleClosed, Virtualization } from "../../ports/Virtualization.ts"
@@ -106,8 +106,14 @@ export const consoleInput = (frames: ReadonlyArray<string | Uint8Array>, maxFram
   return steps
 }
 
-/** How often an open relay re-reads its VPS: a suspension or destruction elsewhere closes it within this time. */
+/**
+ * How often an open relay re-reads its VPS and its session: a suspension, a destruction or the end of the session
+ * (logout, log out everywhere, a password reset — on any instance) closes it within this time.
+ */
 const STATE_POLL = "2 seconds"
+
+/** The close code of a console whose session ended (4000–4999 are the application's, RFC 6455 §7.4.2). */
+export const SESSION_ENDED = 4401
 
 export interface ConsoleRouteOptions {
   /** The only Origin a browser may open the console from (the panel's public origin). */
@@ -194,18 +200,22 @@ const relay = (
       const records = yield* VpsRecords
       for (;;) {
         yield* Effect.sleep(STATE_POLL)
+        if (!(yield* sessionIsLive(session.id))) return "session ended" as const
         const current = yield* records.get(vpsId)
-        if (Option.isNone(current) || current.value.status !== "running" || current.value.userId !== session.user.id) return
+        if (Option.isNone(current) || current.value.status !== "running" || current.value.userId !== session.user.id) return "state" as const
       }
     })
-    // Whichever ends first (browser, hypervisor, suspension) ends the others; the scope closes both sockets.
-    const ended: InputRefused | undefined = yield* Effect.raceFirst(Effect.raceFirst(toBrowser, fromBrowser), watchState)
-      .pipe(
-        Effect.as(undefined),
-        Effect.catch((e) => Effect.succeed(e instanceof InputRefused ? e : undefined))
-      )
+    // Whichever ends first (browser, hypervisor, suspension, end of session, refused input) ends the others; the scope
+    // closes both sockets.
+    const ended = yield* Effect.raceFirst(Effect.as(Effect.raceFirst(toBrowser, fromBrowser), undefined), watchState).pipe(
+      Effect.catch((e) => Effect.succeed(e instanceof InputRefused ? e : undefined))
+    )
     yield* writer.write(
-      ended === undefined ? new Socket.CloseEvent(1000, "console closed") : new Socket.CloseEvent(ended.code, ended.reason)
+      ended instanceof InputRefused
+        ? new Socket.CloseEvent(ended.code, ended.reason)
+        : ended === "session ended"
+        ? new Socket.CloseEvent(SESSION_ENDED, "session ended")
+        : new Socket.CloseEvent(1000, "console closed")
     ).pipe(Effect.ignore)
   }).pipe(Effect.scoped)
 

@@ -9,7 +9,7 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Array as Arr, Clock, Deferred, Effect, Option, Schema, Stream } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Socket } from "effect/socket"
-import { authenticate } from "../../domain/account/Sessions.ts"
+import { authenticate, type Session, sessionIsLive } from "../../domain/account/Sessions.ts"
 import { checkConsoleToken, ownedByIdentifier, usableGameServer } from "../../domain/game/GameActions.ts"
 import type { GameServer } from "../../domain/game/GameServer.ts"
 import { ConsoleTokens } from "../../ports/ConsoleTokens.ts"
@@ -27,6 +27,7 @@ import {
   upgradeRefusal
 } from "./consoleLimits.ts"
 import { budgetRefusal, CustomerBudgets } from "./customerBudget.ts"
+import { SESSION_ENDED } from "./ConsoleRoute.ts"
 import { errorResponse } from "./edge.ts"
 
 export interface GameConsoleOptions {
@@ -80,7 +81,10 @@ export const outbound = (event: ConsoleEvent): string | undefined => {
   return event.raw ?? encode(event)
 }
 
-/** How often an open relay re-reads its server: a suspension or deletion elsewhere closes it within this time. */
+/**
+ * How often an open relay re-reads its server and its session: a suspension, a deletion or the end of the session
+ * (logout, log out everywhere, a password reset — on any instance) closes it within this time.
+ */
 const STATE_POLL = "2 seconds"
 /** Like Wings: `token expiring` when a minute or less is left. */
 const EXPIRING_MS = 60_000
@@ -108,15 +112,16 @@ export const gameConsoleRoute = (options: GameConsoleOptions) =>
       // Held for the console's life (this handler's scope), VPS and game consoles together.
       const slots = yield* ConsoleSlots
       if (!(yield* slots.take(userId))) return tooManyConsoles(slots.max)
-      yield* relay(userId, server.success, request, options)
+      yield* relay(session.success, server.success, request, options)
       return HttpServerResponse.empty()
     }).pipe(
       Effect.scoped,
       Effect.catchCause((cause) => Effect.as(Effect.logWarning("game console relay ended with an error", cause), HttpServerResponse.empty()))
     ))
 
-const relay = (userId: string, server: GameServer, request: HttpServerRequest.HttpServerRequest, options: GameConsoleOptions) =>
+const relay = (session: Session, server: GameServer, request: HttpServerRequest.HttpServerRequest, options: GameConsoleOptions) =>
   Effect.gen(function*() {
+    const userId = session.user.id
     const downstream = yield* request.upgrade
     const reader = yield* downstream.reader
     const writer = yield* downstream.writer
@@ -142,7 +147,7 @@ const relay = (userId: string, server: GameServer, request: HttpServerRequest.Ht
 
     const onAuth = (token: string) =>
       Effect.gen(function*() {
-        const grant = yield* Effect.result(checkConsoleToken(userId, server.identifier, token))
+        const grant = yield* Effect.result(checkConsoleToken({ userId, sessionId: session.id }, server.identifier, token))
         if (grant._tag === "Failure") return yield* send({ event: "jwt error", args: ["jwt: token is not valid for this server"] })
         expiry = { at: grant.success.expiresAt.getTime(), warned: false }
         if (upstream === undefined) {
@@ -228,8 +233,9 @@ const relay = (userId: string, server: GameServer, request: HttpServerRequest.Ht
       const records = yield* GameServerRecords
       for (;;) {
         yield* Effect.sleep(STATE_POLL)
+        if (!(yield* sessionIsLive(session.id))) return "session ended" as const
         const current = yield* records.get(server.id)
-        if (Option.isNone(current) || current.value.status !== "active" || current.value.userId !== userId) return
+        if (Option.isNone(current) || current.value.status !== "active" || current.value.userId !== userId) return "state" as const
       }
     })
 
@@ -239,7 +245,7 @@ const relay = (userId: string, server: GameServer, request: HttpServerRequest.Ht
         Effect.catch((e) => Effect.succeed(e instanceof InputRefused ? e : "browser" as const))
       ),
       Effect.as(tokenClock, "browser" as const),
-      Effect.as(watchState, "state" as const),
+      watchState,
       Effect.as(Deferred.await(upstreamEnded), "upstream" as const)
     ]).pipe(Effect.catch(() => Effect.succeed("browser" as const)))
     // The upstream may close first when the server is suspended (Wings closes its sockets): say why, as newer
@@ -249,6 +255,8 @@ const relay = (userId: string, server: GameServer, request: HttpServerRequest.Ht
     yield* writer.write(
       ended instanceof InputRefused
         ? new Socket.CloseEvent(ended.code, ended.reason)
+        : ended === "session ended"
+        ? new Socket.CloseEvent(SESSION_ENDED, "session ended")
         : suspended
         ? new Socket.CloseEvent(4409, "server is suspended")
         : ended === "upstream"

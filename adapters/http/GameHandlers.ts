@@ -27,6 +27,7 @@ export const gameServerView = (s: GameServer) => ({
 })
 
 const userId = Effect.map(CurrentSession, (s) => s.user.id)
+const holder = Effect.map(CurrentSession, (s) => ({ userId: s.user.id, sessionId: s.id }))
 
 const withServices = <S>() =>
   Effect.map(Effect.context<S>(), (services) => <A, E>(effect: Effect.Effect<A, E, S>) => Effect.provideContext(effect, services))
@@ -74,10 +75,10 @@ export const GameHandlers = (publicUrl: string) => [
     // A token leads to a console, which the panel serves: it is spent from the same share.
     const spend = yield* makeSpendForApi
     return handlers.handle("websocket", ({ params }) =>
-      Effect.flatMap(userId, (user) =>
+      Effect.flatMap(holder, (h) =>
         Effect.andThen(
-          spend(user, "game-panel"),
-          run(issueConsoleToken(user, params.id)).pipe(
+          spend(h.userId, "game-panel"),
+          run(issueConsoleToken(h, params.id)).pipe(
             Effect.map(({ server, token }) => ({ data: { token, socket: consoleSocketUrl(publicUrl, server.identifier) } })),
             mapDomainErrors
           )

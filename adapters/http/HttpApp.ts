@@ -18,6 +18,7 @@ import { type GameRelayOptions, type GameRelayServices, gameRelayRoutes } from "
 import { OrdersHandlers, SubscriptionsHandlers, VpsHandlers } from "./ServicesHandlers.ts"
 import { edgeMiddleware } from "./edge.ts"
 import { HttpSettings } from "./HttpSettings.ts"
+import { securityMiddleware } from "./security.ts"
 import { staticRoutes } from "./StaticRoutes.ts"
 import { SystemHandlers } from "./SystemHandlers.ts"
 
@@ -57,6 +58,12 @@ export interface HttpAppOptions extends ConsoleRouteOptions, GameRelayOptions {
 /** The reference page is served from the bundled Scalar script, without its web fonts: no request leaves for a CDN. */
 const DocsRoutes = HttpApiScalar.layer(Api, { path: "/docs", scalar: { withDefaultFonts: false } })
 
+/**
+ * State-changing routes that other origins may call, as `"METHOD /path"` (see security.ts): only routes whose callers
+ * prove who they are otherwise, such as `"POST /api/payments/stripe/webhook"` (Stripe's signature). None yet.
+ */
+const CSRF_EXEMPT: ReadonlyArray<string> = []
+
 export const HttpApp = (options: HttpAppOptions) =>
   Layer.mergeAll(
     ApiRoutes(options.publicUrl),
@@ -64,5 +71,7 @@ export const HttpApp = (options: HttpAppOptions) =>
     ConsoleRoutes(options),
     GameRoutes(options),
     options.webRoot === null ? Layer.empty : staticRoutes({ root: options.webRoot }),
-    Layer.unwrap(Effect.map(HttpSettings, edgeMiddleware))
+    Layer.unwrap(Effect.map(HttpSettings, edgeMiddleware)),
+    Layer.unwrap(Effect.map(HttpSettings, (settings) =>
+      securityMiddleware(settings, { allowedOrigin: options.allowedOrigin, csrfExempt: CSRF_EXEMPT })))
   )

@@ -31,6 +31,7 @@ export type DomainError =
   | AccountErrors.SiretClosed
   | AccountErrors.InvalidCredentials
   | AccountErrors.LoginThrottled
+  | AccountErrors.ResetThrottled
   | AccountErrors.Unauthenticated
   | AccountErrors.ResetTokenInvalid
   | AccountErrors.ResetTokenExpired
@@ -82,6 +83,7 @@ const table = {
     new ServiceUnavailable(body(e.reason === "THROTTLED" ? "REGISTRY_THROTTLED" : "REGISTRY_UNAVAILABLE", e)),
   InvalidCredentials: (e) => new Unauthorized(body("INVALID_CREDENTIALS", e)),
   LoginThrottled: (e) => new TooManyRequests(body("LOGIN_THROTTLED", e)),
+  ResetThrottled: (e) => new TooManyRequests(body("RESET_THROTTLED", e)),
   Unauthenticated: (e) => new Unauthorized(body(e.reason === "EXPIRED" ? "SESSION_EXPIRED" : "UNAUTHENTICATED", e)),
   ResetTokenInvalid: (e) => new BadRequest(body("RESET_TOKEN_INVALID", e)),
   ResetTokenExpired: (e) => new BadRequest(body("RESET_TOKEN_EXPIRED", e)),

@@ -6,6 +6,7 @@ import secretsOutbox from "./migrations/0002_secrets_outbox.ts"
 import catalog from "./migrations/0003_catalog.ts"
 import billingVps from "./migrations/0004_billing_vps.ts"
 import gameServers from "./migrations/0005_game_servers.ts"
+import sessions from "./migrations/0006_sessions.ts"
 import recovery from "./migrations/0007_recovery.ts"
 
 const all = {
@@ -14,6 +15,7 @@ const all = {
   "3_catalog": catalog,
   "4_billing_vps": billingVps,
   "5_game_servers": gameServers,
+  "6_sessions": sessions,
   "7_recovery": recovery
 }
 

@@ -14,7 +14,6 @@ const UserRow = Schema.Struct({
   siret: Schema.NullOr(Schema.String),
   language: Schema.Literals(["fr", "en"]),
   password_hash: Schema.String,
-  session_version: Schema.Int,
   created_at: Schema.Date
 })
 
@@ -29,11 +28,8 @@ const toUser = (r: typeof UserRow.Type): User =>
     siret: r.siret,
     language: r.language,
     passwordHash: r.password_hash,
-    sessionVersion: r.session_version,
     createdAt: r.created_at
   })
-
-const VersionRow = Schema.Struct({ session_version: Schema.Int })
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -47,14 +43,6 @@ export const make = Effect.gen(function*() {
     Result: UserRow,
     execute: (email) => sql`SELECT * FROM users WHERE lower(email) = lower(${email})`
   })
-  const bump = (id: string, hash: string | null, by: number) =>
-    sql`UPDATE users SET session_version = session_version + ${by},
-          password_hash = coalesce(${hash}, password_hash)
-        WHERE id = ${id} RETURNING session_version`.pipe(
-      Effect.flatMap(Schema.decodeUnknownEffect(Schema.Array(VersionRow))),
-      Effect.map((rows) => rows[0]?.session_version ?? 0),
-      Effect.orDie
-    )
 
   return Users.of({
     insert: (user) =>
@@ -77,13 +65,13 @@ export const make = Effect.gen(function*() {
       ),
     findById: (id) => byId(id).pipe(Effect.map(Option.map(toUser)), Effect.orDie),
     findByEmail: (email) => byEmail(email).pipe(Effect.map(Option.map(toUser)), Effect.orDie),
-    setPasswordHash: (id, hash, { revokeSessions }) => bump(id, hash, revokeSessions ? 1 : 0),
+    setPasswordHash: (id, hash) =>
+      sql`UPDATE users SET password_hash = ${hash} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
     upgradePasswordHash: (id, expected, next) =>
       sql`UPDATE users SET password_hash = ${next} WHERE id = ${id} AND password_hash = ${expected} RETURNING id`.pipe(
         Effect.map((rows) => rows.length === 1),
         Effect.orDie
       ),
-    revokeSessions: (id) => bump(id, null, 1),
     setLanguage: (id, language) => sql`UPDATE users SET language = ${language} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
   })
 })

@@ -51,6 +51,12 @@ export class LoginThrottled extends Schema.TaggedError<LoginThrottled>()("LoginT
   override get message() { return "Too many failed sign-in attempts; try again later." }
 }
 
+export class ResetThrottled extends Schema.TaggedError<ResetThrottled>()("ResetThrottled", {
+  retryAfterSeconds: Schema.Int
+}) {
+  override get message() { return "Too many password reset attempts from this address; try again later." }
+}
+
 export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
   reason: Schema.Literals(["MISSING", "INVALID", "EXPIRED", "REVOKED"])
 }) {

@@ -11,9 +11,21 @@ export interface AccountSettingsShape {
   /** Hard cap on a session however active it is. */
   readonly sessionAbsoluteLifetime: Duration.Duration
   readonly resetTokenLifetime: Duration.Duration
+  /** The fixed window every sign-in and reset counter runs in. */
   readonly loginThrottleWindow: Duration.Duration
-  readonly maxFailuresPerAccount: number
+  /** Sign-in attempts on one account from one address per window before 429 (the owner elsewhere is not affected). */
+  readonly maxFailuresPerAccountAddress: number
+  /** Sign-in attempts from one address, on any accounts, per window before 429. */
   readonly maxFailuresPerAddress: number
+  /**
+   * Sign-in attempts on one account, from any address, per window before each further guess must wait: the pause
+   * doubles from one second with every guess beyond this, up to `maxLoginDelay`. Never a lockout.
+   */
+  readonly maxFailuresPerAccount: number
+  /** The longest pause between two guesses on one account. */
+  readonly maxLoginDelay: Duration.Duration
+  /** Password reset attempts (right or wrong token) from one address per window before 429. */
+  readonly maxResetAttemptsPerAddress: number
   /** Reset e-mails one account can be sent per reset-token lifetime; more requests are silently ignored. */
   readonly maxResetRequestsPerAccount: number
 }
@@ -27,8 +39,11 @@ export class AccountSettings extends Context.Service<AccountSettings, AccountSet
     sessionAbsoluteLifetime: Duration.days(7),
     resetTokenLifetime: Duration.hours(1),
     loginThrottleWindow: Duration.minutes(15),
-    maxFailuresPerAccount: 5,
+    maxFailuresPerAccountAddress: 5,
     maxFailuresPerAddress: 30,
+    maxFailuresPerAccount: 20,
+    maxLoginDelay: Duration.minutes(1),
+    maxResetAttemptsPerAddress: 10,
     maxResetRequestsPerAccount: 5
   }
 }

@@ -4,12 +4,14 @@ import { Digest, SecureRandom } from "effect/crypto"
 import { LoginAttempts } from "../../ports/LoginAttempts.ts"
 import { Mailer } from "../../ports/Mailer.ts"
 import { PasswordHasher } from "../../ports/PasswordHasher.ts"
-import { PasswordResets } from "../../ports/PasswordResets.ts"
+import { PasswordResets, type ResetNotRedeemable } from "../../ports/PasswordResets.ts"
+import { SessionRecords } from "../../ports/SessionRecords.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
 import { ResetTokenExpired, ResetTokenInvalid, ResetTokenUsed } from "./AccountErrors.ts"
 import { AccountSettings } from "./AccountSettings.ts"
 import { checkPasswordPolicy, normaliseEmail } from "./Credentials.ts"
+import { admitReset, signInLifted } from "./LoginThrottle.ts"
 import { resetPasswordMail } from "./ResetMail.ts"
 
 const encoder = new TextEncoder()
@@ -50,24 +52,38 @@ export const requestPasswordReset = Effect.fn("requestPasswordReset")(function*(
   }))
 })
 
-/** Redeems the token once (even under concurrent use), sets the new password and revokes every session. */
-export const resetPassword = Effect.fn("resetPassword")(function*(token: string, password: Redacted.Redacted<string>) {
-  yield* checkPasswordPolicy(password)
-  if (!/^[0-9a-f]{64}$/.test(token)) return yield* new ResetTokenInvalid()
-  // Hash first: the slow part stays outside the transaction.
-  const hash = yield* (yield* PasswordHasher).hash(password)
-  const digest = yield* digestOf(token)
-  const now = new Date(yield* Clock.currentTimeMillis)
-  const users = yield* Users
+const mapRefusal = Effect.mapError((e: ResetNotRedeemable) =>
+  e.reason === "EXPIRED" ? new ResetTokenExpired() : e.reason === "USED" ? new ResetTokenUsed() : new ResetTokenInvalid()
+)
+
+/**
+ * Redeems the token once (even under concurrent use), sets the new password and ends every session of the user.
+ * Attempts are counted per address first; the token is checked before the password is hashed, so a bogus token
+ * costs a lookup, never a hash.
+ */
+export const resetPassword = Effect.fn("resetPassword")(function*(input: {
+  readonly token: string
+  readonly password: Redacted.Redacted<string>
+  /** The client's address, when known. */
+  readonly address: string | undefined
+}) {
+  yield* admitReset(input.address, new Date(yield* Clock.currentTimeMillis))
+  yield* checkPasswordPolicy(input.password)
+  if (!/^[0-9a-f]{64}$/.test(input.token)) return yield* new ResetTokenInvalid()
+  const digest = yield* digestOf(input.token)
   const resets = yield* PasswordResets
+  yield* resets.check(digest, new Date(yield* Clock.currentTimeMillis)).pipe(mapRefusal)
+  // The slow part stays outside the transaction; the token is redeemed only once the hash is ready.
+  const hash = yield* (yield* PasswordHasher).hash(input.password)
+  const users = yield* Users
+  const sessions = yield* SessionRecords
+  const redeemedAt = new Date(yield* Clock.currentTimeMillis)
   const userId = yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
-    const owner = yield* resets.redeem(digest, now)
-    yield* users.setPasswordHash(owner, hash, { revokeSessions: true })
+    const owner = yield* resets.redeem(digest, redeemedAt)
+    yield* users.setPasswordHash(owner, hash)
+    yield* sessions.endAllOf(owner)
     return owner
-  })).pipe(Effect.mapError((e) =>
-    e.reason === "EXPIRED" ? new ResetTokenExpired() : e.reason === "USED" ? new ResetTokenUsed() : new ResetTokenInvalid()
-  ))
-  // Whoever locked the account out by guessing is no longer a reason to keep its owner out.
+  })).pipe(mapRefusal)
   const user = yield* users.findById(userId)
-  if (Option.isSome(user)) yield* (yield* LoginAttempts).clear(`account:${user.value.email}`)
+  if (Option.isSome(user)) yield* signInLifted(user.value.email, input.address)
 })

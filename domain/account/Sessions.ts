@@ -1,15 +1,23 @@
-// Signing in, the per-request session check (sliding expiry, revocation), and signing out everywhere.
+// Signing in, the per-request session check, and signing out. A session is a server-side record that its token
+// names: logging out deletes it, logging out everywhere or a password reset deletes all of the user's, and a token
+// whose record is gone stops working at once (within the read cache's second on other instances). The token still
+// carries the sliding expiry; the record carries the absolute cap and a coarse "last seen".
 import { Clock, Duration, Effect, Option, type Redacted } from "effect"
-import { LoginAttempts } from "../../ports/LoginAttempts.ts"
+import { SecureRandom } from "effect/crypto"
 import { PasswordHasher } from "../../ports/PasswordHasher.ts"
+import { SessionRecords } from "../../ports/SessionRecords.ts"
 import { type SessionClaims, SessionTokens } from "../../ports/SessionTokens.ts"
 import { Users } from "../../ports/Users.ts"
-import { InvalidCredentials, LoginThrottled, Unauthenticated } from "./AccountErrors.ts"
+import { InvalidCredentials, Unauthenticated } from "./AccountErrors.ts"
 import { AccountSettings } from "./AccountSettings.ts"
 import { normaliseEmail } from "./Credentials.ts"
+import { admitSignIn, signInSucceeded } from "./LoginThrottle.ts"
+import { SessionId } from "./SessionRecord.ts"
 import { User, type UserId } from "./User.ts"
 
 export interface Session {
+  /** The server-side record this session lives in. */
+  readonly id: SessionId
   readonly user: User
   readonly token: string
   readonly rememberMe: boolean
@@ -17,13 +25,27 @@ export interface Session {
   readonly lifetime: Duration.Duration
 }
 
+/** "Last seen" is written at most this often per session: the check stays a cache read on nearly every request. */
+export const TOUCH_INTERVAL = Duration.minutes(1)
+const TOUCH_MILLIS = Duration.toMillis(TOUCH_INTERVAL)
+
+/** Sessions past their cap that one sign-in forgets (any user's): the table holds little more than live sessions. */
+const PURGE_PER_SIGN_IN = 100
+
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000)
 
-/** A session for `user` valid from `at`: the token signed by `tokens` under the lifetimes of `settings`. */
+/** Control characters out, length bounded: what a client says about itself is stored only as a hint. */
+const hint = (text: string | undefined, max: number): string | null => {
+  const clean = text?.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, max)
+  return clean === undefined || clean === "" ? null : clean
+}
+
+/** A token for the session `id` of `user`, valid from `at` under the lifetimes of `settings`. */
 const issueWith = (
   tokens: SessionTokens["Service"],
   settings: AccountSettings["Service"],
+  id: SessionId,
   user: User,
   rememberMe: boolean,
   signedInAt: number,
@@ -33,8 +55,9 @@ const issueWith = (
   // The sliding expiry never runs past the absolute cap counted from sign-in.
   const cap = signedInAt + Math.floor(Duration.toSeconds(settings.sessionAbsoluteLifetime))
   const expiresAt = Math.min(seconds(at) + Math.floor(Duration.toSeconds(lifetime)), cap)
-  const claims: SessionClaims = { userId: user.id, sessionVersion: user.sessionVersion, rememberMe, signedInAt, expiresAt }
+  const claims: SessionClaims = { sessionId: id, userId: user.id, rememberMe, signedInAt, expiresAt }
   return Effect.map(tokens.issue(claims, at), (token) => ({
+    id,
     user,
     token,
     rememberMe,
@@ -42,84 +65,81 @@ const issueWith = (
   }))
 }
 
-const issue = Effect.fn("issueSession")(function*(user: User, rememberMe: boolean, signedInAt: number, at: Date) {
-  return yield* issueWith(yield* SessionTokens, yield* AccountSettings, user, rememberMe, signedInAt, at)
-})
-
-const accountKey = (email: string) => `account:${email}`
-const addressKey = (address: string) => `address:${address}`
-
-/**
- * Counts the attempt before checking the password, so concurrent guesses cannot slip past the limit;
- * a throttled attempt costs no hashing at all.
- */
-const throttle = Effect.fn("throttleLogin")(function*(keys: ReadonlyArray<readonly [string, number]>, at: Date) {
-  const settings = yield* AccountSettings
-  const attempts = yield* LoginAttempts
-  const window = Duration.toMillis(settings.loginThrottleWindow)
-  let retryAfter = 0
-  for (const [key, limit] of keys) {
-    const hit = yield* attempts.hit(key, at, window)
-    if (hit.count > limit) {
-      retryAfter = Math.max(retryAfter, Math.ceil((hit.resetsAt.getTime() - at.getTime()) / 1000))
-    }
-  }
-  if (retryAfter > 0) return yield* new LoginThrottled({ retryAfterSeconds: Math.max(1, retryAfter) })
-})
-
 export const login = Effect.fn("login")(function*(input: {
   readonly email: string
   readonly password: Redacted.Redacted<string>
   readonly rememberMe: boolean
   /** The client's address, when known. */
   readonly address: string | undefined
+  /** The client's User-Agent, kept with the session. */
+  readonly userAgent?: string | undefined
 }) {
   const settings = yield* AccountSettings
   const hasher = yield* PasswordHasher
-  const attempts = yield* LoginAttempts
+  const users = yield* Users
   const at = yield* now
   const email = normaliseEmail(input.email)
-  const keys: Array<readonly [string, number]> = [[accountKey(email), settings.maxFailuresPerAccount]]
-  if (input.address !== undefined) keys.push([addressKey(input.address), settings.maxFailuresPerAddress])
-  yield* throttle(keys, at)
+  yield* admitSignIn(email, input.address, at)
 
-  const found = yield* (yield* Users).findByEmail(email)
+  const found = yield* users.findByEmail(email)
   // An unknown e-mail spends one compare against a decoy hash, so timing does not reveal accounts.
   const matches = yield* hasher.verify(input.password, Option.match(found, { onNone: () => hasher.decoy, onSome: (u) => u.passwordHash }))
   if (Option.isNone(found) || !matches) return yield* new InvalidCredentials()
 
-  yield* attempts.clear(accountKey(email))
-  if (input.address !== undefined) yield* attempts.undo(addressKey(input.address))
+  yield* signInSucceeded(email, input.address)
   let user = found.value
   if (hasher.needsRehash(user.passwordHash)) {
     const hash = yield* hasher.hash(input.password)
-    // Conditional: a reset that finished while we hashed wins, and this session is then already revoked.
-    if (yield* (yield* Users).upgradePasswordHash(user.id, user.passwordHash, hash)) {
+    // Conditional: a reset that finished while we hashed wins, and has ended every session of the user.
+    if (yield* users.upgradePasswordHash(user.id, user.passwordHash, hash)) {
       user = new User({ ...user, passwordHash: hash })
     }
   }
-  return yield* issue(user, input.rememberMe, seconds(at), at)
+  const sessions = yield* SessionRecords
+  const id = SessionId.make(yield* (yield* SecureRandom.SecureRandom).uuidV4())
+  yield* sessions.create({
+    id,
+    userId: user.id,
+    rememberMe: input.rememberMe,
+    createdAt: at,
+    lastSeenAt: at,
+    expiresAt: new Date(at.getTime() + Duration.toMillis(settings.sessionAbsoluteLifetime)),
+    userAgent: hint(input.userAgent, 256),
+    address: hint(input.address, 64)
+  })
+  yield* sessions.purgeExpired(at, PURGE_PER_SIGN_IN)
+  return yield* issueWith(yield* SessionTokens, settings, id, user, input.rememberMe, seconds(at), at)
 })
 
 /**
  * The guard of every authenticated request, its services resolved once (it runs on every request: no lookup or
- * context merge per call): a valid token whose session version still matches the user's yields the user and a
- * fresh token (sliding expiry).
+ * context merge per call): a valid token whose session record still lives yields the user and a fresh token
+ * (sliding expiry). Both reads go through per-instance caches of at most a second.
  */
 export const makeAuthenticator = Effect.gen(function*() {
   const tokens = yield* SessionTokens
   const users = yield* Users
+  const sessions = yield* SessionRecords
   const settings = yield* AccountSettings
+  const revoked = Effect.fail(new Unauthenticated({ reason: "REVOKED" }))
+  const resume = (claims: SessionClaims, at: Date) =>
+    Effect.flatMap(sessions.find(claims.sessionId), (record) => {
+      if (Option.isNone(record) || record.value.userId !== claims.userId || record.value.expiresAt <= at) return revoked
+      const lastSeen = record.value.lastSeenAt
+      return Effect.flatMap(users.findById(claims.userId), (user) => {
+        if (Option.isNone(user)) return revoked
+        const issued = issueWith(tokens, settings, claims.sessionId, user.value, claims.rememberMe, claims.signedInAt, at)
+        return at.getTime() - lastSeen.getTime() >= TOUCH_MILLIS
+          ? Effect.andThen(sessions.touch(claims.sessionId, at), issued)
+          : issued
+      })
+    })
   return (token: string | undefined): Effect.Effect<Session, Unauthenticated> => {
     if (token === undefined || token === "") return Effect.fail(new Unauthenticated({ reason: "MISSING" }))
     return Effect.flatMap(now, (at) =>
       tokens.verify(token, at).pipe(
         Effect.mapError((e) => new Unauthenticated({ reason: e.reason === "EXPIRED" ? "EXPIRED" : "INVALID" })),
-        Effect.flatMap((claims) =>
-          Effect.flatMap(users.findById(claims.userId), (found) =>
-            Option.isNone(found) || found.value.sessionVersion !== claims.sessionVersion
-              ? Effect.fail(new Unauthenticated({ reason: "REVOKED" }))
-              : issueWith(tokens, settings, found.value, claims.rememberMe, claims.signedInAt, at)))
+        Effect.flatMap((claims) => resume(claims, at))
       ))
   }
 })
@@ -129,7 +149,26 @@ export const authenticate = Effect.fn("authenticate")(function*(token: string | 
   return yield* (yield* makeAuthenticator)(token)
 })
 
-/** "Log out everywhere": every token issued so far stops working. */
-export const revokeAllSessions = Effect.fn("revokeAllSessions")(function*(userId: UserId) {
-  yield* (yield* Users).revokeSessions(userId)
+/**
+ * Whether a session still lives (not ended, not past its cap): what an open console asks every few seconds. Read
+ * through the same cache as the per-request check.
+ */
+export const sessionIsLive = Effect.fn("sessionIsLive")(function*(id: SessionId) {
+  const record = yield* (yield* SessionRecords).find(id)
+  return Option.isSome(record) && record.value.expiresAt.getTime() > (yield* Clock.currentTimeMillis)
+})
+
+/**
+ * Logging out: ends the session the token names. An expired token still names it (a copy of the token refreshed
+ * elsewhere would keep it alive), so only the signature is required; anything else ends nothing.
+ */
+export const endSession = Effect.fn("endSession")(function*(token: string | undefined) {
+  if (token === undefined || token === "") return
+  const claims = yield* Effect.option((yield* SessionTokens).read(token))
+  if (Option.isSome(claims)) yield* (yield* SessionRecords).end(claims.value.sessionId)
+})
+
+/** "Log out everywhere": every session of the user ends, this one included. */
+export const endAllSessions = Effect.fn("endAllSessions")(function*(userId: UserId) {
+  yield* (yield* SessionRecords).endAllOf(userId)
 })

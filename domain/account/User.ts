@@ -1,4 +1,4 @@
-// The account aggregate: who a user is, how they sign in, and the version that revokes their sessions.
+// The account aggregate: who a user is and how they sign in (their sessions are records of their own).
 import { Schema } from "effect"
 
 export const UserId = Schema.String.pipe(Schema.brand("UserId"))
@@ -22,10 +22,8 @@ export class User extends Schema.Class<User>("User")({
   siret: Schema.NullOr(Schema.String),
   language: Language,
   passwordHash: Schema.String,
-  /** Bumped by a password reset or "log out everywhere": tokens carrying an older value are refused. */
-  sessionVersion: Schema.Int,
   createdAt: Schema.Date
 }) {}
 
-/** What registration hands to the repository: everything but the counters it owns. */
-export type NewUser = Omit<User, "sessionVersion">
+/** What registration hands to the repository. */
+export type NewUser = User

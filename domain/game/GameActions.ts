@@ -1,6 +1,8 @@
 // What an owner can do with a game server: see it, power it, and get a console token. Another user's server does
 // not exist for them (GameServerNotFound), and nothing runs on a suspended or deleted one.
 import { Clock, Duration, Effect, Option } from "effect"
+import type { SessionId } from "../account/SessionRecord.ts"
+import { sessionIsLive } from "../account/Sessions.ts"
 import { ConsoleTokens } from "../../ports/ConsoleTokens.ts"
 import { GamePanel, type PowerSignal } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
@@ -38,19 +40,36 @@ export const powerGameServer = Effect.fn("powerGameServer")(function*(userId: st
   return server
 })
 
+/** Who asks for, or presents, a console token: a user in one of their sessions. */
+export interface ConsoleHolder {
+  readonly userId: string
+  readonly sessionId: SessionId
+}
+
 /** Our own console token for the owner of an active server (the Wings token stays in the backend). */
-export const issueConsoleToken = Effect.fn("issueConsoleToken")(function*(userId: string, identifier: string) {
-  const server = yield* Effect.flatMap(ownedByIdentifier(userId, identifier), usableGameServer)
+export const issueConsoleToken = Effect.fn("issueConsoleToken")(function*(holder: ConsoleHolder, identifier: string) {
+  const server = yield* Effect.flatMap(ownedByIdentifier(holder.userId, identifier), usableGameServer)
   const lifetime = (yield* GameSettings).consoleTokenLifetime
   const expiresAt = new Date((yield* Clock.currentTimeMillis) + Duration.toMillis(lifetime))
-  const token = yield* (yield* ConsoleTokens).issue({ userId, server: server.identifier, expiresAt })
+  const token = yield* (yield* ConsoleTokens).issue({
+    userId: holder.userId,
+    sessionId: holder.sessionId,
+    server: server.identifier,
+    expiresAt
+  })
   return { server, token, expiresAt }
 })
 
-/** The token must be ours, unexpired, and issued to this user for this server. */
-export const checkConsoleToken = Effect.fn("checkConsoleToken")(function*(userId: string, identifier: string, token: string) {
+/**
+ * The token must be ours, unexpired, issued to this user in this session for this server, and that session must
+ * still live: logging out (here or everywhere) or a password reset voids every console token it was given.
+ */
+export const checkConsoleToken = Effect.fn("checkConsoleToken")(function*(holder: ConsoleHolder, identifier: string, token: string) {
   const grant = yield* (yield* ConsoleTokens).verify(token)
-  if (Option.isNone(grant) || grant.value.userId !== userId || grant.value.server !== identifier) {
+  if (
+    Option.isNone(grant) || grant.value.userId !== holder.userId || grant.value.sessionId !== holder.sessionId ||
+    grant.value.server !== identifier || !(yield* sessionIsLive(holder.sessionId))
+  ) {
     return yield* new ConsoleTokenInvalid()
   }
   return grant.value

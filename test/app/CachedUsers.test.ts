@@ -35,17 +35,19 @@ describe("the cached user lookup", () => {
       }).pipe(Effect.provide(layer))
     }))
 
-  it.effect("a revocation or password change through it is seen by the next lookup", () =>
+  it.effect("a password or language change through it is seen by the next lookup", () =>
     Effect.gen(function*() {
       const { layer } = yield* env
       yield* Effect.gen(function*() {
         const users = yield* Users
         const user = yield* users.insert(newUser("revoke@example.com"))
-        assert.strictEqual(Option.getOrThrow(yield* users.findById(user.id)).sessionVersion, 0)
-        yield* users.revokeSessions(user.id)
-        assert.strictEqual(Option.getOrThrow(yield* users.findById(user.id)).sessionVersion, 1)
-        yield* users.setPasswordHash(user.id, "new-hash", { revokeSessions: true })
-        assert.strictEqual(Option.getOrThrow(yield* users.findById(user.id)).sessionVersion, 2)
+        assert.strictEqual(Option.getOrThrow(yield* users.findById(user.id)).passwordHash, "hash-1")
+        yield* users.setPasswordHash(user.id, "new-hash")
+        assert.strictEqual(Option.getOrThrow(yield* users.findById(user.id)).passwordHash, "new-hash")
+        yield* users.upgradePasswordHash(user.id, "new-hash", "stronger-hash")
+        assert.strictEqual(Option.getOrThrow(yield* users.findById(user.id)).passwordHash, "stronger-hash")
+        yield* users.setLanguage(user.id, "fr")
+        assert.strictEqual(Option.getOrThrow(yield* users.findById(user.id)).language, "fr")
       }).pipe(Effect.provide(layer))
     }))
 })

@@ -37,6 +37,14 @@ const contract = (name: string, impl: Layer.Layer<LoginAttempts, unknown>) =>
         assert.deepStrictEqual(later, { count: 1, resetsAt: at(6 * windowMillis) })
       }))
 
+    it.effect("a window ends where the hit that opened it said, whatever later hits ask", () =>
+      Effect.gen(function*() {
+        const attempts = yield* LoginAttempts
+        assert.deepStrictEqual(yield* attempts.hit("pause@example.com", at(0), 1_000), { count: 1, resetsAt: at(1_000) })
+        assert.deepStrictEqual(yield* attempts.hit("pause@example.com", at(500), 8_000), { count: 2, resetsAt: at(1_000) })
+        assert.deepStrictEqual(yield* attempts.hit("pause@example.com", at(1_000), 2_000), { count: 1, resetsAt: at(3_000) })
+      }))
+
     it.effect("undo takes one attempt back and never goes below zero", () =>
       Effect.gen(function*() {
         yield* hit("undo@example.com", at(0))

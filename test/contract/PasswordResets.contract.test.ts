@@ -47,6 +47,23 @@ const contract = (name: string, impl: Layer.Layer<PasswordResets | Users, unknow
         assert.strictEqual(yield* redeem("token-owner"), user.id)
       }))
 
+    it.effect("check names the owner of a redeemable token without using it, and says why any other is not", () =>
+      Effect.gen(function*() {
+        const resets = yield* PasswordResets
+        const user = yield* owner("reset-check@example.com")
+        yield* issue(user.id, "token-check")
+        const checkReason = (token: string, now: Date) => Effect.map(Effect.flip(resets.check(digest(token), now)), (e) => e.reason)
+        assert.strictEqual(yield* resets.check(digest("token-check"), beforeExpiry), user.id)
+        assert.strictEqual(yield* resets.check(digest("token-check"), beforeExpiry), user.id)
+        assert.strictEqual(yield* checkReason("token-check", expiresAt), "EXPIRED")
+        assert.strictEqual(yield* checkReason("token-never-issued", beforeExpiry), "UNKNOWN")
+        assert.strictEqual(yield* redeem("token-check"), user.id)
+        assert.strictEqual(yield* checkReason("token-check", beforeExpiry), "USED")
+        yield* issue(user.id, "token-check-older")
+        yield* issue(user.id, "token-check-newer")
+        assert.strictEqual(yield* checkReason("token-check-older", beforeExpiry), "UNKNOWN")
+      }))
+
     it.effect("a token works only once", () =>
       Effect.gen(function*() {
         const user = yield* owner("reset-twice@example.com")

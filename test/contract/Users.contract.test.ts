@@ -13,7 +13,6 @@ const contract = (name: string, impl: Layer.Layer<Users, unknown>) =>
       Effect.gen(function*() {
         const users = yield* Users
         const created = yield* users.insert(newUser("ada@example.com"))
-        assert.strictEqual(created.sessionVersion, 0)
         const byId = yield* users.findById(created.id)
         assert.isTrue(Option.isSome(byId))
         assert.deepStrictEqual(Option.getOrThrow(byId).createdAt, new Date("2026-01-02T03:04:05.000Z"))
@@ -40,16 +39,14 @@ const contract = (name: string, impl: Layer.Layer<Users, unknown>) =>
         assert.strictEqual(results.filter((r) => r._tag === "Success").length, 1)
       }))
 
-    it.effect("a password change can keep or revoke sessions; revoking bumps the version", () =>
+    it.effect("replaces the password hash of one user only", () =>
       Effect.gen(function*() {
         const users = yield* Users
         const u = yield* users.insert(newUser("linus@example.com"))
-        assert.strictEqual(yield* users.setPasswordHash(u.id, "hash-2", { revokeSessions: false }), 0)
-        assert.strictEqual(yield* users.setPasswordHash(u.id, "hash-3", { revokeSessions: true }), 1)
-        assert.strictEqual(yield* users.revokeSessions(u.id), 2)
-        const stored = Option.getOrThrow(yield* users.findById(u.id))
-        assert.strictEqual(stored.passwordHash, "hash-3")
-        assert.strictEqual(stored.sessionVersion, 2)
+        const other = yield* users.insert(newUser("ken@example.com"))
+        yield* users.setPasswordHash(u.id, "hash-2")
+        assert.strictEqual(Option.getOrThrow(yield* users.findById(u.id)).passwordHash, "hash-2")
+        assert.strictEqual(Option.getOrThrow(yield* users.findById(other.id)).passwordHash, "hash-1")
       }))
 
     it.effect("upgrades a hash only while it is still the one that was verified", () =>
@@ -57,7 +54,7 @@ const contract = (name: string, impl: Layer.Layer<Users, unknown>) =>
         const users = yield* Users
         const u = yield* users.insert(newUser("barbara@example.com"))
         assert.isTrue(yield* users.upgradePasswordHash(u.id, "hash-1", "hash-1-stronger"))
-        yield* users.setPasswordHash(u.id, "hash-after-reset", { revokeSessions: true })
+        yield* users.setPasswordHash(u.id, "hash-after-reset")
         assert.isFalse(yield* users.upgradePasswordHash(u.id, "hash-1-stronger", "stale-rehash"))
         assert.strictEqual(Option.getOrThrow(yield* users.findById(u.id)).passwordHash, "hash-after-reset")
       }))

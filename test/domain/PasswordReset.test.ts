@@ -1,5 +1,6 @@
 // Specification of forgot / reset password: one mailed link per request, a one-hour single-use token
-// stored only as its SHA-256, the newest request wins, and a reset revokes sessions and lifts throttling.
+// stored only as its SHA-256, the newest request wins, a reset revokes sessions and lifts throttling, and a reset
+// attempt costs no hashing unless its token is good, and is throttled per address.
 import { createHash } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Redacted } from "effect"
@@ -8,14 +9,18 @@ import { SentMail } from "../../adapters/fake/MemoryMailer.ts"
 import { requestPasswordReset, resetPassword } from "../../domain/account/PasswordReset.ts"
 import { login } from "../../domain/account/Sessions.ts"
 import { PasswordResets } from "../../ports/PasswordResets.ts"
-import { domainEnv, mailedResetToken, outcome, publicUrl, registered } from "../support/domainEnv.ts"
+import { domainEnv, HasherCalls, mailedResetToken, outcome, publicUrl, registered } from "../support/domainEnv.ts"
 
 const sentMail = Effect.flatMap(SentMail, (sent) => sent.messages)
 
-const signIn = (password: string) =>
-  login({ email: "alice@example.com", password: Redacted.make(password), rememberMe: false, address: undefined })
+/** Alice's own address, where she signs in and resets from unless a test says otherwise. */
+const home = "198.51.100.1"
 
-const reset = (token: string, password = "battery staple") => resetPassword(token, Redacted.make(password))
+const signIn = (password: string, address = home) =>
+  login({ email: "alice@example.com", password: Redacted.make(password), rememberMe: false, address })
+
+const reset = (token: string, password = "battery staple", address = home) =>
+  resetPassword({ token, password: Redacted.make(password), address })
 
 /** Registers Alice, asks for a reset, and returns the token from the mailed link. */
 const aliceAsksForAReset = Effect.gen(function*() {
@@ -171,12 +176,64 @@ describe("resetting the password with the mailed token", () => {
       assert.strictEqual(yield* outcome(signIn(winner)), "Success")
     }).pipe(Effect.provide(domainEnv())))
 
-  it.effect("lifts the account's login throttle", () =>
+  it.effect("lifts the login throttle of the owner's own address", () =>
     Effect.gen(function*() {
       const token = yield* aliceAsksForAReset
       for (let i = 0; i < 5; i++) yield* Effect.flip(signIn("wrong horse"))
       assert.strictEqual(yield* outcome(signIn("correct horse")), "LoginThrottled")
       yield* reset(token, "battery staple")
       assert.strictEqual(yield* outcome(signIn("battery staple")), "Success")
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("lifts the pause that guesses from many addresses put on the account", () =>
+    Effect.gen(function*() {
+      const token = yield* aliceAsksForAReset
+      // Past the account's ceiling of 3, each guess must wait: the first one beyond goes on and opens a pause.
+      for (let i = 0; i < 4; i++) yield* Effect.flip(signIn("wrong horse", `203.0.113.${i}`))
+      assert.strictEqual(yield* outcome(signIn("correct horse")), "LoginThrottled")
+      yield* reset(token, "battery staple")
+      assert.strictEqual(yield* outcome(signIn("battery staple")), "Success")
+    }).pipe(Effect.provide(domainEnv({ settings: { maxFailuresPerAccount: 3 } }))))
+})
+
+describe("what a reset attempt costs", () => {
+  it.effect("a token that cannot be redeemed is refused before any password is hashed", () =>
+    Effect.gen(function*() {
+      const used = yield* aliceAsksForAReset
+      yield* reset(used)
+      yield* requestPasswordReset("alice@example.com")
+      const expiring = yield* mailedResetToken
+      yield* TestClock.adjust("61 minutes")
+      const calls = yield* HasherCalls
+      const before = yield* calls.hashes
+      assert.strictEqual(yield* outcome(reset("ab".repeat(32))), "ResetTokenInvalid")
+      assert.strictEqual(yield* outcome(reset(used)), "ResetTokenUsed")
+      assert.strictEqual(yield* outcome(reset(expiring)), "ResetTokenExpired")
+      assert.strictEqual(yield* calls.hashes, before)
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("16 concurrent resets with bogus tokens hash nothing", () =>
+    Effect.gen(function*() {
+      yield* aliceAsksForAReset
+      const calls = yield* HasherCalls
+      const before = yield* calls.hashes
+      const outcomes = yield* Effect.all(
+        Array.from({ length: 16 }, (_, i) => outcome(reset(i.toString(16).padStart(64, "c"), "battery staple", `203.0.113.${i}`))),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(new Set(outcomes), new Set(["ResetTokenInvalid"]))
+      assert.strictEqual(yield* calls.hashes, before)
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("past 10 attempts from one address in the window, the next is refused with the time left; other addresses are not", () =>
+    Effect.gen(function*() {
+      const token = yield* aliceAsksForAReset
+      for (let i = 0; i < 10; i++) assert.strictEqual(yield* outcome(reset("ab".repeat(32), "x", "203.0.113.9")), "PasswordPolicyViolation")
+      yield* TestClock.adjust("5 minutes")
+      const refused = yield* Effect.flip(reset(token, "battery staple", "203.0.113.9"))
+      assert.isTrue(refused._tag === "ResetThrottled" && refused.retryAfterSeconds === 10 * 60, JSON.stringify(refused))
+      assert.strictEqual(yield* outcome(reset(token, "battery staple", "198.51.100.77")), "Success")
+      yield* TestClock.adjust("10 minutes")
+      assert.strictEqual(yield* outcome(reset("ab".repeat(32), "battery staple", "203.0.113.9")), "ResetTokenInvalid")
     }).pipe(Effect.provide(domainEnv())))
 })

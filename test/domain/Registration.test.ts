@@ -34,7 +34,6 @@ describe("registering a personal account", () => {
       assert.strictEqual(user.accountType, "personal")
       assert.isNull(user.siret)
       assert.isNull(user.companyName)
-      assert.strictEqual(user.sessionVersion, 0)
     }).pipe(Effect.provide(domainEnv())))
 
   it.effect("gives each account its own id", () =>

@@ -1,13 +1,16 @@
 // Specification of signing in and of the per-request session check: credentials, constant-time unknown
-// accounts, rehashing, lifetimes, sliding expiry with an absolute cap, revocation, tampering.
+// accounts, rehashing, lifetimes, sliding expiry with an absolute cap, server-side records (logout, log out
+// everywhere, a reset end them; "last seen" written at most once a minute), tampering.
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber, Option, Redacted } from "effect"
+import { Deferred, Duration, Effect, Fiber, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import * as FastPasswordHasher from "../../adapters/fake/FastPasswordHasher.ts"
 import * as JoseSessionTokens from "../../adapters/crypto/JoseSessionTokens.ts"
 import { requestPasswordReset, resetPassword } from "../../domain/account/PasswordReset.ts"
-import { authenticate, login, revokeAllSessions } from "../../domain/account/Sessions.ts"
+import type { SessionId } from "../../domain/account/SessionRecord.ts"
+import { authenticate, endAllSessions, endSession, login, sessionIsLive } from "../../domain/account/Sessions.ts"
 import { PasswordHasher } from "../../ports/PasswordHasher.ts"
+import { SessionRecords } from "../../ports/SessionRecords.ts"
 import { Users } from "../../ports/Users.ts"
 import { domainEnv, HasherCalls, mailedResetToken, outcome, registered } from "../support/domainEnv.ts"
 
@@ -113,7 +116,7 @@ describe("login racing a password reset", () => {
       })
       const oldLogin = yield* signIn().pipe(Effect.provideService(PasswordHasher, slowRehash), Effect.forkChild)
       yield* Deferred.await(rehashing)
-      yield* resetPassword(token, Redacted.make("battery staple"))
+      yield* resetPassword({ token, password: Redacted.make("battery staple"), address: undefined })
       yield* Deferred.succeed(resetDone, undefined)
       yield* Fiber.await(oldLogin)
       assert.strictEqual(yield* outcome(signIn({ password: "battery staple" })), "Success")
@@ -216,21 +219,21 @@ describe("authenticate refuses", () => {
       assert.strictEqual(yield* rejection(""), "MISSING")
     }).pipe(Effect.provide(domainEnv())))
 
-  it.effect("every token issued before revokeAllSessions, as REVOKED", () =>
+  it.effect("every token issued before endAllSessions, as REVOKED", () =>
     Effect.gen(function*() {
       const alice = yield* registered()
       const phone = yield* signIn({ rememberMe: true })
       const laptop = yield* signIn()
-      yield* revokeAllSessions(alice.id)
+      yield* endAllSessions(alice.id)
       assert.strictEqual(yield* rejection(phone.token), "REVOKED")
       assert.strictEqual(yield* rejection(laptop.token), "REVOKED")
     }).pipe(Effect.provide(domainEnv())))
 
-  it.effect("a session opened after revokeAllSessions works", () =>
+  it.effect("a session opened after endAllSessions works", () =>
     Effect.gen(function*() {
       const alice = yield* registered()
       yield* signIn()
-      yield* revokeAllSessions(alice.id)
+      yield* endAllSessions(alice.id)
       yield* authenticate((yield* signIn()).token)
     }).pipe(Effect.provide(domainEnv())))
 
@@ -239,7 +242,7 @@ describe("authenticate refuses", () => {
       yield* registered()
       const before = yield* signIn()
       yield* requestPasswordReset("alice@example.com")
-      yield* resetPassword(yield* mailedResetToken, Redacted.make("battery staple"))
+      yield* resetPassword({ token: yield* mailedResetToken, password: Redacted.make("battery staple"), address: undefined })
       assert.strictEqual(yield* rejection(before.token), "REVOKED")
     }).pipe(Effect.provide(domainEnv())))
 
@@ -258,9 +261,10 @@ describe("authenticate refuses", () => {
   it.effect("a token signed with another key, as INVALID", () =>
     Effect.gen(function*() {
       const alice = yield* registered()
+      const session = yield* signIn()
       const otherKey = Redacted.make(new TextEncoder().encode("someone-else's-32-byte-signing-k"))
       const foreign = yield* JoseSessionTokens.make(otherKey).issue(
-        { userId: alice.id, sessionVersion: 0, rememberMe: true, signedInAt: 0, expiresAt: 3600 },
+        { sessionId: session.id, userId: alice.id, rememberMe: true, signedInAt: 0, expiresAt: 3600 },
         new Date(0)
       )
       assert.strictEqual(yield* rejection(foreign), "INVALID")
@@ -269,5 +273,107 @@ describe("authenticate refuses", () => {
   it.effect("garbage, as INVALID", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* rejection("not-a-jwt"), "INVALID")
+    }).pipe(Effect.provide(domainEnv())))
+})
+
+describe("server-side sessions", () => {
+  const record = (id: SessionId) => Effect.flatMap(SessionRecords, (s) => s.find(id))
+
+  it.effect("signing in keeps a record: when, until when at most, the browser and the address", () =>
+    Effect.gen(function*() {
+      const alice = yield* registered()
+      yield* TestClock.adjust("1 hour")
+      const session = yield* login({
+        email: "alice@example.com",
+        password: Redacted.make("correct horse"),
+        rememberMe: true,
+        address: "198.51.100.4",
+        userAgent: "Mozilla/5.0 (X11; Linux x86_64)\u0000 " + "x".repeat(400)
+      })
+      const stored = Option.getOrThrow(yield* record(session.id))
+      assert.strictEqual(stored.userId, alice.id)
+      assert.isTrue(stored.rememberMe)
+      assert.deepStrictEqual(stored.createdAt, new Date(3600_000))
+      assert.deepStrictEqual(stored.lastSeenAt, new Date(3600_000))
+      assert.deepStrictEqual(stored.expiresAt, new Date(3600_000 + 7 * 24 * 3600_000))
+      assert.strictEqual(stored.address, "198.51.100.4")
+      assert.strictEqual(stored.userAgent?.length, 256)
+      assert.isTrue(stored.userAgent?.startsWith("Mozilla/5.0 (X11; Linux x86_64) x"))
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("logging out ends that session only: its token is refused, the user's other sessions go on", () =>
+    Effect.gen(function*() {
+      yield* registered()
+      const laptop = yield* signIn()
+      const phone = yield* signIn({ rememberMe: true })
+      yield* endSession(laptop.token)
+      assert.strictEqual(yield* rejection(laptop.token), "REVOKED")
+      assert.isTrue(Option.isNone(yield* record(laptop.id)))
+      yield* authenticate(phone.token)
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("logging out with an expired token still ends its session, so a refreshed copy of it stops too", () =>
+    Effect.gen(function*() {
+      yield* registered()
+      const first = yield* signIn()
+      // A copy of the token kept fresh elsewhere (a stolen cookie in use) while this browser sat idle.
+      let copy = first.token
+      for (let i = 0; i < 3; i++) {
+        yield* TestClock.adjust("1 hour")
+        copy = (yield* authenticate(copy)).token
+      }
+      assert.strictEqual(yield* rejection(first.token), "EXPIRED")
+      yield* endSession(first.token)
+      assert.strictEqual(yield* rejection(copy), "REVOKED")
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("logging out with a forged, foreign or missing token ends nothing", () =>
+    Effect.gen(function*() {
+      yield* registered()
+      const session = yield* signIn()
+      const [header, payload] = session.token.split(".")
+      yield* endSession(`${header}.${payload}.${"A".repeat(43)}`)
+      yield* endSession("garbage")
+      yield* endSession(undefined)
+      yield* authenticate(session.token)
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("\"last seen\" is written at most once a minute however often the session is used", () =>
+    Effect.gen(function*() {
+      yield* registered()
+      const session = yield* signIn()
+      const touches = yield* Ref.make(0)
+      const sessions = yield* SessionRecords
+      const counted = SessionRecords.of({ ...sessions, touch: (id, at) => Effect.andThen(Ref.update(touches, (n) => n + 1), sessions.touch(id, at)) })
+      const check = (token: string) => authenticate(token).pipe(Effect.provideService(SessionRecords, counted))
+      let token = session.token
+      // Four requests a second for three minutes.
+      for (let i = 0; i < 720; i++) {
+        yield* TestClock.adjust("250 millis")
+        token = (yield* check(token)).token
+      }
+      assert.strictEqual(yield* Ref.get(touches), 3)
+      assert.deepStrictEqual(Option.getOrThrow(yield* record(session.id)).lastSeenAt, new Date(180_000))
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("a session ends at its absolute cap for consoles too", () =>
+    Effect.gen(function*() {
+      yield* registered()
+      const session = yield* signIn({ rememberMe: true })
+      yield* TestClock.adjust("167 hours")
+      assert.isTrue(yield* sessionIsLive(session.id))
+      yield* TestClock.adjust("1 hour")
+      assert.isFalse(yield* sessionIsLive(session.id))
+    }).pipe(Effect.provide(domainEnv())))
+
+  it.effect("a sign-in forgets sessions past their cap, anyone's", () =>
+    Effect.gen(function*() {
+      yield* registered()
+      yield* registered({ email: "bob@example.com" })
+      const old = yield* signIn({ email: "bob@example.com" })
+      yield* TestClock.adjust("169 hours")
+      const current = yield* signIn()
+      assert.isTrue(Option.isNone(yield* record(old.id)))
+      assert.isTrue(Option.isSome(yield* record(current.id)))
     }).pipe(Effect.provide(domainEnv())))
 })

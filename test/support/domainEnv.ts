@@ -10,6 +10,7 @@ import * as MemoryLoginAttempts from "../../adapters/fake/MemoryLoginAttempts.ts
 import * as MemoryMailer from "../../adapters/fake/MemoryMailer.ts"
 import { SentMail } from "../../adapters/fake/MemoryMailer.ts"
 import * as MemoryPasswordResets from "../../adapters/fake/MemoryPasswordResets.ts"
+import * as MemorySessionRecords from "../../adapters/fake/MemorySessionRecords.ts"
 import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
 import { AccountSettings, type AccountSettingsShape } from "../../domain/account/AccountSettings.ts"
 import { type Registration, register } from "../../domain/account/Registration.ts"
@@ -62,6 +63,7 @@ export const domainEnv = (options: DomainEnvOptions = {}) =>
   Layer.mergeAll(
     MemoryUsers.layer,
     MemoryPasswordResets.layer,
+    MemorySessionRecords.layer,
     MemoryLoginAttempts.layer,
     IdentityUnitOfWork.layer,
     MemoryMailer.layer,

@@ -7,6 +7,7 @@ import { WorkflowEngine } from "effect/workflow"
 import * as AesGcmSecretBox from "../../adapters/crypto/AesGcmSecretBox.ts"
 import * as IdentityUnitOfWork from "../../adapters/fake/IdentityUnitOfWork.ts"
 import * as JoseConsoleTokens from "../../adapters/crypto/JoseConsoleTokens.ts"
+import * as MemorySessionRecords from "../../adapters/fake/MemorySessionRecords.ts"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
 import * as MemoryGameAllocations from "../../adapters/fake/MemoryGameAllocations.ts"
 import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
@@ -73,6 +74,8 @@ export const gameEnv = (options: { readonly installDuration?: Duration.Input; re
     MemoryGamePanel.layer({ ...MemoryGamePanel.defaultOptions, installDuration: options.installDuration ?? "20 seconds" }),
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     JoseConsoleTokens.layer(Redacted.make(new Uint8Array(32).fill(7))),
+    // Console tokens are bound to a live session of their holder.
+    MemorySessionRecords.layer,
     Layer.succeed(GameSettings, { ...gameSettings, ...options.settings }),
     SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
     NodeCrypto.layerSecureRandom,

@@ -9,7 +9,16 @@ import { SandboxPanel } from "../../app/sandbox/SandboxUpstreams.ts"
 import type { SandboxPterodactyl } from "../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
 import { sweepGameLifecycle } from "../../domain/game/GameLifecycle.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
-import { type ScannedBrowser, Envelopes, expectBody, type LeakScanner, scannerFor, type TestServer, waitFor } from "./vpsHttp.ts"
+import {
+  type ScannedBrowser,
+  Envelopes,
+  expectBody,
+  type LeakScanner,
+  leakScanner,
+  scannerFor,
+  type TestServer,
+  waitFor
+} from "./vpsHttp.ts"
 
 export const GameEnvelopes = {
   gameServer: Schema.Struct({ gameServer: GameServerView }),
@@ -34,6 +43,16 @@ export const gameLeakScanner = (panel: SandboxPterodactyl): LeakScanner => {
     for (const jwt of text.match(/eyJ[\w-]+\.[\w-]+\.[\w-]+/g) ?? []) {
       plain(`${where}, a JWT's claims`, Buffer.from(jwt.split(".")[1]!, "base64url").toString("utf8"))
     }
+  }
+}
+
+/** One scanner for both sandboxes of a test server: the Proxmox's and the panel's (and its node's) secrets. */
+export const sandboxesLeakScanner = async (server: TestServer): Promise<LeakScanner> => {
+  const vpsScan = await leakScanner(server)
+  const gameScan = gameLeakScanner(await sandboxPanelOf(server))
+  return (where, text) => {
+    vpsScan(where, text)
+    gameScan(where, text)
   }
 }
 

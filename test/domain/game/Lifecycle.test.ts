@@ -2,14 +2,17 @@
 // by our own API; renewal → unsuspended; after the grace window → deleted, allocation freed; and the actions an
 // owner (and nobody else) may take meanwhile.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Option } from "effect"
+import { Clock, Effect, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryGamePanelControl } from "../../../adapters/fake/MemoryGamePanel.ts"
 import { placeOrder } from "../../../domain/billing/Ordering.ts"
 import { renewSubscription } from "../../../domain/billing/Renewal.ts"
 import { checkConsoleToken, issueConsoleToken, ownedByIdentifier, powerGameServer } from "../../../domain/game/GameActions.ts"
 import { sweepGameLifecycle } from "../../../domain/game/GameLifecycle.ts"
+import { SessionId } from "../../../domain/account/SessionRecord.ts"
+import { UserId } from "../../../domain/account/User.ts"
 import { GameAllocations } from "../../../ports/GameAllocations.ts"
+import { SessionRecords } from "../../../ports/SessionRecords.ts"
 import { GamePanel } from "../../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../../ports/GameServerRecords.ts"
 import { Orders } from "../../../ports/Orders.ts"
@@ -19,6 +22,24 @@ import { gameEnv } from "../../support/gameEnv.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 const mallory = "00000000-0000-4000-8000-0000000000bb"
+
+/** A live session of `userId` (signed in now, for a week): who console tokens are issued to. */
+const signedIn = (userId: string, sessionId: string) =>
+  Effect.gen(function*() {
+    const at = new Date(yield* Clock.currentTimeMillis)
+    const id = SessionId.make(sessionId)
+    yield* (yield* SessionRecords).create({
+      id,
+      userId: UserId.make(userId),
+      rememberMe: false,
+      createdAt: at,
+      lastSeenAt: at,
+      expiresAt: new Date(at.getTime() + 7 * 24 * 3600_000),
+      userAgent: null,
+      address: null
+    })
+    return { userId, sessionId: id }
+  })
 
 /** Lets the workflows run, moving the clock a second at a time, until `done` holds. */
 const until = <R>(done: Effect.Effect<boolean, never, R>) =>
@@ -50,21 +71,38 @@ const panelServer = (uuid: string) =>
   Effect.map(Effect.flatMap(MemoryGamePanelControl, (c) => c.servers("sandbox")), (all) => all.find((s) => s.uuid === uuid))
 
 describe("the game server lifecycle", () => {
-  it.effect("an owner powers it and gets a console token bound to them and the server; others get nothing", () =>
+  it.effect("an owner powers it and gets a console token bound to them, their session and the server; others get nothing", () =>
     Effect.gen(function*() {
       const { server } = yield* provisioned
+      const laptop = yield* signedIn(alice, "00000000-0000-4000-8000-00000000a001")
+      const phone = yield* signedIn(alice, "00000000-0000-4000-8000-00000000a002")
+      const intruder = yield* signedIn(mallory, "00000000-0000-4000-8000-00000000b001")
       yield* powerGameServer(alice, server.id, "start")
-      const { token } = yield* issueConsoleToken(alice, server.identifier)
-      yield* checkConsoleToken(alice, server.identifier, token)
-      assert.strictEqual((yield* Effect.flip(checkConsoleToken(mallory, server.identifier, token)))._tag, "ConsoleTokenInvalid")
-      assert.strictEqual((yield* Effect.flip(checkConsoleToken(alice, "ffffffff", token)))._tag, "ConsoleTokenInvalid")
-      assert.strictEqual((yield* Effect.flip(checkConsoleToken(alice, server.identifier, `${token}x`)))._tag, "ConsoleTokenInvalid")
+      const { token } = yield* issueConsoleToken(laptop, server.identifier)
+      yield* checkConsoleToken(laptop, server.identifier, token)
+      const refused = (holder: typeof laptop, identifier: string, presented: string) =>
+        Effect.map(Effect.flip(checkConsoleToken(holder, identifier, presented)), (e) => e._tag)
+      assert.strictEqual(yield* refused(intruder, server.identifier, token), "ConsoleTokenInvalid")
+      assert.strictEqual(yield* refused({ ...intruder, userId: alice }, server.identifier, token), "ConsoleTokenInvalid")
+      assert.strictEqual(yield* refused(phone, server.identifier, token), "ConsoleTokenInvalid")
+      assert.strictEqual(yield* refused(laptop, "ffffffff", token), "ConsoleTokenInvalid")
+      assert.strictEqual(yield* refused(laptop, server.identifier, `${token}x`), "ConsoleTokenInvalid")
       assert.strictEqual((yield* Effect.flip(powerGameServer(mallory, server.id, "stop")))._tag, "GameServerNotFound")
-      assert.strictEqual((yield* Effect.flip(issueConsoleToken(mallory, server.identifier)))._tag, "GameServerNotFound")
+      assert.strictEqual((yield* Effect.flip(issueConsoleToken(intruder, server.identifier)))._tag, "GameServerNotFound")
       assert.strictEqual((yield* Effect.flip(ownedByIdentifier(mallory, server.identifier)))._tag, "GameServerNotFound")
       // A token outlives nothing: after its lifetime it is refused.
       yield* TestClock.adjust("11 minutes")
-      assert.strictEqual((yield* Effect.flip(checkConsoleToken(alice, server.identifier, token)))._tag, "ConsoleTokenInvalid")
+      assert.strictEqual(yield* refused(laptop, server.identifier, token), "ConsoleTokenInvalid")
+    }).pipe(Effect.provide(gameEnv())))
+
+  it.effect("a console token stops working when the session it was issued to ends", () =>
+    Effect.gen(function*() {
+      const { server } = yield* provisioned
+      const laptop = yield* signedIn(alice, "00000000-0000-4000-8000-00000000a003")
+      const { token } = yield* issueConsoleToken(laptop, server.identifier)
+      yield* checkConsoleToken(laptop, server.identifier, token)
+      yield* (yield* SessionRecords).end(laptop.sessionId)
+      assert.strictEqual((yield* Effect.flip(checkConsoleToken(laptop, server.identifier, token)))._tag, "ConsoleTokenInvalid")
     }).pipe(Effect.provide(gameEnv())))
 
   it.effect("expiry suspends it (stopped, suspended on the panel, refused by us); renewal brings it back", () =>
@@ -83,7 +121,8 @@ describe("the game server lifecycle", () => {
       assert.isTrue(suspended?.suspended)
       assert.strictEqual(suspended?.power, "offline")
       assert.strictEqual((yield* Effect.flip(powerGameServer(alice, server.id, "start")))._tag, "GameServerUnavailable")
-      assert.strictEqual((yield* Effect.flip(issueConsoleToken(alice, server.identifier)))._tag, "GameServerUnavailable")
+      const holder = { userId: alice, sessionId: SessionId.make("00000000-0000-4000-8000-00000000a004") }
+      assert.strictEqual((yield* Effect.flip(issueConsoleToken(holder, server.identifier)))._tag, "GameServerUnavailable")
       // Sweeping again changes nothing.
       yield* sweepGameLifecycle
       assert.strictEqual(yield* recordStatus(server.id), "suspended")

@@ -1,0 +1,18 @@
+// Server-side sessions, one row each while the session lives: ending a session deletes its row.
+import { Context, type Effect, type Option } from "effect"
+import type { SessionId, SessionRecord } from "../domain/account/SessionRecord.ts"
+import type { UserId } from "../domain/account/User.ts"
+
+export class SessionRecords extends Context.Service<SessionRecords, {
+  create(session: SessionRecord): Effect.Effect<void>
+  /** None once the session has ended (or never existed). */
+  find(id: SessionId): Effect.Effect<Option.Option<SessionRecord>>
+  /** Moves `lastSeenAt` forward to `at` (never back). */
+  touch(id: SessionId, at: Date): Effect.Effect<void>
+  /** Ends one session; true when it was still live. */
+  end(id: SessionId): Effect.Effect<boolean>
+  /** Ends every session of the user; returns how many were live. */
+  endAllOf(userId: UserId): Effect.Effect<number>
+  /** Forgets up to `limit` sessions whose absolute cap has passed at `now` (any user's); returns how many. */
+  purgeExpired(now: Date, limit: number): Effect.Effect<number>
+}>()("zh/ports/SessionRecords") {}
