@@ -1,7 +1,8 @@
-// In-memory VpsRecords: one record per order, so a retried creation gets the first one back.
+// In-memory VpsRecords: one record per order, so a retried creation gets the first one back; snapshot claims one per
+// VPS and name (case-insensitive), each taken in one atomic step.
 import { Effect, Layer, Option, Ref } from "effect"
 import { Vps } from "../../domain/vps/Vps.ts"
-import { VpsRecords } from "../../ports/VpsRecords.ts"
+import { type SnapshotClaim, type SnapshotClaimOutcome, VpsRecords } from "../../ports/VpsRecords.ts"
 
 interface Row {
   readonly vps: Vps
@@ -13,6 +14,7 @@ const byCreation = (a: Vps, b: Vps) => a.createdAt.getTime() - b.createdAt.getTi
 
 export const make = Effect.gen(function*() {
   const rows = yield* Ref.make(new Map<string, Row>())
+  const claims = yield* Ref.make<ReadonlyArray<SnapshotClaim>>([])
   const find = (keep: (vps: Vps) => boolean) =>
     Effect.map(Ref.get(rows), (m) => Option.fromNullishOr([...m.values()].map((row) => row.vps).find(keep)))
   const update = (id: string, f: (row: Row) => Row) =>
@@ -51,7 +53,21 @@ export const make = Effect.gen(function*() {
           destroyedAt: options.destroyedAt ?? row.vps.destroyedAt
         })
       })),
-    setSealedRootPassword: (id, sealed) => update(id, (row) => ({ ...row, sealedRootPassword: sealed }))
+    setSealedRootPassword: (id, sealed) => update(id, (row) => ({ ...row, sealedRootPassword: sealed })),
+    claimSnapshotName: (claim) =>
+      Effect.flatMap(Ref.get(rows), (m) =>
+        // Like the table's foreign key: a claim on a VPS we do not record is a caller's bug.
+        !m.has(claim.vpsId)
+          ? Effect.die(`no VPS ${claim.vpsId} to claim a snapshot name on`)
+          : Ref.modify(claims, (all): readonly [SnapshotClaimOutcome, ReadonlyArray<SnapshotClaim>] => {
+            const live = all.filter((c) => c.vpsId !== claim.vpsId || c.expiresAt.getTime() > claim.now.getTime())
+            const mine = live.filter((c) => c.vpsId === claim.vpsId)
+            const holder = mine.find((c) => c.name.toLowerCase() === claim.name.toLowerCase())
+            if (holder !== undefined) return [{ _tag: "Held", by: holder.work }, live]
+            const othersBeingTaken = mine.filter((c) => c.work === "create").map((c) => c.name)
+            return [{ _tag: "Claimed", othersBeingTaken }, [...live, claim]]
+          })),
+    releaseSnapshotClaim: (id) => Ref.update(claims, (all) => all.filter((c) => c.id !== id))
   })
 })
 

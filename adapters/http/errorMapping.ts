@@ -51,6 +51,7 @@ export type DomainError =
   | VpsActions.InvalidSnapshotName
   | VpsActions.SnapshotNotFound
   | VpsActions.SnapshotExists
+  | VpsActions.SnapshotBusy
   | Virtualization.VirtualizationUnavailable
   | Virtualization.TaskFailed
   | Virtualization.ClusterUnknown
@@ -103,6 +104,7 @@ const table = {
   InvalidSnapshotName: (e) => new Unprocessable(body("INVALID_SNAPSHOT_NAME", e)),
   SnapshotNotFound: (e) => new NotFound(body("SNAPSHOT_NOT_FOUND", e)),
   SnapshotExists: (e) => new Conflict(body("SNAPSHOT_EXISTS", e)),
+  SnapshotBusy: (e) => new Conflict(body("SNAPSHOT_BUSY", e)),
   // Upstream details (hosts, nodes, task logs) stay in our logs; the customer gets a generic, stable answer.
   VirtualizationUnavailable: () => upstreamUnavailable,
   TaskFailed: () => upstreamUnavailable,

@@ -8,6 +8,7 @@ import billingVps from "./migrations/0004_billing_vps.ts"
 import gameServers from "./migrations/0005_game_servers.ts"
 import sessions from "./migrations/0006_sessions.ts"
 import recovery from "./migrations/0007_recovery.ts"
+import snapshotClaims from "./migrations/0008_snapshot_claims.ts"
 
 const all = {
   "1_accounts": accounts,
@@ -16,7 +17,8 @@ const all = {
   "4_billing_vps": billingVps,
   "5_game_servers": gameServers,
   "6_sessions": sessions,
-  "7_recovery": recovery
+  "7_recovery": recovery,
+  "8_snapshot_claims": snapshotClaims
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))

@@ -1,8 +1,9 @@
-// VPS records in Postgres: one per order (UNIQUE order_id), so a retried creation finds the first record.
+// VPS records in Postgres: one per order (UNIQUE order_id), so a retried creation finds the first record; snapshot
+// claims one per VPS and lower(name), taken under the VPS row's lock.
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { Vps, VpsStatus } from "../../domain/vps/Vps.ts"
-import { VpsRecords } from "../../ports/VpsRecords.ts"
+import { type SnapshotClaimOutcome, VpsRecords } from "../../ports/VpsRecords.ts"
 
 const VpsRow = Schema.Struct({
   id: Schema.String,
@@ -21,6 +22,8 @@ const VpsRow = Schema.Struct({
   created_at: Schema.Date,
   destroyed_at: Schema.NullOr(Schema.Date)
 })
+
+const ClaimRows = Schema.Array(Schema.Struct({ name: Schema.String, work: Schema.Literals(["create", "delete"]) }))
 
 const toVps = (r: typeof VpsRow.Type): Vps =>
   new Vps({
@@ -105,7 +108,33 @@ export const make = Effect.gen(function*() {
                  WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
     },
     setSealedRootPassword: (id, sealed) =>
-      sql`UPDATE vps SET root_password_sealed = ${sealed} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+      sql`UPDATE vps SET root_password_sealed = ${sealed} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+    claimSnapshotName: (claim) =>
+      sql.withTransaction(Effect.gen(function*() {
+        // Claims of one VPS queue here until commit: each sees every claim committed before it, none half-made.
+        // NO KEY UPDATE: nothing else that reads or references the VPS row waits on it.
+        yield* sql`SELECT id FROM vps WHERE id = ${claim.vpsId} FOR NO KEY UPDATE`
+        yield* sql`DELETE FROM snapshot_claims WHERE vps_id = ${claim.vpsId} AND expires_at <= ${claim.now}`
+        const live = yield* sql`SELECT name, work FROM snapshot_claims WHERE vps_id = ${claim.vpsId}`.pipe(
+          Effect.flatMap(Schema.decodeUnknownEffect(ClaimRows))
+        )
+        const holder = live.find((c) => c.name.toLowerCase() === claim.name.toLowerCase())
+        if (holder !== undefined) return { _tag: "Held", by: holder.work } satisfies SnapshotClaimOutcome
+        // Under the lock no other claim can land in between: a conflict here would be a reused claim id (a bug).
+        yield* sql`INSERT INTO snapshot_claims ${
+          sql.insert({
+            id: claim.id,
+            vps_id: claim.vpsId,
+            name: claim.name,
+            work: claim.work,
+            claimed_at: claim.now,
+            expires_at: claim.expiresAt
+          })
+        }`
+        const othersBeingTaken = live.filter((c) => c.work === "create").map((c) => c.name)
+        return { _tag: "Claimed", othersBeingTaken } satisfies SnapshotClaimOutcome
+      })).pipe(Effect.orDie),
+    releaseSnapshotClaim: (id) => sql`DELETE FROM snapshot_claims WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
   })
 })
 

@@ -1,10 +1,11 @@
 // What an owner can do with a VPS: see it, power it, snapshot it, reset its root password, open its console.
 // Another user's VPS does not exist for them (VpsNotFound), and nothing runs on a suspended or destroyed one.
-import { Effect, Option, Redacted, Schema } from "effect"
+import { Clock, Duration, Effect, Option, Redacted, Schema } from "effect"
+import { SecureRandom } from "effect/crypto"
 import { Catalog } from "../../ports/Catalog.ts"
 import { SecretBox } from "../../ports/SecretBox.ts"
-import { type Snapshot, Virtualization } from "../../ports/Virtualization.ts"
-import { VpsRecords } from "../../ports/VpsRecords.ts"
+import { Virtualization } from "../../ports/Virtualization.ts"
+import { type SnapshotWork, VpsRecords } from "../../ports/VpsRecords.ts"
 import { bringBack, vmRefOf } from "./Lifecycle.ts"
 import { generatePassword } from "./passwords.ts"
 import type { Vps } from "./Vps.ts"
@@ -50,6 +51,12 @@ export class SnapshotExists extends Schema.TaggedError<SnapshotExists>()("Snapsh
 export class SnapshotNotFound extends Schema.TaggedError<SnapshotNotFound>()("SnapshotNotFound", {}) {
   override get message() {
     return "No such snapshot."
+  }
+}
+
+export class SnapshotBusy extends Schema.TaggedError<SnapshotBusy>()("SnapshotBusy", {}) {
+  override get message() {
+    return "This snapshot is being taken or deleted right now; try again once that is done."
   }
 }
 
@@ -102,6 +109,47 @@ export const listSnapshots = Effect.fn("listSnapshots")(function*(userId: string
   return yield* (yield* Virtualization).listSnapshots(vmRefOf(vps))
 })
 
+/**
+ * How long a snapshot name stays claimed by a request that never released it (its process died): far longer than
+ * any snapshot task with our retries, short enough that the name comes back the same day.
+ */
+export const SNAPSHOT_CLAIM_LIFETIME = Duration.minutes(15)
+
+/**
+ * Runs `work` holding `name` on the VPS (DESIGN §5: the database settles the race, before the hypervisor is asked),
+ * and releases it however `work` ends (a release that fails leaves the claim to expire). A name another request
+ * holds fails with `held(by)` at once.
+ */
+const withSnapshotClaim = <A, E, R, H>(
+  vps: Vps,
+  name: string,
+  work: SnapshotWork,
+  held: (by: SnapshotWork) => H,
+  use: (othersBeingTaken: ReadonlyArray<string>) => Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function*() {
+    const records = yield* VpsRecords
+    const id = yield* (yield* SecureRandom.SecureRandom).uuidV4()
+    const now = yield* Clock.currentTimeMillis
+    return yield* Effect.acquireUseRelease(
+      records.claimSnapshotName({
+        id,
+        vpsId: vps.id,
+        name,
+        work,
+        now: new Date(now),
+        expiresAt: new Date(now + Duration.toMillis(SNAPSHOT_CLAIM_LIFETIME))
+      }),
+      (outcome): Effect.Effect<A, E | H, R> =>
+        outcome._tag === "Held" ? Effect.fail(held(outcome.by)) : use(outcome.othersBeingTaken),
+      (outcome) =>
+        outcome._tag === "Held" ? Effect.void : records.releaseSnapshotClaim(id).pipe(
+          // The answer stands (the hypervisor did what it did); the claim lapses by itself.
+          Effect.catchCause((cause) => Effect.logWarning(`snapshot claim on ${vps.id} not released; it expires by itself`, cause))
+        )
+    )
+  })
+
 export const createSnapshot = Effect.fn("createSnapshot")(function*(
   userId: string,
   vpsId: string,
@@ -116,30 +164,20 @@ export const createSnapshot = Effect.fn("createSnapshot")(function*(
   const limit = plan.kind === "vps" ? plan.snapshotLimit : 0
   const virtualization = yield* Virtualization
   const vm = vmRefOf(vps)
-  const own = (all: ReadonlyArray<Snapshot>) => all.filter((s) => !s.name.startsWith("final-"))
-  const taken = (all: ReadonlyArray<Snapshot>) => all.some((s) => s.name.toLowerCase() === name.toLowerCase())
-  const existing = yield* virtualization.listSnapshots(vm)
-  if (taken(existing)) return yield* new SnapshotExists()
-  if (own(existing).length >= limit) return yield* new SnapshotLimitReached({ limit })
-  yield* virtualization.createSnapshot(vm, name, description).pipe(
-    // A concurrent request took the same name between our check and our task (the hypervisor refused ours, or it
-    // held the VM's lock until our retries ran out): the name is taken, which is the customer's answer.
-    Effect.catchIf(
-      (e) => e._tag === "TaskFailed" || e._tag === "VirtualizationUnavailable",
-      (e) =>
-        Effect.flatMap(
-          virtualization.listSnapshots(vm),
-          (now): Effect.Effect<never, typeof e | SnapshotExists> => taken(now) ? Effect.fail(new SnapshotExists()) : Effect.fail(e)
-        )
-    )
-  )
-  // Two requests may both pass the check above; whichever finds the limit exceeded afterwards takes its own back.
-  const after = yield* virtualization.listSnapshots(vm)
-  if (own(after).length > limit) {
-    yield* virtualization.deleteSnapshot(vm, name)
-    return yield* new SnapshotLimitReached({ limit })
-  }
-  return after
+  const lower = (n: string) => n.toLowerCase()
+  // Another request taking this name: as far as the customer is concerned it exists. One deleting it: busy.
+  const held = (by: SnapshotWork) => by === "create" ? new SnapshotExists() : new SnapshotBusy()
+  return yield* withSnapshotClaim(vps, name, "create", held, (othersBeingTaken) =>
+    Effect.gen(function*() {
+      // Listed after our claim: every creation claimed before ours has finished (so it is listed here) or still holds
+      // its claim. Counting both, two requests never both take the last place; ours counts for those claimed after.
+      const existing = yield* virtualization.listSnapshots(vm)
+      if (existing.some((s) => lower(s.name) === lower(name))) return yield* new SnapshotExists()
+      const customers = existing.filter((s) => !s.name.startsWith("final-")).map((s) => lower(s.name))
+      if (new Set([...customers, ...othersBeingTaken.map(lower)]).size >= limit) return yield* new SnapshotLimitReached({ limit })
+      yield* virtualization.createSnapshot(vm, name, description)
+      return yield* virtualization.listSnapshots(vm)
+    }))
 })
 
 export const deleteSnapshot = Effect.fn("deleteSnapshot")(function*(userId: string, vpsId: string, name: string) {
@@ -147,9 +185,13 @@ export const deleteSnapshot = Effect.fn("deleteSnapshot")(function*(userId: stri
   // A name no snapshot can have (from a path: anything) is missing, without asking the hypervisor.
   if (!SNAPSHOT_NAME.test(name)) return yield* new SnapshotNotFound()
   const virtualization = yield* Virtualization
-  const existing = yield* virtualization.listSnapshots(vmRefOf(vps))
-  if (!existing.some((s) => s.name === name)) return yield* new SnapshotNotFound()
-  yield* virtualization.deleteSnapshot(vmRefOf(vps), name)
+  // Claimed too: deleting one that is still being taken (or already being deleted) would only meet the VM's lock.
+  yield* withSnapshotClaim(vps, name, "delete", () => new SnapshotBusy(), () =>
+    Effect.gen(function*() {
+      const existing = yield* virtualization.listSnapshots(vmRefOf(vps))
+      if (!existing.some((s) => s.name === name)) return yield* new SnapshotNotFound()
+      yield* virtualization.deleteSnapshot(vmRefOf(vps), name)
+    }))
 })
 
 /**

@@ -14,7 +14,7 @@ import { Vps } from "../../domain/vps/Vps.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
-import { VpsRecords } from "../../ports/VpsRecords.ts"
+import { type SnapshotClaimOutcome, type SnapshotWork, VpsRecords } from "../../ports/VpsRecords.ts"
 import { sqlBackends } from "../support/databases.ts"
 import { newUser } from "../support/userMother.ts"
 
@@ -65,6 +65,22 @@ const provisioned = (userId: string, createdAt: Date = builtAt) =>
       destroyedAt: null
     })
   })
+
+/** A recorded VPS of a new customer, for claims on its snapshot names. */
+const recordedVps = Effect.flatMap(
+  Effect.flatMap(customer, (userId) => provisioned(userId)),
+  (vps) => Effect.flatMap(VpsRecords, (records) => records.create(vps, "v1:sealed"))
+)
+
+/** A claim for `work` on `name`, made at `at` for 15 minutes. */
+const claimAt = (vpsId: string, name: string, work: SnapshotWork, at: Date = builtAt, id: string = randomUUID()) =>
+  Effect.flatMap(VpsRecords, (records) =>
+    records.claimSnapshotName({ id, vpsId, name, work, now: at, expiresAt: new Date(at.getTime() + 15 * 60_000) }))
+
+const claimed = (othersBeingTaken: ReadonlyArray<string>): SnapshotClaimOutcome => ({ _tag: "Claimed", othersBeingTaken })
+/** The outcome with the other creations' names in order (a claim names them in no particular order). */
+const sorted = (outcome: SnapshotClaimOutcome): SnapshotClaimOutcome =>
+  outcome._tag === "Claimed" ? claimed([...outcome.othersBeingTaken].sort()) : outcome
 
 const current = (id: string) => Effect.map(Effect.flatMap(VpsRecords, (records) => records.get(id)), Option.getOrThrow)
 
@@ -159,6 +175,83 @@ const contract = (name: string, impl: Layer.Layer<VpsRecords | Subscriptions | O
         const live = new Set((yield* records.live).map((v) => v.id))
         assert.isTrue(live.has(running.id) && live.has(suspended.id))
         assert.isFalse(live.has(destroyed.id))
+      }))
+
+    it.effect("a snapshot name is claimed once: another claim of it, in any case, learns what its holder does", () =>
+      Effect.gen(function*() {
+        const vps = yield* recordedVps
+        assert.deepStrictEqual(yield* claimAt(vps.id, "Before-Upgrade", "create"), claimed([]))
+        assert.deepStrictEqual(yield* claimAt(vps.id, "before-upgrade", "create"), { _tag: "Held", by: "create" })
+        assert.deepStrictEqual(yield* claimAt(vps.id, "BEFORE-UPGRADE", "delete"), { _tag: "Held", by: "create" })
+        yield* claimAt(vps.id, "old-one", "delete")
+        assert.deepStrictEqual(yield* claimAt(vps.id, "old-one", "create"), { _tag: "Held", by: "delete" })
+      }))
+
+    it.effect("a released name can be claimed again; a name is claimed per VPS", () =>
+      Effect.gen(function*() {
+        const records = yield* VpsRecords
+        const vps = yield* recordedVps
+        const other = yield* recordedVps
+        const id = randomUUID()
+        yield* claimAt(vps.id, "nightly", "create", builtAt, id)
+        assert.deepStrictEqual(yield* claimAt(other.id, "nightly", "create"), claimed([]))
+        yield* records.releaseSnapshotClaim(id)
+        assert.deepStrictEqual(yield* claimAt(vps.id, "nightly", "delete"), claimed([]))
+      }))
+
+    it.effect("ten claims of one name at the same time: exactly one is claimed, the others find it held", () =>
+      Effect.gen(function*() {
+        const vps = yield* recordedVps
+        const outcomes = yield* Effect.all(
+          Array.from({ length: 10 }, (_, i) => claimAt(vps.id, i % 2 === 0 ? "same-name" : "SAME-NAME", "create")),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(outcomes.filter((o) => o._tag === "Claimed").length, 1)
+        assert.deepStrictEqual(outcomes.filter((o) => o._tag === "Held"), Array.from({ length: 9 }, () => ({ _tag: "Held", by: "create" })))
+      }))
+
+    it.effect("a claim names the other creations under way on the VPS, not its deletions nor other VPSes' claims", () =>
+      Effect.gen(function*() {
+        const records = yield* VpsRecords
+        const vps = yield* recordedVps
+        const first = randomUUID()
+        yield* claimAt(vps.id, "alpha", "create", builtAt, first)
+        yield* claimAt(vps.id, "beta", "create")
+        yield* claimAt(vps.id, "gone", "delete")
+        yield* claimAt((yield* recordedVps).id, "elsewhere", "create")
+        assert.deepStrictEqual(sorted(yield* claimAt(vps.id, "gamma", "create")), claimed(["alpha", "beta"]))
+        yield* records.releaseSnapshotClaim(first)
+        assert.deepStrictEqual(sorted(yield* claimAt(vps.id, "delta", "delete")), claimed(["beta", "gamma"]))
+      }))
+
+    it.effect("eight creations of different names at the same time are claimed one after another: each sees all before it", () =>
+      Effect.gen(function*() {
+        const vps = yield* recordedVps
+        const outcomes = yield* Effect.all(
+          Array.from({ length: 8 }, (_, i) => Effect.map(claimAt(vps.id, `snap-${i}`, "create"), (o) => ({ name: `snap-${i}`, o }))),
+          { concurrency: "unbounded" }
+        )
+        const seen = outcomes.map(({ name, o }) => ({ name, before: o._tag === "Claimed" ? [...o.othersBeingTaken].sort() : [] }))
+          .sort((a, b) => a.before.length - b.before.length)
+        // A chain: the k-th claim saw exactly the k claims before it, so no two ever missed each other.
+        seen.forEach(({ before }, k) => {
+          assert.deepStrictEqual(before, seen.slice(0, k).map((s) => s.name).sort())
+        })
+      }))
+
+    it.effect("a claim expires after its time: the name is free again and it no longer counts", () =>
+      Effect.gen(function*() {
+        const records = yield* VpsRecords
+        const vps = yield* recordedVps
+        const abandoned = randomUUID()
+        yield* claimAt(vps.id, "crashed", "create", builtAt, abandoned)
+        assert.deepStrictEqual(yield* claimAt(vps.id, "crashed", "create", new Date(later(15).getTime() - 1)), { _tag: "Held", by: "create" })
+        assert.deepStrictEqual(sorted(yield* claimAt(vps.id, "meanwhile", "create", later(14))), claimed(["crashed"]))
+        const retaken = yield* claimAt(vps.id, "crashed", "create", later(15))
+        assert.deepStrictEqual(sorted(retaken), claimed(["meanwhile"]))
+        // The process that held it first ends late: its release leaves the new holder's claim alone.
+        yield* records.releaseSnapshotClaim(abandoned)
+        assert.deepStrictEqual(yield* claimAt(vps.id, "crashed", "delete", later(16)), { _tag: "Held", by: "create" })
       }))
 
     it.effect("changing the sealed root password leaves the record as it was", () =>

@@ -1,5 +1,6 @@
-// Conflicts are 409s (issue 10 §3): requests racing for the same name, on a sandbox Proxmox whose snapshot tasks take
-// their realistic time (the hypervisor holds the VM's lock while one runs), and a registration race.
+// Conflicts are 409s (issue 10 §3): snapshot requests racing for one name or for the plan's last place, on a sandbox
+// Proxmox whose snapshot tasks take their realistic time (the hypervisor holds the VM's lock while one runs and lists
+// the snapshot only once it is done: our records settle the race), and a registration race.
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer } from "../support/testServer.ts"
@@ -30,6 +31,21 @@ describe("conflicts", () => {
     expect(errorCode(refused, 409)).toBe("SNAPSHOT_EXISTS")
     const listed = expectBody(await browser.get(`/api/vps/${vpsId}/snapshots`), 200, Envelopes.snapshots).snapshots
     expect(listed.filter((s) => s.name === "same-name")).toHaveLength(1)
+  }, 30_000)
+
+  it("two snapshots of different names asked for at once for the plan's last place: one is taken, the other 409 SNAPSHOT_LIMIT_REACHED", async () => {
+    const snapshots = async () => expectBody(await browser.get(`/api/vps/${vpsId}/snapshots`), 200, Envelopes.snapshots).snapshots
+    // The plan (vps-s) keeps two: fill all places but one, whatever the tests before left.
+    const limit = 2
+    for (let i = (await snapshots()).length; i < limit - 1; i++) {
+      expect((await browser.post(`/api/vps/${vpsId}/snapshots`, { name: `filler-${i}` })).status).toBe(201)
+    }
+    expect(await snapshots()).toHaveLength(limit - 1)
+    const replies = await Promise.all(["last-a", "last-b"].map((name) => browser.post(`/api/vps/${vpsId}/snapshots`, { name })))
+    const [taken, refused] = replies[0]!.status === 201 ? [replies[0]!, replies[1]!] : [replies[1]!, replies[0]!]
+    expect(taken.status, taken.text).toBe(201)
+    expect(errorCode(refused, 409)).toBe("SNAPSHOT_LIMIT_REACHED")
+    expect(await snapshots()).toHaveLength(limit)
   }, 30_000)
 
   it("five registrations of one address at once: one account (201), the others 409 EMAIL_TAKEN", async () => {

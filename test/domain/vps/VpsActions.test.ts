@@ -1,13 +1,17 @@
 // Specification of an owner's actions on a running VPS, on in-memory fakes: snapshot names and limits (also
-// under concurrent requests), and a root-password reset that survives a restart.
+// under concurrent requests, one held inside the hypervisor's call while others arrive), and a root-password reset
+// that survives a restart.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Deferred, Effect, Fiber, Option } from "effect"
+import { TestClock } from "effect/testing"
 import { placeOrder } from "../../../domain/billing/Ordering.ts"
 import { vmRefOf } from "../../../domain/vps/Lifecycle.ts"
-import { createSnapshot, listSnapshots, ownedVps, powerVps, resetRootPassword, shutdownVps } from "../../../domain/vps/VpsActions.ts"
+import {
+  createSnapshot, deleteSnapshot, listSnapshots, ownedVps, powerVps, resetRootPassword, shutdownVps
+} from "../../../domain/vps/VpsActions.ts"
 import { normaliseSshPublicKey } from "../../../domain/vps/VpsOptions.ts"
 import { Orders } from "../../../ports/Orders.ts"
-import { ShutdownTimedOut, Virtualization } from "../../../ports/Virtualization.ts"
+import { ShutdownTimedOut, TaskFailed, Virtualization } from "../../../ports/Virtualization.ts"
 import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
 import { VpsRecords } from "../../../ports/VpsRecords.ts"
 import { logIn, terminal } from "../../support/virtualizationMother.ts"
@@ -15,17 +19,52 @@ import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 
+/** Alice's VPS, once its order completed (the in-memory workflows never sleep: this also runs under TestClock). */
 const running = Effect.gen(function*() {
   const order = yield* placeOrder(alice, "vps-s", vpsOptions("act-1"))
   const orders = yield* Orders
-  for (let i = 0; i < 500; i++) {
+  for (let i = 0; i < 20_000; i++) {
     const o = Option.getOrThrow(yield* orders.get(order.id))
     if (o.status === "completed") return Option.getOrThrow(yield* (yield* VpsRecords).get(o.serviceId!))
     if (o.status === "failed") return yield* Effect.die(new Error(o.failureReason ?? "failed"))
-    yield* Effect.sleep("10 millis")
+    yield* Effect.yieldNow
   }
   return yield* Effect.die(new Error("order did not complete"))
 })
+
+/**
+ * Starts `request` and returns once it is inside the hypervisor's `operation` call, held there (as a real snapshot
+ * task holds the VM for a while) until `release`. Other requests meanwhile reach the hypervisor unhindered.
+ */
+const heldInside = <A, E, R>(operation: "createSnapshot" | "deleteSnapshot", request: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const inner = yield* Virtualization
+    const entered = yield* Deferred.make<void>()
+    const released = yield* Deferred.make<void>()
+    const gate = <A2, E2>(effect: Effect.Effect<A2, E2>) =>
+      Deferred.succeed(entered, undefined).pipe(Effect.andThen(Deferred.await(released)), Effect.andThen(effect))
+    const holding = Virtualization.of({
+      ...inner,
+      createSnapshot: (vm, name, description) =>
+        operation === "createSnapshot" ? gate(inner.createSnapshot(vm, name, description)) : inner.createSnapshot(vm, name, description),
+      deleteSnapshot: (vm, name) => operation === "deleteSnapshot" ? gate(inner.deleteSnapshot(vm, name)) : inner.deleteSnapshot(vm, name)
+    })
+    const fiber = yield* request.pipe(Effect.provideService(Virtualization, holding), Effect.forkChild)
+    yield* Deferred.await(entered)
+    return { fiber, release: Deferred.succeed(released, undefined) }
+  })
+
+/** How many calls the hypervisor has had of each snapshot operation. */
+const upstreamCalls = Effect.gen(function*() {
+  const cluster = yield* MemoryCluster
+  return {
+    list: yield* cluster.calls("listSnapshots"),
+    create: yield* cluster.calls("createSnapshot"),
+    delete: yield* cluster.calls("deleteSnapshot")
+  }
+})
+
+const names = (all: ReadonlyArray<{ readonly name: string }>) => all.map((s) => s.name).sort()
 
 describe("VPS snapshots", () => {
   it.live("refuse names Proxmox would refuse, reserved names and duplicates, with their own errors", () =>
@@ -39,16 +78,107 @@ describe("VPS snapshots", () => {
       assert.strictEqual((yield* Effect.flip(createSnapshot(alice, vps.id, "before-upgrade", "")))._tag, "SnapshotExists")
     }).pipe(Effect.provide(vpsEnv())))
 
-  it.live("never exceed the plan's limit, even when many are asked for at once", () =>
+  it.live("fill the plan's limit exactly, and no further, when many are asked for at once", () =>
     Effect.gen(function*() {
       const vps = yield* running
       const results = yield* Effect.all(
         Array.from({ length: 6 }, (_, i) => Effect.result(createSnapshot(alice, vps.id, `snap-${i}`, ""))),
         { concurrency: "unbounded" }
       )
-      const kept = yield* listSnapshots(alice, vps.id)
-      assert.isAtMost(kept.length, 2)
-      assert.strictEqual(results.filter((r) => r._tag === "Success").length, kept.length)
+      assert.strictEqual((yield* listSnapshots(alice, vps.id)).length, 2)
+      assert.strictEqual(results.filter((r) => r._tag === "Success").length, 2)
+      assert.deepStrictEqual(
+        results.flatMap((r) => r._tag === "Failure" ? [r.failure._tag] : []),
+        Array.from({ length: 4 }, () => "SnapshotLimitReached")
+      )
+    }).pipe(Effect.provide(vpsEnv())))
+})
+
+describe("snapshot requests racing (the name is claimed in our records before the hypervisor is asked)", () => {
+  it.effect("two of one name: the one inside the hypervisor's call is taken, the other is told it exists at once", () =>
+    Effect.gen(function*() {
+      const vps = yield* running
+      const first = yield* heldInside("createSnapshot", createSnapshot(alice, vps.id, "same-name", ""))
+      const before = yield* upstreamCalls
+      const second = yield* Effect.flip(createSnapshot(alice, vps.id, "Same-Name", ""))
+      assert.strictEqual(second._tag, "SnapshotExists")
+      assert.deepStrictEqual(yield* upstreamCalls, before, "the refused request asked the hypervisor nothing")
+      yield* first.release
+      assert.deepStrictEqual(names(yield* Fiber.join(first.fiber)), ["same-name"])
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("two names at the plan's limit: the one inside the hypervisor's call is kept, the other reaches the limit", () =>
+    Effect.gen(function*() {
+      const vps = yield* running
+      yield* createSnapshot(alice, vps.id, "keep", "")
+      const first = yield* heldInside("createSnapshot", createSnapshot(alice, vps.id, "snap-a", ""))
+      const before = yield* upstreamCalls
+      const second = yield* Effect.flip(createSnapshot(alice, vps.id, "snap-b", ""))
+      assert.deepInclude(second, { _tag: "SnapshotLimitReached", limit: 2 })
+      assert.strictEqual((yield* upstreamCalls).create, before.create, "the refused request created nothing")
+      yield* first.release
+      assert.deepStrictEqual(names(yield* Fiber.join(first.fiber)), ["keep", "snap-a"])
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("one being taken cannot be deleted yet (busy); one being deleted can be neither deleted again nor retaken", () =>
+    Effect.gen(function*() {
+      const vps = yield* running
+      const creation = yield* heldInside("createSnapshot", createSnapshot(alice, vps.id, "making", ""))
+      const before = yield* upstreamCalls
+      assert.strictEqual((yield* Effect.flip(deleteSnapshot(alice, vps.id, "making")))._tag, "SnapshotBusy")
+      assert.deepStrictEqual(yield* upstreamCalls, before)
+      yield* creation.release
+      yield* Fiber.join(creation.fiber)
+
+      const deletion = yield* heldInside("deleteSnapshot", deleteSnapshot(alice, vps.id, "making"))
+      assert.strictEqual((yield* Effect.flip(deleteSnapshot(alice, vps.id, "making")))._tag, "SnapshotBusy")
+      assert.strictEqual((yield* Effect.flip(createSnapshot(alice, vps.id, "making", "")))._tag, "SnapshotBusy")
+      yield* deletion.release
+      yield* Fiber.join(deletion.fiber)
+      assert.deepStrictEqual(names(yield* createSnapshot(alice, vps.id, "making", "")), ["making"])
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("the name is free again however a creation ends: the hypervisor refused it, or the request was abandoned", () =>
+    Effect.gen(function*() {
+      const vps = yield* running
+      yield* (yield* MemoryCluster).failNext(
+        "createSnapshot",
+        new TaskFailed({ operation: "createSnapshot", exitStatus: "simulated failure", log: [] })
+      )
+      assert.strictEqual((yield* Effect.flip(createSnapshot(alice, vps.id, "retry-me", "")))._tag, "TaskFailed")
+      assert.deepStrictEqual(names(yield* createSnapshot(alice, vps.id, "retry-me", "")), ["retry-me"])
+
+      const abandoned = yield* heldInside("createSnapshot", createSnapshot(alice, vps.id, "left", ""))
+      yield* Fiber.interrupt(abandoned.fiber)
+      assert.deepStrictEqual(names(yield* createSnapshot(alice, vps.id, "left", "")), ["left", "retry-me"])
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("a claim left by a process that died holds the name for 15 minutes, then lapses", () =>
+    Effect.gen(function*() {
+      const vps = yield* running
+      const records = yield* VpsRecords
+      // The process dies inside the hypervisor's call: the task never ran and nothing released the name.
+      const dying = VpsRecords.of({ ...records, releaseSnapshotClaim: () => Effect.void })
+      yield* (yield* MemoryCluster).failNext(
+        "createSnapshot",
+        new TaskFailed({ operation: "createSnapshot", exitStatus: "connection lost", log: [] })
+      )
+      yield* Effect.flip(createSnapshot(alice, vps.id, "orphan", "").pipe(Effect.provideService(VpsRecords, dying)))
+      yield* TestClock.adjust("14 minutes")
+      assert.strictEqual((yield* Effect.flip(createSnapshot(alice, vps.id, "orphan", "")))._tag, "SnapshotExists")
+      yield* TestClock.adjust("1 minute")
+      assert.deepStrictEqual(names(yield* createSnapshot(alice, vps.id, "orphan", "")), ["orphan"])
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("a claim the database could not release leaves the answer as the hypervisor gave it", () =>
+    Effect.gen(function*() {
+      const vps = yield* running
+      const records = yield* VpsRecords
+      const unreachable = VpsRecords.of({ ...records, releaseSnapshotClaim: () => Effect.die(new Error("database unreachable")) })
+      const made = yield* createSnapshot(alice, vps.id, "kept", "").pipe(Effect.provideService(VpsRecords, unreachable))
+      assert.deepStrictEqual(names(made), ["kept"])
+      // The claim left behind and the snapshot listed are one name: it does not count twice toward the limit of two.
+      assert.deepStrictEqual(names(yield* createSnapshot(alice, vps.id, "second", "")), ["kept", "second"])
     }).pipe(Effect.provide(vpsEnv())))
 })
 
