@@ -23,6 +23,8 @@ export const SettingsConfig = Config.all({
   databaseUrl: optionalSecret("DATABASE_URL"),
   databaseMaxConnections: intSetting("DATABASE_MAX_CONNECTIONS", 1, 200, 10),
   databaseConnectTimeoutMs: intSetting("DATABASE_CONNECT_TIMEOUT_MS", 100, 60_000, 2_000),
+  // Default by database (resolveSettings): 3 s on DATABASE_URL, 10 s (effect/cluster's) on the embedded one.
+  workflowLockRefreshSeconds: Config.option(Config.schema(between(1, 11), "WORKFLOW_LOCK_REFRESH_SECONDS")),
   jwtSecret: optionalSecret("JWT_SECRET"),
   encryptionKey: optionalSecret("ENCRYPTION_KEY"),
   previousEncryptionKeys: optionalSecret("ENCRYPTION_KEYS_PREVIOUS"),
@@ -86,7 +88,7 @@ export const SettingsConfig = Config.all({
 export type RawSettings = Config.Success<typeof SettingsConfig>
 
 /** Settings after defaults that depend on other settings, with secrets resolved and validated. */
-export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat"> {
+export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat" | "workflowLockRefreshSeconds"> {
   readonly production: boolean
   /**
    * Sandbox mode: the simulated Proxmox VE and Pterodactyl with their demo plans, the payment gateway that approves
@@ -98,6 +100,11 @@ export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "j
   readonly encryptionKeys: { readonly current: Redacted.Redacted<Uint8Array>; readonly previous: ReadonlyArray<Redacted.Redacted<Uint8Array>> }
   readonly registryProvider: "insee" | "recherche-entreprises" | "sandbox"
   readonly logFormat: "pretty" | "json"
+  /**
+   * How often the workflow engine confirms its shard locks (and how long one lock operation may take): a database
+   * outage is noticed, and once the database is back every workflow carried on, within about three times this.
+   */
+  readonly workflowLockRefreshSeconds: number
   readonly sessionIdle: Duration.Duration
   readonly sessionRemember: Duration.Duration
   readonly sessionAbsolute: Duration.Duration
@@ -201,6 +208,8 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
     encryptionKeys: { current, previous },
     registryProvider,
     logFormat: Option.getOrElse(raw.logFormat, () => production ? "json" as const : "pretty" as const),
+    // The embedded database lives in this process: no outage to recover from, and its lock leases are 300 row updates.
+    workflowLockRefreshSeconds: Option.getOrElse(raw.workflowLockRefreshSeconds, () => Option.isSome(raw.databaseUrl) ? 3 : 10),
     sessionIdle: Duration.minutes(raw.sessionIdleMinutes),
     sessionRemember: Duration.hours(raw.sessionRememberHours),
     sessionAbsolute: Duration.hours(raw.sessionAbsoluteHours),

@@ -311,7 +311,10 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
       Layer.provide([GamePanelsLive.layer, NodeHttpClient.layerUndici])
     )
   ).pipe(Layer.provideMerge(withPanel))
-  const engine = WorkflowEngineLive({ embedded: Option.isNone(settings.databaseUrl) })
+  const engine = WorkflowEngineLive({
+    embedded: Option.isNone(settings.databaseUrl),
+    lockRefresh: Duration.seconds(settings.workflowLockRefreshSeconds)
+  })
   return Layer.mergeAll(
     WorkflowsLive,
     LifecycleCronLive(Cron.parseUnsafe(settings.lifecycleCron)),

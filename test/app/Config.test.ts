@@ -66,6 +66,15 @@ describe("SettingsConfig and resolveSettings", () => {
         assert.strictEqual(Duration.toMillis(s.loginThrottleWindow), Duration.toMillis(Duration.minutes(15)))
       }))
 
+    it.effect("the workflow engine confirms its locks every 3 s on DATABASE_URL, every 10 s embedded, or as WORKFLOW_LOCK_REFRESH_SECONDS says", () =>
+      Effect.gen(function*() {
+        assert.strictEqual((yield* load({ DATABASE_URL: "postgres://zh@db.internal/zh" })).workflowLockRefreshSeconds, 3)
+        assert.strictEqual((yield* load({})).workflowLockRefreshSeconds, 10)
+        assert.strictEqual((yield* load({ WORKFLOW_LOCK_REFRESH_SECONDS: "5" })).workflowLockRefreshSeconds, 5)
+        const set = { DATABASE_URL: "postgres://zh@db.internal/zh", WORKFLOW_LOCK_REFRESH_SECONDS: "8" }
+        assert.strictEqual((yield* load(set)).workflowLockRefreshSeconds, 8)
+      }))
+
     it.effect("the registry is the sandbox in development without SIRENE_API_KEY", () =>
       Effect.map(load({}), (s) => assert.strictEqual(s.registryProvider, "sandbox")))
 
@@ -159,7 +168,10 @@ describe("SettingsConfig and resolveSettings", () => {
       ["MAX_BODY_BYTES", "1"],
       ["SHUTDOWN_TIMEOUT_SECONDS", "0"],
       ["PROXMOX_REQUEST_TIMEOUT_MS", "5"],
-      ["PROXMOX_RETRY_BASE_DELAY_MS", "0"]
+      ["PROXMOX_RETRY_BASE_DELAY_MS", "0"],
+      // effect/cluster confirms at least every third of the 35 s lock lease: past 11 s the setting would mean nothing.
+      ["WORKFLOW_LOCK_REFRESH_SECONDS", "0"],
+      ["WORKFLOW_LOCK_REFRESH_SECONDS", "12"]
     ]
     for (const [name, value] of cases) {
       it.effect(`${name}=${value}`, () =>

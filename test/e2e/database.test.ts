@@ -3,20 +3,12 @@
 // cut — whether connections are refused or left hanging — says so on /readyz, and answers 200 again by itself once
 // the database is back, without a restart. A real PostgreSQL (TEST_DATABASE_URL, as in CI), else the embedded one
 // served on its socket.
-import { PGlite } from "@electric-sql/pglite"
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
-import { SqlClient } from "effect/sql"
-import { randomBytes, randomUUID } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { ManagedRuntime } from "effect"
+import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { runMigrations } from "../../adapters/postgres/Migrations.ts"
-import { postgres } from "../../app/Database.ts"
-import { EmbeddedPgServer } from "../../app/EmbeddedPgServer.ts"
-import { testDatabaseUrl } from "../support/databases.ts"
 import { errorOf, send } from "../support/fuzz.ts"
-import { type Cut, startTcpProxy, type TcpProxy } from "../support/tcpProxy.ts"
+import { proxiedDatabase, type ProxiedDatabase } from "../support/proxiedDatabase.ts"
+import type { Cut } from "../support/tcpProxy.ts"
 import { testServerLayer, testSettings, TestServer } from "../support/testServer.ts"
 import { PANEL_ORIGIN, sleep } from "../support/vpsHttp.ts"
 
@@ -28,49 +20,7 @@ const settings = testSettings({ databaseConnectTimeoutMs: 1000 })
  */
 const BOUND_MS = 2 * settings.databaseConnectTimeoutMs + 3000
 
-interface Backend {
-  readonly target: { readonly host: string; readonly port: number } | { readonly path: string }
-  readonly user: string
-  readonly database: string
-  readonly close: () => Promise<void>
-}
-
-/** A fresh database on the real server, or an in-memory embedded one served on a private socket. */
-const backend = async (): Promise<Backend> => {
-  const realUrl = testDatabaseUrl
-  if (realUrl !== undefined) {
-    const url = new URL(realUrl)
-    const name = `zh_dbdown_${Date.now()}_${randomBytes(4).toString("hex")}`
-    const admin = (statement: string) =>
-      Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(
-        Effect.provide(postgres(Redacted.make(realUrl), 1))
-      ))
-    await admin(`CREATE DATABASE ${name}`)
-    return {
-      target: { host: url.hostname, port: Number(url.port || "5432") },
-      user: decodeURIComponent(url.username || "postgres"),
-      database: name,
-      close: async () => void (await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
-    }
-  }
-  const dir = mkdtempSync(join(tmpdir(), "zh-dbdown-"))
-  const db = await PGlite.create("memory://")
-  const server = new EmbeddedPgServer(db)
-  await server.listen(join(dir, "pg.sock"))
-  return {
-    target: { path: join(dir, "pg.sock") },
-    user: "postgres",
-    database: "postgres",
-    close: async () => {
-      await server.close()
-      await db.close()
-      rmSync(dir, { recursive: true, force: true })
-    }
-  }
-}
-
-let database: Backend
-let proxy: TcpProxy
+let database: ProxiedDatabase
 let runtime: ManagedRuntime.ManagedRuntime<TestServer, unknown>
 let url: string
 let cookie: string
@@ -78,13 +28,8 @@ let email: string
 const PASSWORD = "correct horse battery"
 
 beforeAll(async () => {
-  database = await backend()
-  proxy = await startTcpProxy(database.target)
-  const through = Redacted.make(`postgres://${database.user}@127.0.0.1:${proxy.port}/${database.database}`)
-  const sql = Layer.effectDiscard(Effect.orDie(runMigrations)).pipe(
-    Layer.provideMerge(postgres(through, 5, { connectTimeout: `${settings.databaseConnectTimeoutMs} millis` }))
-  )
-  runtime = ManagedRuntime.make(testServerLayer(settings, sql))
+  database = await proxiedDatabase()
+  runtime = ManagedRuntime.make(testServerLayer(settings, database.layer(`${settings.databaseConnectTimeoutMs} millis`)))
   url = (await runtime.runPromise(TestServer)).url
   email = `dbdown.${randomUUID()}@example.com`
   const json = { origin: PANEL_ORIGIN, "content-type": "application/json" }
@@ -101,7 +46,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runtime?.dispose()
-  await proxy?.close()
   await database?.close()
 })
 
@@ -139,7 +83,7 @@ const until = async (path: string, status: number, ms: number) => {
 describe.each<Cut>(["refuse", "blackhole"])("the database cut (%s)", (how) => {
   it("answers 503 DATABASE_UNREACHABLE with Retry-After within the connect timeout, and 200 again once it is back", async () => {
     expect((await get("/api/auth/me")).status).toBe(200)
-    proxy.cut(how)
+    database.proxy.cut(how)
     await until("/readyz", 503, BOUND_MS * 2)
     // The session cache keeps a user for a second: past it, every route needs the database.
     await sleep(1100)
@@ -154,7 +98,7 @@ describe.each<Cut>(["refuse", "blackhole"])("the database cut (%s)", (how) => {
     }
     expect((await get("/healthz")).status).toBe(200)
 
-    proxy.restore()
+    database.proxy.restore()
     await until("/readyz", 200, 15_000)
     for (const [method, path, body] of visits()) {
       if (method === "GET") await until(path, 200, 10_000)

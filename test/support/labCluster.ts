@@ -13,9 +13,15 @@ export const LAB = { cluster: "lab", plan: "vps-lab", template: "lab-debian-12" 
 
 const POOL = { id: "lab-public", cluster: LAB.cluster, cidr: "198.51.100.0/24", gateway: "198.51.100.1", bridge: "vmbr0", nodes: ["pve1", "pve2"] }
 
-/** Starts the lab's sandbox and registers it on `server`; close it after the server's tests. */
-export const addLabCluster = async (server: TestServer): Promise<SandboxProxmox> => {
-  const sandbox = await startSandboxProxmox({ taskDurations: { default: 0 } })
+/**
+ * Starts the lab's sandbox and registers it on `server`; close it after the server's tests. Its tasks are instant
+ * unless `taskDurations` (ms by task type, as SandboxProxmoxOptions) says otherwise.
+ */
+export const addLabCluster = async (
+  server: TestServer,
+  taskDurations: Partial<Record<string, number>> = {}
+): Promise<SandboxProxmox> => {
+  const sandbox = await startSandboxProxmox({ taskDurations: { default: 0, ...taskDurations } })
   try {
     await server.runtime.runPromise(Effect.gen(function*() {
       const catalog = yield* Catalog

@@ -30,6 +30,7 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   databaseUrl: Option.none(),
   databaseMaxConnections: 5,
   databaseConnectTimeoutMs: 1000,
+  workflowLockRefreshSeconds: 10,
   jwtSecret: Redacted.make(new TextEncoder().encode("test-signing-key-of-at-least-32-bytes!!")),
   encryptionKeys: { current: Redacted.make(new Uint8Array(32).fill(7)), previous: [] },
   bcryptCost: 4,
