@@ -9,7 +9,7 @@ import { type Lab, orderOf, placeVps, settled, signIn, sleep, SSH_KEY, startLab 
 import { cleanUp, exitOf } from "./processes.ts"
 
 /** The sandbox's clone task: long enough to kill the instance while it runs. */
-const CLONE_MS = 2_000
+const CLONE_MS = 1_000
 
 describe.skipIf(testDatabaseUrl === undefined)("two instances with identical settings on one PostgreSQL", () => {
   let lab: Lab
@@ -50,7 +50,7 @@ describe.skipIf(testDatabaseUrl === undefined)("two instances with identical set
       expect((await settled(lab.customers[placedOn]!, id, 30_000, lab.servers)).status).toBe("completed")
     }
     await annotate(`ms from 201 to the workflow's first upstream request: on the instance that took the order ${latencies.local.join(", ")}; on the other ${latencies.remote.join(", ")}`)
-    expect(latencies.remote).toHaveLength(2)
+    expect([latencies.local.length >= 1, latencies.remote.length >= 2]).toEqual([true, true])
     // effect/cluster's storage poll, the only way between instances before, came every 10 s.
     for (const ms of [...latencies.local, ...latencies.remote]) expect(ms).toBeLessThan(2_000)
   }, 120_000)
@@ -86,8 +86,8 @@ describe.skipIf(testDatabaseUrl === undefined)("two instances with identical set
     const runner = lab.serverOf(clone!)
     expect(runner).toBeGreaterThanOrEqual(0)
     const [killed, survivor] = [lab.servers[runner]!, lab.servers[1 - runner]!]
-    // Into the clone (2 s), then without warning.
-    await sleep(300)
+    // Into the clone, then without warning.
+    await sleep(200)
     killed.process.kill("SIGKILL")
     const killedAt = Date.now()
     await exitOf(killed, 10_000)
