@@ -1,9 +1,8 @@
 // Thin handlers for the account routes: decode (done by the API), call one use case, map errors, set cookies.
 import { Context, Effect, Layer, Option, Redacted, SchemaIssue, Scope } from "effect"
-import { Cookies, HttpEffect, HttpServerResponse } from "effect/http"
+import { Cookies, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import type { Digest, SecureRandom } from "effect/crypto"
-import { LoginThrottled, ResetThrottled } from "../../domain/account/AccountErrors.ts"
 import type { AccountSettings } from "../../domain/account/AccountSettings.ts"
 import { requestPasswordReset, resetPassword } from "../../domain/account/PasswordReset.ts"
 import { register } from "../../domain/account/Registration.ts"
@@ -61,15 +60,6 @@ export const userView = (user: User) => ({
   createdAt: user.createdAt.toISOString()
 })
 
-/** A throttled sign-in or reset says when to come back (RFC 9110 §10.2.3), on the error response made later. */
-const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.tapError(effect, (e) =>
-    e instanceof LoginThrottled || e instanceof ResetThrottled
-      ? HttpEffect.appendPreResponseHandler((_req, res) =>
-        Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds)))
-      )
-      : Effect.void)
-
 const FORGOT_ACCEPTED = {
   message: "If an account exists for this address, a link to reset its password has been sent."
 }
@@ -97,7 +87,7 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", Effect.fn(function
           rememberMe: payload.rememberMe ?? false,
           address: clientAddress(settings, request),
           userAgent: request.headers["user-agent"]
-        })).pipe(withRetryAfter)
+        }))
         yield* setSessionCookie(settings, session)
         return { user: userView(session.user) }
       }).pipe(mapDomainErrors))
@@ -116,7 +106,7 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", Effect.fn(function
         token: payload.token,
         password: Redacted.make(payload.password),
         address: clientAddress(settings, request)
-      })).pipe(withRetryAfter, mapDomainErrors))
+      })).pipe(mapDomainErrors))
 }))
 
 /** The last `me` answer: its user and cookie objects stay the same for a second (user cache, token memo). */

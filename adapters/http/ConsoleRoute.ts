@@ -23,8 +23,8 @@ import {
   upgradeRefusal,
   vpsInputBucket
 } from "./consoleLimits.ts"
-import { budgetRefusal, CustomerBudgets } from "./customerBudget.ts"
-import { errorResponse } from "./edge.ts"
+import { CustomerBudgets } from "./customerBudget.ts"
+import { errorResponse, refusal } from "./errorMapping.ts"
 
 /** A text frame the browser sends to resize the terminal; any other text frame is typed input. */
 const Resize = Schema.Struct({
@@ -139,7 +139,7 @@ export const consoleRoute = (options: ConsoleRouteOptions) =>
       if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
       // Opening it reaches Proxmox (termproxy): the customer's share of the cluster's API is spent first.
       const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.success.user.id, "proxmox"))
-      if (spent._tag === "Failure") return budgetRefusal(spent.failure)
+      if (spent._tag === "Failure") return refusal(spent.failure)
       const vps = yield* Effect.result(ownedVps(session.success.user.id, vpsId))
       if (vps._tag === "Failure") return errorResponse(404, "VPS_NOT_FOUND", "No such VPS.")
       if (vps.success.status !== "running") {

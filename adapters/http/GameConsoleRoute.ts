@@ -26,9 +26,9 @@ import {
   tooManyConsoles,
   upgradeRefusal
 } from "./consoleLimits.ts"
-import { budgetRefusal, CustomerBudgets } from "./customerBudget.ts"
+import { CustomerBudgets } from "./customerBudget.ts"
 import { SESSION_ENDED } from "./ConsoleRoute.ts"
-import { errorResponse } from "./edge.ts"
+import { errorResponse, refusal } from "./errorMapping.ts"
 
 export interface GameConsoleOptions {
   readonly allowedOrigin: string
@@ -104,7 +104,7 @@ export const gameConsoleRoute = (options: GameConsoleOptions) =>
       const userId = session.success.user.id
       // The console's first `auth` opens it on the panel: the customer's share of its budget is spent first.
       const spent = yield* Effect.result((yield* CustomerBudgets).spend(userId, "game-panel"))
-      if (spent._tag === "Failure") return budgetRefusal(spent.failure)
+      if (spent._tag === "Failure") return refusal(spent.failure)
       const server = yield* Effect.result(ownedByIdentifier(userId, identifier))
       if (server._tag === "Failure") return errorResponse(404, "GAME_SERVER_NOT_FOUND", "No such game server.")
       const usable = yield* Effect.result(usableGameServer(server.success))

@@ -1,6 +1,5 @@
 // Thin handlers for game servers and the console token: one use case each, errors mapped in one table.
 import { Effect } from "effect"
-import { HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import {
   issueConsoleToken,
@@ -32,15 +31,6 @@ const holder = Effect.map(CurrentSession, (s) => ({ userId: s.user.id, sessionId
 const withServices = <S>() =>
   Effect.map(Effect.context<S>(), (services) => <A, E>(effect: Effect.Effect<A, E, S>) => Effect.provideContext(effect, services))
 
-/** The panel's shared rate limit answered 429: tell the customer when to come back. */
-export const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.tapError(effect, (e) =>
-    typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "GamePanelThrottled"
-      ? HttpEffect.appendPreResponseHandler((_req, res) =>
-        Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String((e as unknown as { retryAfterSeconds: number }).retryAfterSeconds)))
-      )
-      : Effect.void)
-
 /** `socket`: our WebSocket, on the public origin (ws: for http:, wss: for https:). */
 export const consoleSocketUrl = (publicUrl: string, identifier: string) => {
   const url = new URL(`/api/client/servers/${encodeURIComponent(identifier)}/ws`, publicUrl)
@@ -67,7 +57,7 @@ export const GameHandlers = (publicUrl: string) => [
         Effect.flatMap(userId, (user) =>
           Effect.andThen(
             spend(user, "game-panel"),
-            run(powerGameServer(user, params.id, payload.signal)).pipe(Effect.asVoid, withRetryAfter, mapDomainErrors)
+            run(powerGameServer(user, params.id, payload.signal)).pipe(Effect.asVoid, mapDomainErrors)
           )))
   })),
   HttpApiBuilder.group(Api, "gameClient", Effect.fn(function*(handlers) {

@@ -13,21 +13,8 @@ import type { GameServer } from "../../domain/game/GameServer.ts"
 import { type ClientRequest, GamePanel, type DownloadTarget, UploadAborted } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import type { AccountServices } from "./AccountsHandlers.ts"
-import {
-  type ApiError,
-  BadRequest,
-  Conflict,
-  Forbidden,
-  NotFound,
-  PaymentRequired,
-  ServiceUnavailable,
-  TooManyRequests,
-  Unauthorized,
-  Unprocessable
-} from "./ApiErrors.ts"
 import { type CustomerBudgets, withCustomerBudget } from "./customerBudget.ts"
-import { errorResponse } from "./edge.ts"
-import { type DomainError, toApiError } from "./errorMapping.ts"
+import { errorResponse, refusal } from "./errorMapping.ts"
 import { CONTROL_MESSAGE, firstControl, isServerIdentifier } from "./inputs.ts"
 
 export interface GameRelayOptions {
@@ -40,27 +27,6 @@ export interface GameRelayOptions {
 }
 
 export type GameRelayServices = AccountServices | GamePanel | GameServerRecords | CustomerBudgets
-
-const STATUSES = [
-  [BadRequest, 400],
-  [Unauthorized, 401],
-  [PaymentRequired, 402],
-  [Forbidden, 403],
-  [NotFound, 404],
-  [Conflict, 409],
-  [Unprocessable, 422],
-  [TooManyRequests, 429],
-  [ServiceUnavailable, 503]
-] as const
-
-const statusOf = (e: ApiError) => STATUSES.find(([type]) => e instanceof type)?.[1] ?? 500
-
-/** A domain or panel error as our envelope; a throttled panel tells when to come back. */
-const failure = (e: DomainError) => {
-  const api = toApiError(e)
-  const response = HttpServerResponse.jsonUnsafe({ error: api.error }, { status: statusOf(api) })
-  return e._tag === "GamePanelThrottled" ? HttpServerResponse.setHeader(response, "retry-after", String(e.retryAfterSeconds)) : response
-}
 
 type Route =
   | { readonly _tag: "Relay"; readonly method: ClientRequest["method"]; readonly body: "none" | "json" | "text" }
@@ -262,9 +228,9 @@ const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpSe
     const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
     if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
     // Not an identifier: answered as no such server, without asking the database.
-    if (!isServerIdentifier(identifier)) return failure(new GameServerNotFound())
+    if (!isServerIdentifier(identifier)) return refusal(new GameServerNotFound())
     const owned = yield* Effect.result(Effect.flatMap(ownedByIdentifier(session.success.user.id, identifier), usableGameServer))
-    if (owned._tag === "Failure") return failure(owned.failure)
+    if (owned._tag === "Failure") return refusal(owned.failure)
     const server = owned.success
     const query = url.search.replace(/^\?/, "")
     const badParameter = [...url.searchParams].find((pair) => firstControl(pair) !== undefined)
@@ -293,13 +259,13 @@ const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpSe
     }
   }).pipe(
     Effect.catchTags({
-      GamePanelUnavailable: (e) => Effect.as(Effect.logWarning("game panel relay failed", e.message), failure(e)),
-      GamePanelThrottled: (e) => Effect.succeed(failure(e)),
-      PanelUnknown: (e) => Effect.as(Effect.logError("a game server names a panel the catalog does not have", e.panel), failure(e)),
-      PanelValidationFailed: (e) => Effect.succeed(failure(e)),
-      ServerStateConflict: (e) => Effect.succeed(failure(e)),
-      PanelResourceNotFound: (e) => Effect.succeed(failure(e)),
-      PanelRejected: (e) => Effect.as(Effect.logInfo("game panel refused a relayed call", `${e.operation}: ${e.status} ${e.code}`), failure(e))
+      GamePanelUnavailable: (e) => Effect.as(Effect.logWarning("game panel relay failed", e.message), refusal(e)),
+      GamePanelThrottled: (e) => Effect.succeed(refusal(e)),
+      PanelUnknown: (e) => Effect.as(Effect.logError("a game server names a panel the catalog does not have", e.panel), refusal(e)),
+      PanelValidationFailed: (e) => Effect.succeed(refusal(e)),
+      ServerStateConflict: (e) => Effect.succeed(refusal(e)),
+      PanelResourceNotFound: (e) => Effect.succeed(refusal(e)),
+      PanelRejected: (e) => Effect.as(Effect.logInfo("game panel refused a relayed call", `${e.operation}: ${e.status} ${e.code}`), refusal(e))
     })
   )
 

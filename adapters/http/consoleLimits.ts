@@ -5,7 +5,7 @@
 import { Cause, Context, Data, Effect, Exit, Layer, type Scope } from "effect"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Socket } from "effect/socket"
-import { errorResponse } from "./edge.ts"
+import { errorResponse } from "./errorMapping.ts"
 
 /** The largest frame a browser may send a console: typed input is small, a paste is bounded. */
 export const CONSOLE_MAX_FRAME_BYTES = 64 * 1024

@@ -4,11 +4,12 @@
 // minute. Past it the customer gets 429 RATE_LIMITED with Retry-After, and the others never notice.
 // The buckets are effect/persistence's RateLimiter on its in-memory store: one process's count (see README).
 import { Context, Data, Duration, Effect, Layer } from "effect"
-import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { RateLimiter } from "effect/persistence"
 import { authenticate } from "../../domain/account/Sessions.ts"
 import type { AccountServices } from "./AccountsHandlers.ts"
-import { errorBody, TooManyRequests } from "./ApiErrors.ts"
+import type { ApiError } from "./ApiErrors.ts"
+import { mapDomainErrors, refusal } from "./errorMapping.ts"
 
 /** Which shared budget a call spends: the game panel's Client API, or the Proxmox clusters' API. */
 export type Upstream = "game-panel" | "proxmox"
@@ -49,28 +50,14 @@ export class CustomerBudgets extends Context.Service<CustomerBudgets, {
     CustomerBudgets.layer(perMinute).pipe(Layer.provide(RateLimiter.layer), Layer.provide(RateLimiter.layerStoreMemory))
 }
 
-const rateLimited = (e: BudgetExceeded) => errorBody("RATE_LIMITED", e.message)
-
-/** The refusal of a route outside the HttpApi (relay, consoles): 429 with our envelope and Retry-After. */
-export const budgetRefusal = (e: BudgetExceeded) =>
-  HttpServerResponse.jsonUnsafe({ error: rateLimited(e) }, { status: 429 }).pipe(
-    HttpServerResponse.setHeader("retry-after", String(e.retryAfterSeconds))
-  )
-
 /**
- * For HttpApi handlers: spends the call or fails with the endpoint's 429, its Retry-After set on the answer. Resolve
- * once when the handlers are built.
+ * For HttpApi handlers: spends the call or fails with the endpoint's 429 (Retry-After set on the answer). Resolve once
+ * when the handlers are built.
  */
 export const makeSpendForApi = Effect.gen(function*() {
   const budgets = yield* CustomerBudgets
-  return (userId: string, upstream: Upstream): Effect.Effect<void, TooManyRequests, HttpServerRequest.HttpServerRequest> =>
-    budgets.spend(userId, upstream).pipe(
-      Effect.catch((e) =>
-        HttpEffect.appendPreResponseHandler((_request, response) =>
-          Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(e.retryAfterSeconds)))
-        ).pipe(Effect.andThen(Effect.fail(new TooManyRequests({ error: rateLimited(e) }))))
-      )
-    )
+  return (userId: string, upstream: Upstream): Effect.Effect<void, ApiError, HttpServerRequest.HttpServerRequest> =>
+    mapDomainErrors(budgets.spend(userId, upstream))
 })
 
 /**
@@ -86,7 +73,7 @@ export const withCustomerBudget = (upstream: Upstream) =>
     const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
     if (session._tag === "Success") {
       const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.success.user.id, upstream))
-      if (spent._tag === "Failure") return budgetRefusal(spent.failure)
+      if (spent._tag === "Failure") return refusal(spent.failure)
     }
     return yield* handler(request)
   })
