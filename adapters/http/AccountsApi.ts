@@ -1,5 +1,5 @@
 // The account routes' contract (schemas and endpoints only): /api/auth/* and /api/preferences.
-import { Context, Schema } from "effect"
+import { Context, type Option, Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api"
 import type { Session } from "../../domain/account/Sessions.ts"
 import {
@@ -72,6 +72,14 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
   { error: Unauthorized, security: { cookie: SessionCookie } }
 ) {}
 
+/** The session of a signed-in visitor on a public route, if any (provided by SessionIfSignedIn). */
+export class MaybeSession extends Context.Service<MaybeSession, Option.Option<Session>>()("zh/http/MaybeSession") {}
+
+/** On a public route: reads the session when the cookie names a live one; never refuses. */
+export class SessionIfSignedIn extends HttpApiMiddleware.Service<SessionIfSignedIn, { provides: MaybeSession }>()(
+  "zh/http/SessionIfSignedIn"
+) {}
+
 /** Turns request decoding failures into the error envelope: 400, or a malformed path id's 404 (see MissingAnswer). */
 export class RequestValidation extends HttpApiMiddleware.Service<RequestValidation>()("zh/http/RequestValidation", {
   error: [BadRequest, NotFound]
@@ -121,6 +129,7 @@ export class PreferencesApi extends HttpApiGroup.make("preferences")
       success: HttpApiSchema.NoContent
     })
   )
+  .middleware(SessionIfSignedIn)
   .prefix("/api")
   .annotateMerge(OpenApi.annotations({
     title: "Preferences",

@@ -6,7 +6,8 @@ import type { Digest, SecureRandom } from "effect/crypto"
 import type { AccountSettings } from "../../domain/account/AccountSettings.ts"
 import { requestPasswordReset, resetPassword } from "../../domain/account/PasswordReset.ts"
 import { register } from "../../domain/account/Registration.ts"
-import { authenticate, endAllSessions, endSession, login, makeAuthenticator } from "../../domain/account/Sessions.ts"
+import { choosePreferences } from "../../domain/account/Preferences.ts"
+import { endAllSessions, endSession, login } from "../../domain/account/Sessions.ts"
 import type { User } from "../../domain/account/User.ts"
 import type { BusinessRegistry } from "../../ports/BusinessRegistry.ts"
 import type { LoginAttempts } from "../../ports/LoginAttempts.ts"
@@ -17,7 +18,7 @@ import { SessionRecords } from "../../ports/SessionRecords.ts"
 import type { SessionTokens } from "../../ports/SessionTokens.ts"
 import type { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
-import { Authentication, CurrentSession, RequestValidation, SessionCookie } from "./AccountsApi.ts"
+import { Authentication, CurrentSession, MaybeSession, RequestValidation, SessionCookie } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
 import { BadRequest, errorBody, NotFound } from "./ApiErrors.ts"
 import {
@@ -26,8 +27,7 @@ import {
   PREFERENCE_COOKIES,
   sessionCookie,
   setPreferenceCookies,
-  setSessionCookie,
-  withSessionCookie
+  setSessionCookie
 } from "./cookies.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 import { HttpSettings } from "./HttpSettings.ts"
@@ -152,51 +152,19 @@ export const SessionHandlers = Layer.effectContext(
 )
 
 export const PreferencesHandlers = HttpApiBuilder.group(Api, "preferences", Effect.fn(function*(handlers) {
-  const services = yield* Effect.context<AccountServices>()
+  const users = yield* Users
   const settings = yield* HttpSettings
-  return handlers.handle("update", ({ payload, request }) =>
+  return handlers.handle("update", ({ payload }) =>
     Effect.gen(function*() {
+      const session = yield* MaybeSession
+      const kept = yield* choosePreferences(Option.map(session, (s) => s.user.id), payload).pipe(Effect.provideService(Users, users))
       const cookies: Array<readonly [string, string]> = []
-      if (payload.theme !== undefined) cookies.push([PREFERENCE_COOKIES.theme, payload.theme])
-      if (payload.proTheme !== undefined) cookies.push([PREFERENCE_COOKIES.proTheme, payload.proTheme])
-      if (payload.language !== undefined) {
-        const language = payload.language
-        cookies.push([PREFERENCE_COOKIES.language, language])
-        // Signed in: the account's language follows, so its e-mails are written in it too.
-        const session = yield* Effect.option(authenticate(request.cookies["zh_token"]).pipe(Effect.provideContext(services)))
-        if (Option.isSome(session)) {
-          yield* Effect.flatMap(Users, (users) => users.setLanguage(session.value.user.id, language)).pipe(
-            Effect.provideContext(services)
-          )
-        }
-      }
+      if (kept.theme !== undefined) cookies.push([PREFERENCE_COOKIES.theme, kept.theme])
+      if (kept.proTheme !== undefined) cookies.push([PREFERENCE_COOKIES.proTheme, kept.proTheme])
+      if (kept.language !== undefined) cookies.push([PREFERENCE_COOKIES.language, kept.language])
       yield* setPreferenceCookies(settings, cookies)
     }))
 }))
-
-export const AuthenticationLive = Layer.effect(
-  Authentication,
-  Effect.gen(function*() {
-    // Resolved once: the guard runs on every authenticated request.
-    const check = yield* makeAuthenticator
-    const settings = yield* HttpSettings
-    return Authentication.of({
-      cookie: (httpEffect, { credential }) =>
-        check(Redacted.value(credential)).pipe(
-          mapDomainErrors,
-          Effect.flatMap((session) =>
-            httpEffect.pipe(
-              Effect.provideService(CurrentSession, session),
-              // A success's response is at hand: the cookie goes straight on it. A failure's response is made
-              // later, from the error: a pre-response handler puts it there. Either way a handler's own cookie
-              // (log out everywhere expires it) is applied after ours and wins.
-              Effect.map((response) => withSessionCookie(settings, session, response)),
-              Effect.tapCause(() => setSessionCookie(settings, session))
-            ))
-        )
-    })
-  })
-)
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 

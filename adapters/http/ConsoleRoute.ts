@@ -6,21 +6,22 @@ import { Clock, Effect, Option, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Socket } from "effect/socket"
 import type { Session } from "../../domain/account/Sessions.ts"
-import { authenticate, sessionIsLive } from "../../domain/account/Sessions.ts"
+import { sessionIsLive } from "../../domain/account/Sessions.ts"
 import { vmRefOf } from "../../domain/vps/Lifecycle.ts"
 import { ownedVps } from "../../domain/vps/VpsActions.ts"
 import { type ConsoleClosed, Virtualization } from "../../ports/Virtualization.ts"
+import type { SessionRecords } from "../../ports/SessionRecords.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
-import type { AccountServices } from "./AccountsHandlers.ts"
+import { requireSession, type SessionGuard } from "./Authentication.ts"
 import {
   closeWithGoingAwayOnInterrupt,
   ConsoleSlots,
   frameBytes,
   frameTooLarge,
+  consoleHandshake,
   InputRefused,
   inputTooFast,
   tooManyConsoles,
-  upgradeRefusal,
   vpsInputBucket
 } from "./consoleLimits.ts"
 import { CustomerBudgets } from "./customerBudget.ts"
@@ -126,36 +127,28 @@ export interface ConsoleRouteOptions {
 
 export const consoleRoute = (options: ConsoleRouteOptions) =>
   HttpRouter.add("GET", "/api/vps/:id/console", (request) =>
-    Effect.gen(function*() {
-      const handshake = upgradeRefusal(request)
-      if (handshake !== undefined) return handshake
-      const params = yield* HttpRouter.RouteContext
-      const vpsId = params.params["id"] ?? ""
-      // Cross-site WebSocket hijacking: a page elsewhere could ride the cookie; only our origin may connect.
-      if (request.headers["origin"] !== options.allowedOrigin) {
-        return errorResponse(403, "ORIGIN_REFUSED", "This console can only be opened from the panel.")
-      }
-      const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
-      if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
-      // Opening it reaches Proxmox (termproxy): the customer's share of the cluster's API is spent first.
-      const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.success.user.id, "proxmox"))
-      if (spent._tag === "Failure") return refusal(spent.failure)
-      const vps = yield* Effect.result(ownedVps(session.success.user.id, vpsId))
-      if (vps._tag === "Failure") return errorResponse(404, "VPS_NOT_FOUND", "No such VPS.")
-      if (vps.success.status !== "running") {
-        return errorResponse(409, vps.success.status === "suspended" ? "VPS_SUSPENDED" : "VPS_NOT_RUNNING", "This VPS is not running.")
-      }
-      // Held for the console's life (this handler's scope), VPS and game consoles together.
-      const slots = yield* ConsoleSlots
-      if (!(yield* slots.take(session.success.user.id))) return tooManyConsoles(slots.max)
-      yield* relay(session.success, vpsId, vmRefOf(vps.success), request, options)
-      return HttpServerResponse.empty()
-    }).pipe(
-      Effect.scoped,
-      Effect.catchCause((cause) =>
-        Effect.as(Effect.logWarning("console relay ended with an error", cause), HttpServerResponse.empty())
-      )
-    ))
+    consoleHandshake(options.allowedOrigin, requireSession((request, session) =>
+      Effect.gen(function*() {
+        const vpsId = (yield* HttpRouter.RouteContext).params["id"] ?? ""
+        // Opening it reaches Proxmox (termproxy): the customer's share of the cluster's API is spent first.
+        const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.user.id, "proxmox"))
+        if (spent._tag === "Failure") return refusal(spent.failure)
+        const vps = yield* Effect.result(ownedVps(session.user.id, vpsId))
+        if (vps._tag === "Failure") return errorResponse(404, "VPS_NOT_FOUND", "No such VPS.")
+        if (vps.success.status !== "running") {
+          return errorResponse(409, vps.success.status === "suspended" ? "VPS_SUSPENDED" : "VPS_NOT_RUNNING", "This VPS is not running.")
+        }
+        // Held for the console's life (this handler's scope), VPS and game consoles together.
+        const slots = yield* ConsoleSlots
+        if (!(yield* slots.take(session.user.id))) return tooManyConsoles(slots.max)
+        yield* relay(session, vpsId, vmRefOf(vps.success), request, options)
+        return HttpServerResponse.empty()
+      })))(request).pipe(
+        Effect.scoped,
+        Effect.catchCause((cause) =>
+          Effect.as(Effect.logWarning("console relay ended with an error", cause), HttpServerResponse.empty())
+        )
+      ))
 
 const relay = (
   session: Session,
@@ -219,4 +212,4 @@ const relay = (
     ).pipe(Effect.ignore)
   }).pipe(Effect.scoped)
 
-export type ConsoleRouteServices = AccountServices | Virtualization | VpsRecords | ConsoleSlots | CustomerBudgets
+export type ConsoleRouteServices = SessionGuard | SessionRecords | Virtualization | VpsRecords | ConsoleSlots | CustomerBudgets

@@ -9,22 +9,23 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Array as Arr, Clock, Deferred, Effect, Option, Schema, Stream } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Socket } from "effect/socket"
-import { authenticate, type Session, sessionIsLive } from "../../domain/account/Sessions.ts"
+import { type Session, sessionIsLive } from "../../domain/account/Sessions.ts"
 import { checkConsoleToken, ownedByIdentifier, usableGameServer } from "../../domain/game/GameActions.ts"
 import type { GameServer } from "../../domain/game/GameServer.ts"
 import { ConsoleTokens } from "../../ports/ConsoleTokens.ts"
 import { type ConsoleEvent, type GameConsole, GamePanel } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
-import type { AccountServices } from "./AccountsHandlers.ts"
+import type { SessionRecords } from "../../ports/SessionRecords.ts"
+import { requireSession, type SessionGuard } from "./Authentication.ts"
 import {
   closeWithGoingAwayOnInterrupt,
+  consoleHandshake,
   ConsoleSlots,
   frameBytes,
   frameTooLarge,
   gameInputLimits,
   InputRefused,
-  tooManyConsoles,
-  upgradeRefusal
+  tooManyConsoles
 } from "./consoleLimits.ts"
 import { CustomerBudgets } from "./customerBudget.ts"
 import { SESSION_ENDED } from "./ConsoleRoute.ts"
@@ -38,7 +39,8 @@ export interface GameConsoleOptions {
 }
 
 export type GameConsoleServices =
-  | AccountServices
+  | SessionGuard
+  | SessionRecords
   | GamePanel
   | GameServerRecords
   | ConsoleTokens
@@ -91,33 +93,26 @@ const EXPIRING_MS = 60_000
 
 export const gameConsoleRoute = (options: GameConsoleOptions) =>
   HttpRouter.add("GET", "/api/client/servers/:id/ws", (request) =>
-    Effect.gen(function*() {
-      const handshake = upgradeRefusal(request)
-      if (handshake !== undefined) return handshake
-      const identifier = (yield* HttpRouter.RouteContext).params["id"] ?? ""
-      // Cross-site WebSocket hijacking: a page elsewhere could ride the cookie; only our origin may connect.
-      if (request.headers["origin"] !== options.allowedOrigin) {
-        return errorResponse(403, "ORIGIN_REFUSED", "This console can only be opened from the panel.")
-      }
-      const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
-      if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
-      const userId = session.success.user.id
-      // The console's first `auth` opens it on the panel: the customer's share of its budget is spent first.
-      const spent = yield* Effect.result((yield* CustomerBudgets).spend(userId, "game-panel"))
-      if (spent._tag === "Failure") return refusal(spent.failure)
-      const server = yield* Effect.result(ownedByIdentifier(userId, identifier))
-      if (server._tag === "Failure") return errorResponse(404, "GAME_SERVER_NOT_FOUND", "No such game server.")
-      const usable = yield* Effect.result(usableGameServer(server.success))
-      if (usable._tag === "Failure") return errorResponse(409, "GAME_SERVER_SUSPENDED", usable.failure.message)
-      // Held for the console's life (this handler's scope), VPS and game consoles together.
-      const slots = yield* ConsoleSlots
-      if (!(yield* slots.take(userId))) return tooManyConsoles(slots.max)
-      yield* relay(session.success, server.success, request, options)
-      return HttpServerResponse.empty()
-    }).pipe(
-      Effect.scoped,
-      Effect.catchCause((cause) => Effect.as(Effect.logWarning("game console relay ended with an error", cause), HttpServerResponse.empty()))
-    ))
+    consoleHandshake(options.allowedOrigin, requireSession((request, session) =>
+      Effect.gen(function*() {
+        const identifier = (yield* HttpRouter.RouteContext).params["id"] ?? ""
+        const userId = session.user.id
+        // The console's first `auth` opens it on the panel: the customer's share of its budget is spent first.
+        const spent = yield* Effect.result((yield* CustomerBudgets).spend(userId, "game-panel"))
+        if (spent._tag === "Failure") return refusal(spent.failure)
+        const server = yield* Effect.result(ownedByIdentifier(userId, identifier))
+        if (server._tag === "Failure") return errorResponse(404, "GAME_SERVER_NOT_FOUND", "No such game server.")
+        const usable = yield* Effect.result(usableGameServer(server.success))
+        if (usable._tag === "Failure") return errorResponse(409, "GAME_SERVER_SUSPENDED", usable.failure.message)
+        // Held for the console's life (this handler's scope), VPS and game consoles together.
+        const slots = yield* ConsoleSlots
+        if (!(yield* slots.take(userId))) return tooManyConsoles(slots.max)
+        yield* relay(session, server.success, request, options)
+        return HttpServerResponse.empty()
+      })))(request).pipe(
+        Effect.scoped,
+        Effect.catchCause((cause) => Effect.as(Effect.logWarning("game console relay ended with an error", cause), HttpServerResponse.empty()))
+      ))
 
 const relay = (session: Session, server: GameServer, request: HttpServerRequest.HttpServerRequest, options: GameConsoleOptions) =>
   Effect.gen(function*() {

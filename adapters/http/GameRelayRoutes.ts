@@ -6,14 +6,14 @@
 import { finished, Readable } from "node:stream"
 import { Effect, Exit, Option, Scope, Stream } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
-import { authenticate } from "../../domain/account/Sessions.ts"
+import type { Session } from "../../domain/account/Sessions.ts"
 import { ownedByIdentifier, usableGameServer } from "../../domain/game/GameActions.ts"
 import { GameServerNotFound } from "../../domain/game/GameErrors.ts"
 import type { GameServer } from "../../domain/game/GameServer.ts"
 import { type ClientRequest, GamePanel, type DownloadTarget, UploadAborted } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
-import type { AccountServices } from "./AccountsHandlers.ts"
-import { type CustomerBudgets, withCustomerBudget } from "./customerBudget.ts"
+import { requireSession, type SessionGuard } from "./Authentication.ts"
+import { CustomerBudgets } from "./customerBudget.ts"
 import { errorResponse, refusal } from "./errorMapping.ts"
 import { CONTROL_MESSAGE, firstControl, isServerIdentifier } from "./inputs.ts"
 
@@ -26,7 +26,7 @@ export interface GameRelayOptions {
   readonly maxUploadBytes: number
 }
 
-export type GameRelayServices = AccountServices | GamePanel | GameServerRecords | CustomerBudgets
+export type GameRelayServices = SessionGuard | GamePanel | GameServerRecords | CustomerBudgets
 
 type Route =
   | { readonly _tag: "Relay"; readonly method: ClientRequest["method"]; readonly body: "none" | "json" | "text" }
@@ -216,20 +216,25 @@ const uploaded = (server: GameServer, request: HttpServerRequest.HttpServerReque
     )
   })
 
-const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpServerRequest) =>
+/** The allowed calls only (anything else is a 404, signed in or not), for signed-in customers only. */
+const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpServerRequest) => {
+  // From the path as sent: URL parsing would resolve `..` and `%2e%2e` in the id's place into another path.
+  const path = (request.url.split("?")[0] ?? "").replace(/^\/api\/client\/servers\/[^/]+\//, "")
+  const target = route(request.method, path)
+  if (target === undefined) return Effect.succeed(errorResponse(404))
+  return requireSession((request, session) => relayAs(session, target, path, request, options))(request)
+}
+
+const relayAs = (session: Session, target: Route, path: string, request: HttpServerRequest.HttpServerRequest, options: GameRelayOptions) =>
   Effect.gen(function*() {
-    const params = (yield* HttpRouter.RouteContext).params
-    const identifier = params["id"] ?? ""
+    // Every relayed call spends the customer's share of the panel's budget first (429 RATE_LIMITED past it).
+    const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.user.id, "game-panel"))
+    if (spent._tag === "Failure") return refusal(spent.failure)
+    const identifier = (yield* HttpRouter.RouteContext).params["id"] ?? ""
     const url = new URL(request.url, "http://relay")
-    // From the path as sent: URL parsing would resolve `..` and `%2e%2e` in the id's place into another path.
-    const path = (request.url.split("?")[0] ?? "").replace(/^\/api\/client\/servers\/[^/]+\//, "")
-    const target = route(request.method, path)
-    if (target === undefined) return errorResponse(404)
-    const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
-    if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
     // Not an identifier: answered as no such server, without asking the database.
     if (!isServerIdentifier(identifier)) return refusal(new GameServerNotFound())
-    const owned = yield* Effect.result(Effect.flatMap(ownedByIdentifier(session.success.user.id, identifier), usableGameServer))
+    const owned = yield* Effect.result(Effect.flatMap(ownedByIdentifier(session.user.id, identifier), usableGameServer))
     if (owned._tag === "Failure") return refusal(owned.failure)
     const server = owned.success
     const query = url.search.replace(/^\?/, "")
@@ -270,8 +275,7 @@ const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpSe
   )
 
 export const gameRelayRoutes = (options: GameRelayOptions) => {
-  // Every relayed call spends the customer's share of the panel's budget first (429 RATE_LIMITED past it).
-  const relay = withCustomerBudget("game-panel")(handle(options))
+  const relay = handle(options)
   return HttpRouter.addAll([
     HttpRouter.route("*", "/api/client/servers/:id/files/*", relay),
     HttpRouter.route("*", "/api/client/servers/:id/backups/*", relay)

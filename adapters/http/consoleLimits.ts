@@ -77,6 +77,23 @@ export const upgradeRefusal = (request: HttpServerRequest.HttpServerRequest): Ht
   return undefined
 }
 
+/**
+ * A console route's door, before anything else: a valid WebSocket handshake (see `upgradeRefusal`), from the panel's
+ * own origin — a page elsewhere could ride the cookie (cross-site WebSocket hijacking).
+ */
+export const consoleHandshake = <E, R>(
+  allowedOrigin: string,
+  handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) =>
+(request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
+  const refused = upgradeRefusal(request)
+  if (refused !== undefined) return Effect.succeed(refused)
+  if (request.headers["origin"] !== allowedOrigin) {
+    return Effect.succeed(errorResponse(403, "ORIGIN_REFUSED", "This console can only be opened from the panel."))
+  }
+  return handler(request)
+}
+
 // --- consoles per user -----------------------------------------------------------------------------------------
 
 /**

@@ -4,12 +4,10 @@
 // minute. Past it the customer gets 429 RATE_LIMITED with Retry-After, and the others never notice.
 // The buckets are effect/persistence's RateLimiter on its in-memory store: one process's count (see README).
 import { Context, Data, Duration, Effect, Layer } from "effect"
-import type { HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { HttpServerRequest } from "effect/http"
 import { RateLimiter } from "effect/persistence"
-import { authenticate } from "../../domain/account/Sessions.ts"
-import type { AccountServices } from "./AccountsHandlers.ts"
 import type { ApiError } from "./ApiErrors.ts"
-import { mapDomainErrors, refusal } from "./errorMapping.ts"
+import { mapDomainErrors } from "./errorMapping.ts"
 
 /** Which shared budget a call spends: the game panel's Client API, or the Proxmox clusters' API. */
 export type Upstream = "game-panel" | "proxmox"
@@ -59,23 +57,3 @@ export const makeSpendForApi = Effect.gen(function*() {
   return (userId: string, upstream: Upstream): Effect.Effect<void, ApiError, HttpServerRequest.HttpServerRequest> =>
     mapDomainErrors(budgets.spend(userId, upstream))
 })
-
-/**
- * Wraps a route outside the HttpApi whose calls reach `upstream` (the files and backups relay): a signed-in customer
- * past their share gets 429 before the handler runs; any other request is the handler's to answer (401 and all).
- */
-export const withCustomerBudget = (upstream: Upstream) =>
-<E, R>(
-  handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-) =>
-(request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function*() {
-    const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
-    if (session._tag === "Success") {
-      const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.success.user.id, upstream))
-      if (spent._tag === "Failure") return refusal(spent.failure)
-    }
-    return yield* handler(request)
-  })
-
-export type CustomerBudgetServices = CustomerBudgets | AccountServices
