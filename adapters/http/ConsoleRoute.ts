@@ -6,26 +6,25 @@ import { Clock, Effect, Option, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Socket } from "effect/socket"
 import type { Session } from "../../domain/account/Sessions.ts"
-import { sessionIsLive } from "../../domain/account/Sessions.ts"
+import { admitConsole, type ConsoleSlots } from "../../domain/consoles/ConsoleAdmission.ts"
+import { watchConsole } from "../../domain/consoles/watchConsole.ts"
 import { vmRefOf } from "../../domain/vps/Lifecycle.ts"
-import { ownedVps } from "../../domain/vps/VpsActions.ts"
+import { vpsConsoleUsable, vpsForConsole } from "../../domain/vps/VpsConsole.ts"
 import { type ConsoleClosed, Virtualization } from "../../ports/Virtualization.ts"
 import type { SessionRecords } from "../../ports/SessionRecords.ts"
-import { VpsRecords } from "../../ports/VpsRecords.ts"
+import type { VpsRecords } from "../../ports/VpsRecords.ts"
 import { requireSession, type SessionGuard } from "./Authentication.ts"
 import {
   closeWithGoingAwayOnInterrupt,
-  ConsoleSlots,
   frameBytes,
   frameTooLarge,
   consoleHandshake,
   InputRefused,
   inputTooFast,
-  tooManyConsoles,
   vpsInputBucket
 } from "./consoleLimits.ts"
 import { CustomerBudgets } from "./customerBudget.ts"
-import { errorResponse, refusal } from "./errorMapping.ts"
+import { refusal } from "./errorMapping.ts"
 
 /** A text frame the browser sends to resize the terminal; any other text frame is typed input. */
 const Resize = Schema.Struct({
@@ -107,12 +106,6 @@ export const consoleInput = (frames: ReadonlyArray<string | Uint8Array>, maxFram
   return steps
 }
 
-/**
- * How often an open relay re-reads its VPS and its session: a suspension, a destruction or the end of the session
- * (logout, log out everywhere, a password reset — on any instance) closes it within this time.
- */
-const STATE_POLL = "2 seconds"
-
 /** The close code of a console whose session ended (4000–4999 are the application's, RFC 6455 §7.4.2). */
 export const SESSION_ENDED = 4401
 
@@ -133,14 +126,11 @@ export const consoleRoute = (options: ConsoleRouteOptions) =>
         // Opening it reaches Proxmox (termproxy): the customer's share of the cluster's API is spent first.
         const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.user.id, "proxmox"))
         if (spent._tag === "Failure") return refusal(spent.failure)
-        const vps = yield* Effect.result(ownedVps(session.user.id, vpsId))
-        if (vps._tag === "Failure") return errorResponse(404, "VPS_NOT_FOUND", "No such VPS.")
-        if (vps.success.status !== "running") {
-          return errorResponse(409, vps.success.status === "suspended" ? "VPS_SUSPENDED" : "VPS_NOT_RUNNING", "This VPS is not running.")
-        }
+        const vps = yield* Effect.result(vpsForConsole(session.user.id, vpsId))
+        if (vps._tag === "Failure") return refusal(vps.failure)
         // Held for the console's life (this handler's scope), VPS and game consoles together.
-        const slots = yield* ConsoleSlots
-        if (!(yield* slots.take(session.user.id))) return tooManyConsoles(slots.max)
+        const admitted = yield* Effect.result(admitConsole(session.user.id))
+        if (admitted._tag === "Failure") return refusal(admitted.failure)
         yield* relay(session, vpsId, vmRefOf(vps.success), request, options)
         return HttpServerResponse.empty()
       })))(request).pipe(
@@ -189,15 +179,7 @@ const relay = (
       return Effect.forEach(consoleInput(frames, options.maxInputFrameBytes), (step) =>
         step._tag === "Type" ? upstream.write(step.data) : upstream.resize(step.cols, step.rows), { discard: true })
     }))
-    const watchState = Effect.gen(function*() {
-      const records = yield* VpsRecords
-      for (;;) {
-        yield* Effect.sleep(STATE_POLL)
-        if (!(yield* sessionIsLive(session.id))) return "session ended" as const
-        const current = yield* records.get(vpsId)
-        if (Option.isNone(current) || current.value.status !== "running" || current.value.userId !== session.user.id) return "state" as const
-      }
-    })
+    const watchState = watchConsole(session.id, vpsConsoleUsable(vpsId, session.user.id))
     // Whichever ends first (browser, hypervisor, suspension, end of session, refused input) ends the others; the scope
     // closes both sockets.
     const ended = yield* Effect.raceFirst(Effect.as(Effect.raceFirst(toBrowser, fromBrowser), undefined), watchState).pipe(

@@ -10,7 +10,7 @@ import {
 import type { GameServer } from "../../domain/game/GameServer.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
-import { makeSpendForApi } from "./customerBudget.ts"
+import { CustomerBudgets } from "./customerBudget.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 
 export const gameServerView = (s: GameServer) => ({
@@ -42,7 +42,7 @@ export const GameHandlers = (publicUrl: string) => [
   HttpApiBuilder.group(Api, "gameServers", Effect.fn(function*(handlers) {
     const run = yield* withServices<Effect.Services<ReturnType<typeof powerGameServer>>>()
     // Power reaches the panel: the customer's share of its budget is spent first (429 RATE_LIMITED past it).
-    const spend = yield* makeSpendForApi
+    const budgets = yield* CustomerBudgets
     return handlers
       .handle("list", () =>
         Effect.flatMap(userId, (user) => run(listGameServers(user))).pipe(
@@ -56,18 +56,18 @@ export const GameHandlers = (publicUrl: string) => [
       .handle("power", ({ params, payload }) =>
         Effect.flatMap(userId, (user) =>
           Effect.andThen(
-            spend(user, "game-panel"),
+            mapDomainErrors(budgets.spend(user, "game-panel")),
             run(powerGameServer(user, params.id, payload.signal)).pipe(Effect.asVoid, mapDomainErrors)
           )))
   })),
   HttpApiBuilder.group(Api, "gameClient", Effect.fn(function*(handlers) {
     const run = yield* withServices<Effect.Services<ReturnType<typeof issueConsoleToken>>>()
     // A token leads to a console, which the panel serves: it is spent from the same share.
-    const spend = yield* makeSpendForApi
+    const budgets = yield* CustomerBudgets
     return handlers.handle("websocket", ({ params }) =>
       Effect.flatMap(holder, (h) =>
         Effect.andThen(
-          spend(h.userId, "game-panel"),
+          mapDomainErrors(budgets.spend(h.userId, "game-panel")),
           run(issueConsoleToken(h, params.id)).pipe(
             Effect.map(({ server, token }) => ({ data: { token, socket: consoleSocketUrl(publicUrl, server.identifier) } })),
             mapDomainErrors

@@ -10,6 +10,7 @@ import type { Session } from "../../domain/account/Sessions.ts"
 import { ownedByIdentifier, usableGameServer } from "../../domain/game/GameActions.ts"
 import { GameServerNotFound } from "../../domain/game/GameErrors.ts"
 import type { GameServer } from "../../domain/game/GameServer.ts"
+import { type FileAction, fileAction } from "../../domain/game/fileActions.ts"
 import { type ClientRequest, GamePanel, type DownloadTarget, UploadAborted } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { requireSession, type SessionGuard } from "./Authentication.ts"
@@ -27,47 +28,6 @@ export interface GameRelayOptions {
 }
 
 export type GameRelayServices = SessionGuard | GamePanel | GameServerRecords | CustomerBudgets
-
-type Route =
-  | { readonly _tag: "Relay"; readonly method: ClientRequest["method"]; readonly body: "none" | "json" | "text" }
-  | { readonly _tag: "SignedUrl"; readonly to: string }
-  | { readonly _tag: "Download"; readonly target: (query: URLSearchParams) => DownloadTarget | undefined }
-  | { readonly _tag: "Upload" }
-  | { readonly _tag: "Refused"; readonly code: string; readonly message: string }
-
-const UUID = "[0-9a-fA-F-]{36}"
-const FILE_ACTIONS_JSON = ["rename", "copy", "delete", "create-folder", "compress", "decompress", "chmod"]
-
-/** The allowed calls, by method and sub-path below the server; anything else is a 404. */
-const route = (method: string, path: string): Route | undefined => {
-  const is = (m: string, pattern: string) => method === m && new RegExp(`^${pattern}$`).test(path)
-  if (is("GET", "files/list") || is("GET", "files/contents")) return { _tag: "Relay", method: "GET", body: "none" }
-  if (is("POST", "files/write")) return { _tag: "Relay", method: "POST", body: "text" }
-  if (method === "POST" && FILE_ACTIONS_JSON.some((a) => path === `files/${a}`)) return { _tag: "Relay", method: "POST", body: "json" }
-  if (is("PUT", "files/rename")) return { _tag: "Relay", method: "PUT", body: "json" }
-  if (is("POST", "files/pull")) {
-    // The node would fetch any URL from inside the hosting network on the customer's behalf.
-    return { _tag: "Refused", code: "REMOTE_DOWNLOAD_DISABLED", message: "Downloading from a URL onto the server is not offered; upload the file instead." }
-  }
-  if (is("GET", "files/download")) return { _tag: "SignedUrl", to: "files/download/stream" }
-  if (is("GET", "files/download/stream")) {
-    return { _tag: "Download", target: (q) => { const f = q.get("file"); return f === null || f === "" ? undefined : { _tag: "File", path: f } } }
-  }
-  if (is("GET", "files/upload")) return { _tag: "SignedUrl", to: "files/upload/stream" }
-  if (is("POST", "files/upload/stream")) return { _tag: "Upload" }
-  if (is("GET", "backups") ) return { _tag: "Relay", method: "GET", body: "none" }
-  if (is("POST", "backups")) return { _tag: "Relay", method: "POST", body: "json" }
-  if (is("GET", `backups/${UUID}`)) return { _tag: "Relay", method: "GET", body: "none" }
-  if (is("DELETE", `backups/${UUID}`)) return { _tag: "Relay", method: "DELETE", body: "none" }
-  if (is("POST", `backups/${UUID}/lock`)) return { _tag: "Relay", method: "POST", body: "none" }
-  if (is("POST", `backups/${UUID}/restore`)) return { _tag: "Relay", method: "POST", body: "json" }
-  if (is("GET", `backups/${UUID}/download`)) return { _tag: "SignedUrl", to: `${path}/stream` }
-  if (is("GET", `backups/${UUID}/download/stream`)) {
-    const uuid = path.split("/")[1]!
-    return { _tag: "Download", target: () => ({ _tag: "Backup", uuid }) }
-  }
-  return undefined
-}
 
 /**
  * Removes what names the panel: pagination `links` (absolute panel URLs) and `meta.resource`, wherever they sit
@@ -116,7 +76,7 @@ const invalidText = (where: string) =>
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
 
-const relayed = (server: GameServer, request: HttpServerRequest.HttpServerRequest, target: Extract<Route, { _tag: "Relay" }>, path: string, query: string, options: GameRelayOptions) =>
+const relayed = (server: GameServer, request: HttpServerRequest.HttpServerRequest, target: Extract<FileAction, { _tag: "Relay" }>, path: string, query: string, options: GameRelayOptions) =>
   Effect.gen(function*() {
     let body: ClientRequest["body"] = null
     if (target.body !== "none") {
@@ -220,12 +180,12 @@ const uploaded = (server: GameServer, request: HttpServerRequest.HttpServerReque
 const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpServerRequest) => {
   // From the path as sent: URL parsing would resolve `..` and `%2e%2e` in the id's place into another path.
   const path = (request.url.split("?")[0] ?? "").replace(/^\/api\/client\/servers\/[^/]+\//, "")
-  const target = route(request.method, path)
+  const target = fileAction(request.method, path)
   if (target === undefined) return Effect.succeed(errorResponse(404))
   return requireSession((request, session) => relayAs(session, target, path, request, options))(request)
 }
 
-const relayAs = (session: Session, target: Route, path: string, request: HttpServerRequest.HttpServerRequest, options: GameRelayOptions) =>
+const relayAs = (session: Session, target: FileAction, path: string, request: HttpServerRequest.HttpServerRequest, options: GameRelayOptions) =>
   Effect.gen(function*() {
     // Every relayed call spends the customer's share of the panel's budget first (429 RATE_LIMITED past it).
     const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.user.id, "game-panel"))

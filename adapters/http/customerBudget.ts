@@ -4,10 +4,7 @@
 // minute. Past it the customer gets 429 RATE_LIMITED with Retry-After, and the others never notice.
 // The buckets are effect/persistence's RateLimiter on its in-memory store: one process's count (see README).
 import { Context, Data, Duration, Effect, Layer } from "effect"
-import type { HttpServerRequest } from "effect/http"
 import { RateLimiter } from "effect/persistence"
-import type { ApiError } from "./ApiErrors.ts"
-import { mapDomainErrors } from "./errorMapping.ts"
 
 /** Which shared budget a call spends: the game panel's Client API, or the Proxmox clusters' API. */
 export type Upstream = "game-panel" | "proxmox"
@@ -47,13 +44,3 @@ export class CustomerBudgets extends Context.Service<CustomerBudgets, {
   static readonly layerMemory = (perMinute: number): Layer.Layer<CustomerBudgets> =>
     CustomerBudgets.layer(perMinute).pipe(Layer.provide(RateLimiter.layer), Layer.provide(RateLimiter.layerStoreMemory))
 }
-
-/**
- * For HttpApi handlers: spends the call or fails with the endpoint's 429 (Retry-After set on the answer). Resolve once
- * when the handlers are built.
- */
-export const makeSpendForApi = Effect.gen(function*() {
-  const budgets = yield* CustomerBudgets
-  return (userId: string, upstream: Upstream): Effect.Effect<void, ApiError, HttpServerRequest.HttpServerRequest> =>
-    mapDomainErrors(budgets.spend(userId, upstream))
-})

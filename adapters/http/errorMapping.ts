@@ -6,6 +6,7 @@ import { Effect } from "effect"
 import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { STATUS_CODES } from "node:http"
 import type * as AccountErrors from "../../domain/account/AccountErrors.ts"
+import type { TooManyConsoles } from "../../domain/consoles/ConsoleAdmission.ts"
 import * as BillingErrors from "../../domain/billing/BillingErrors.ts"
 import * as GameErrors from "../../domain/game/GameErrors.ts"
 import * as VpsActions from "../../domain/vps/VpsActions.ts"
@@ -123,6 +124,7 @@ export type DomainError =
   | GamePanel.PanelResourceNotFound
   | GamePanel.PanelRejected
   | BudgetExceeded
+  | TooManyConsoles
 
 type Table = { readonly [K in DomainError["_tag"]]: (e: Extract<DomainError, { _tag: K }>) => Answer }
 
@@ -203,7 +205,8 @@ const table = {
     answer(409, "GAME_SERVER_BUSY", "The game server cannot do this in its current state (installing, restoring or suspended)."),
   PanelResourceNotFound: () => answer(404, "NOT_FOUND", "No such file, folder or backup."),
   PanelRejected: (e) => panelRefusal(e.code),
-  BudgetExceeded: (e) => answer(429, "RATE_LIMITED", e.message, { retryAfterSeconds: e.retryAfterSeconds })
+  BudgetExceeded: (e) => answer(429, "RATE_LIMITED", e.message, { retryAfterSeconds: e.retryAfterSeconds }),
+  TooManyConsoles: own(429, "TOO_MANY_CONSOLES")
 } satisfies Table
 
 export const answerOf = (e: DomainError): Answer => (table[e._tag] as (e: DomainError) => Answer)(e)
