@@ -12,27 +12,11 @@ import {
   Unprocessable
 } from "./ApiErrors.ts"
 import { Line } from "./inputs.ts"
-
-export const Language = Schema.Literals(["fr", "en"])
-export const Theme = Schema.Literals(["light", "dark"])
+import { Language, Theme, UserEnvelope } from "./views.ts"
 
 /** Bounded (no request can make us hold megabytes in one field), one line, no control character. */
 const Text = Line
 const Name = Line(100).check(Schema.isTrimmed(), Schema.isNonEmpty())
-
-export const UserView = Schema.Struct({
-  id: Schema.String,
-  email: Schema.String,
-  accountType: Schema.Literals(["personal", "professional"]),
-  firstName: Schema.String,
-  lastName: Schema.String,
-  companyName: Schema.optionalKey(Schema.String),
-  siret: Schema.optionalKey(Schema.String),
-  language: Language,
-  createdAt: Schema.String
-}).annotate({ identifier: "User" })
-
-export const UserEnvelope = Schema.Struct({ user: UserView })
 
 export const RegisterPayload = Schema.Struct({
   email: Text(254),
