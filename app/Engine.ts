@@ -55,6 +55,8 @@ export const privateHost = (interfaces = networkInterfaces()): string => {
   return found === undefined ? "127.0.0.1" : NetAddress.formatIp(found)
 }
 
+const hostPort = (host: string, port: number) => host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`
+
 /**
  * How soon a runner sees another one join or leave (effect/cluster's default is 3 s): one small read of the runner
  * table per second per runner, for a takeover that does not wait on it.
@@ -84,7 +86,7 @@ const RunnerWatchLive = (self: RunnerAddress.RunnerAddress, interval: Duration.D
               ? Effect.void
               : Effect.andThen(
                 storage.setRunnerHealth(runner.address, alive),
-                Effect.logInfo(`workflow runner ${runner.address.host}:${runner.address.port} is ${alive ? "back" : "gone"}`)
+                Effect.logInfo(`workflow runner ${hostPort(runner.address.host, runner.address.port)} is ${alive ? "back" : "gone"}`)
               )),
         { concurrency: "unbounded", discard: true }
       )
@@ -110,7 +112,7 @@ const SocketRunnerLive = (options: EngineOptions) => {
     const bound = (yield* SocketServer.SocketServer).address
     const port = NetAddress.isInetAddress(bound) ? bound.port : options.runner.port
     const self = RunnerAddress.make(host, port)
-    yield* Effect.logInfo(`workflow runner listening on ${listenHost}:${port}, reached at ${host}:${port}`)
+    yield* Effect.logInfo(`workflow runner listening on ${hostPort(listenHost, port)}, reached at ${hostPort(host, port)}`)
     const config = ShardingConfig.layer({
       runnerAddress: Option.some(self),
       runnerListenAddress: Option.some(RunnerAddress.make(listenHost, port)),
