@@ -19,7 +19,8 @@ const Id = PathId
 export const OrderView = Schema.Struct({
   id: Schema.String,
   planId: Schema.String,
-  kind: Schema.Literals(["vps", "game"]),
+  /** What was bought: "vps" or "game" today; each product we sell has its kind. */
+  kind: Schema.String,
   status: Schema.Literals(["pending", "provisioning", "completed", "failed"]),
   progress: Schema.Struct({ step: Schema.Int, total: Schema.Int, name: Schema.String }),
   failureReason: Schema.optionalKey(Schema.String),
@@ -33,7 +34,8 @@ export const OrderView = Schema.Struct({
 export const SubscriptionView = Schema.Struct({
   id: Schema.String,
   planId: Schema.String,
-  kind: Schema.Literals(["vps", "game"]),
+  /** What was bought: "vps" or "game" today; each product we sell has its kind. */
+  kind: Schema.String,
   status: Schema.Literals(["active", "suspended", "terminated", "failed"]),
   currentPeriodEnd: Schema.String,
   cancelAtPeriodEnd: Schema.Boolean,

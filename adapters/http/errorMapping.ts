@@ -38,6 +38,7 @@ export type DomainError =
   | AccountErrors.ResetTokenUsed
   | RegistryUnavailable
   | BillingErrors.PlanUnavailable
+  | BillingErrors.ProductUnavailable
   | BillingErrors.InvalidOrderOption
   | BillingErrors.OrderNotFound
   | BillingErrors.SubscriptionNotFound
@@ -94,6 +95,7 @@ const table = {
   OrderNotFound: (e) => new NotFound(body("ORDER_NOT_FOUND", e)),
   SubscriptionNotFound: (e) => new NotFound(body("SUBSCRIPTION_NOT_FOUND", e)),
   SubscriptionEnded: (e) => new Conflict(body("SUBSCRIPTION_ENDED", e)),
+  ProductUnavailable: (e) => e.busy ? new TooManyRequests(body(e.code, e)) : new ServiceUnavailable(body(e.code, e)),
   PaymentDeclined: (e) => new PaymentRequired(body("PAYMENT_DECLINED", e)),
   PaymentUnavailable: (e) => new ServiceUnavailable(body("PAYMENT_UNAVAILABLE", e)),
   PaymentsNotConfigured: (e) => new ServiceUnavailable(body("PAYMENTS_NOT_CONFIGURED", e)),
