@@ -1,99 +1,117 @@
-// The dependency rule of DESIGN.md §2, checked on every import of the source tree; exits 1 on any violation.
-//   domain/    imports only `effect` and ports/
-//   ports/     imports only `effect` and domain/ *types*
-//   adapters/  never imports another adapter folder or app/
-import { readdirSync, readFileSync, statSync } from "node:fs"
-import { dirname, join, normalize, relative, sep } from "node:path"
+// The dependency rule of DESIGN.md §2 and §7, checked by dependency-cruiser with the rules of .dependency-cruiser.mjs.
+// Violations listed in .dependency-cruiser-known-violations.json (the tree had them when their rule came) are
+// tolerated until fixed; any other one, and a listed one that is fixed but still listed, fails (exit 1).
+//   node .ci/check-deps.ts                    check the tree (npm run check:deps)
+//   node .ci/check-deps.ts --baseline         drop the fixed violations from the known list (never adds one)
+//   node .ci/check-deps.ts --baseline=full    list every current violation as known (only when a rule is added)
+import { cruise, type ICruiseOptions, type ICruiseResult, type IViolation } from "dependency-cruiser"
+import extractDepcruiseOptions from "dependency-cruiser/config-utl/extract-depcruise-options"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
-export interface Violation {
-  readonly file: string
-  readonly specifier: string
-  readonly rule: string
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..")
+const configFile = join(repoRoot, ".dependency-cruiser.mjs")
+export const knownViolationsFile = ".dependency-cruiser-known-violations.json"
+
+/** The source tree the rules are checked on (tests are not part of it). */
+export const sourceFolders = ["domain", "ports", "adapters", "app", "bench", ".ci"] as const
+
+export interface DependencyReport {
+  /** Violations the known list does not name: each fails the check. */
+  readonly violations: ReadonlyArray<IViolation>
+  /** Violations the known list names, still in the tree. */
+  readonly known: number
+  /** Entries of the known list that the tree no longer has: the list must shrink. */
+  readonly fixed: number
+  readonly modules: number
 }
 
-interface ImportRef {
-  readonly specifier: string
-  readonly typeOnly: boolean
+// dependency-cruiser validates the list against its own schema before using it.
+const readKnown = (root: string): Array<IViolation> => {
+  const file = join(root, knownViolationsFile)
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) as Array<IViolation> : []
 }
 
-const IMPORT = /(?:^|\n)\s*(import|export)\s+(type\s+)?([^"';]*?)\s*from\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g
+const cruiseTree = async (root: string, extra: ICruiseOptions): Promise<{ output: ICruiseResult | string }> => {
+  const options = await extractDepcruiseOptions(configFile)
+  return cruise(sourceFolders.filter((folder) => existsSync(join(root, folder))), {
+    ...options,
+    ...extra,
+    baseDir: root
+  })
+}
 
-/** Every module specifier a file names, with whether the import can only bring types. */
-export const importsOf = (source: string): ReadonlyArray<ImportRef> => {
-  const refs: Array<ImportRef> = []
-  for (const m of source.matchAll(IMPORT)) {
-    if (m[4] !== undefined) {
-      const clause = m[3] ?? ""
-      // `import { type A, type B } from` brings only types too.
-      const inlineTypesOnly = /^\{[^}]*\}$/.test(clause) &&
-        clause.slice(1, -1).split(",").map((s) => s.trim()).filter((s) => s !== "").every((s) => s.startsWith("type "))
-      refs.push({ specifier: m[4], typeOnly: m[2] !== undefined || inlineTypesOnly })
-    } else {
-      const specifier = m[5] ?? m[6]
-      if (specifier !== undefined) refs.push({ specifier, typeOnly: false })
-    }
+/** Checks the tree at `root` against the rules, tolerating the violations that root's list names. */
+export const checkTree = async (root: string): Promise<DependencyReport> => {
+  const { output } = await cruiseTree(root, { knownViolations: readKnown(root) })
+  if (typeof output === "string") throw new Error("dependency-cruiser answered text where a cruise result was asked")
+  const { summary } = output
+  return {
+    violations: summary.violations.filter((v) => v.rule.severity === "error"),
+    known: summary.ignore,
+    fixed: summary.baselineStale ?? 0,
+    modules: summary.totalCruised
   }
-  return refs
 }
 
-const isEffect = (s: string) => s === "effect" || s.startsWith("effect/")
+/** Rewrites root's known list: without the fixed violations ("shrink-only"), or as every current one ("full"). */
+export const writeBaseline = async (root: string, mode: "shrink-only" | "full"): Promise<number> => {
+  const { output } = await cruiseTree(root, {
+    knownViolations: readKnown(root),
+    outputType: "baseline",
+    baseline: { mode }
+  })
+  if (typeof output !== "string") throw new Error("dependency-cruiser answered a cruise result where a baseline was asked")
+  writeFileSync(join(root, knownViolationsFile), output)
+  return (JSON.parse(output) as ReadonlyArray<unknown>).length
+}
 
-/** The top folders of a path relative to the project root: ["adapters", "http", "Api.ts"]. */
-const parts = (path: string) => normalize(path).split(sep)
+/** A violation as a reader wants it: the import, or the whole cycle. */
+export const describe = (v: IViolation): string =>
+  v.cycle !== undefined && v.cycle.length > 0
+    ? [v.from, ...v.cycle.map((step) => step.name)].join(" → ")
+    : `${v.from} → ${v.to}`
 
-export const checkFile = (file: string, source: string): ReadonlyArray<Violation> => {
-  const [area, tech] = parts(file)
-  const violations: Array<Violation> = []
-  for (const { specifier, typeOnly } of importsOf(source)) {
-    const local = specifier.startsWith(".")
-    const target = local ? parts(join(dirname(file), specifier)) : undefined
-    const bad = (rule: string) => violations.push({ file, specifier, rule })
-    switch (area) {
-      case "domain":
-        if (!(isEffect(specifier) || (target !== undefined && (target[0] === "domain" || target[0] === "ports")))) {
-          bad("domain/ imports only effect and ports/")
-        }
-        break
-      case "ports":
-        if (isEffect(specifier) || target?.[0] === "ports") break
-        if (target?.[0] === "domain") {
-          if (!typeOnly) bad("ports/ imports only types from domain/ (use `import type`)")
-          break
-        }
-        bad("ports/ imports only effect and domain/ types")
-        break
-      case "adapters":
-        if (target?.[0] === "app") bad("adapters never import app/")
-        else if (target?.[0] === "adapters" && target[1] !== tech) bad("adapters never import another adapter")
-        break
-    }
+/** The violations grouped by rule, each rule with the reason it exists (its comment in the configuration). */
+const explain = async (violations: ReadonlyArray<IViolation>): Promise<string> => {
+  const options = await extractDepcruiseOptions(configFile)
+  const why = new Map((options.ruleSet?.forbidden ?? []).map((r) => [r.name, r.comment]))
+  const byRule = Map.groupBy(violations, (v) => v.rule.name)
+  return [...byRule].map(([rule, vs]) =>
+    `${rule}${why.get(rule) === undefined ? "" : ` — ${why.get(rule)}`}\n${vs.map((v) => `  ${describe(v)}\n`).join("")}`
+  ).join("")
+}
+
+const main = async (args: ReadonlyArray<string>) => {
+  const baseline = args.find((a) => a === "--baseline" || a.startsWith("--baseline="))
+  if (baseline !== undefined) {
+    const mode = baseline === "--baseline=full" ? "full" : "shrink-only"
+    const count = await writeBaseline(repoRoot, mode)
+    process.stdout.write(`dependency rule: ${count} known violation(s) written to ${knownViolationsFile} (${mode})\n`)
+    return 0
   }
-  return violations
-}
-
-const sourcesUnder = (root: string, folder: string): Array<string> => {
-  const out: Array<string> = []
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name)
-      if (statSync(path).isDirectory()) walk(path)
-      else if (/\.(ts|tsx|js|mjs)$/.test(name)) out.push(relative(root, path))
-    }
+  const report = await checkTree(repoRoot)
+  process.stderr.write(await explain(report.violations))
+  if (report.fixed > 0) {
+    process.stderr.write(
+      `${report.fixed} violation(s) of ${knownViolationsFile} are fixed: drop them with ` +
+        "`npm run check:deps -- --baseline` so that they cannot come back unnoticed\n"
+    )
   }
-  walk(join(root, folder))
-  return out
+  const left = report.known === 0 ? "" : ` (${report.known} known violation(s) left, see ${knownViolationsFile})`
+  if (report.violations.length === 0 && report.fixed === 0) {
+    process.stdout.write(`dependency rule: ok${left}\n`)
+    return 0
+  }
+  const parts = [
+    ...(report.violations.length > 0 ? [`${report.violations.length} violation(s)`] : []),
+    ...(report.fixed > 0 ? [`${report.fixed} fixed violation(s) still listed as known`] : [])
+  ]
+  process.stdout.write(`dependency rule: ${parts.join(", ")}${left}\n`)
+  return 1
 }
-
-export const checkTree = (root: string): ReadonlyArray<Violation> =>
-  ["domain", "ports", "adapters"].flatMap((folder) =>
-    sourcesUnder(root, folder).flatMap((file) => checkFile(file, readFileSync(join(root, file), "utf8")))
-  )
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-  const violations = checkTree(root)
-  for (const v of violations) process.stderr.write(`${v.file}: imports "${v.specifier}" — ${v.rule}\n`)
-  process.stdout.write(violations.length === 0 ? "dependency rule: ok\n" : `dependency rule: ${violations.length} violation(s)\n`)
-  process.exitCode = violations.length === 0 ? 0 : 1
+  process.exitCode = await main(process.argv.slice(2))
 }

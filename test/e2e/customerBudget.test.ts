@@ -75,7 +75,7 @@ const tally = (replies: ReadonlyArray<Reply>) => ({
 const panelClientCalls = () => panel.control.requests().filter((r) => r.target === "panel" && r.path.startsWith("/api/client/")).length
 
 describe("two customers on one game panel", () => {
-  it("A looping on the files relay gets RATE_LIMITED with Retry-After; B's files, power, console token and console all work", async () => {
+  it("A looping on the files relay gets RATE_LIMITED with Retry-After; B's files, power, console token and console all work", async ({ annotate }) => {
     panel.control.setRateLimits({ client: PANEL_LIMIT })
     const panelBefore = panelClientCalls()
     const files = (browser: ScannedBrowser, identifier: string) => browser.get(`/api/client/servers/${identifier}/files/list?directory=%2F`)
@@ -105,6 +105,7 @@ describe("two customers on one game panel", () => {
       expect(Number(reply.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
     }
     const b = tally(politeReplies)
+    await annotate(`A: ${a.ok} answered, ${a.rateLimited} RATE_LIMITED of ${greedyReplies.length}; B: ${b.ok} of ${politeReplies.length} answered`)
     expect(b).toEqual({ ok: politeReplies.length, rateLimited: 0, panelBusy: 0, other: [] })
 
     // B's console opens on the panel too.
@@ -114,12 +115,13 @@ describe("two customers on one game panel", () => {
     await console.waitFor("auth success", (f) => f.event === "auth success")
     console.close()
     // The panel was asked far less than its limit: no customer saw it busy.
+    await annotate(`the panel's Client API was called ${panelClientCalls() - panelBefore} times (its limit: ${PANEL_LIMIT} a minute)`)
     expect(panelClientCalls() - panelBefore).toBeLessThan(PANEL_LIMIT)
   }, 60_000)
 })
 
 describe("two customers on one Proxmox cluster", () => {
-  it("A looping on snapshots and power gets RATE_LIMITED with Retry-After; B's snapshots, power and console work", async () => {
+  it("A looping on snapshots and power gets RATE_LIMITED with Retry-After; B's snapshots, power and console work", async ({ annotate }) => {
     const greedyReplies = await loop(40, 10, (i) =>
       i % 2 === 0 ? greedy.get(`/api/vps/${greedyVps.vpsId}/snapshots`) : greedy.post(`/api/vps/${greedyVps.vpsId}/start`))
     const a = tally(greedyReplies)
@@ -134,6 +136,7 @@ describe("two customers on one Proxmox cluster", () => {
       await polite.post(`/api/vps/${politeVps.vpsId}/shutdown`),
       await polite.post(`/api/vps/${politeVps.vpsId}/start`)
     ]
+    await annotate(`A: ${a.ok} answered, ${a.rateLimited} RATE_LIMITED of ${greedyReplies.length}; B: ${tally(politeReplies).ok} of ${politeReplies.length} answered`)
     expect(tally(politeReplies)).toEqual({ ok: 4, rateLimited: 0, panelBusy: 0, other: [] })
     await (await ownerConsole(server, polite, politeVps.vpsId)).close()
 

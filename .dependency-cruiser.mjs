@@ -1,0 +1,94 @@
+// The dependency rule of DESIGN.md §2 and §7, checked by dependency-cruiser (`npm run check:deps`, .ci/check-deps.ts).
+// Violations that the tree still had when a rule was introduced are listed in .dependency-cruiser-known-violations.json
+// and tolerated until fixed; any other one fails CI.
+
+/** The products billing sells; each is a module of its own. */
+const products = "domain/(vps|game)/"
+
+/** @type {import("dependency-cruiser").IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: "domain-imports-only-effect-and-ports",
+      comment: "domain/ holds the business rules: it imports only `effect`, ports/ and domain/ itself (no node:*, " +
+        "no driver, no HTTP, no SQL, no adapter, no app/).",
+      severity: "error",
+      from: { path: "^domain/" },
+      to: { pathNot: ["^(domain|ports)/", "(^|/)node_modules/effect/"] }
+    },
+    {
+      name: "ports-import-only-effect-and-domain",
+      comment: "ports/ are the interfaces the domain needs: they import only `effect`, other ports and domain/.",
+      severity: "error",
+      from: { path: "^ports/" },
+      to: { pathNot: ["^(domain|ports)/", "(^|/)node_modules/effect/"] }
+    },
+    {
+      name: "ports-import-only-types-from-domain",
+      comment: "a port names domain types but never runs domain code: `import type` (or `import { type A }`).",
+      severity: "error",
+      from: { path: "^ports/" },
+      to: { path: "^domain/", dependencyTypesNot: ["type-only"] }
+    },
+    {
+      name: "adapters-never-import-another-adapter",
+      comment: "each adapter folder stands alone; what two adapters share is wired in app/.",
+      severity: "error",
+      from: { path: "^adapters/([^/]+)/" },
+      to: { path: "^adapters/", pathNot: "^adapters/$1/" }
+    },
+    {
+      name: "adapters-never-import-app",
+      comment: "app/ wires adapters together; an adapter never reaches back into it.",
+      severity: "error",
+      from: { path: "^adapters/" },
+      to: { path: "^app/" }
+    },
+    {
+      name: "billing-never-imports-a-product",
+      comment: "billing owns the port of \"a thing we sell\"; products implement it, billing names none of them.",
+      severity: "error",
+      from: { path: "^domain/billing/" },
+      to: { path: `^${products}` }
+    },
+    {
+      name: "products-never-import-each-other",
+      comment: "a VPS and a game server are separate products: neither imports the other.",
+      severity: "error",
+      from: { path: `^${products}` },
+      to: { path: `^${products}`, pathNot: "^domain/$1/" }
+    },
+    {
+      name: "products-never-import-payments",
+      comment: "products never see payments: charging is billing's business.",
+      severity: "error",
+      from: { path: `^${products}` },
+      to: { path: ["^ports/PaymentGateway\\.ts$", "^adapters/payments/"] }
+    },
+    {
+      name: "no-circular",
+      comment: "no module depends on itself through others, anywhere in the source tree.",
+      severity: "error",
+      from: {},
+      to: { circular: true }
+    }
+  ],
+  options: {
+    // dependency-cruiser reads TypeScript with the TypeScript compiler 2–6 or with swc; this project type-checks with
+    // TypeScript 7, whose package has no compiler API, so swc parses. Type-only imports are kept (`import type`,
+    // `import { type A }`): they are dependencies of the design even when erased at run time.
+    parser: "swc",
+    tsPreCompilationDeps: true,
+    moduleSystems: ["es6", "cjs"],
+    doNotFollow: { path: "(^|/)node_modules/" },
+    exclude: { path: "^app/web/(dist|\\.dist-[^/]*)/" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "node", "default"],
+      mainFields: ["module", "main"]
+    },
+    skipAnalysisNotInRules: true,
+    // A violation fixed but still listed as known could come back unnoticed: the list must shrink with the fixes.
+    baseline: { staleEntriesSeverity: "error" }
+  }
+}
