@@ -5,7 +5,7 @@ import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { registerProduct } from "../billing/HostedService.ts"
 import { plansOf } from "../catalog/listPlansForSale.ts"
 import { termsOf } from "../catalog/Plan.ts"
-import { RestoreGame, RestoreGameLive, restoreGame, SuspendGame, SuspendGameLive, TerminateGame, TerminateGameLive } from "./GameLifecycle.ts"
+import { RestoreGame, restoreGame, SuspendGame, SuspendGameLive, TerminateGame, TerminateGameLive } from "./GameLifecycle.ts"
 import { validateGameOptions } from "./GameOptions.ts"
 import { GAME_STEPS, ProvisionGame, ProvisionGameLive } from "./ProvisionGame.ts"
 
@@ -25,6 +25,7 @@ export const GameHosting = Layer.mergeAll(
         Option.map((server) => ({ suspended: server.status === "suspended", graceUntil: server.graceUntil }))
       ),
     bringBack: restoreGame,
+    transient: (e) => e._tag === "GamePanelUnavailable" || e._tag === "GamePanelThrottled" || e._tag === "ServerStateConflict",
     provisioning: ProvisionGame,
     lapse: SuspendGame,
     restore: RestoreGame,
@@ -32,6 +33,5 @@ export const GameHosting = Layer.mergeAll(
   }),
   ProvisionGameLive,
   SuspendGameLive,
-  TerminateGameLive,
-  RestoreGameLive
+  TerminateGameLive
 )

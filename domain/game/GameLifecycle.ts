@@ -10,7 +10,6 @@ import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { lapsedFor, periodWorkflow, stillDue, terminationWorkflow } from "../billing/lapse.ts"
 import { alert } from "../ops/alert.ts"
-import { cappedBackoff } from "../ops/keepTrying.ts"
 import { GameSettings } from "./GameSettings.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
@@ -130,16 +129,3 @@ export const restoreGame = Effect.fn("restoreGame")(function*(subscriptionId: st
  * workflow that keeps trying (keyed by the renewed period, so a double renewal unsuspends once).
  */
 export const RestoreGame = periodWorkflow("RestoreGame")
-
-export const RestoreGameLive = RestoreGame.toLayer(Effect.fn(function*({ subscriptionId }) {
-  yield* Activity.make({
-    name: "unsuspend",
-    execute: restoreGame(subscriptionId).pipe(
-      Effect.retry({
-        schedule: cappedBackoff("5 minutes"),
-        while: (e) => e._tag === "GamePanelUnavailable" || e._tag === "GamePanelThrottled" || e._tag === "ServerStateConflict"
-      }),
-      Effect.orDie
-    )
-  })
-}))

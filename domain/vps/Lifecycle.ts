@@ -13,7 +13,6 @@ import type { Vps } from "./Vps.ts"
 import { VpsSettings } from "./VpsSettings.ts"
 import { lapsedFor, periodWorkflow, stillDue, terminationWorkflow } from "../billing/lapse.ts"
 import { notOursAlert, ownership } from "./ownership.ts"
-import { cappedBackoff } from "../ops/keepTrying.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -169,13 +168,3 @@ export const restoreVps = Effect.fn("restoreVps")(function*(subscriptionId: stri
  * workflow that keeps trying (keyed by the renewed period, so a double renewal brings it back once).
  */
 export const RestoreVps = periodWorkflow("RestoreVps")
-
-export const RestoreVpsLive = RestoreVps.toLayer(Effect.fn(function*({ subscriptionId }) {
-  yield* Activity.make({
-    name: "bring-back",
-    execute: restoreVps(subscriptionId).pipe(
-      Effect.retry({ schedule: cappedBackoff("5 minutes"), while: (e) => e._tag === "VirtualizationUnavailable" }),
-      Effect.orDie
-    )
-  })
-}))

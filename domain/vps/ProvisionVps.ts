@@ -1,7 +1,7 @@
 // The six-step VPS provisioning workflow: each step a durable, idempotent activity; a failure at any step refunds the
 // charge and tells the customer why at once, then undoes what was done (no VM, no address, no reservation left),
 // retrying that undo until it succeeds.
-import { Clock, Effect, Option, Redacted, Result, Schema } from "effect"
+import { Clock, Effect, Option, Result, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Catalog } from "../../ports/Catalog.ts"
 import { IpAddresses } from "../../ports/IpAddresses.ts"

@@ -5,7 +5,7 @@ import { VpsRecords } from "../../ports/VpsRecords.ts"
 import { registerProduct } from "../billing/HostedService.ts"
 import { plansOf } from "../catalog/listPlansForSale.ts"
 import { termsOf } from "../catalog/Plan.ts"
-import { RestoreVps, RestoreVpsLive, restoreVps, SuspendVps, SuspendVpsLive, TerminateVps, TerminateVpsLive } from "./Lifecycle.ts"
+import { RestoreVps, restoreVps, SuspendVps, SuspendVpsLive, TerminateVps, TerminateVpsLive } from "./Lifecycle.ts"
 import { ProvisionVps, ProvisionVpsLive, VPS_STEPS } from "./ProvisionVps.ts"
 import { validateVpsOptions } from "./VpsOptions.ts"
 
@@ -25,6 +25,7 @@ export const VpsHosting = Layer.mergeAll(
         Option.map((vps) => ({ suspended: vps.status === "suspended", graceUntil: vps.graceUntil }))
       ),
     bringBack: restoreVps,
+    transient: (e) => e._tag === "VirtualizationUnavailable",
     provisioning: ProvisionVps,
     lapse: SuspendVps,
     restore: RestoreVps,
@@ -32,6 +33,5 @@ export const VpsHosting = Layer.mergeAll(
   }),
   ProvisionVpsLive,
   SuspendVpsLive,
-  TerminateVpsLive,
-  RestoreVpsLive
+  TerminateVpsLive
 )

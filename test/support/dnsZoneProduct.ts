@@ -143,10 +143,6 @@ const restoreZone = (subscriptionId: string) =>
     yield* setRecord(subscriptionId, (r) => ({ ...r, status: "active", graceUntil: null }))
   })
 
-const RestoreDnsZoneLive = RestoreDnsZone.toLayer(Effect.fn(function*({ subscriptionId }) {
-  yield* Activity.make({ name: "restore", execute: restoreZone(subscriptionId) })
-}))
-
 const TerminateDnsZoneLive = TerminateDnsZone.toLayer(Effect.fn(function*({ subscriptionId }) {
   yield* Activity.make({
     name: "delete",
@@ -175,6 +171,7 @@ export const DnsZoneHosting = Layer.mergeAll(
     standing: (subscriptionId) =>
       Effect.map(recordOf(subscriptionId), Option.map((r) => ({ suspended: r.status === "suspended", graceUntil: r.graceUntil }))),
     bringBack: restoreZone,
+    transient: () => false,
     provisioning: ProvisionDnsZone,
     lapse: SuspendDnsZone,
     restore: RestoreDnsZone,
@@ -182,6 +179,5 @@ export const DnsZoneHosting = Layer.mergeAll(
   }),
   ProvisionDnsZoneLive,
   SuspendDnsZoneLive,
-  RestoreDnsZoneLive,
   TerminateDnsZoneLive
 ).pipe(Layer.provideMerge(Layer.mergeAll(NameServer.layer, ZoneRecords.layer)))
