@@ -41,7 +41,9 @@ export class SubscriptionEnded extends Schema.TaggedError<SubscriptionEnded>()("
 export class ProductUnavailable extends Schema.TaggedError<ProductUnavailable>()("ProductUnavailable", {
   code: Schema.String,
   busy: Schema.Boolean,
-  description: Schema.String
+  description: Schema.String,
+  /** When busy: how long the upstream asked us to wait. */
+  retryAfterSeconds: Schema.optionalKey(Schema.Int)
 }) {
   override get message() {
     return this.description

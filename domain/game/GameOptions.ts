@@ -71,7 +71,15 @@ export const validateGameOptions = Effect.fn("validateGameOptions")(function*(pl
   const egg = yield* (yield* GamePanel).egg(plan.panel, plan.eggId).pipe(
     Effect.catchTag("PanelResourceNotFound", () => Effect.fail(new PlanUnavailable({ planId: plan.id }))),
     Effect.catchTag(["GamePanelUnavailable", "PanelUnknown"], () => Effect.fail(panelUnavailable)),
-    Effect.catchTag("GamePanelThrottled", () => Effect.fail(panelBusy))
+    Effect.catchTag("GamePanelThrottled", (e) =>
+      Effect.fail(
+        new ProductUnavailable({
+          code: "GAME_PANEL_BUSY",
+          busy: true,
+          description: "The game panel is busy; please try again in a moment.",
+          retryAfterSeconds: e.retryAfterSeconds
+        })
+      ))
   )
   const problem = checkEnvironment(egg, plan, options.variables).problems.find((p) => p.customer)
   if (problem !== undefined) return yield* new InvalidOrderOption({ field: problem.field, problem: problem.problem })
@@ -82,10 +90,4 @@ const panelUnavailable = new ProductUnavailable({
   code: "GAME_PANEL_UNAVAILABLE",
   busy: false,
   description: "The game panel did not complete the operation; please try again shortly."
-})
-
-const panelBusy = new ProductUnavailable({
-  code: "GAME_PANEL_BUSY",
-  busy: true,
-  description: "The game panel is busy; please try again in a moment."
 })
