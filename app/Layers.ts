@@ -211,7 +211,8 @@ export const ServicesLive = (settings: Settings) =>
   Layer.mergeAll(
     // One more worker than cores: a core never idles between two logins; at nice 19, the extra one costs requests nothing.
     BcryptPasswordHasher.layer(settings.bcryptCost, availableParallelism() + 1),
-    JoseSessionTokens.layer(settings.jwtSecret),
+    // Signed on node:crypto's synchronous HMAC: no thread-pool hop per request.
+    JoseSessionTokens.layer(settings.jwtSecret).pipe(Layer.provide(NodeCrypto.layerMac)),
     JoseConsoleTokens.layer(settings.jwtSecret),
     AesGcmSecretBox.layer(settings.encryptionKeys),
     NodeCrypto.layerSecureRandom,
