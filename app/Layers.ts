@@ -57,7 +57,7 @@ import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SANDBOX_CLUSTER, SANDBOX_PANEL, SandboxPanel, SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
 import { WorkflowEngineLive } from "./Engine.ts"
-import { LifecycleCronLive, OrderRecoveryCronLive, ReconcileCronLive, WorkflowsLive } from "./Workflows.ts"
+import { LifecycleCronLive, OrderRecoveryCronLive, ProductsLive, ReconcileCronLive } from "./Workflows.ts"
 import { PANEL_DIST } from "./buildPanel.ts"
 import { InvalidSetting, type Settings } from "./Config.ts"
 import { restrictDataDir } from "./DataDir.ts"
@@ -325,11 +325,11 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     }
   })
   return Layer.mergeAll(
-    WorkflowsLive,
     LifecycleCronLive(Cron.parseUnsafe(settings.lifecycleCron)),
     OrderRecoveryCronLive(settings.orderRecoverySeconds),
     ReconcileCronLive
   ).pipe(
+    Layer.provideMerge(ProductsLive),
     Layer.provideMerge(engine),
     Layer.provideMerge(virtualization)
   )
