@@ -26,6 +26,8 @@ import * as PgHealth from "../adapters/postgres/PgHealth.ts"
 import * as PgIpAddresses from "../adapters/postgres/PgIpAddresses.ts"
 import * as PgLedger from "../adapters/postgres/PgLedger.ts"
 import * as PgOrders from "../adapters/postgres/PgOrders.ts"
+import * as PgPaymentCustomers from "../adapters/postgres/PgPaymentCustomers.ts"
+import * as PgPaymentNotifications from "../adapters/postgres/PgPaymentNotifications.ts"
 import * as PgPlacement from "../adapters/postgres/PgPlacement.ts"
 import * as PgSubscriptions from "../adapters/postgres/PgSubscriptions.ts"
 import * as PgVpsRecords from "../adapters/postgres/PgVpsRecords.ts"
@@ -105,6 +107,8 @@ export const RepositoriesLive = Layer.mergeAll(
   PgOrders.layer,
   PgSubscriptions.layer,
   PgLedger.layer,
+  PgPaymentCustomers.layer,
+  PgPaymentNotifications.layer,
   PgVpsRecords.layer,
   PgPlacement.layer,
   PgGameServerRecords.layer,

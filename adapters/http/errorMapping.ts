@@ -12,7 +12,13 @@ import * as GameErrors from "../../domain/game/GameErrors.ts"
 import * as VpsActions from "../../domain/vps/VpsActions.ts"
 import type * as GamePanel from "../../ports/GamePanel.ts"
 import type { RegistryUnavailable } from "../../ports/BusinessRegistry.ts"
-import type { PaymentDeclined, PaymentsNotConfigured, PaymentUnavailable } from "../../ports/PaymentGateway.ts"
+import type {
+  NotificationSignatureInvalid,
+  PaymentAuthenticationRequired,
+  PaymentDeclined,
+  PaymentsNotConfigured,
+  PaymentUnavailable
+} from "../../ports/PaymentGateway.ts"
 import type * as Virtualization from "../../ports/Virtualization.ts"
 import {
   type ApiError,
@@ -100,6 +106,8 @@ export type DomainError =
   | BillingErrors.SubscriptionNotFound
   | BillingErrors.SubscriptionEnded
   | PaymentDeclined
+  | PaymentAuthenticationRequired
+  | NotificationSignatureInvalid
   | PaymentUnavailable
   | PaymentsNotConfigured
   | VpsActions.VpsNotFound
@@ -175,6 +183,8 @@ const table = {
   ProductUnavailable: (e) =>
     answer(e.busy ? 429 : 503, e.code, e.message, e.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: e.retryAfterSeconds }),
   PaymentDeclined: own(402, "PAYMENT_DECLINED"),
+  PaymentAuthenticationRequired: own(402, "PAYMENT_AUTHENTICATION_REQUIRED"),
+  NotificationSignatureInvalid: own(400, "WEBHOOK_SIGNATURE_INVALID"),
   PaymentUnavailable: own(503, "PAYMENT_UNAVAILABLE"),
   PaymentsNotConfigured: own(503, "PAYMENTS_NOT_CONFIGURED"),
   VpsNotFound: own(404, "VPS_NOT_FOUND"),
