@@ -19,6 +19,7 @@ import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { atOnce } from "../../support/eventually.ts"
+import { promptWebCrypto } from "../../support/promptWebCrypto.ts"
 import { DNS_STEPS, DnsZoneHosting, dnsPlan, NameServer, ZoneRecords } from "../../support/dnsZoneProduct.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
@@ -34,7 +35,8 @@ const dnsEnv = DnsZoneHosting.pipe(
     IdentityUnitOfWork.layer,
     NodeCrypto.layerSecureRandom,
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
-    SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom))
+    SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+    promptWebCrypto
   ))
 )
 
