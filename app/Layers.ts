@@ -313,7 +313,8 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
   ).pipe(Layer.provideMerge(withPanel))
   const engine = WorkflowEngineLive({
     embedded: Option.isNone(settings.databaseUrl),
-    lockRefresh: Duration.seconds(settings.workflowLockRefreshSeconds)
+    lockRefresh: Duration.seconds(settings.workflowLockRefreshSeconds),
+    poll: Duration.millis(settings.workflowPollMs)
   })
   return Layer.mergeAll(
     WorkflowsLive,

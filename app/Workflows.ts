@@ -32,8 +32,16 @@ import { reconcileAndLog } from "../domain/ops/Reconciler.ts"
  * storage is probed that often, and one lock operation may take that long (the first one after an outage runs into
  * that deadline on the connection the outage broke). So every workflow is under way again within about three
  * intervals of the restore. Lock leases still expire after effect/cluster's 35 s.
+ *
+ * `poll` (WORKFLOW_POLL_MS; effect/cluster's default is 10 s) is how often the engine reads its database for messages
+ * no call in this process announced: a cron run or a durable timer coming due, work sent by another instance to a
+ * shard this one holds. It also paces the engine's attempts to take shards it does not hold yet.
  */
-export const WorkflowEngineLive = (options: { readonly embedded: boolean; readonly lockRefresh: Duration.Duration }) =>
+export const WorkflowEngineLive = (options: {
+  readonly embedded: boolean
+  readonly lockRefresh: Duration.Duration
+  readonly poll: Duration.Duration
+}) =>
   ClusterWorkflowEngine.layer.pipe(
     Layer.provideMerge(Sharding.layer.pipe(
       Layer.provideMerge(Runners.layerNoop),
@@ -41,7 +49,8 @@ export const WorkflowEngineLive = (options: { readonly embedded: boolean; readon
       Layer.provide([GuardedSqlRunnerStorage, RunnerHealth.layerNoop]),
       Layer.provide(ShardingConfig.layerFromEnv({
         shardLockDisableAdvisory: options.embedded,
-        shardLockRefreshInterval: options.lockRefresh
+        shardLockRefreshInterval: options.lockRefresh,
+        entityMessagePollInterval: options.poll
       }))
     )),
     Layer.provide(NodeCrypto.layerDigest)

@@ -75,6 +75,12 @@ describe("SettingsConfig and resolveSettings", () => {
         assert.strictEqual((yield* load(set)).workflowLockRefreshSeconds, 8)
       }))
 
+    it.effect("the workflow engine reads its database for due work every 10 s, or as WORKFLOW_POLL_MS says", () =>
+      Effect.gen(function*() {
+        assert.strictEqual((yield* load({})).workflowPollMs, 10_000)
+        assert.strictEqual((yield* load({ WORKFLOW_POLL_MS: "500" })).workflowPollMs, 500)
+      }))
+
     it.effect("the registry is the sandbox in development without SIRENE_API_KEY", () =>
       Effect.map(load({}), (s) => assert.strictEqual(s.registryProvider, "sandbox")))
 
@@ -171,7 +177,9 @@ describe("SettingsConfig and resolveSettings", () => {
       ["PROXMOX_RETRY_BASE_DELAY_MS", "0"],
       // effect/cluster confirms at least every third of the 35 s lock lease: past 11 s the setting would mean nothing.
       ["WORKFLOW_LOCK_REFRESH_SECONDS", "0"],
-      ["WORKFLOW_LOCK_REFRESH_SECONDS", "12"]
+      ["WORKFLOW_LOCK_REFRESH_SECONDS", "12"],
+      ["WORKFLOW_POLL_MS", "99"],
+      ["WORKFLOW_POLL_MS", "60001"]
     ]
     for (const [name, value] of cases) {
       it.effect(`${name}=${value}`, () =>

@@ -31,6 +31,8 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   databaseMaxConnections: 5,
   databaseConnectTimeoutMs: 1000,
   workflowLockRefreshSeconds: 10,
+  // The engine's own poll of its database (production: 10 s): a cron run or durable timer is picked up this late.
+  workflowPollMs: 500,
   jwtSecret: Redacted.make(new TextEncoder().encode("test-signing-key-of-at-least-32-bytes!!")),
   encryptionKeys: { current: Redacted.make(new Uint8Array(32).fill(7)), previous: [] },
   bcryptCost: 4,
