@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import { SlowFirstSequencer } from "./test/support/slowFirst.ts"
 
 export default defineConfig({
   test: {
@@ -12,6 +13,8 @@ export default defineConfig({
     pool: "forks",
     isolate: true,
     // Postgres-backed suites each create their own database; two workers keep the 2-core machine responsive.
-    maxWorkers: 2
+    maxWorkers: 2,
+    // The longest files start first, so that none of them is left running alone at the end.
+    sequence: { sequencer: SlowFirstSequencer }
   }
 })

@@ -161,10 +161,10 @@ describe.skipIf(testDatabaseUrl === undefined)("two instances on one PostgreSQL"
     }
     const migrated = await run("app/cli.ts", ["migrate"], { ...env, DATA_DIR: await tempDir("handover-migrate") })
     expect(migrated.code, migrated.stderr).toBe(0)
-    const servers = [
-      await startServer({ ...env, DATA_DIR: await tempDir("handover-a") }),
-      await startServer({ ...env, DATA_DIR: await tempDir("handover-b") })
-    ] as const
+    const servers = await Promise.all([
+      startServer({ ...env, DATA_DIR: await tempDir("handover-a") }),
+      startServer({ ...env, DATA_DIR: await tempDir("handover-b") })
+    ] as const)
     const customers = [await signIn(servers[0].url), new Browser(servers[1].url)] as const
     for (const [name, value] of customers[0].cookies) customers[1].cookies.set(name, value)
     const key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB7uLQ2QJEVpMZ8wYJfEq1v7rJ9l3cQxYwZ0Yt3JmK4N ada@example.com"
