@@ -30,11 +30,14 @@ export interface SandboxStripeControl {
   readonly failNextApiCalls: (options: { readonly times: number; readonly status?: number; readonly path?: RegExp }) => Effect.Effect<void>
   /** The next `times` API calls (whose path matches, when given) never answer. */
   readonly hangNextApiCalls: (options: { readonly times: number; readonly path?: RegExp }) => Effect.Effect<void>
-  /** The next `events` events are each delivered twice. */
+  /** The next `events` events some endpoint listens to are each delivered twice. */
   readonly duplicateNextEvents: (events: number) => Effect.Effect<void>
-  /** The next `events` events are held until the last of them happens, then delivered newest first, one by one. */
+  /**
+   * The next `events` events some endpoint listens to are held until the last of them happens, then delivered newest
+   * first, one by one.
+   */
   readonly reorderNextEvents: (events: number) => Effect.Effect<void>
-  /** The next `events` events are delivered `ms` late. */
+  /** The next `events` events some endpoint listens to are delivered `ms` late. */
   readonly delayNextEvents: (events: number, ms: number) => Effect.Effect<void>
   /** Disarms every fault; events a reorder was holding are delivered now. */
   readonly clearFaults: Effect.Effect<void>

@@ -84,8 +84,10 @@ export const makeWebhookDelivery = (store: Store, faults: Faults, options: Webho
 
     const deliver = (event: StripeEvent) =>
       Effect.gen(function*() {
-        const plan = faults.planNext()
         const targets = endpointsFor(store, event)
+        // Faults count deliveries: an event no endpoint listens to uses none of them.
+        if (targets.length === 0) return
+        const plan = faults.planNext()
         const delivery = Effect.andThen(
           Effect.sleep(Duration.millis(plan.delayMs)),
           Effect.forEach(targets, (endpoint) => toEndpoint(event, endpoint, plan.copies), { concurrency: "unbounded", discard: true })

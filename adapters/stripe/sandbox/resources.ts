@@ -74,7 +74,7 @@ export const updateCustomer = (store: Store, id: string, p: typeof CustomerUpdat
       previous["invoice_settings"] = { ...customer.invoice_settings }
       customer.invoice_settings = { default_payment_method: pm?.id ?? null }
     }
-    yield* emit(store, "customer.updated", customer, previous)
+    if (Object.keys(previous).length > 0) yield* emit(store, "customer.updated", customer, previous)
     return customer
   })
 

@@ -191,4 +191,28 @@ describe("sandbox Stripe webhooks", () => {
       const events = verified(endpoint.received, secret)
       assert.deepStrictEqual(events.map((e) => e.type).sort(), ["payment_intent.payment_failed", "payment_intent.requires_action"])
     })))
+
+  it.live("100 checkouts paid at once: 100 sessions paid, one charge each, 100 completions delivered", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { endpoint, sandbox, secret, stripe } = yield* setUp(["checkout.session.completed"])
+      const orders = Array.from({ length: 100 }, (_, i) => `order-${i}`)
+      const sessions = yield* Effect.forEach(orders, (order) =>
+        Effect.gen(function*() {
+          const session = yield* call(() =>
+            stripe.checkout.sessions.create(
+              { mode: "payment", client_reference_id: order, line_items: [lineItem("VPS S", 1200)], success_url: "http://panel.test/ok" },
+              { idempotencyKey: `checkout:${order}` }
+            )
+          )
+          assert.strictEqual((yield* payWith(session.url ?? "", "4242424242424242")).status, 303)
+          return session
+        }), { concurrency: "unbounded" })
+      yield* sandbox.control.awaitDeliveries
+      const completed = verified(endpoint.received, secret).map((e) => e.data.object as Stripe.Checkout.Session)
+      assert.deepStrictEqual(new Set(completed.map((s) => s.client_reference_id)), new Set(orders))
+      assert.isTrue(completed.every((s) => s.payment_status === "paid"))
+      const charges = (yield* sandbox.control.events).filter((e) => e.type === "charge.succeeded")
+      assert.strictEqual(charges.length, 100)
+      assert.strictEqual(new Set(sessions.map((s) => s.id)).size, 100)
+    })))
 })
