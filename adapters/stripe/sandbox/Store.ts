@@ -35,6 +35,13 @@ export interface SavedCard {
   setUpForOffSession: boolean
 }
 
+/** The first answer given under an Idempotency-Key, and the parameters it was given for. */
+export interface IdempotentAnswer {
+  readonly fingerprint: string
+  readonly status: number
+  readonly body: unknown
+}
+
 export interface Store {
   readonly customers: Map<string, Customer>
   readonly sessions: Map<string, CheckoutSession>
@@ -52,6 +59,7 @@ export interface Store {
   readonly endpointSecrets: Map<string, string>
   /** The endpoints listening to each event's type when it happened. */
   readonly eventTargets: Map<string, ReadonlyArray<string>>
+  readonly idempotent: Map<string, IdempotentAnswer>
   /** Seconds added to the real clock by `advanceTime`. */
   offsetSeconds: number
   /** Where the checkout and authentication pages are served (set once the listener is bound). */
@@ -79,6 +87,7 @@ export const makeStore = Effect.gen(function*() {
     endpoints: new Map(),
     endpointSecrets: new Map(),
     eventTargets: new Map(),
+    idempotent: new Map(),
     offsetSeconds: 0,
     baseUrl: "http://127.0.0.1",
     published,

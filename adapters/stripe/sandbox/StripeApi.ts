@@ -95,15 +95,9 @@ const authenticate = (authorization: string | undefined, secretKey: string): Str
   })
 }
 
-interface Stored {
-  readonly fingerprint: string
-  readonly status: number
-  readonly body: unknown
-}
-
 /** The API over `store`, answering only callers that present `secretKey`. */
 export const makeStripeApi = (store: Store, secretKey: string) => {
-  const idempotent = new Map<string, Stored>()
+  const idempotent = store.idempotent
 
   const execute = (request: ApiRequest, params: FormTree): Effect.Effect<{ readonly status: number; readonly body: unknown; readonly keep: boolean }> => {
     const route = routes.find(([method, pattern]) => method === request.method && pattern.test(request.path))

@@ -8,6 +8,7 @@ import { Faults } from "./Faults.ts"
 import { randomId, type StripeEvent } from "./objects.ts"
 import { createEndpoint } from "./resources.ts"
 import { sandboxRoutes } from "./routes.ts"
+import { keepInFile } from "./StateFile.ts"
 import { expireDue } from "./sessions.ts"
 import { makeStore } from "./Store.ts"
 import { makeStripeApi } from "./StripeApi.ts"
@@ -19,6 +20,11 @@ export interface StripeSimulationOptions {
   /** An endpoint registered at start (the platform's webhook route), with its secret (default: a new `whsec_…`). */
   readonly webhook?: { readonly url: string; readonly enabledEvents?: ReadonlyArray<string>; readonly secret?: string } | undefined
   readonly webhooks?: WebhookOptions | undefined
+  /**
+   * A JSON file keeping the whole state (objects, events, endpoint secrets, idempotency answers) across restarts; read
+   * at start, written within 200 ms of a change and at close (mode 0600). Default: none, everything in memory.
+   */
+  readonly stateFile?: string | undefined
   /** How often sessions past their `expires_at` are expired. Default 1000 ms. */
   readonly expirySweepMs?: number | undefined
 }
@@ -71,6 +77,7 @@ export interface StripeSimulation {
 export const stripeSimulation = (options: StripeSimulationOptions = {}): Effect.Effect<StripeSimulation, never, Scope.Scope> =>
   Effect.gen(function*() {
     const store = yield* makeStore
+    if (options.stateFile !== undefined) yield* keepInFile(store, options.stateFile)
     const faults = new Faults()
     const secretKey = options.secretKey ?? `sk_test_${randomId("x", 40).slice(2)}`
     const api = makeStripeApi(store, secretKey)
@@ -87,8 +94,13 @@ export const stripeSimulation = (options: StripeSimulationOptions = {}): Effect.
         Effect.map((e) => ({ id: e.id, secret: e.secret })),
         Effect.orDie
       )
+    // The start's endpoint is registered once: a state file that kept it keeps its secret (or takes the one given).
+    const kept = [...store.endpoints.values()].find((e) => e.url === options.webhook?.url)
+    if (kept !== undefined && options.webhook?.secret !== undefined) store.endpointSecrets.set(kept.id, options.webhook.secret)
     const webhookSecret = options.webhook === undefined
       ? undefined
+      : kept !== undefined
+      ? store.endpointSecrets.get(kept.id)
       : (yield* register(options.webhook.url, {
         ...(options.webhook.enabledEvents === undefined ? {} : { enabledEvents: options.webhook.enabledEvents }),
         ...(options.webhook.secret === undefined ? {} : { secret: options.webhook.secret })
