@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { sandboxStripe } from "../../../adapters/stripe/sandbox/SandboxStripe.ts"
-import { call, lineItem, payWith, sdk } from "./support.ts"
+import { call, savedCard, sdk } from "./support.ts"
 
 const tempDir = Effect.acquireRelease(
   Effect.sync(() => mkdtempSync(join(tmpdir(), "sandbox-stripe-"))),
@@ -24,19 +24,7 @@ describe("sandbox Stripe state file", () => {
       const before = yield* Effect.scoped(Effect.gen(function*() {
         const sandbox = yield* sandboxStripe(options)
         const stripe = sdk(sandbox)
-        const customer = yield* call(() => stripe.customers.create({ metadata: { userId: "u1" } }))
-        const session = yield* call(() =>
-          stripe.checkout.sessions.create({
-            mode: "payment",
-            customer: customer.id,
-            line_items: [lineItem("VPS S", 1200)],
-            payment_intent_data: { setup_future_usage: "off_session" },
-            success_url: "http://panel.test/ok"
-          })
-        )
-        assert.strictEqual((yield* payWith(session.url ?? "", "4242424242424242")).status, 303)
-        const paid = yield* call(() => stripe.checkout.sessions.retrieve(session.id, { expand: ["payment_intent"] }))
-        const paymentMethod = (paid.payment_intent as { payment_method: string }).payment_method
+        const { customer, paymentMethod } = yield* savedCard(stripe, "4242424242424242")
         const renewal = yield* call(() =>
           stripe.paymentIntents.create(
             { amount: 1200, currency: "eur", customer: customer.id, payment_method: paymentMethod, off_session: true, confirm: true },
@@ -53,7 +41,7 @@ describe("sandbox Stripe state file", () => {
       assert.strictEqual(sandbox.webhookSecret, before.webhookSecret)
       assert.strictEqual((yield* call(() => stripe.webhookEndpoints.list())).data.length, 1)
       const customer = yield* call(() => stripe.customers.retrieve(before.customer.id))
-      assert.deepStrictEqual("metadata" in customer ? customer.metadata : undefined, { userId: "u1" })
+      assert.deepStrictEqual("metadata" in customer ? customer.metadata : undefined, { userId: "u" })
       const replay = yield* call(() =>
         stripe.paymentIntents.create(
           { amount: 1200, currency: "eur", customer: before.customer.id, payment_method: before.paymentMethod, off_session: true, confirm: true },

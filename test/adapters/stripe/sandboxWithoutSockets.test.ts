@@ -4,30 +4,19 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import Stripe from "stripe"
 import { stripeSimulation } from "../../../adapters/stripe/sandbox/SandboxStripe.ts"
-import { call, lineItem } from "./support.ts"
+import { call, checkout, payWith } from "./support.ts"
 
 describe("sandbox Stripe without sockets", () => {
   it.live("the SDK pays a checkout session and charges the saved card off-session through the simulation's fetch", () =>
     Effect.scoped(Effect.gen(function*() {
       const simulation = yield* stripeSimulation()
       const stripe = new Stripe(simulation.secretKey, { httpClient: Stripe.createFetchHttpClient(simulation.fetch), maxNetworkRetries: 0 })
-      const customer = yield* call(() => stripe.customers.create({ metadata: { userId: "u1" } }))
-      const session = yield* call(() =>
-        stripe.checkout.sessions.create({
-          mode: "payment",
-          customer: customer.id,
-          line_items: [lineItem("VPS S", 1200)],
-          payment_intent_data: { setup_future_usage: "off_session" },
-          success_url: "http://panel.test/ok"
-        })
-      )
+      const { customer, session } = yield* checkout(stripe)
       const page = yield* Effect.promise(() => simulation.fetch(session.url ?? ""))
       assert.strictEqual(page.status, 200)
-      const paid = yield* Effect.promise(() =>
-        simulation.fetch(session.url ?? "", { method: "POST", body: new URLSearchParams({ card: "4242424242424242", exp: "12/34", cvc: "123" }) })
-      )
+      const paid = yield* payWith(session.url ?? "", "4242424242424242", simulation.fetch)
       assert.strictEqual(paid.status, 303)
-      assert.strictEqual(paid.headers.get("location"), "http://panel.test/ok")
+      assert.strictEqual(paid.location, `http://panel.test/orders/order-1?session=${session.id}`)
       const done = yield* call(() => stripe.checkout.sessions.retrieve(session.id, { expand: ["payment_intent"] }))
       const pm = (done.payment_intent as Stripe.PaymentIntent).payment_method as string
       const renewal = yield* call(() =>
