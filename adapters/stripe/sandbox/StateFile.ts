@@ -47,7 +47,7 @@ const encode = (store: Store): string =>
     events: store.events,
     endpoints: [...store.endpoints.values()],
     // A challenge waiting on the page does not outlive the process: the cardholder starts again.
-    sessionExtras: [...store.sessionExtras].map(([id, extras]) => [id, { ...extras, challenge: undefined }]),
+    sessionExtras: [...store.sessionExtras].map(([id, extras]) => [id, { ...extras, awaitingAuthentication: false }]),
     cards: [...store.cards],
     endpointSecrets: [...store.endpointSecrets],
     eventTargets: [...store.eventTargets],

@@ -26,7 +26,7 @@ export interface SessionExtras {
   readonly paymentIntentMetadata: Record<string, string>
   readonly setupIntentMetadata: Record<string, string>
   /** An attempt waiting for the cardholder's answer on the challenge page. */
-  challenge: { readonly cardNumber: string } | undefined
+  awaitingAuthentication: boolean
 }
 
 export interface SavedCard {

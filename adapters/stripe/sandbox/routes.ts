@@ -21,7 +21,7 @@ const what = (session: CheckoutSession) => (session.mode === "setup" ? "card" : 
 const sessionPage = (store: Store, session: CheckoutSession, message?: string, status = 200) => {
   const action = `/c/pay/${session.id}`
   if (session.status !== "open") return html(closedPage(session), session.status === "expired" ? 410 : 200)
-  if (store.sessionExtras.get(session.id)?.challenge !== undefined) return html(challengePage(action, what(session)))
+  if (store.sessionExtras.get(session.id)?.awaitingAuthentication === true) return html(challengePage(action, what(session)))
   return html(checkoutForm(session, action, message), status)
 }
 
