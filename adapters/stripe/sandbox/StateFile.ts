@@ -29,6 +29,7 @@ const Document = Schema.Struct({
   sessionExtras: Schema.Array(Entry(Obj)),
   cards: Schema.Array(Entry(Obj)),
   endpointSecrets: Schema.Array(Entry(Schema.String)),
+  previousSecrets: Schema.Array(Entry(Schema.Array(Schema.Struct({ secret: Schema.String, until: Schema.Number })))),
   eventTargets: Schema.Array(Entry(Schema.Array(Schema.String))),
   idempotent: Schema.Array(Entry(Obj))
 })
@@ -50,6 +51,7 @@ const encode = (store: Store): string =>
     sessionExtras: [...store.sessionExtras].map(([id, extras]) => [id, { ...extras, awaitingAuthentication: false }]),
     cards: [...store.cards],
     endpointSecrets: [...store.endpointSecrets],
+    previousSecrets: [...store.previousSecrets],
     eventTargets: [...store.eventTargets],
     idempotent: [...store.idempotent]
   })
@@ -76,6 +78,7 @@ const restore = (store: Store, doc: typeof Document.Type) => {
   entries(store.sessionExtras, doc.sessionExtras)
   entries(store.cards, doc.cards)
   entries(store.endpointSecrets, doc.endpointSecrets)
+  entries(store.previousSecrets, doc.previousSecrets)
   entries(store.eventTargets, doc.eventTargets)
   entries(store.idempotent, doc.idempotent)
   store.offsetSeconds = doc.offsetSeconds

@@ -57,6 +57,8 @@ export interface Store {
   readonly eventsById: Map<string, StripeEvent>
   readonly endpoints: Map<string, WebhookEndpoint>
   readonly endpointSecrets: Map<string, string>
+  /** Secrets replaced by a roll, still signing until `until` (epoch ms). */
+  readonly previousSecrets: Map<string, ReadonlyArray<{ readonly secret: string; readonly until: number }>>
   /** The endpoints listening to each event's type when it happened. */
   readonly eventTargets: Map<string, ReadonlyArray<string>>
   readonly idempotent: Map<string, IdempotentAnswer>
@@ -86,6 +88,7 @@ export const makeStore = Effect.gen(function*() {
     eventsById: new Map(),
     endpoints: new Map(),
     endpointSecrets: new Map(),
+    previousSecrets: new Map(),
     eventTargets: new Map(),
     idempotent: new Map(),
     offsetSeconds: 0,

@@ -5,7 +5,7 @@
 import { Duration, Effect, Layer, Schedule, type Scope } from "effect"
 import { HttpRouter } from "effect/http"
 import { Faults } from "./Faults.ts"
-import { randomId, type StripeEvent } from "./objects.ts"
+import { newWebhookSecret, randomId, type StripeEvent } from "./objects.ts"
 import { createEndpoint } from "./resources.ts"
 import { sandboxRoutes } from "./routes.ts"
 import { keepInFile } from "./StateFile.ts"
@@ -53,6 +53,11 @@ export interface SandboxStripeControl {
   readonly awaitDeliveries: Effect.Effect<void>
   /** Every event so far, oldest first. */
   readonly events: Effect.Effect<ReadonlyArray<StripeEvent>>
+  /**
+   * Gives the endpoint (by id or URL) a new secret, as the Dashboard's "roll secret" does: deliveries carry a `v1`
+   * signature for each secret while the previous one stays valid (`previousValidForMs`, default 24 h).
+   */
+  readonly rollWebhookSecret: (endpoint: string, options?: { readonly previousValidForMs?: number }) => Effect.Effect<string>
   /** Registers an endpoint (as `webhookEndpoints.create` does) and returns its id and secret. */
   readonly registerWebhook: (
     url: string,
@@ -120,7 +125,18 @@ export const stripeSimulation = (options: StripeSimulationOptions = {}): Effect.
       deliveries: Effect.sync(() => delivery.attempts()),
       awaitDeliveries: delivery.idle,
       events: Effect.sync(() => [...store.events]),
-      registerWebhook: register
+      registerWebhook: register,
+      rollWebhookSecret: (which, o = {}) =>
+        store.serial(Effect.sync(() => {
+          const endpoint = store.endpoints.get(which) ?? [...store.endpoints.values()].find((e) => e.url === which)
+          const current = endpoint === undefined ? undefined : store.endpointSecrets.get(endpoint.id)
+          if (endpoint === undefined || current === undefined) throw new Error(`sandbox Stripe: no webhook endpoint ${which}`)
+          const until = Date.now() + (o.previousValidForMs ?? 24 * 3600_000)
+          store.previousSecrets.set(endpoint.id, [...(store.previousSecrets.get(endpoint.id) ?? []), { secret: current, until }])
+          const next = newWebhookSecret()
+          store.endpointSecrets.set(endpoint.id, next)
+          return next
+        }))
     }
     return {
       secretKey,

@@ -29,6 +29,16 @@ export interface DeliveryAttempt {
   readonly at: number
 }
 
+/**
+ * `t=<time>,v1=<sig>[,v1=<sig>…]`: one `v1` per secret, as Stripe signs while a rolled secret's predecessor is still
+ * valid (reference/stripe.md § Webhooks: any `v1` may match). Each signature is the SDK's own.
+ */
+const signatureHeader = (payload: string, timestamp: number, secrets: ReadonlyArray<string>): string =>
+  [
+    `t=${timestamp}`,
+    ...secrets.map((secret) => Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp }).split(",").find((part) => part.startsWith("v1=")) ?? "")
+  ].join(",")
+
 export const makeWebhookDelivery = (store: Store, faults: Faults, options: WebhookOptions = {}) =>
   Effect.gen(function*() {
     const attempts: Array<DeliveryAttempt> = []
@@ -47,8 +57,9 @@ export const makeWebhookDelivery = (store: Store, faults: Faults, options: Webho
         if (secret === undefined) return
         const payload = JSON.stringify(event, null, 2)
         // The signature's time is the wall clock's: the receiver checks it against its own (constructEvent's 300 s).
-        const timestamp = Math.floor(Date.now() / 1000)
-        const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp })
+        const now = Date.now()
+        const timestamp = Math.floor(now / 1000)
+        const signature = signatureHeader(payload, timestamp, [secret, ...store.previousSecrets.get(endpoint.id)?.filter((p) => p.until > now).map((p) => p.secret) ?? []])
         const request = HttpClientRequest.post(endpoint.url).pipe(
           HttpClientRequest.setHeaders({ "Stripe-Signature": signature, "User-Agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)" }),
           HttpClientRequest.bodyText(payload, "application/json; charset=utf-8")

@@ -188,6 +188,9 @@ export const randomId = (prefix: string, length = 24): string => {
   return `${prefix}_${out}`
 }
 
+/** A webhook endpoint's signing secret. */
+export const newWebhookSecret = () => `whsec_${randomId("x", 32).slice(2)}`
+
 export interface ListObject<A> {
   readonly object: "list"
   readonly data: ReadonlyArray<A>

@@ -1,7 +1,7 @@
 // Customers, payment methods, events and webhook endpoints: the plain resources of the API subset.
 import { Effect } from "effect"
 import type { Customer, StripeEvent, WebhookEndpoint } from "./objects.ts"
-import { page, randomId } from "./objects.ts"
+import { newWebhookSecret, page, randomId } from "./objects.ts"
 import type { CustomerCreate, CustomerUpdate, EventList, PaymentMethodList, PlainList, WebhookEndpointCreate } from "./params.ts"
 import { emit, nowSeconds, stamp, type Store } from "./Store.ts"
 import { invalid, noSuch } from "./StripeFailure.ts"
@@ -114,7 +114,7 @@ export const createEndpoint = (store: Store, p: typeof WebhookEndpointCreate.Typ
       metadata: { ...p.metadata },
       status: "enabled"
     }
-    const signing = secret ?? `whsec_${randomId("x", 32).slice(2)}`
+    const signing = secret ?? newWebhookSecret()
     store.endpoints.set(endpoint.id, endpoint)
     store.endpointSecrets.set(endpoint.id, signing)
     return { ...endpoint, secret: signing }

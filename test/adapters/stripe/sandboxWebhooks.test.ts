@@ -215,4 +215,22 @@ describe("sandbox Stripe webhooks", () => {
       assert.strictEqual(charges.length, 100)
       assert.strictEqual(new Set(sessions.map((s) => s.id)).size, 100)
     })))
+
+  it.live("a rolled secret: deliveries carry a signature for the new and the still-valid previous secret, then the new one only", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { endpoint, sandbox, secret, stripe } = yield* setUp(["customer.created"])
+      const rolled = yield* sandbox.control.rollWebhookSecret(endpoint.url)
+      assert.notStrictEqual(rolled, secret)
+      yield* call(() => stripe.customers.create({}))
+      yield* sandbox.control.awaitDeliveries
+      assert.strictEqual(verified(endpoint.received, rolled).length, 1)
+      assert.strictEqual(verified(endpoint.received, secret).length, 1, "the previous secret still verifies during the roll")
+      const again = yield* sandbox.control.rollWebhookSecret(endpoint.url, { previousValidForMs: 0 })
+      endpoint.received.length = 0
+      yield* call(() => stripe.customers.create({}))
+      yield* sandbox.control.awaitDeliveries
+      assert.strictEqual(verified(endpoint.received, again).length, 1)
+      assert.throws(() => verified(endpoint.received, rolled), Stripe.errors.StripeSignatureVerificationError)
+      assert.strictEqual(String(endpoint.received[0]?.headers["stripe-signature"]).split(",").length, 3, "t and the two still-valid secrets' v1")
+    })))
 })
