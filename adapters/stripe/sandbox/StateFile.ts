@@ -24,6 +24,7 @@ const Document = Schema.Struct({
   setupIntents: Schema.Array(Entity),
   charges: Schema.Array(Entity),
   refunds: Schema.Array(Entity),
+  disputes: Schema.Array(Entity),
   events: Schema.Array(Entity),
   endpoints: Schema.Array(Entity),
   sessionExtras: Schema.Array(Entry(Obj)),
@@ -45,6 +46,7 @@ const encode = (store: Store): string =>
     setupIntents: [...store.setupIntents.values()],
     charges: [...store.charges.values()],
     refunds: [...store.refunds.values()],
+    disputes: [...store.disputes.values()],
     events: store.events,
     endpoints: [...store.endpoints.values()],
     // A challenge waiting on the page does not outlive the process: the cardholder starts again.
@@ -69,6 +71,7 @@ const restore = (store: Store, doc: typeof Document.Type) => {
   fill(store.setupIntents, doc.setupIntents)
   fill(store.charges, doc.charges)
   fill(store.refunds, doc.refunds)
+  fill(store.disputes, doc.disputes)
   fill(store.eventsById, doc.events)
   store.events.push(...store.eventsById.values())
   fill(store.endpoints, doc.endpoints)

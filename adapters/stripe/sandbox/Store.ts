@@ -6,6 +6,7 @@ import type {
   Charge,
   CheckoutSession,
   Customer,
+  Dispute,
   LineItem,
   PaymentIntent,
   PaymentMethod,
@@ -52,6 +53,7 @@ export interface Store {
   readonly setupIntents: Map<string, SetupIntent>
   readonly charges: Map<string, Charge>
   readonly refunds: Map<string, Refund>
+  readonly disputes: Map<string, Dispute>
   /** Oldest first. */
   readonly events: Array<StripeEvent>
   readonly eventsById: Map<string, StripeEvent>
@@ -84,6 +86,7 @@ export const makeStore = Effect.gen(function*() {
     setupIntents: new Map(),
     charges: new Map(),
     refunds: new Map(),
+    disputes: new Map(),
     events: [],
     eventsById: new Map(),
     endpoints: new Map(),
@@ -151,7 +154,8 @@ export const lookup = (store: Store, id: string): object | undefined => {
     pm: store.paymentMethods,
     seti: store.setupIntents,
     ch: store.charges,
-    re: store.refunds
+    re: store.refunds,
+    dp: store.disputes
   }
   return maps[prefix]?.get(id)
 }

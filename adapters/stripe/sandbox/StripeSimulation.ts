@@ -6,7 +6,8 @@ import { Duration, Effect, Layer, Schedule, type Scope } from "effect"
 import { HttpRouter } from "effect/http"
 import { Faults } from "./Faults.ts"
 import { newWebhookSecret, randomId, type StripeEvent } from "./objects.ts"
-import { createEndpoint } from "./resources.ts"
+import { disputeCharge } from "./payments.ts"
+import { createEndpoint, getCharge } from "./resources.ts"
 import { sandboxRoutes } from "./routes.ts"
 import { keepInFile } from "./StateFile.ts"
 import { expireDue } from "./sessions.ts"
@@ -58,6 +59,8 @@ export interface SandboxStripeControl {
    * signature for each secret while the previous one stays valid (`previousValidForMs`, default 24 h).
    */
   readonly rollWebhookSecret: (endpoint: string, options?: { readonly previousValidForMs?: number }) => Effect.Effect<string>
+  /** The cardholder disputes a paid charge (by its id or its payment intent's): `charge.dispute.created`. */
+  readonly disputeCharge: (charge: string, options?: { readonly reason?: string }) => Effect.Effect<string>
   /** Registers an endpoint (as `webhookEndpoints.create` does) and returns its id and secret. */
   readonly registerWebhook: (
     url: string,
@@ -126,6 +129,12 @@ export const stripeSimulation = (options: StripeSimulationOptions = {}): Effect.
       awaitDeliveries: delivery.idle,
       events: Effect.sync(() => [...store.events]),
       registerWebhook: register,
+      disputeCharge: (which, o = {}) =>
+        store.serial(Effect.gen(function*() {
+          const pi = store.paymentIntents.get(which)
+          const charge = yield* getCharge(store, pi?.latest_charge ?? which)
+          return (yield* disputeCharge(store, charge, o.reason ?? "fraudulent")).id
+        })).pipe(Effect.orDie),
       rollWebhookSecret: (which, o = {}) =>
         store.serial(Effect.sync(() => {
           const endpoint = store.endpoints.get(which) ?? [...store.endpoints.values()].find((e) => e.url === which)

@@ -113,6 +113,7 @@ export interface Charge {
   amount_captured: number
   amount_refunded: number
   refunded: boolean
+  disputed: boolean
   readonly currency: string
   readonly customer: string | null
   readonly payment_intent: string
@@ -151,6 +152,20 @@ export interface Refund {
   readonly currency: string
   readonly status: "succeeded"
   readonly reason: string | null
+  readonly metadata: Metadata
+}
+
+export interface Dispute {
+  readonly id: string
+  readonly object: "dispute"
+  readonly created: number
+  readonly livemode: false
+  readonly amount: number
+  readonly currency: string
+  readonly charge: string
+  readonly payment_intent: string
+  readonly reason: string
+  readonly status: "needs_response"
   readonly metadata: Metadata
 }
 

@@ -20,6 +20,7 @@ export const getPaymentMethod = (store: Store, id: string, param?: string) => fo
 export const getSetupIntent = (store: Store, id: string) => found(store.setupIntents, "seti", id)
 export const getCharge = (store: Store, id: string, param?: string) => found(store.charges, "ch", id, param)
 export const getRefund = (store: Store, id: string) => found(store.refunds, "re", id)
+export const getDispute = (store: Store, id: string) => found(store.disputes, "dp", id)
 export const getEvent = (store: Store, id: string) => found(store.eventsById, "evt", id)
 export const getEndpoint = (store: Store, id: string) => found(store.endpoints, "we", id)
 

@@ -213,5 +213,22 @@ describe("sandbox Stripe checkout page", () => {
         const refunded = yield* call(() => stripe.events.list({ type: "charge.refunded", limit: 2 }))
         assert.deepStrictEqual(refunded.data.map((e) => (e.data.object as Stripe.Charge).amount_refunded), [1500, 500])
       }))
+
+    it.effect("a paid charge disputed through the control: a dispute needing a response and charge.dispute.created", () =>
+      Effect.gen(function*() {
+        const sandbox = yield* SandboxStripeInstance
+        const stripe = sdk(sandbox)
+        const { customer, paymentMethod } = yield* savedCard(stripe, "4242424242424242")
+        const pi = yield* renew(stripe, customer.id, paymentMethod)
+        const id = yield* sandbox.control.disputeCharge(pi.id)
+        const dispute = yield* call(() => stripe.disputes.retrieve(id))
+        assert.match(dispute.id, /^dp_/)
+        assert.strictEqual(dispute.charge, pi.latest_charge)
+        assert.strictEqual(dispute.amount, 1500)
+        assert.strictEqual(dispute.status, "needs_response")
+        assert.isTrue((yield* call(() => stripe.charges.retrieve(pi.latest_charge as string))).disputed)
+        const events = yield* call(() => stripe.events.list({ type: "charge.dispute.created", limit: 1 }))
+        assert.strictEqual((events.data[0]?.data.object as Stripe.Dispute).id, id)
+      }))
   })
 })
