@@ -21,6 +21,7 @@ import {
   getSession,
   getSetupIntent,
   listEndpoints,
+  listCustomers,
   listEvents,
   listPaymentMethods,
   updateCustomer
@@ -58,6 +59,7 @@ const id = (ids: ReadonlyArray<string>) => ids[0] ?? ""
 
 const routes: ReadonlyArray<readonly [string, RegExp, Handler]> = [
   ["POST", /^\/v1\/customers$/, with_(P.CustomerCreate, (s, _, p) => createCustomer(s, p))],
+  ["GET", /^\/v1\/customers$/, with_(P.CustomerList, (s, _, p, url) => listCustomers(s, url, p))],
   ["GET", /^\/v1\/customers\/([^/]+)$/, with_(P.Retrieve, (s, ids) => getCustomer(s, id(ids)))],
   ["POST", /^\/v1\/customers\/([^/]+)$/, with_(P.CustomerUpdate, (s, ids, p) => updateCustomer(s, id(ids), p))],
   ["GET", /^\/v1\/customers\/([^/]+)\/payment_methods$/, with_(P.PaymentMethodList, (s, ids, p, url) => listPaymentMethods(s, url, p, id(ids)))],

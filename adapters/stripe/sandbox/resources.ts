@@ -2,7 +2,7 @@
 import { Effect } from "effect"
 import type { Customer, StripeEvent, WebhookEndpoint } from "./objects.ts"
 import { newWebhookSecret, page, randomId } from "./objects.ts"
-import type { CustomerCreate, CustomerUpdate, EventList, PaymentMethodList, PlainList, WebhookEndpointCreate } from "./params.ts"
+import type { CustomerCreate, CustomerList, CustomerUpdate, EventList, PaymentMethodList, PlainList, WebhookEndpointCreate } from "./params.ts"
 import { emit, nowSeconds, stamp, type Store } from "./Store.ts"
 import { invalid, noSuch } from "./StripeFailure.ts"
 
@@ -77,6 +77,12 @@ export const updateCustomer = (store: Store, id: string, p: typeof CustomerUpdat
     }
     if (Object.keys(previous).length > 0) yield* emit(store, "customer.updated", customer, previous)
     return customer
+  })
+
+export const listCustomers = (store: Store, url: string, p: typeof CustomerList.Type) =>
+  Effect.sync(() => {
+    const all = newestFirst(store.customers.values()).filter((c) => p.email === undefined || c.email === p.email)
+    return page(url, all, { limit: p.limit, startingAfter: p.starting_after, endingBefore: p.ending_before })
   })
 
 export const listPaymentMethods = (store: Store, url: string, p: typeof PaymentMethodList.Type, customer: string | undefined) =>

@@ -23,7 +23,7 @@ const paymentSession = (stripe: Stripe, customer: string, orderId: string, optio
 
 describe("sandbox Stripe API", () => {
   layer(layerSandboxStripe(), { excludeTestServices: true })("through the SDK", (it) => {
-    it.effect("a customer is created with metadata, retrieved, and updated (metadata merged, an empty value unsets)", () =>
+    it.effect("a customer is created with metadata, retrieved, updated (metadata merged, an empty value unsets), and found by e-mail", () =>
       Effect.gen(function*() {
         const stripe = yield* client
         const created = yield* call(() => stripe.customers.create({ email: "ann@example.fr", name: "Ann", metadata: { userId: "u1", plan: "s" } }))
@@ -36,6 +36,8 @@ describe("sandbox Stripe API", () => {
         assert.strictEqual(updated.name, "Ann B")
         assert.strictEqual(updated.email, "ann@example.fr")
         assert.deepStrictEqual(updated.metadata, { userId: "u1", tier: "gold" })
+        const byEmail = yield* call(() => stripe.customers.list({ email: "ann@example.fr" }))
+        assert.deepStrictEqual(byEmail.data.map((c) => c.id), [created.id])
       }))
 
     it.effect("an unknown id is a 404 resource_missing naming the object, as Stripe words it", () =>
