@@ -38,6 +38,8 @@ export interface SavedCard {
 
 /** The first answer given under an Idempotency-Key, and the parameters it was given for. */
 export interface IdempotentAnswer {
+  /** When it was first answered (the sandbox's clock, unix seconds): Stripe forgets a key after 24 hours. */
+  readonly at: number
   readonly fingerprint: string
   readonly status: number
   readonly body: unknown
@@ -138,6 +140,20 @@ export const emit = (store: Store, type: string, object: object, previous?: Reco
     store.eventTargets.set(event.id, targets)
     yield* PubSub.publish(store.published, event)
     return event
+  })
+
+const IDEMPOTENCY_SECONDS = 24 * 3600
+const EVENT_SECONDS = 30 * 24 * 3600
+
+/** Forgets what Stripe forgets: idempotency keys after 24 hours, events after 30 days (they stop being listed). */
+export const forgetOld = (store: Store) =>
+  Effect.map(nowSeconds(store), (now) => {
+    for (const [key, answer] of store.idempotent) if (answer.at <= now - IDEMPOTENCY_SECONDS) store.idempotent.delete(key)
+    while (store.events[0] !== undefined && store.events[0].created <= now - EVENT_SECONDS) {
+      const old = store.events.shift()!
+      store.eventsById.delete(old.id)
+      store.eventTargets.delete(old.id)
+    }
   })
 
 /** The endpoints an event goes to: those registered when it happened and listening to its type (and still there). */

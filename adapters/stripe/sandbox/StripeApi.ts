@@ -27,7 +27,7 @@ import {
   updateCustomer
 } from "./resources.ts"
 import { createSession, expireSession, lineItems, listSessions } from "./sessions.ts"
-import { API_VERSION, expand, type Store } from "./Store.ts"
+import { API_VERSION, expand, nowSeconds, type Store } from "./Store.ts"
 import { StripeFailure, unknownPath } from "./StripeFailure.ts"
 import { randomId } from "./objects.ts"
 
@@ -148,7 +148,7 @@ export const makeStripeApi = (store: Store, secretKey: string) => {
       }
       const { body, keep, status } = yield* execute(request, params)
       // Stripe keeps the result of every request whose endpoint ran, errors included; not a validation failure.
-      if (keep) idempotent.set(key, { fingerprint: print, status, body })
+      if (keep) idempotent.set(key, { at: yield* nowSeconds(store), fingerprint: print, status, body })
       return { status, body, headers }
     }))
 

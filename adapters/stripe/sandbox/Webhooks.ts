@@ -29,6 +29,8 @@ export interface DeliveryAttempt {
   readonly at: number
 }
 
+const MAX_ATTEMPTS_KEPT = 10_000
+
 /**
  * `t=<time>,v1=<sig>[,v1=<sig>…]`: one `v1` per secret, as Stripe signs while a rolled secret's predecessor is still
  * valid (reference/stripe.md § Webhooks: any `v1` may match). Each signature is the SDK's own.
@@ -67,7 +69,11 @@ export const makeWebhookDelivery = (store: Store, faults: Faults, options: Webho
         attempt.n += 1
         const record = (outcome: DeliveryAttempt["outcome"]) =>
           Effect.flatMap(Clock.currentTimeMillis, (at) =>
-            Effect.sync(() => attempts.push({ eventId: event.id, type: event.type, endpointId: endpoint.id, attempt: attempt.n, outcome, at })))
+            Effect.sync(() => {
+              attempts.push({ eventId: event.id, type: event.type, endpointId: endpoint.id, attempt: attempt.n, outcome, at })
+              // The log is for tests; a long-running sandbox keeps the latest attempts only.
+              if (attempts.length > MAX_ATTEMPTS_KEPT) attempts.splice(0, attempts.length - MAX_ATTEMPTS_KEPT)
+            }))
         yield* client.execute(request).pipe(
           Effect.flatMap((response) => Effect.andThen(response.text, record(response.status))),
           Effect.timeout(Duration.millis(options.attemptTimeoutMs ?? 10_000)),

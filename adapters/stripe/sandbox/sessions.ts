@@ -6,7 +6,7 @@ import { page, randomId } from "./objects.ts"
 import type { CheckoutSessionCreate, SessionList } from "./params.ts"
 import { cardError, failAttempt, keepForLater, newPaymentIntent, savePaymentMethod, succeedAttempt } from "./payments.ts"
 import { getCustomer, getPaymentIntent, getPaymentMethod, getSession, getSetupIntent } from "./resources.ts"
-import { clientSecret, emit, nowSeconds, type SessionExtras, stamp, type Store } from "./Store.ts"
+import { clientSecret, emit, forgetOld, nowSeconds, type SessionExtras, stamp, type Store } from "./Store.ts"
 import { invalid, type StripeFailure } from "./StripeFailure.ts"
 import { attempt, readCard } from "./testCards.ts"
 
@@ -117,9 +117,13 @@ export const expireSession = (store: Store, id: string) =>
     return session
   })
 
-/** Expires every open session whose `expires_at` has passed (the sandbox's clock, advanced or not). */
+/**
+ * Expires every open session whose `expires_at` has passed (the sandbox's clock, advanced or not), and forgets the
+ * idempotency keys and events Stripe no longer keeps.
+ */
 export const expireDue = (store: Store) =>
   Effect.gen(function*() {
+    yield* forgetOld(store)
     const now = yield* nowSeconds(store)
     const due = [...store.sessions.values()].filter((s) => s.status === "open" && s.expires_at <= now)
     for (const s of due) yield* expireSession(store, s.id)

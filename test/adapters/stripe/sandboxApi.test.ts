@@ -1,9 +1,9 @@
 // The sandbox Stripe's REST subset, driven only through the official SDK: customers, checkout sessions, payment
 // intents' refusals, events, webhook endpoints, the secret key check, Stripe's parameter errors and Idempotency-Key.
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import Stripe from "stripe"
-import { layerSandboxStripe, SandboxStripeInstance } from "../../../adapters/stripe/sandbox/SandboxStripe.ts"
+import { layerSandboxStripe, SandboxStripeInstance, sandboxStripe } from "../../../adapters/stripe/sandbox/SandboxStripe.ts"
 import { call, getPage, lineItem, sdk } from "./support.ts"
 
 const client = Effect.map(SandboxStripeInstance, (sandbox) => sdk(sandbox))
@@ -232,3 +232,22 @@ describe("sandbox Stripe API", () => {
       }))
   })
 })
+
+describe("sandbox Stripe's memory", () => {
+  it.live("an idempotency key is forgotten after 24 hours and an event after 30 days, as Stripe forgets them", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const sandbox = yield* sandboxStripe()
+      const stripe = sdk(sandbox)
+      const first = yield* call(() => stripe.customers.create({ metadata: { userId: "u1" } }, { idempotencyKey: "customer:u1" }))
+      yield* sandbox.control.advanceTime(23 * 3600)
+      assert.strictEqual((yield* call(() => stripe.customers.create({ metadata: { userId: "u1" } }, { idempotencyKey: "customer:u1" }))).id, first.id)
+      yield* sandbox.control.advanceTime(3600)
+      const later = yield* call(() => stripe.customers.create({ metadata: { userId: "u2" } }, { idempotencyKey: "customer:u1" }))
+      assert.notStrictEqual(later.id, first.id)
+      assert.strictEqual((yield* call(() => stripe.events.list())).data.length, 2)
+      yield* sandbox.control.advanceTime(30 * 24 * 3600)
+      assert.strictEqual((yield* call(() => stripe.events.list())).data.length, 0)
+      assert.deepStrictEqual((yield* call(() => stripe.customers.retrieve(first.id))).id, first.id)
+    })))
+})
+
