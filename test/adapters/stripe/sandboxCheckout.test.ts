@@ -35,6 +35,8 @@ describe("sandbox Stripe checkout page", () => {
         const pi = paid.payment_intent as Stripe.PaymentIntent
         assert.strictEqual(pi.status, "succeeded")
         assert.strictEqual(pi.amount_received, 1500)
+        assert.deepStrictEqual(pi.metadata, { orderId: "order-1" })
+        assert.strictEqual(pi.setup_future_usage, "off_session")
         const charge = pi.latest_charge as Stripe.Charge
         assert.strictEqual(charge.status, "succeeded")
         assert.strictEqual(charge.amount, 1500)

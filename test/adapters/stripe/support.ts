@@ -92,7 +92,7 @@ export const checkout = (stripe: Stripe, usage: "off_session" | "on_session" | u
         customer: customer.id,
         client_reference_id: "order-1",
         line_items: [lineItem("VPS S, first month", 1500)],
-        ...(usage === undefined ? {} : { payment_intent_data: { setup_future_usage: usage } }),
+        payment_intent_data: { metadata: { orderId: "order-1" }, ...(usage === undefined ? {} : { setup_future_usage: usage }) },
         success_url: "http://panel.test/orders/order-1?session={CHECKOUT_SESSION_ID}",
         cancel_url: "http://panel.test/orders/order-1/cancelled"
       })
