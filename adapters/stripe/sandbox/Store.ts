@@ -186,7 +186,11 @@ export const expand = (store: Store, object: object, paths: ReadonlyArray<string
     const [head, ...rest] = path.split(".")
     if (head === undefined) continue
     const value = out[head]
-    if (Array.isArray(value) && rest.length > 0) {
+    // A session's line items are no field of it but expandable all the same (Stripe's `includable` property).
+    const items = head === "line_items" && out["object"] === "checkout.session" ? store.sessionExtras.get(String(out["id"]))?.lineItems : undefined
+    if (items !== undefined) {
+      out[head] = { object: "list", data: copy(items), has_more: false, url: `/v1/checkout/sessions/${String(out["id"])}/line_items` }
+    } else if (Array.isArray(value) && rest.length > 0) {
       out[head] = value.map((item: unknown) => (typeof item === "object" && item !== null ? expand(store, item, [rest.join(".")]) : item))
     } else if (typeof value === "string") {
       const found = lookup(store, value)

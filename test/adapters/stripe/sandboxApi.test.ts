@@ -74,6 +74,8 @@ describe("sandbox Stripe API", () => {
         assert.include(page.body, "name=\"card\"")
         const items = yield* call(() => stripe.checkout.sessions.listLineItems(session.id))
         assert.deepStrictEqual(items.data.map((i) => [i.description, i.amount_total, i.quantity]), [["VPS S, first month", 1200, 1], ["Backup option", 300, 1]])
+        const expanded = yield* call(() => stripe.checkout.sessions.retrieve(session.id, { expand: ["line_items"] }))
+        assert.deepStrictEqual(expanded.line_items?.data, items.data)
         const listed = yield* call(() => stripe.checkout.sessions.list({ customer: customer.id }))
         assert.deepStrictEqual(listed.data.map((s) => s.id), [session.id])
       }))
