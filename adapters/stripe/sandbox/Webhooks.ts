@@ -106,7 +106,7 @@ export const makeWebhookDelivery = (store: Store, faults: Faults, options: Webho
         if (targets.length === 0) return
         const plan = faults.planNext()
         const delivery = Effect.andThen(
-          Effect.sleep(Duration.millis(plan.delayMs)),
+          plan.delayMs > 0 ? Effect.sleep(Duration.millis(plan.delayMs)) : Effect.void,
           Effect.forEach(targets, (endpoint) => toEndpoint(event, endpoint, plan.copies), { concurrency: "unbounded", discard: true })
         )
         const now = faults.hold(delivery)
