@@ -37,8 +37,8 @@ export interface SandboxStripeControl {
   readonly failNextApiCalls: (options: { readonly times: number; readonly status?: number; readonly path?: RegExp }) => Effect.Effect<void>
   /** The next `times` API calls (whose path matches, when given) never answer. */
   readonly hangNextApiCalls: (options: { readonly times: number; readonly path?: RegExp }) => Effect.Effect<void>
-  /** The next `events` events some endpoint listens to are each delivered twice. */
-  readonly duplicateNextEvents: (events: number) => Effect.Effect<void>
+  /** The next `events` events some endpoint listens to are each delivered `copies` times (default 2). */
+  readonly duplicateNextEvents: (events: number, copies?: number) => Effect.Effect<void>
   /**
    * The next `events` events some endpoint listens to are held until the last of them happens, then delivered newest
    * first, one by one.
@@ -121,7 +121,7 @@ export const stripeSimulation = (options: StripeSimulationOptions = {}): Effect.
         }), expireDue(store))).pipe(Effect.asVoid, Effect.orDie),
       failNextApiCalls: (o) => Effect.sync(() => faults.armApi({ kind: "fail", status: o.status ?? 500 }, o.times, o.path)),
       hangNextApiCalls: (o) => Effect.sync(() => faults.armApi({ kind: "hang" }, o.times, o.path)),
-      duplicateNextEvents: (n) => Effect.sync(() => faults.duplicateNext(n)),
+      duplicateNextEvents: (n, copies) => Effect.sync(() => faults.duplicateNext(n, copies)),
       reorderNextEvents: (n) => Effect.sync(() => faults.reorderNext(n)),
       delayNextEvents: (n, ms) => Effect.sync(() => faults.delayNext(n, ms)),
       clearFaults: Effect.suspend(() => delivery.release(faults.clear())),

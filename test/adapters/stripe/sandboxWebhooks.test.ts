@@ -101,16 +101,18 @@ describe("sandbox Stripe webhooks", () => {
       assert.isAtLeast(gaps[2]!, 79)
     })))
 
-  it.live("duplicate delivery: the next events each arrive twice", () =>
+  it.live("duplicate delivery: the next events each arrive twice, or as many times as asked", () =>
     Effect.scoped(Effect.gen(function*() {
       const { endpoint, sandbox, secret, stripe } = yield* setUp(["customer.created"])
       yield* sandbox.control.duplicateNextEvents(2)
+      yield* sandbox.control.duplicateNextEvents(1, 5)
       const a = yield* call(() => stripe.customers.create({}))
       const b = yield* call(() => stripe.customers.create({}))
       const c = yield* call(() => stripe.customers.create({}))
+      const d = yield* call(() => stripe.customers.create({}))
       yield* sandbox.control.awaitDeliveries
       const ids = customerIds(verified(endpoint.received, secret))
-      assert.deepStrictEqual([a.id, b.id, c.id].map((id) => ids.filter((x) => x === id).length), [2, 2, 1])
+      assert.deepStrictEqual([a.id, b.id, c.id, d.id].map((id) => ids.filter((x) => x === id).length), [2, 2, 5, 1])
     })))
 
   it.live("out-of-order delivery: the next events are held and arrive newest first", () =>
@@ -127,6 +129,21 @@ describe("sandbox Stripe webhooks", () => {
       const later = yield* call(() => stripe.customers.create({}))
       yield* sandbox.control.awaitDeliveries
       assert.strictEqual(customerIds(verified(endpoint.received, secret)).at(-1), later.id)
+    })))
+
+  it.live("both at once: each of the next events delivered 5 times, newest first", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { endpoint, sandbox, secret, stripe } = yield* setUp(["customer.created"])
+      yield* sandbox.control.duplicateNextEvents(3, 5)
+      yield* sandbox.control.reorderNextEvents(3)
+      const made = [
+        yield* call(() => stripe.customers.create({})),
+        yield* call(() => stripe.customers.create({})),
+        yield* call(() => stripe.customers.create({}))
+      ]
+      yield* sandbox.control.awaitDeliveries
+      const [a, b, c] = made.map((customer) => customer.id)
+      assert.deepStrictEqual(customerIds(verified(endpoint.received, secret)), [c, c, c, c, c, b, b, b, b, b, a, a, a, a, a])
     })))
 
   it.live("delayed delivery: the next event arrives only after the delay", () =>
