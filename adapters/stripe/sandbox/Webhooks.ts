@@ -38,7 +38,9 @@ const MAX_ATTEMPTS_KEPT = 10_000
 const signatureHeader = (payload: string, timestamp: number, secrets: ReadonlyArray<string>): string =>
   [
     `t=${timestamp}`,
-    ...secrets.map((secret) => Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp }).split(",").find((part) => part.startsWith("v1=")) ?? "")
+    ...secrets.map((secret) =>
+      Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp }).split(",").find((part) => part.startsWith("v1=")) ?? ""
+    )
   ].join(",")
 
 export const makeWebhookDelivery = (store: Store, faults: Faults, options: WebhookOptions = {}) =>
@@ -61,7 +63,8 @@ export const makeWebhookDelivery = (store: Store, faults: Faults, options: Webho
         // The signature's time is the wall clock's: the receiver checks it against its own (constructEvent's 300 s).
         const now = Date.now()
         const timestamp = Math.floor(now / 1000)
-        const signature = signatureHeader(payload, timestamp, [secret, ...store.previousSecrets.get(endpoint.id)?.filter((p) => p.until > now).map((p) => p.secret) ?? []])
+        const stillValid = (store.previousSecrets.get(endpoint.id) ?? []).filter((p) => p.until > now).map((p) => p.secret)
+        const signature = signatureHeader(payload, timestamp, [secret, ...stillValid])
         const request = HttpClientRequest.post(endpoint.url).pipe(
           HttpClientRequest.setHeaders({ "Stripe-Signature": signature, "User-Agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)" }),
           HttpClientRequest.bodyText(payload, "application/json; charset=utf-8")
