@@ -106,7 +106,8 @@ export const keepInFile = (store: Store, file: string) =>
         written = undefined
       }
     }
-    const save = Effect.gen(function*() {
+    // Uninterruptible: a stop waits for a write under way, so the last one (at close) is never overtaken by an older.
+    const save = Effect.uninterruptible(Effect.gen(function*() {
       const now = yield* store.serial(Effect.sync(() => encode(store)))
       if (now === written) return
       const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`
@@ -117,7 +118,7 @@ export const keepInFile = (store: Store, file: string) =>
         Effect.tap(() => Effect.sync(() => (written = now))),
         Effect.catch((e) => Effect.logWarning(`sandbox Stripe: could not save ${file}: ${String(e.cause)}`))
       )
-    })
+    }))
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep("200 millis"), save)))
     yield* Effect.addFinalizer(() => save)
   })
