@@ -20,11 +20,25 @@ export interface StripeCredentials {
   readonly webhookSecrets: ReadonlyArray<Redacted.Redacted<string>>
 }
 
+/** Where the API is, when it is not Stripe's own (the sandbox Stripe on loopback). */
+export interface StripeApi {
+  readonly host: string
+  readonly port: number
+  readonly protocol: "http" | "https"
+}
+
+/** `STRIPE_API_URL` as the SDK's options. */
+export const apiAt = (url: URL): StripeApi => ({
+  host: url.hostname.replace(/^\[|\]$/g, ""),
+  port: Number(url.port || (url.protocol === "http:" ? 80 : 443)),
+  protocol: url.protocol === "http:" ? "http" : "https"
+})
+
 export interface StripeGatewayOptions {
   /** The keys now; none while the operator has not stored a secret key. */
   readonly credentials: Effect.Effect<Option.Option<StripeCredentials>>
   /** Another API host (the sandbox Stripe on loopback); Stripe's own by default. */
-  readonly api?: { readonly host: string; readonly port: number; readonly protocol: "http" | "https" } | undefined
+  readonly api?: StripeApi | undefined
   /** Per request, in milliseconds (default 20 000). */
   readonly timeoutMs?: number | undefined
   /** The SDK's own retries of network failures and 5xx, each with the same Idempotency-Key (default 2). */
