@@ -81,6 +81,16 @@ export interface StripeSimulation {
   readonly useBaseUrl: (url: string) => void
 }
 
+/** The answer, or the request's abort (a caller's timeout ends its wait even on a hanging fault), as fetch does. */
+const answerOrAbort = (handler: (request: Request) => Promise<Response>, request: Request): Promise<Response> => {
+  // Listening first: the handler, interrupted by the same abort, would otherwise answer an empty response.
+  const aborted = new Promise<never>((_, reject) => {
+    if (request.signal.aborted) reject(request.signal.reason)
+    request.signal.addEventListener("abort", () => reject(request.signal.reason), { once: true })
+  })
+  return Promise.race([aborted, handler(request)])
+}
+
 /** The simulation, alive until the scope closes (webhook deliveries and the expiry sweep stop with it). */
 export const stripeSimulation = (options: StripeSimulationOptions = {}): Effect.Effect<StripeSimulation, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -151,7 +161,7 @@ export const stripeSimulation = (options: StripeSimulationOptions = {}): Effect.
       secretKey,
       webhookSecret,
       control,
-      fetch: (input, init) => web.handler(new Request(input, init)),
+      fetch: (input, init) => answerOrAbort(web.handler, new Request(input, init)),
       routes,
       useBaseUrl: (url) => {
         store.baseUrl = url

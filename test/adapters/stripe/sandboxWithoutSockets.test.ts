@@ -26,4 +26,14 @@ describe("sandbox Stripe without sockets", () => {
       const events = yield* simulation.control.events
       assert.includeMembers(events.map((e) => e.type), ["checkout.session.completed", "payment_intent.succeeded"])
     })))
+
+  it.live("a hanging fault without sockets: the SDK's timeout still ends the call", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const simulation = yield* stripeSimulation()
+      const stripe = new Stripe(simulation.secretKey, { httpClient: Stripe.createFetchHttpClient(simulation.fetch), maxNetworkRetries: 0, timeout: 200 })
+      yield* simulation.control.hangNextApiCalls({ times: 1 })
+      const error = yield* Effect.flip(call(() => stripe.customers.create({})))
+      assert.instanceOf(error, Stripe.errors.StripeConnectionError)
+      assert.match((yield* call(() => stripe.customers.create({}))).id, /^cus_/)
+    })))
 })
