@@ -125,7 +125,7 @@ export class PaymentGateway extends Context.Service<PaymentGateway, {
   savedCard(customer: string): Effect.Effect<Option.Option<SavedCard>, PaymentUnavailable>
   /** Verifies a notification exactly as received (the raw body, never re-serialised) and says what it means. */
   verifyNotification(request: {
-    readonly payload: string
+    readonly payload: string | Uint8Array
     readonly signature: string
   }): Effect.Effect<PaymentNotification, NotificationSignatureInvalid | PaymentsNotConfigured>
 }>()("zh/ports/PaymentGateway") {}
