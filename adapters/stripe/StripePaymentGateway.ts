@@ -94,10 +94,16 @@ export const make = (options: StripeGatewayOptions) => {
         )
     )
 
+  /** The customer's newest card (Stripe lists newest first); none for a customer Stripe does not know. */
   const newestCard = (customer: string) =>
-    call("payment method lookup", (s) => s.customers.listPaymentMethods(customer, { type: "card", limit: 1 })).pipe(
-      Effect.map((list) => Option.fromNullishOr(list.data[0]))
-    )
+    call("payment method lookup", async (s) => {
+      try {
+        return Option.fromNullishOr((await s.customers.listPaymentMethods(customer, { type: "card", limit: 1 })).data[0])
+      } catch (e) {
+        if (e instanceof Stripe.errors.StripeInvalidRequestError && e.code === "resource_missing") return Option.none()
+        throw e
+      }
+    })
 
   return PaymentGateway.of({
     ready: Effect.asVoid(configured),

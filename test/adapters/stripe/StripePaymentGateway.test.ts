@@ -163,7 +163,28 @@ describe("StripePaymentGateway on the sandbox Stripe", () => {
         assert.isTrue(seen.some((n) => n._tag === "ChargeFailed" && n.reason === "insufficient funds"))
       }))
 
-    it.effect("the card page replaces the card charges use", () =>
+    it.effect("findCharge finds a checkout's and a renewal's payment by their keys, and nothing for a key never charged", () =>
+    Effect.gen(function*() {
+      const { gateway } = yield* setup
+      const cus = yield* customer(gateway)
+      const { orderId } = yield* paidCheckout(gateway, cus, "4242424242424242")
+      const first = Option.getOrThrow(yield* gateway.findCharge(`checkout:${orderId}`))
+      assert.match(first.reference, /^pi_/)
+      assert.strictEqual(first.amountCents, 600)
+      const renewed = yield* renewal(gateway, cus, `renew:${cus}:it's`)
+      assert.deepStrictEqual(yield* gateway.findCharge(`renew:${cus}:it's`), Option.some({ reference: renewed.reference, amountCents: 600 }))
+      assert.isTrue(Option.isNone(yield* gateway.findCharge(`checkout:${orderOf()}`)))
+    }))
+
+  it.effect("a customer Stripe does not know has no saved card: its charge is declined, nothing is taken", () =>
+    Effect.gen(function*() {
+      const { gateway } = yield* setup
+      assert.isTrue(Option.isNone(yield* gateway.savedCard("cus_unknown")))
+      const refused = yield* Effect.flip(renewal(gateway, "7d5a1f6e-0000-4000-8000-0000000000ff", "order:unknown"))
+      assert.strictEqual(refused._tag, "PaymentDeclined")
+    }))
+
+  it.effect("the card page replaces the card charges use", () =>
       Effect.gen(function*() {
         const { gateway } = yield* setup
         const cus = yield* customer(gateway)
