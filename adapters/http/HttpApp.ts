@@ -15,7 +15,7 @@ import { type ConsoleRouteOptions, type ConsoleRouteServices, consoleRoute } fro
 import { type GameConsoleServices, gameConsoleRoute } from "./GameConsoleRoute.ts"
 import { GameHandlers } from "./GameHandlers.ts"
 import { type GameRelayOptions, type GameRelayServices, gameRelayRoutes } from "./GameRelayRoutes.ts"
-import { PaymentsHandlers } from "./PaymentsHandlers.ts"
+import { PaymentMethodHandlers, PaymentsHandlers } from "./PaymentsHandlers.ts"
 import { OrdersHandlers, SubscriptionsHandlers, VpsHandlers } from "./ServicesHandlers.ts"
 import { edgeMiddleware } from "./edge.ts"
 import { HttpSettings } from "./HttpSettings.ts"
@@ -33,6 +33,7 @@ const ApiRoutes = (publicUrl: string) =>
       OrdersHandlers,
       SubscriptionsHandlers,
       PaymentsHandlers,
+      PaymentMethodHandlers(publicUrl),
       VpsHandlers,
       ...GameHandlers(publicUrl),
       SystemHandlers

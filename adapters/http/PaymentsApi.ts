@@ -1,7 +1,9 @@
-// The contract of the payment provider's calls to us: Stripe's webhook, authenticated by its signature alone.
+// The contract of payments: the customer's saved card and the page to change it; the payment provider's calls to us
+// (Stripe's webhook, authenticated by its signature alone).
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { BadRequest, ServiceUnavailable } from "./ApiErrors.ts"
+import { Authentication } from "./AccountsApi.ts"
+import { BadRequest, NotFound, ServiceUnavailable } from "./ApiErrors.ts"
 
 export class PaymentsApi extends HttpApiGroup.make("payments")
   .add(
@@ -18,4 +20,27 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
   )
   .prefix("/api/payments")
   .annotateMerge(OpenApi.annotations({ title: "Payments", description: "Notifications from the payment provider" }))
+{}
+
+export const SavedCardView = Schema.Struct({
+  brand: Schema.String,
+  last4: Schema.String,
+  expMonth: Schema.Int,
+  expYear: Schema.Int
+})
+
+export class PaymentMethodApi extends HttpApiGroup.make("paymentMethod")
+  .add(
+    HttpApiEndpoint.get("get", "/", { success: SavedCardView, error: [NotFound, ServiceUnavailable] }),
+    HttpApiEndpoint.post("update", "/update", {
+      success: Schema.Struct({ url: Schema.String }),
+      error: ServiceUnavailable
+    })
+  )
+  .middleware(Authentication)
+  .prefix("/api/payment-method")
+  .annotateMerge(OpenApi.annotations({
+    title: "Payment method",
+    description: "The saved card (brand, last 4 digits, expiry) and the payment provider's page to change it"
+  }))
 {}

@@ -1,7 +1,10 @@
-// Stripe's webhook: verified and recorded by billing; a refusal is logged without the payload.
+// The saved card and the page to change it; Stripe's webhook, verified and recorded by billing (a refusal is logged
+// without the payload).
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
+import { cardUpdatePage, savedCardOf } from "../../domain/billing/paymentMethod.ts"
 import { receivePaymentNotification } from "../../domain/billing/paymentNotifications.ts"
+import { CurrentSession } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 
@@ -17,3 +20,17 @@ export const PaymentsHandlers = HttpApiBuilder.group(Api, "payments", Effect.fn(
       mapDomainErrors
     ))
 }))
+
+/** The card page brings the customer back to the panel's preferences page. */
+export const PaymentMethodHandlers = (publicUrl: string) =>
+  HttpApiBuilder.group(Api, "paymentMethod", Effect.fn(function*(handlers) {
+    const services = yield* Effect.context<
+      Effect.Services<ReturnType<typeof savedCardOf>> | Effect.Services<ReturnType<typeof cardUpdatePage>>
+    >()
+    return handlers
+      .handle("get", () =>
+        Effect.flatMap(CurrentSession, (session) => savedCardOf(session.user.id)).pipe(Effect.provideContext(services), mapDomainErrors))
+      .handle("update", () =>
+        Effect.flatMap(CurrentSession, (session) =>
+          cardUpdatePage(session.user, `${publicUrl.replace(/\/$/, "")}/preferences`)).pipe(Effect.provideContext(services), mapDomainErrors))
+  }))

@@ -105,6 +105,7 @@ export type DomainError =
   | BillingErrors.OrderNotFound
   | BillingErrors.SubscriptionNotFound
   | BillingErrors.SubscriptionEnded
+  | BillingErrors.PaymentMethodNotFound
   | PaymentDeclined
   | PaymentAuthenticationRequired
   | NotificationSignatureInvalid
@@ -180,6 +181,7 @@ const table = {
   OrderNotFound: own(404, "ORDER_NOT_FOUND"),
   SubscriptionNotFound: own(404, "SUBSCRIPTION_NOT_FOUND"),
   SubscriptionEnded: own(409, "SUBSCRIPTION_ENDED"),
+  PaymentMethodNotFound: own(404, "PAYMENT_METHOD_NOT_FOUND"),
   ProductUnavailable: (e) =>
     answer(e.busy ? 429 : 503, e.code, e.message, e.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: e.retryAfterSeconds }),
   PaymentDeclined: own(402, "PAYMENT_DECLINED"),

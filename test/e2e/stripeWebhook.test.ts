@@ -1,6 +1,7 @@
 // POST /api/payments/stripe/webhook on a real server outside sandbox mode, fed by the sandbox Stripe over loopback:
 // Stripe's deliveries verified and recorded once each (redeliveries change nothing), refunds confirmed, a verified
-// event of another type ignored with a 200, and forged, stale or altered bodies refused with 400 and nothing written.
+// event of another type ignored with a 200, and forged, stale or altered bodies refused with 400 and nothing written;
+// the customer's saved card and the page to change it (GET /api/payment-method, POST /api/payment-method/update).
 import { Effect, Exit, Option, Redacted, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import Stripe from "stripe"
@@ -11,7 +12,8 @@ import { storeSecret } from "../../domain/secrets/UpstreamCredentials.ts"
 import { PaymentNotifications } from "../../ports/PaymentNotifications.ts"
 import { send } from "../support/fuzz.ts"
 import { startTestServer } from "../support/testServer.ts"
-import { payWith } from "../adapters/stripe/support.ts"
+import { payWith, postPage } from "../adapters/stripe/support.ts"
+import { Browser } from "../support/browser.ts"
 
 const PATH = "/api/payments/stripe/webhook"
 const PREVIOUS = "whsec_the_endpoint_secret_before_rotation"
@@ -130,5 +132,47 @@ describe("POST /api/payments/stripe/webhook", () => {
   it("is listed in /openapi.json", async () => {
     const doc = await send(server.url, { method: "GET", path: "/openapi.json", headers: {} })
     expect(Object.keys(JSON.parse(doc.text).paths)).toContain(PATH)
+  })
+})
+
+describe("the saved card", () => {
+  const customerBrowser = async () => {
+    const browser = new Browser(server.url)
+    const email = `card.${Date.now()}.${Math.random().toString(36).slice(2)}@example.com`
+    const registered = await browser.post("/api/auth/register", {
+      email,
+      password: "correct horse battery",
+      accountType: "personal",
+      firstName: "Ada",
+      lastName: "Lovelace"
+    })
+    expect(registered.status, registered.text).toBe(201)
+    expect((await browser.post("/api/auth/login", { email, password: "correct horse battery" })).status).toBe(200)
+    return { browser, email }
+  }
+
+  it("none before a card is saved; the card page saves one and brings the customer back; then brand, last 4 and expiry", async () => {
+    const { browser, email } = await customerBrowser()
+    const none = await browser.get("/api/payment-method")
+    expect(none.status).toBe(404)
+    expect(JSON.parse(none.text).error.code).toBe("PAYMENT_METHOD_NOT_FOUND")
+    const page = await browser.post("/api/payment-method/update")
+    expect(page.status, page.text).toBe(200)
+    const { url } = JSON.parse(page.text) as { readonly url: string }
+    expect(url.startsWith(sandbox.baseUrl)).toBe(true)
+    // This card asks the holder to authenticate on the page (then it serves renewals without asking).
+    expect((await Effect.runPromise(payWith(url, "4000003800000446"))).status).toBe(200)
+    const back = await Effect.runPromise(postPage(url, { outcome: "approve" }))
+    expect(back.status).toBe(303)
+    expect(back.location).toBe("http://panel.test/preferences")
+    const saved = await browser.get("/api/payment-method")
+    expect(JSON.parse(saved.text)).toEqual({ brand: "visa", last4: "0446", expMonth: 12, expYear: 2034 })
+    // A second change of card is for the same customer at Stripe.
+    expect((await browser.post("/api/payment-method/update")).status).toBe(200)
+    expect((await stripe.customers.list({ email })).data.length).toBe(1)
+  })
+
+  it("signed out: 401", async () => {
+    expect((await new Browser(server.url).get("/api/payment-method")).status).toBe(401)
   })
 })
