@@ -64,8 +64,7 @@ export const SessionIfSignedInLive = Layer.effect(
   Effect.map(SessionGuard, (guard) =>
     SessionIfSignedIn.of((httpEffect) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-        Effect.flatMap(Effect.option(guard.check(tokenOf(request))), (session) =>
-          Effect.provideService(httpEffect, MaybeSession, session))))))
+        Effect.provideService(httpEffect, MaybeSession, Effect.option(guard.check(tokenOf(request))))))))
 
 /**
  * A route outside the HttpApi (relay, consoles) for signed-in customers only: the handler runs with the session, or
