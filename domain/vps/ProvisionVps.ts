@@ -152,7 +152,7 @@ const step2Clone = (orderId: string, placed: Placed, check: number) =>
         Effect.mapError(failed(2, "The virtualization cluster cannot be reached."))
       )).find((vm) => vm.vmid === vmid)
       if (existing !== undefined && existing.name === name) {
-        if (existing.lock === null) return vmid
+        if (!existing.busy) return vmid
         if (check >= CLONE_CHECKS) {
           return yield* new StepFailed({ step: 2, reason: "Cloning the OS template failed.", detail: "clone stayed locked" })
         }
