@@ -15,7 +15,7 @@ import { type ConsoleRouteOptions, type ConsoleRouteServices, consoleRoute } fro
 import { type GameConsoleServices, gameConsoleRoute } from "./GameConsoleRoute.ts"
 import { GameHandlers } from "./GameHandlers.ts"
 import { type GameRelayOptions, type GameRelayServices, gameRelayRoutes } from "./GameRelayRoutes.ts"
-import { PaymentMethodHandlers, PaymentsHandlers } from "./PaymentsHandlers.ts"
+import { PaymentHistoryHandlers, PaymentMethodHandlers, PaymentsHandlers } from "./PaymentsHandlers.ts"
 import { OrdersHandlers, SubscriptionsHandlers, VpsHandlers } from "./ServicesHandlers.ts"
 import { edgeMiddleware } from "./edge.ts"
 import { HttpSettings } from "./HttpSettings.ts"
@@ -34,6 +34,7 @@ const ApiRoutes = (publicUrl: string) =>
       SubscriptionsHandlers,
       PaymentsHandlers,
       PaymentMethodHandlers(publicUrl),
+      PaymentHistoryHandlers,
       VpsHandlers,
       ...GameHandlers(publicUrl),
       SystemHandlers

@@ -19,7 +19,7 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
     }))
   )
   .prefix("/api/payments")
-  .annotateMerge(OpenApi.annotations({ title: "Payments", description: "Notifications from the payment provider" }))
+  .annotateMerge(OpenApi.annotations({ title: "Payment provider", description: "Notifications from the payment provider" }))
 {}
 
 export const SavedCardView = Schema.Struct({
@@ -42,5 +42,24 @@ export class PaymentMethodApi extends HttpApiGroup.make("paymentMethod")
   .annotateMerge(OpenApi.annotations({
     title: "Payment method",
     description: "The saved card (brand, last 4 digits, expiry) and the payment provider's page to change it"
+  }))
+{}
+
+export const PaymentView = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.Literals(["charge", "refund"]),
+  amountCents: Schema.Int,
+  orderId: Schema.NullOr(Schema.String),
+  subscriptionId: Schema.NullOr(Schema.String),
+  createdAt: Schema.String
+})
+
+export class PaymentHistoryApi extends HttpApiGroup.make("paymentHistory")
+  .add(HttpApiEndpoint.get("list", "/", { success: Schema.Struct({ payments: Schema.Array(PaymentView) }) }))
+  .middleware(Authentication)
+  .prefix("/api/payments")
+  .annotateMerge(OpenApi.annotations({
+    title: "Payments",
+    description: "The customer's charges and refunds, newest first (the latest 100)"
   }))
 {}

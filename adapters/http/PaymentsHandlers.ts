@@ -2,6 +2,7 @@
 // without the payload).
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
+import { listPayments } from "../../domain/billing/paymentHistory.ts"
 import { cardUpdatePage, savedCardOf } from "../../domain/billing/paymentMethod.ts"
 import { receivePaymentNotification } from "../../domain/billing/paymentNotifications.ts"
 import { CurrentSession } from "./AccountsApi.ts"
@@ -34,3 +35,21 @@ export const PaymentMethodHandlers = (publicUrl: string) =>
         Effect.flatMap(CurrentSession, (session) =>
           cardUpdatePage(session.user, `${publicUrl.replace(/\/$/, "")}/preferences`)).pipe(Effect.provideContext(services), mapDomainErrors))
   }))
+
+export const PaymentHistoryHandlers = HttpApiBuilder.group(Api, "paymentHistory", Effect.fn(function*(handlers) {
+  const services = yield* Effect.context<Effect.Services<ReturnType<typeof listPayments>>>()
+  return handlers.handle("list", () =>
+    Effect.flatMap(CurrentSession, (session) => listPayments(session.user.id)).pipe(
+      Effect.map((entries) => ({
+        payments: entries.map((e) => ({
+          id: e.id,
+          kind: e.kind,
+          amountCents: e.amountCents,
+          orderId: e.orderId,
+          subscriptionId: e.subscriptionId,
+          createdAt: e.createdAt.toISOString()
+        }))
+      })),
+      Effect.provideContext(services)
+    ))
+}))
