@@ -204,17 +204,22 @@ export const make = (options: StripeGatewayOptions) => {
           expYear: card.exp_year
         })))),
     verifyNotification: (request) =>
-      Effect.gen(function*() {
-        const c = yield* configured
+      Effect.flatMap(configured, (c) => {
         for (const secret of c.webhookSecrets) {
-          const event = yield* Effect.try({
+          try {
             // Any v1 signature of the header may match (Stripe signs with both secrets during its own rotation).
-            try: () => Stripe.webhooks.constructEvent(request.payload, request.signature, Redacted.value(secret), WEBHOOK_TOLERANCE_SECONDS),
-            catch: () => null
-          }).pipe(Effect.orElseSucceed(() => null))
-          if (event !== null) return notificationOf(event)
+            const event = Stripe.webhooks.constructEvent(
+              request.payload,
+              request.signature,
+              Redacted.value(secret),
+              WEBHOOK_TOLERANCE_SECONDS
+            )
+            return Effect.succeed(notificationOf(event))
+          } catch {
+            // Not this secret's signature (or not Stripe's at all): try the next one.
+          }
         }
-        return yield* new NotificationSignatureInvalid()
+        return Effect.fail(new NotificationSignatureInvalid())
       })
   })
 }
