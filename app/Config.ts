@@ -92,6 +92,9 @@ export const SettingsConfig = Config.all({
   lifecycleCron: withDefault(Config.String("LIFECYCLE_CRON"), "* * * * *"),
   sandboxTaskSpeed: withDefault(Config.Literals(["realistic", "instant"], "SANDBOX_TASK_SPEED"), "realistic"),
   sandboxPaymentLatencyMs: intSetting("SANDBOX_PAYMENT_LATENCY_MS", 0, 600_000, 0),
+  stripeApiUrl: Config.option(Config.URL("STRIPE_API_URL")),
+  stripeTimeoutMs: intSetting("STRIPE_TIMEOUT_MS", 1_000, 120_000, 20_000),
+  stripeRetries: intSetting("STRIPE_RETRIES", 0, 10, 2),
   orderRecoverySeconds: intSetting("ORDER_RECOVERY_SECONDS", 1, 60, 60),
   logLevel: withDefault(Config.LogLevel("LOG_LEVEL"), "Info"),
   logFormat: Config.option(Config.Literals(["pretty", "json"], "LOG_FORMAT"))

@@ -6,4 +6,6 @@ export class Ledger extends Context.Service<Ledger, {
   record(entry: LedgerEntry): Effect.Effect<void>
   forOrder(orderId: string): Effect.Effect<ReadonlyArray<LedgerEntry>>
   forSubscription(subscriptionId: string): Effect.Effect<ReadonlyArray<LedgerEntry>>
+  /** A customer's charges and refunds, newest first (at most `limit`). */
+  forUser(userId: string, limit: number): Effect.Effect<ReadonlyArray<LedgerEntry>>
 }>()("zh/ports/Ledger") {}
