@@ -1,31 +1,22 @@
 // The catalog in Postgres. Each upsert is one INSERT … ON CONFLICT DO UPDATE that only writes a row that differs,
 // and says which happened (`xmax = 0` marks a freshly inserted row); a pool and its addresses change together.
 import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { Plan } from "../../domain/catalog/Plan.ts"
 import { Catalog, type CatalogKind, type UpsertOutcome } from "../../ports/Catalog.ts"
+import { snakeColumns } from "./columns.ts"
 
-const Outcome = Schema.Array(Schema.Struct({ created: Schema.Boolean }))
-const Count = Schema.Array(Schema.Struct({ n: Schema.Int }))
+const Outcome = Schema.Struct({ created: Schema.Boolean })
+const Count = Schema.Struct({ n: Schema.Int })
 
-const ClusterRow = Schema.Struct({
+const ClusterRow = snakeColumns(Schema.Struct({
   name: Schema.String,
   url: Schema.String,
   username: Schema.NullOr(Schema.String),
-  token_id: Schema.NullOr(Schema.String),
-  tls_ca: Schema.NullOr(Schema.String),
-  tls_fingerprint: Schema.NullOr(Schema.String),
-  tls_insecure: Schema.Boolean,
+  tokenId: Schema.NullOr(Schema.String),
+  tls: Schema.Struct({ ca: Schema.NullOr(Schema.String), fingerprint: Schema.NullOr(Schema.String), insecure: Schema.Boolean }),
   retired: Schema.Boolean
-})
-const toCluster = (r: typeof ClusterRow.Type) => ({
-  name: r.name,
-  url: r.url,
-  username: r.username,
-  tokenId: r.token_id,
-  tls: { ca: r.tls_ca, fingerprint: r.tls_fingerprint, insecure: r.tls_insecure },
-  retired: r.retired
-})
+}))
 const PanelRow = Schema.Struct({ name: Schema.String, url: Schema.String, retired: Schema.Boolean })
 const TemplateRow = Schema.Struct({
   id: Schema.String,
@@ -46,35 +37,36 @@ const PoolRow = Schema.Struct({
   free: Schema.Int,
   assigned: Schema.Int
 })
-const PlanRow = Schema.Struct({
-  id: Schema.String,
-  kind: Schema.String,
-  name: Schema.String,
-  price_cents: Schema.Int,
-  spec: Schema.Record(Schema.String, Schema.Unknown),
-  retired: Schema.Boolean
-})
-const decodePlan = Schema.decodeUnknownEffect(Plan)
-const toPlan = (r: typeof PlanRow.Type) =>
-  Effect.map(decodePlan({ ...r.spec, id: r.id, kind: r.kind, name: r.name, priceCents: r.price_cents }), (plan) => ({ ...plan, retired: r.retired }))
+/** A plan is stored as its columns and the rest of its spec in jsonb; the statement puts them back together. */
+const PlanRow = Schema.Struct({ plan: Plan, retired: Schema.Boolean })
 
-const outcome = (rows: typeof Outcome.Type): UpsertOutcome =>
-  rows[0] === undefined ? "unchanged" : rows[0].created ? "created" : "updated"
+const outcome = (row: Option.Option<typeof Outcome.Type>): UpsertOutcome =>
+  Option.match(row, { onNone: () => "unchanged", onSome: (r) => r.created ? "created" : "updated" })
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const rows = <S extends Schema.Top>(schema: S) => Schema.decodeUnknownEffect(Schema.Array(schema))
-  const upserted = Effect.flatMap(Schema.decodeUnknownEffect(Outcome))
-  const counted = Effect.flatMap((r: unknown) => Effect.map(Schema.decodeUnknownEffect(Count)(r), (c) => c[0]?.n ?? 0))
+  /** An upsert that writes only a row that differs, `RETURNING (xmax = 0) AS created`. */
+  const upsert = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+    SqlSchema.findOneOption({ Request: Schema.Void, Result: Outcome, execute: () => statement })(undefined).pipe(
+      Effect.map(outcome)
+    )
+  const counted = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+    SqlSchema.findOne({ Request: Schema.Void, Result: Count, execute: () => statement })(undefined).pipe(
+      Effect.map((c) => c.n)
+    )
+  const all = <S extends Schema.Top>(Result: S) =>
+  <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+    SqlSchema.findAll({ Request: Schema.Void, Result, execute: () => statement })(undefined)
 
-  const clusterRows = <E>(statement: Effect.Effect<ReadonlyArray<unknown>, E>) =>
-    statement.pipe(Effect.flatMap(rows(ClusterRow)), Effect.map((all) => all.map(toCluster)), Effect.orDie)
-  const clusterColumns = sql`name, url, username, token_id, tls_ca, tls_fingerprint, tls_insecure, retired_at IS NOT NULL AS retired`
-  const panelRows = <E>(statement: Effect.Effect<ReadonlyArray<unknown>, E>) =>
-    statement.pipe(Effect.flatMap(rows(PanelRow)), Effect.orDie)
-  const planRows = <E>(statement: Effect.Effect<ReadonlyArray<unknown>, E>) =>
-    statement.pipe(Effect.flatMap(rows(PlanRow)), Effect.flatMap(Effect.forEach(toPlan)), Effect.orDie)
-  const planColumns = sql`id, kind, name, price_cents, spec, retired_at IS NOT NULL AS retired`
+  const clusterRows = all(ClusterRow)
+  const clusterColumns = sql`name, url, username, token_id,
+    json_build_object('ca', tls_ca, 'fingerprint', tls_fingerprint, 'insecure', tls_insecure) AS tls,
+    retired_at IS NOT NULL AS retired`
+  const panelRows = all(PanelRow)
+  const planRows = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+    all(PlanRow)(statement).pipe(Effect.map((rows) => rows.map(({ plan, retired }) => ({ ...plan, retired }))))
+  const planColumns = sql`spec || jsonb_build_object('id', id, 'kind', kind, 'name', name, 'priceCents', price_cents) AS plan,
+    retired_at IS NOT NULL AS retired`
   const poolAddresses = (id: string, addresses: ReadonlyArray<string>) =>
     Effect.gen(function*() {
       const wanted = sql`SELECT a::inet FROM jsonb_array_elements_text(${JSON.stringify(addresses)}::jsonb) AS a`
@@ -102,27 +94,27 @@ export const make = Effect.gen(function*() {
                  proxmox_clusters.tls_fingerprint, proxmox_clusters.tls_insecure)
             IS DISTINCT FROM (excluded.url, excluded.username, excluded.token_id, excluded.tls_ca,
                  excluded.tls_fingerprint, excluded.tls_insecure)
-          RETURNING (xmax = 0) AS created`.pipe(upserted, Effect.map(outcome), Effect.orDie),
+          RETURNING (xmax = 0) AS created`.pipe(upsert, Effect.orDie),
     upsertPanel: (p) =>
       sql`INSERT INTO pterodactyl_panels (name, url) VALUES (${p.name}, ${p.url})
           ON CONFLICT (name) DO UPDATE SET url = excluded.url, updated_at = now()
           WHERE pterodactyl_panels.url IS DISTINCT FROM excluded.url
-          RETURNING (xmax = 0) AS created`.pipe(upserted, Effect.map(outcome), Effect.orDie),
+          RETURNING (xmax = 0) AS created`.pipe(upsert, Effect.orDie),
     upsertTemplate: (t) =>
       sql`INSERT INTO os_templates (id, cluster, node, vmid, name) VALUES (${t.id}, ${t.cluster}, ${t.node}, ${t.vmid}, ${t.name})
           ON CONFLICT (id, cluster, node) DO UPDATE SET vmid = excluded.vmid, name = excluded.name, updated_at = now()
           WHERE (os_templates.vmid, os_templates.name) IS DISTINCT FROM (excluded.vmid, excluded.name)
-          RETURNING (xmax = 0) AS created`.pipe(upserted, Effect.map(outcome), Effect.orDie),
+          RETURNING (xmax = 0) AS created`.pipe(upsert, Effect.orDie),
     upsertIpPool: (pool, addresses) =>
       sql.withTransaction(Effect.gen(function*() {
-        const row = outcome(yield* upserted(sql`
+        const row = yield* upsert(sql`
           INSERT INTO ip_pools (id, cluster, cidr, gateway, bridge, nodes)
           VALUES (${pool.id}, ${pool.cluster}, ${pool.cidr}::cidr, ${pool.gateway}::inet, ${pool.bridge}, ${JSON.stringify(pool.nodes)}::jsonb)
           ON CONFLICT (id) DO UPDATE SET cluster = excluded.cluster, cidr = excluded.cidr, gateway = excluded.gateway,
             bridge = excluded.bridge, nodes = excluded.nodes, updated_at = now()
           WHERE (ip_pools.cluster, ip_pools.cidr, ip_pools.gateway, ip_pools.bridge, ip_pools.nodes)
             IS DISTINCT FROM (excluded.cluster, excluded.cidr, excluded.gateway, excluded.bridge, excluded.nodes)
-          RETURNING (xmax = 0) AS created`))
+          RETURNING (xmax = 0) AS created`)
         const changed = yield* poolAddresses(pool.id, addresses)
         return row === "unchanged" && changed > 0 ? "updated" as const : row
       })).pipe(Effect.orDie),
@@ -133,7 +125,7 @@ export const make = Effect.gen(function*() {
             spec = excluded.spec, updated_at = now()
           WHERE (plans.kind, plans.name, plans.price_cents, plans.spec)
             IS DISTINCT FROM (excluded.kind, excluded.name, excluded.price_cents, excluded.spec)
-          RETURNING (xmax = 0) AS created`.pipe(upserted, Effect.map(outcome), Effect.orDie)
+          RETURNING (xmax = 0) AS created`.pipe(upsert, Effect.orDie)
     },
     retire: (kind: CatalogKind, id) => {
       const statement = {
@@ -146,36 +138,44 @@ export const make = Effect.gen(function*() {
       return statement().pipe(Effect.map((r) => r.length > 0), Effect.orDie)
     },
     plans: planRows(sql`SELECT ${planColumns} FROM plans WHERE retired_at IS NULL ORDER BY price_cents, id COLLATE "C"`).pipe(
-      Effect.map((all) => all.map(({ retired: _, ...plan }) => plan))
+      Effect.map((all) => all.map(({ retired: _, ...plan }) => plan)),
+      Effect.orDie
     ),
-    allPlans: planRows(sql`SELECT ${planColumns} FROM plans ORDER BY id COLLATE "C"`),
+    allPlans: planRows(sql`SELECT ${planColumns} FROM plans ORDER BY id COLLATE "C"`).pipe(Effect.orDie),
     plan: (id) =>
-      Effect.map(planRows(sql`SELECT ${planColumns} FROM plans WHERE id = ${id}`), (found) => Option.fromNullishOr(found[0])),
+      planRows(sql`SELECT ${planColumns} FROM plans WHERE id = ${id}`).pipe(
+        Effect.map((found) => Option.fromNullishOr(found[0])),
+        Effect.orDie
+      ),
     templates: (id) =>
       sql`SELECT t.id, t.name, t.cluster, t.node, t.vmid, false AS retired FROM os_templates t
           JOIN proxmox_clusters c ON c.name = t.cluster
           WHERE t.id = ${id} AND t.retired_at IS NULL AND c.retired_at IS NULL
           ORDER BY t.cluster COLLATE "C", t.node COLLATE "C"`.pipe(
-        Effect.flatMap(rows(TemplateRow)),
+        all(TemplateRow),
         Effect.map((all) => all.map(({ retired: _, ...template }) => template)),
         Effect.orDie
       ),
     allTemplates: sql`SELECT id, name, cluster, node, vmid, retired_at IS NOT NULL AS retired FROM os_templates
-        ORDER BY id COLLATE "C", cluster COLLATE "C", node COLLATE "C"`.pipe(Effect.flatMap(rows(TemplateRow)), Effect.orDie),
+        ORDER BY id COLLATE "C", cluster COLLATE "C", node COLLATE "C"`.pipe(all(TemplateRow), Effect.orDie),
     ipPools: sql`SELECT p.id, p.cluster, p.cidr::text AS cidr, host(p.gateway) AS gateway, p.bridge, p.nodes,
           p.retired_at IS NOT NULL AS retired,
           (SELECT count(*)::int FROM ip_addresses a WHERE a.pool_id = p.id AND a.holder IS NULL AND a.withdrawn_at IS NULL) AS free,
           (SELECT count(*)::int FROM ip_addresses a WHERE a.pool_id = p.id AND a.holder IS NOT NULL) AS assigned
-        FROM ip_pools p ORDER BY p.id COLLATE "C"`.pipe(Effect.flatMap(rows(PoolRow)), Effect.orDie),
+        FROM ip_pools p ORDER BY p.id COLLATE "C"`.pipe(all(PoolRow), Effect.orDie),
     cluster: (name) =>
-      Effect.map(clusterRows(sql`SELECT ${clusterColumns} FROM proxmox_clusters WHERE name = ${name}`), (found) => Option.fromNullishOr(found[0])),
-    clusters: clusterRows(sql`SELECT ${clusterColumns} FROM proxmox_clusters ORDER BY name COLLATE "C"`),
+      clusterRows(sql`SELECT ${clusterColumns} FROM proxmox_clusters WHERE name = ${name}`).pipe(
+        Effect.map((found) => Option.fromNullishOr(found[0])),
+        Effect.orDie
+      ),
+    clusters: clusterRows(sql`SELECT ${clusterColumns} FROM proxmox_clusters ORDER BY name COLLATE "C"`).pipe(Effect.orDie),
     panel: (name) =>
-      Effect.map(
-        panelRows(sql`SELECT name, url, retired_at IS NOT NULL AS retired FROM pterodactyl_panels WHERE name = ${name}`),
-        (found) => Option.fromNullishOr(found[0])
+      panelRows(sql`SELECT name, url, retired_at IS NOT NULL AS retired FROM pterodactyl_panels WHERE name = ${name}`).pipe(
+        Effect.map((found) => Option.fromNullishOr(found[0])),
+        Effect.orDie
       ),
     panels: panelRows(sql`SELECT name, url, retired_at IS NOT NULL AS retired FROM pterodactyl_panels ORDER BY name COLLATE "C"`)
+      .pipe(Effect.orDie)
   })
 })
 

@@ -1,45 +1,41 @@
 // Subscriptions in Postgres: renewals and status moves are conditional UPDATEs, so concurrent ones apply once.
-import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
-import { ServiceKind, Subscription, SubscriptionStatus } from "../../domain/billing/Billing.ts"
+import { Effect, Layer, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { Subscription } from "../../domain/billing/Billing.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { snakeColumns } from "./columns.ts"
 
-const SubscriptionRow = Schema.Struct({
-  id: Schema.String,
-  user_id: Schema.String,
-  plan_id: Schema.String,
-  kind: ServiceKind,
-  order_id: Schema.String,
-  status: SubscriptionStatus,
-  current_period_end: Schema.Date,
-  cancel_at_period_end: Schema.Boolean,
-  service_id: Schema.NullOr(Schema.String),
-  created_at: Schema.Date
-})
-const SubscriptionRows = Schema.Array(SubscriptionRow)
-
-const toSubscription = (r: typeof SubscriptionRow.Type): Subscription =>
-  new Subscription({
-    id: r.id,
-    userId: r.user_id,
-    planId: r.plan_id,
-    kind: r.kind,
-    orderId: r.order_id,
-    status: r.status,
-    currentPeriodEnd: r.current_period_end,
-    cancelAtPeriodEnd: r.cancel_at_period_end,
-    serviceId: r.service_id,
-    createdAt: r.created_at
-  })
+const SubscriptionRow = snakeColumns(Subscription)
+const NewSubscriptionRow = snakeColumns(Schema.Struct(Subscription.fields))
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const many = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-    query.pipe(
-      Effect.flatMap(Schema.decodeUnknownEffect(SubscriptionRows)),
-      Effect.map((rows) => rows.map(toSubscription)),
-      Effect.orDie
-    )
+  const insert = SqlSchema.findOne({
+    Request: NewSubscriptionRow,
+    Result: SubscriptionRow,
+    execute: (row) => sql`INSERT INTO subscriptions ${sql.insert(row)} RETURNING *`
+  })
+  const byId = SqlSchema.findOneOption({
+    Request: Schema.String,
+    Result: SubscriptionRow,
+    execute: (id) => sql`SELECT * FROM subscriptions WHERE id = ${id}`
+  })
+  const forUser = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: SubscriptionRow,
+    execute: (userId) => sql`SELECT * FROM subscriptions WHERE user_id = ${userId} ORDER BY created_at, id`
+  })
+  const due = SqlSchema.findAll({
+    Request: Schema.Date,
+    Result: SubscriptionRow,
+    execute: (now) =>
+      sql`SELECT * FROM subscriptions WHERE status = 'active' AND current_period_end <= ${now} ORDER BY current_period_end, id`
+  })
+  const suspended = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: SubscriptionRow,
+    execute: () => sql`SELECT * FROM subscriptions WHERE status = 'suspended' ORDER BY current_period_end, id`
+  })
   /** Whether the conditional statement (with `RETURNING id`) changed a row. */
   const changed = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
     query.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie)
@@ -51,25 +47,10 @@ export const make = Effect.gen(function*() {
   const samePeriodEnd = (expected: Date) => sql`date_trunc('milliseconds', current_period_end) = ${expected}`
 
   return Subscriptions.of({
-    create: (s) =>
-      many(sql`INSERT INTO subscriptions ${
-        sql.insert({
-          id: s.id,
-          user_id: s.userId,
-          plan_id: s.planId,
-          kind: s.kind,
-          order_id: s.orderId,
-          status: "active",
-          current_period_end: s.currentPeriodEnd,
-          cancel_at_period_end: false,
-          created_at: s.now
-        })
-      } RETURNING *`).pipe(
-        Effect.flatMap((rows) => rows[0] === undefined ? Effect.die("INSERT returned no row") : Effect.succeed(rows[0]))
-      ),
-    get: (id) =>
-      many(sql`SELECT * FROM subscriptions WHERE id = ${id}`).pipe(Effect.map((rows) => Option.fromNullishOr(rows[0]))),
-    forUser: (userId) => many(sql`SELECT * FROM subscriptions WHERE user_id = ${userId} ORDER BY created_at, id`),
+    create: ({ now, ...s }) =>
+      insert({ ...s, status: "active", cancelAtPeriodEnd: false, serviceId: null, createdAt: now }).pipe(Effect.orDie),
+    get: (id) => byId(id).pipe(Effect.orDie),
+    forUser: (userId) => forUser(userId).pipe(Effect.orDie),
     attachService: (id, serviceId) =>
       sql`UPDATE subscriptions SET service_id = ${serviceId} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
     extend: (id, expected, next) =>
@@ -84,10 +65,8 @@ export const make = Effect.gen(function*() {
                   WHERE id = ${id} AND status = 'active' AND ${samePeriodEnd(periodEnd)} RETURNING id`),
     setCancelAtPeriodEnd: (id, cancel) =>
       sql`UPDATE subscriptions SET cancel_at_period_end = ${cancel} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
-    due: (now) =>
-      many(sql`SELECT * FROM subscriptions WHERE status = 'active' AND current_period_end <= ${now}
-               ORDER BY current_period_end, id`),
-    suspended: many(sql`SELECT * FROM subscriptions WHERE status = 'suspended' ORDER BY current_period_end, id`)
+    due: (now) => due(now).pipe(Effect.orDie),
+    suspended: suspended(undefined).pipe(Effect.orDie)
   })
 })
 

@@ -1,40 +1,22 @@
 // Users in Postgres; the unique index on lower(email) decides duplicate registrations.
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { User, UserId } from "../../domain/account/User.ts"
 import { EmailTaken, Users } from "../../ports/Users.ts"
+import { snakeColumns } from "./columns.ts"
 
-const UserRow = Schema.Struct({
-  id: UserId,
-  email: Schema.String,
-  account_type: Schema.Literals(["personal", "professional"]),
-  first_name: Schema.String,
-  last_name: Schema.String,
-  company_name: Schema.NullOr(Schema.String),
-  siret: Schema.NullOr(Schema.String),
-  language: Schema.Literals(["fr", "en"]),
-  password_hash: Schema.String,
-  created_at: Schema.Date
-})
-
-const toUser = (r: typeof UserRow.Type): User =>
-  new User({
-    id: r.id,
-    email: r.email,
-    accountType: r.account_type,
-    firstName: r.first_name,
-    lastName: r.last_name,
-    companyName: r.company_name,
-    siret: r.siret,
-    language: r.language,
-    passwordHash: r.password_hash,
-    createdAt: r.created_at
-  })
+const NewUserRow = snakeColumns(Schema.Struct(User.fields))
+const UserRow = snakeColumns(User)
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const insert = SqlSchema.findOne({
+    Request: NewUserRow,
+    Result: UserRow,
+    execute: (row) => sql`INSERT INTO users ${sql.insert(row)} RETURNING *`
+  })
   const byId = SqlSchema.findOneOption({
-    Request: Schema.String,
+    Request: UserId,
     Result: UserRow,
     execute: (id) => sql`SELECT * FROM users WHERE id = ${id}`
   })
@@ -46,25 +28,12 @@ export const make = Effect.gen(function*() {
 
   return Users.of({
     insert: (user) =>
-      sql`INSERT INTO users ${sql.insert({
-        id: user.id,
-        email: user.email,
-        account_type: user.accountType,
-        first_name: user.firstName,
-        last_name: user.lastName,
-        company_name: user.companyName,
-        siret: user.siret,
-        language: user.language,
-        password_hash: user.passwordHash,
-        created_at: user.createdAt
-      })} RETURNING *`.pipe(
-        Effect.flatMap(Schema.decodeUnknownEffect(Schema.Array(UserRow))),
-        Effect.flatMap((rows) => rows[0] === undefined ? Effect.die("INSERT returned no row") : Effect.succeed(toUser(rows[0]))),
+      insert(user).pipe(
         Effect.catchTag("SqlError", (e) => e.reason._tag === "UniqueViolation" ? Effect.fail(new EmailTaken()) : Effect.die(e)),
-        Effect.catchTag("SchemaError", Effect.die)
+        Effect.catchTag(["SchemaError", "NoSuchElementError"], Effect.die)
       ),
-    findById: (id) => byId(id).pipe(Effect.map(Option.map(toUser)), Effect.orDie),
-    findByEmail: (email) => byEmail(email).pipe(Effect.map(Option.map(toUser)), Effect.orDie),
+    findById: (id) => byId(id).pipe(Effect.orDie),
+    findByEmail: (email) => byEmail(email).pipe(Effect.orDie),
     setPasswordHash: (id, hash) =>
       sql`UPDATE users SET password_hash = ${hash} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
     upgradePasswordHash: (id, expected, next) =>

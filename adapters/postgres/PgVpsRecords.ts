@@ -1,48 +1,21 @@
 // VPS records in Postgres: one per order (UNIQUE order_id), so a retried creation finds the first record; snapshot
 // claims one per VPS and lower(name), taken under the VPS row's lock.
 import { Effect, Layer, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
-import { Vps, VpsStatus } from "../../domain/vps/Vps.ts"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { Vps } from "../../domain/vps/Vps.ts"
 import { type SnapshotClaimOutcome, VpsRecords } from "../../ports/VpsRecords.ts"
+import { snakeColumns } from "./columns.ts"
 
-const VpsRow = Schema.Struct({
+const VpsRow = snakeColumns(Vps)
+const NewVpsRow = snakeColumns(Schema.Struct({ ...Vps.fields, rootPasswordSealed: Schema.String }))
+const SnapshotClaimRow = snakeColumns(Schema.Struct({
   id: Schema.String,
-  user_id: Schema.String,
-  subscription_id: Schema.String,
-  order_id: Schema.String,
-  plan_id: Schema.String,
-  cluster: Schema.String,
-  node: Schema.String,
-  vmid: Schema.Int,
-  hostname: Schema.String,
-  template_id: Schema.String,
-  address: Schema.String,
-  status: VpsStatus,
-  grace_until: Schema.NullOr(Schema.Date),
-  created_at: Schema.Date,
-  destroyed_at: Schema.NullOr(Schema.Date)
-})
-
-const ClaimRows = Schema.Array(Schema.Struct({ name: Schema.String, work: Schema.Literals(["create", "delete"]) }))
-
-const toVps = (r: typeof VpsRow.Type): Vps =>
-  new Vps({
-    id: r.id,
-    userId: r.user_id,
-    subscriptionId: r.subscription_id,
-    orderId: r.order_id,
-    planId: r.plan_id,
-    cluster: r.cluster,
-    node: r.node,
-    vmid: r.vmid,
-    hostname: r.hostname,
-    templateId: r.template_id,
-    address: r.address,
-    status: r.status,
-    graceUntil: r.grace_until,
-    createdAt: r.created_at,
-    destroyedAt: r.destroyed_at
-  })
+  vpsId: Schema.String,
+  name: Schema.String,
+  work: Schema.Literals(["create", "delete"]),
+  claimedAt: Schema.Date,
+  expiresAt: Schema.Date
+}))
 
 /** Every column but the sealed root password. */
 const columns = "id, user_id, subscription_id, order_id, plan_id, cluster, node, vmid, hostname, template_id, address, " +
@@ -51,40 +24,43 @@ const columns = "id, user_id, subscription_id, order_id, plan_id, cluster, node,
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const select = sql.unsafe(`SELECT ${columns} FROM vps`)
-  const many = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-    query.pipe(
-      Effect.flatMap(Schema.decodeUnknownEffect(Schema.Array(VpsRow))),
-      Effect.map((rows) => rows.map(toVps)),
-      Effect.orDie
-    )
-  const one = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-    Effect.map(many(query), (rows) => Option.fromNullishOr(rows[0]))
+  // No conflict target: with every unique index an arbiter, two racing creations for one order (different ids,
+  // same subscription) end in DO NOTHING rather than tripping the subscription index first.
+  const insert = SqlSchema.void({
+    Request: NewVpsRow,
+    execute: (row) => sql`INSERT INTO vps ${sql.insert(row)} ON CONFLICT DO NOTHING`
+  })
+  const findBy = (column: "id" | "order_id" | "subscription_id") =>
+    SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: VpsRow,
+      execute: (value) => sql`${select} WHERE ${sql(column)} = ${value}`
+    })
+  const [byId, byOrder, bySubscription] = [findBy("id"), findBy("order_id"), findBy("subscription_id")]
+  const forUser = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: VpsRow,
+    execute: (userId) => sql`${select} WHERE user_id = ${userId} ORDER BY created_at, id`
+  })
+  const live = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: VpsRow,
+    execute: () => sql`${select} WHERE status <> 'destroyed' ORDER BY created_at, id`
+  })
+  const liveClaims = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: SnapshotClaimRow,
+    execute: (vpsId) => sql`SELECT * FROM snapshot_claims WHERE vps_id = ${vpsId}`
+  })
+  const insertClaim = SqlSchema.void({
+    Request: SnapshotClaimRow,
+    execute: (row) => sql`INSERT INTO snapshot_claims ${sql.insert(row)}`
+  })
 
   return VpsRecords.of({
-    create: (vps, sealedRootPassword) =>
-      // No conflict target: with every unique index an arbiter, two racing creations for one order (different
-      // ids, same subscription) end in DO NOTHING rather than tripping the subscription index first.
-      sql`INSERT INTO vps ${
-        sql.insert({
-          id: vps.id,
-          user_id: vps.userId,
-          subscription_id: vps.subscriptionId,
-          order_id: vps.orderId,
-          plan_id: vps.planId,
-          cluster: vps.cluster,
-          node: vps.node,
-          vmid: vps.vmid,
-          hostname: vps.hostname,
-          template_id: vps.templateId,
-          address: vps.address,
-          status: vps.status,
-          grace_until: vps.graceUntil,
-          root_password_sealed: sealedRootPassword,
-          created_at: vps.createdAt,
-          destroyed_at: vps.destroyedAt
-        })
-      } ON CONFLICT DO NOTHING`.pipe(
-        Effect.andThen(one(sql`${select} WHERE order_id = ${vps.orderId}`)),
+    create: (vps, rootPasswordSealed) =>
+      insert({ ...vps, rootPasswordSealed }).pipe(
+        Effect.andThen(byOrder(vps.orderId)),
         // Nothing for the order means the INSERT collided on another key (id, subscription): a caller's bug.
         Effect.flatMap(Option.match({
           onNone: () => Effect.die(`VPS ${vps.id} or one for subscription ${vps.subscriptionId} exists under another order`),
@@ -92,10 +68,10 @@ export const make = Effect.gen(function*() {
         })),
         Effect.orDie
       ),
-    get: (id) => one(sql`${select} WHERE id = ${id}`),
-    bySubscription: (subscriptionId) => one(sql`${select} WHERE subscription_id = ${subscriptionId}`),
-    forUser: (userId) => many(sql`${select} WHERE user_id = ${userId} ORDER BY created_at, id`),
-    live: many(sql`${select} WHERE status <> 'destroyed' ORDER BY created_at, id`),
+    get: (id) => byId(id).pipe(Effect.orDie),
+    bySubscription: (subscriptionId) => bySubscription(subscriptionId).pipe(Effect.orDie),
+    forUser: (userId) => forUser(userId).pipe(Effect.orDie),
+    live: live(undefined).pipe(Effect.orDie),
     setStatus: (id, status, options = {}) => {
       // Absent options keep their column; an explicit null grace period clears it.
       const keepGrace = options.graceUntil === undefined
@@ -109,28 +85,17 @@ export const make = Effect.gen(function*() {
     },
     setSealedRootPassword: (id, sealed) =>
       sql`UPDATE vps SET root_password_sealed = ${sealed} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
-    claimSnapshotName: (claim) =>
+    claimSnapshotName: ({ now, ...claim }) =>
       sql.withTransaction(Effect.gen(function*() {
         // Claims of one VPS queue here until commit: each sees every claim committed before it, none half-made.
         // NO KEY UPDATE: nothing else that reads or references the VPS row waits on it.
         yield* sql`SELECT id FROM vps WHERE id = ${claim.vpsId} FOR NO KEY UPDATE`
-        yield* sql`DELETE FROM snapshot_claims WHERE vps_id = ${claim.vpsId} AND expires_at <= ${claim.now}`
-        const live = yield* sql`SELECT name, work FROM snapshot_claims WHERE vps_id = ${claim.vpsId}`.pipe(
-          Effect.flatMap(Schema.decodeUnknownEffect(ClaimRows))
-        )
+        yield* sql`DELETE FROM snapshot_claims WHERE vps_id = ${claim.vpsId} AND expires_at <= ${now}`
+        const live = yield* liveClaims(claim.vpsId)
         const holder = live.find((c) => c.name.toLowerCase() === claim.name.toLowerCase())
         if (holder !== undefined) return { _tag: "Held", by: holder.work } satisfies SnapshotClaimOutcome
         // Under the lock no other claim can land in between: a conflict here would be a reused claim id (a bug).
-        yield* sql`INSERT INTO snapshot_claims ${
-          sql.insert({
-            id: claim.id,
-            vps_id: claim.vpsId,
-            name: claim.name,
-            work: claim.work,
-            claimed_at: claim.now,
-            expires_at: claim.expiresAt
-          })
-        }`
+        yield* insertClaim({ ...claim, claimedAt: now })
         const othersBeingTaken = live.filter((c) => c.work === "create").map((c) => c.name)
         return { _tag: "Claimed", othersBeingTaken } satisfies SnapshotClaimOutcome
       })).pipe(Effect.orDie),
