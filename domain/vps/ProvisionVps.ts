@@ -5,6 +5,7 @@ import { Clock, Duration, Effect, Option, Result, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Workflow } from "effect/workflow"
 import { Catalog } from "../../ports/Catalog.ts"
+import { plansOf } from "../catalog/listPlansForSale.ts"
 import { IpAddresses } from "../../ports/IpAddresses.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Placement } from "../../ports/Placement.ts"
@@ -61,8 +62,10 @@ const failed = stepFailure((e) => e._tag === "VirtualizationUnavailable")
 const context = (orderId: string) =>
   Effect.gen(function*() {
     const { options, order } = yield* orderWithOptions(orderId, VpsOrderOptions)
-    const plan = yield* (yield* Catalog).plan(order.planId).pipe(Effect.map(Option.getOrThrow), Effect.orDie)
-    if (plan.kind !== "vps") return yield* Effect.die(new Error(`plan ${plan.id} is not a VPS plan`))
+    const plan = yield* Effect.flatMap(plansOf("vps").any(order.planId), Option.match({
+      onNone: () => Effect.die(new Error(`plan ${order.planId} is not a VPS plan`)),
+      onSome: Effect.succeed
+    }))
     return { order, plan, options }
   })
 
@@ -149,7 +152,7 @@ const step2Clone = (orderId: string, placed: Placed, check: number) =>
         Effect.mapError(failed(2, "The virtualization cluster cannot be reached."))
       )).find((vm) => vm.vmid === vmid)
       if (existing !== undefined && existing.name === name) {
-        if (existing.lock === null) return vmid
+        if (!existing.busy) return vmid
         if (check >= CLONE_CHECKS) {
           return yield* new StepFailed({ step: 2, reason: "Cloning the OS template failed.", detail: "clone stayed locked" })
         }
