@@ -93,6 +93,7 @@ export const SettingsConfig = Config.all({
   sandboxTaskSpeed: withDefault(Config.Literals(["realistic", "instant"], "SANDBOX_TASK_SPEED"), "realistic"),
   sandboxPaymentLatencyMs: intSetting("SANDBOX_PAYMENT_LATENCY_MS", 0, 600_000, 0),
   orderRecoverySeconds: intSetting("ORDER_RECOVERY_SECONDS", 1, 60, 60),
+  provisioningRetryBaseDelayMs: intSetting("PROVISIONING_RETRY_BASE_DELAY_MS", 1, 60_000, 1_000),
   logLevel: withDefault(Config.LogLevel("LOG_LEVEL"), "Info"),
   logFormat: Config.option(Config.Literals(["pretty", "json"], "LOG_FORMAT"))
 })

@@ -47,6 +47,7 @@ import * as InseeRegistry from "../adapters/registry/InseeRegistry.ts"
 import * as RechercheEntreprisesRegistry from "../adapters/registry/RechercheEntreprisesRegistry.ts"
 import { AccountSettings } from "../domain/account/AccountSettings.ts"
 import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
+import { StepRetryBaseDelay } from "../domain/billing/provisioning.ts"
 import { UnsoldUpstreams } from "../domain/catalog/listPlansForSale.ts"
 import { VpsSettings } from "../domain/vps/VpsSettings.ts"
 import { BusinessRegistry } from "../ports/BusinessRegistry.ts"
@@ -331,6 +332,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     ReconcileCronLive
   ).pipe(
     Layer.provideMerge(ProductsLive),
+    Layer.provide(Layer.succeed(StepRetryBaseDelay, Duration.millis(settings.provisioningRetryBaseDelayMs))),
     Layer.provideMerge(engine),
     Layer.provideMerge(virtualization)
   )

@@ -85,6 +85,8 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   sandboxTaskSpeed: "instant",
   sandboxPaymentLatencyMs: 0,
   orderRecoverySeconds: 60,
+  // A provisioning step's own retries of transient upstream trouble (production: from 1 s): the same retries, sooner.
+  provisioningRetryBaseDelayMs: 20,
   logLevel: "Warn",
   logFormat: "pretty",
   sessionIdle: Duration.minutes(120),
