@@ -81,6 +81,7 @@ export const SettingsConfig = Config.all({
   storageMarginGiB: intSetting("STORAGE_MARGIN_GIB", 0, 100_000, 10),
   vpsNameservers: withDefault(Config.String("VPS_NAMESERVERS"), "1.1.1.1,9.9.9.9"),
   vpsGraceDays: intSetting("VPS_GRACE_DAYS", 0, 365, 7),
+  vpsClonePollMs: intSetting("VPS_CLONE_POLL_MS", 10, 60_000, 2_000),
   gameGraceDays: intSetting("GAME_GRACE_DAYS", 0, 365, 14),
   gameInstallTimeoutMinutes: intSetting("GAME_INSTALL_TIMEOUT_MINUTES", 1, 24 * 60, 30),
   gamePanelUserDomain: withDefault(Config.String("GAME_PANEL_USER_DOMAIN"), "users.zh.invalid"),

@@ -240,7 +240,8 @@ export const vpsSettings = (settings: Settings): VpsSettings["Service"] => ({
   storage: settings.proxmoxStorage,
   storageMarginGiB: settings.storageMarginGiB,
   nameservers: settings.vpsNameservers.split(",").map((s) => s.trim()).filter((s) => s !== ""),
-  gracePeriod: Duration.days(settings.vpsGraceDays)
+  gracePeriod: Duration.days(settings.vpsGraceDays),
+  clonePoll: { initial: Duration.millis(settings.vpsClonePollMs), max: Duration.seconds(30) }
 })
 
 export const gameSettings = (settings: Settings): GameSettings["Service"] => ({
