@@ -50,6 +50,7 @@ import * as InseeRegistry from "../adapters/registry/InseeRegistry.ts"
 import * as RechercheEntreprisesRegistry from "../adapters/registry/RechercheEntreprisesRegistry.ts"
 import { AccountSettings } from "../domain/account/AccountSettings.ts"
 import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
+import { StepRetryBaseDelay } from "../domain/billing/provisioning.ts"
 import { UnsoldUpstreams } from "../domain/catalog/listPlansForSale.ts"
 import { VpsSettings } from "../domain/vps/VpsSettings.ts"
 import { BusinessRegistry } from "../ports/BusinessRegistry.ts"
@@ -260,7 +261,8 @@ export const vpsSettings = (settings: Settings): VpsSettings["Service"] => ({
   storage: settings.proxmoxStorage,
   storageMarginGiB: settings.storageMarginGiB,
   nameservers: settings.vpsNameservers.split(",").map((s) => s.trim()).filter((s) => s !== ""),
-  gracePeriod: Duration.days(settings.vpsGraceDays)
+  gracePeriod: Duration.days(settings.vpsGraceDays),
+  clonePoll: { initial: Duration.millis(settings.vpsClonePollMs), max: Duration.seconds(30) }
 })
 
 export const gameSettings = (settings: Settings): GameSettings["Service"] => ({
@@ -352,6 +354,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     ReconcileCronLive
   ).pipe(
     Layer.provideMerge(ProductsLive),
+    Layer.provide(Layer.succeed(StepRetryBaseDelay, Duration.millis(settings.provisioningRetryBaseDelayMs))),
     Layer.provideMerge(engine),
     Layer.provideMerge(virtualization)
   )

@@ -319,7 +319,7 @@ export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ order
       name: "clone",
       success: Schema.Int,
       check: (check) => step2Clone(orderId, p0, check),
-      pauses: { initial: Duration.seconds(2), max: Duration.seconds(30) }
+      pauses: (yield* VpsSettings).clonePoll
     })
     placed = { ...placed, vmid }
     const p = placed
