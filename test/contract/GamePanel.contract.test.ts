@@ -153,13 +153,17 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
         assert.strictEqual((yield* publicNode).allocatedMemoryMiB, before.allocatedMemoryMiB)
       }))
 
-    it.effect("an egg gives its startup, its variables with defaults and rules, and its images by display name", () =>
+    it.effect("an egg gives its startup, its variables with defaults and what they accept, and its images by display name", () =>
       Effect.gen(function*() {
         const p = yield* port
         const egg = yield* p.egg(panel, harness.eggs.paper)
         const jar = egg.variables.find((v) => v.envVariable === "SERVER_JARFILE")
         assert.strictEqual(jar?.defaultValue, "server.jar")
-        assert.include(jar?.rules ?? "", "required")
+        assert.isTrue(jar?.accepts.required)
+        const accepted = (value: string) =>
+          (jar?.accepts.checks ?? []).every((c) => c._tag !== "Matches" || c.pattern.test(value))
+        assert.isTrue(accepted("paper.jar"))
+        assert.isFalse(accepted("paper.zip"))
         assert.include(egg.startup, "{{SERVER_JARFILE}}")
         const images = Object.entries(egg.dockerImages)
         assert.isNotEmpty(images)
