@@ -136,13 +136,20 @@ export interface ConsoleEvent {
   readonly raw?: string
 }
 
+/** What a console is asked to do: run a command, change the power state, replay recent output, report resource use. */
+export type ConsoleRequest =
+  | { readonly _tag: "Command"; readonly line: string }
+  | { readonly _tag: "Power"; readonly signal: PowerSignal }
+  | { readonly _tag: "SendLogs" }
+  | { readonly _tag: "SendStats" }
+
 /**
  * A live console on a server, authenticated upstream by the adapter (which keeps the Wings token to itself and
  * renews it before it expires: the token lifecycle events never appear in `events`).
  */
 export interface GameConsole {
   readonly events: Stream.Stream<ConsoleEvent, ConsoleEnded>
-  send(event: ConsoleEvent): Effect.Effect<void, ConsoleEnded>
+  send(request: ConsoleRequest): Effect.Effect<void, ConsoleEnded>
 }
 
 /** A Client-API call relayed for a server: `path` is below `/api/client/servers/{server}/` (e.g. `files/list`). */

@@ -5,7 +5,7 @@ import { Buffer } from "node:buffer"
 import { createHash } from "node:crypto"
 import { type Cause, Clock, Context, Duration, Effect, Layer, Option, Queue, Random, Ref, Schema, Stream, SynchronizedRef } from "effect"
 import {
-  type AcceptedValue, type ClientRequest, type ClientResponse, ConsoleEnded, type ConsoleEvent, type Egg, type GameConsole, GamePanel,
+  type AcceptedValue, type ClientRequest, type ClientResponse, ConsoleEnded, type ConsoleEvent, type ConsoleRequest, type Egg, type GameConsole, GamePanel,
   GamePanelThrottled, type NewServer, type PanelAllocation, type PanelNode, PanelRejected, PanelResourceNotFound, PanelServerNotOurs,
   type PanelServer, type PanelUser, PanelUnknown, PanelValidationFailed, ServerStateConflict, type ValueCheck
 } from "../../ports/GamePanel.ts"
@@ -765,7 +765,7 @@ export const make = (options: Options) =>
             Effect.andThen(Ref.update(ended, (r) => r ?? "console closed")),
             Effect.andThen(Queue.end(queue))
           ))
-        const send = (inbound: ConsoleEvent) =>
+        const send = (inbound: ConsoleRequest) =>
           Effect.gen(function*() {
             const reason = yield* Ref.get(ended)
             if (reason !== null) return yield* new ConsoleEnded({ reason })
@@ -773,16 +773,15 @@ export const make = (options: Options) =>
               Effect.gen(function*() {
                 const s = p.servers.find((x) => x.uuid === uuid)
                 if (s === undefined) return yield* new ConsoleEnded({ reason: "server deleted" })
-                const [arg = ""] = inbound.args
                 const busy = s.state !== "installed"
-                if (inbound.event === "send logs" && s.power === "running") {
+                if (inbound._tag === "SendLogs" && s.power === "running") {
                   yield* Queue.offerAll(queue, s.log.map((line) => event("console output", line)))
                 }
-                if (inbound.event === "send stats") yield* Queue.offer(queue, stats(s, now))
-                const next = busy ? null : inbound.event === "send command"
-                  ? commandStep(s, arg, now)
-                  : inbound.event === "set state"
-                  ? powerStep(s, arg, now)
+                if (inbound._tag === "SendStats") yield* Queue.offer(queue, stats(s, now))
+                const next = busy ? null : inbound._tag === "Command"
+                  ? commandStep(s, inbound.line, now)
+                  : inbound._tag === "Power"
+                  ? powerStep(s, inbound.signal, now)
                   : null
                 return [undefined, next === null ? p : yield* step(panel, p, next)] as const
               })).pipe(Effect.catchTag("PanelUnknown", (e) => Effect.fail(new ConsoleEnded({ reason: `panel ${e.panel} is gone` }))))
