@@ -1,6 +1,7 @@
 // The game panel (Pterodactyl), as the game-server domain needs it: panel users, nodes and their free
-// allocations, eggs, servers and their life (create, install status, suspend, unsuspend, delete, power), the live
-// console, and the customer-facing Client API (files, backups) relayed without ever showing the panel's address.
+// allocations, eggs and what their settings accept, servers and their life (create, install status, suspend,
+// unsuspend, delete, power), the live console, and the customer's file and backup operations, relayed without ever
+// showing the panel's address.
 // Every game-server operation goes through this one port. `panel` is a panel's name from the catalog.
 import { Context, type Effect, type Redacted, Schema, type Scope, type Stream } from "effect"
 
@@ -152,16 +153,37 @@ export interface GameConsole {
   send(request: ConsoleRequest): Effect.Effect<void, ConsoleEnded>
 }
 
-/** A Client-API call relayed for a server: `path` is below `/api/client/servers/{server}/` (e.g. `files/list`). */
-export interface ClientRequest {
-  readonly method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH"
-  readonly path: string
+/** A file or backup operation a customer may ask of their server. */
+export type FileOperation =
+  | { readonly _tag: "ListFiles" }
+  | { readonly _tag: "ReadFile" }
+  | { readonly _tag: "WriteFile" }
+  | { readonly _tag: "RenameFiles" }
+  | { readonly _tag: "CopyFile" }
+  | { readonly _tag: "DeleteFiles" }
+  | { readonly _tag: "CreateFolder" }
+  | { readonly _tag: "CompressFiles" }
+  | { readonly _tag: "DecompressFile" }
+  | { readonly _tag: "ChangeFileModes" }
+  | { readonly _tag: "ListBackups" }
+  | { readonly _tag: "CreateBackup" }
+  | { readonly _tag: "ReadBackup"; readonly backup: string }
+  | { readonly _tag: "DeleteBackup"; readonly backup: string }
+  | { readonly _tag: "ToggleBackupLock"; readonly backup: string }
+  | { readonly _tag: "RestoreBackup"; readonly backup: string }
+
+/**
+ * A file or backup operation relayed for a customer: its query and body are theirs, in the formats our API shares
+ * with the panel's (`directory=%2F`, `{root, files}`), passed on as they are.
+ */
+export interface FileCall {
+  readonly operation: FileOperation
   /** The raw query string without `?` (may be empty). */
   readonly query: string
   readonly body: { readonly contentType: string; readonly bytes: Uint8Array } | null
 }
 
-export interface ClientResponse {
+export interface FileCallResponse {
   readonly status: number
   readonly contentType: string | null
   readonly body: Uint8Array
@@ -279,7 +301,7 @@ export type ClientCallError =
   | PanelRejected
 
 export class GamePanel extends Context.Service<GamePanel, {
-  // --- Application API ---
+  // --- panel accounts, capacity, and our servers' life ---
   /** The panel user whose `external_id` is `externalId` (exact lookup), if any. */
   findUser(panel: string, externalId: string): Effect.Effect<PanelUser | null, GamePanelError>
   createUser(panel: string, user: {
@@ -309,12 +331,12 @@ export class GamePanel extends Context.Service<GamePanel, {
    */
   deleteServer(panel: string, id: number, externalId: string): Effect.Effect<void, GamePanelError | PanelServerNotOurs>
 
-  // --- Client API (one root-admin key; `server` is the 36-character uuid) ---
+  // --- what a customer does on their server (`server` is its 36-character uuid) ---
   power(panel: string, server: string, signal: PowerSignal): Effect.Effect<void, ClientCallError>
   /** The live console (closed with the scope). */
   openConsole(panel: string, server: string): Effect.Effect<GameConsole, ClientCallError | ConsoleEnded, Scope.Scope>
-  /** A Client-API call below the server, answered as the panel answered it when it succeeded (2xx). */
-  clientRequest(panel: string, server: string, request: ClientRequest): Effect.Effect<ClientResponse, ClientCallError>
+  /** A customer's file or backup operation, answered as the panel answered it when it succeeded (2xx). */
+  relayFileCall(panel: string, server: string, call: FileCall): Effect.Effect<FileCallResponse, ClientCallError>
   /** Streams a file or a backup from the node through a fresh single-use signed URL (closed with the scope). */
   download(panel: string, server: string, target: DownloadTarget): Effect.Effect<Download, ClientCallError, Scope.Scope>
   /**

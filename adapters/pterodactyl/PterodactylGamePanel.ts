@@ -5,7 +5,7 @@
 import { Clock, Duration, Effect, Layer, Option } from "effect"
 import { HttpClient } from "effect/http"
 import {
-  type ClientRequest,
+  type FileCall,
   GamePanel,
   GamePanels,
   GamePanelUnavailable,
@@ -17,7 +17,7 @@ import {
 import { type Answer, type CallOptions, type CallSpec, decodeAs, makeCalls, originOf } from "./calls.ts"
 import { openGameConsole } from "./console.ts"
 import { CallFailed, failure, isTransient, portErrorAmong } from "./failures.ts"
-import { clientPaths, requests } from "./requests.ts"
+import { clientPaths, fileCall, requests } from "./requests.ts"
 import {
   AllocationList,
   EggItem,
@@ -92,13 +92,6 @@ const ttlCache = <A>(ttl: Duration.Input) => {
     })
   const forget = (key: string) => Effect.sync(() => void entries.delete(key))
   return { get, forget }
-}
-
-/** `files/list`: below the server, no dot segments, no query or fragment of its own. */
-const isServerRelative = (path: string) => {
-  const lowered = path.toLowerCase()
-  return path !== "" && !path.startsWith("/") && !/[?#\\]/.test(path) && !lowered.includes("%2e") &&
-    !lowered.includes("%2f") && path.split("/").every((segment) => segment !== ".." && segment !== ".")
 }
 
 export const layerWith = (
@@ -217,20 +210,16 @@ export const layerWith = (
         )
       )
 
-      const clientRequest = (panel: string, server: string, request: ClientRequest) => {
+      const relayFileCall = (panel: string, server: string, call: FileCall) => {
         const operation = "client request"
-        if (!isServerRelative(request.path)) {
-          return Effect.fail(
-            new PanelRejected({ operation, status: 400, code: "InvalidPath", detail: "the path leaves the server" })
-          )
+        if ("backup" in call.operation && !/^[\w-]+$/.test(call.operation.backup)) {
+          // A backup id is one path segment: anything else could reach another of the server's routes.
+          return Effect.fail(new PanelRejected({ operation, status: 400, code: "InvalidPath", detail: "the backup id is not one path segment" }))
         }
-        const query = request.query === "" ? "" : `?${request.query}`
-        const spec: CallSpec = {
-          method: request.method,
-          path: `${clientPaths.server(server)}/${request.path}${query}`,
-          ...(request.body === null ? {} : { body: request.body })
-        }
-        return calls.client(panel, operation, spec, { idempotent: request.method === "GET" }).pipe(
+        const { method, path } = fileCall(server, call.operation)
+        const query = call.query === "" ? "" : `?${call.query}`
+        const spec: CallSpec = { method, path: `${path}${query}`, ...(call.body === null ? {} : { body: call.body }) }
+        return calls.client(panel, operation, spec, { idempotent: method === "GET" }).pipe(
           Effect.map((answer: Answer) => ({ status: answer.status, contentType: answer.contentType, body: answer.body })),
           clientErrors,
           logged(operation)
@@ -336,7 +325,7 @@ export const layerWith = (
             idempotent: signal !== "restart"
           }).pipe(Effect.asVoid, clientErrors, logged("power")),
 
-        clientRequest,
+        relayFileCall,
 
         openConsole: (panel, server) =>
           Effect.gen(function*() {

@@ -7,11 +7,12 @@ import { randomUUID } from "node:crypto"
 import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
 import { MemoryGamePanelControl } from "../../adapters/fake/MemoryGamePanel.ts"
 import {
-  type ClientRequest, type ConsoleEvent, type GameConsole, GamePanel, GamePanelUnavailable, type NewServer, PanelRejected,
+  type ConsoleEvent, type FileCall, type GameConsole, GamePanel, GamePanelUnavailable, type NewServer, PanelRejected,
   PanelServerNotOurs
 } from "../../ports/GamePanel.ts"
 import { type GamePanelHarness, memoryHarness, multipart, sandboxHarness, sandboxPanelLayer } from "../support/gamePanelHarness.ts"
 import { readBody } from "../support/download.ts"
+import { fileCall } from "../support/fileCall.ts"
 
 export interface GamePanelContractSetup<R> {
   readonly layer: Layer.Layer<GamePanel | R, unknown>
@@ -23,12 +24,10 @@ export interface GamePanelContractSetup<R> {
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 const text = (bytes: Uint8Array) => decoder.decode(bytes)
-const request = (method: ClientRequest["method"], path: string, query = "", body?: unknown): ClientRequest => ({
-  method, path, query,
-  body: body === undefined ? null : typeof body === "string"
+const request = (method: string, path: string, query = "", body?: unknown): FileCall =>
+  fileCall(method, path, query, body === undefined ? null : typeof body === "string"
     ? { contentType: "text/plain", bytes: encoder.encode(body) }
-    : { contentType: "application/json", bytes: encoder.encode(JSON.stringify(body)) }
-})
+    : { contentType: "application/json", bytes: encoder.encode(JSON.stringify(body)) })
 const jsonOf = (bytes: Uint8Array): unknown => JSON.parse(text(bytes))
 /** The names in a `files/list` answer (`file_object` items, reference §4.1). */
 const namesIn = (body: unknown) =>
@@ -104,7 +103,7 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
       assert.strictEqual((yield* (yield* port).server(panel, server.id)).state, "installed")
       return server
     })
-  const client = (uuid: string, req: ClientRequest) => Effect.flatMap(port, (p) => p.clientRequest(panel, uuid, req))
+  const client = (uuid: string, call: FileCall) => Effect.flatMap(port, (p) => p.relayFileCall(panel, uuid, call))
   const validation = (fields: ReadonlyArray<{ readonly field: string; readonly rule: string }>) =>
     fields.map(({ field, rule }) => `${field}:${rule}`)
 
@@ -481,7 +480,7 @@ describe("MemoryGamePanel control surface", () => {
 
     it.effect("backups stop at the server's limit, and more than two in ten minutes are throttled", () =>
       Effect.gen(function*() {
-        const create = (uuid: string) => Effect.flatMap(GamePanel, (p) => p.clientRequest("sandbox", uuid, request("POST", "backups", "", {})))
+        const create = (uuid: string) => Effect.flatMap(GamePanel, (p) => p.relayFileCall("sandbox", uuid, request("POST", "backups", "", {})))
         const limited = yield* ready("limited", 2, 1)
         yield* create(limited.uuid)
         const full = yield* Effect.flip(create(limited.uuid))
