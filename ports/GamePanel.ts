@@ -7,8 +7,8 @@ import { Context, type Effect, type Redacted, Schema, type Scope, type Stream } 
 
 export interface PanelUser {
   readonly id: number
-  /** Our user id. */
-  readonly externalId: string | null
+  /** Our user id (the panel's `external_id`). */
+  readonly userId: string | null
   readonly uuid: string
   readonly username: string
   readonly email: string
@@ -87,7 +87,8 @@ export type ServerState = "installing" | "installed" | "install_failed" | "reins
 
 export interface PanelServer {
   readonly id: number
-  readonly externalId: string | null
+  /** The order it was made for (the panel's `external_id`), if it carries one. */
+  readonly orderId: string | null
   readonly uuid: string
   /** The 8-character short id (Client API, panel URLs). */
   readonly identifier: string
@@ -102,8 +103,8 @@ export interface PanelServer {
 
 export interface NewServer {
   readonly name: string
-  /** Our id for it: a retried creation finds the first one by this instead of creating a second. */
-  readonly externalId: string
+  /** The order it is made for: a retried creation finds the first one by this instead of creating a second. */
+  readonly orderId: string
   readonly user: number
   readonly egg: number
   readonly dockerImage: string
@@ -302,10 +303,10 @@ export type ClientCallError =
 
 export class GamePanel extends Context.Service<GamePanel, {
   // --- panel accounts, capacity, and our servers' life ---
-  /** The panel user whose `external_id` is `externalId` (exact lookup), if any. */
-  findUser(panel: string, externalId: string): Effect.Effect<PanelUser | null, GamePanelError>
+  /** The panel account of our user (exact lookup), if they have one. */
+  userFor(panel: string, userId: string): Effect.Effect<PanelUser | null, GamePanelError>
   createUser(panel: string, user: {
-    readonly externalId: string
+    readonly userId: string
     readonly email: string
     readonly username: string
     readonly firstName: string
@@ -320,16 +321,16 @@ export class GamePanel extends Context.Service<GamePanel, {
   server(panel: string, id: number): Effect.Effect<PanelServer, GamePanelError | PanelResourceNotFound>
   /** Every server of the panel (for reconciling it with our records). */
   servers(panel: string): Effect.Effect<ReadonlyArray<PanelServer>, GamePanelError>
-  /** Exact lookup by our id (never a partial filter). */
-  serverByExternalId(panel: string, externalId: string): Effect.Effect<PanelServer | null, GamePanelError>
+  /** The server made for this order (exact lookup, never a partial filter), if any. */
+  serverForOrder(panel: string, orderId: string): Effect.Effect<PanelServer | null, GamePanelError>
   /** Idempotent: suspending a suspended server succeeds. */
   suspend(panel: string, id: number): Effect.Effect<void, GamePanelError | PanelResourceNotFound | ServerStateConflict>
   unsuspend(panel: string, id: number): Effect.Effect<void, GamePanelError | PanelResourceNotFound | ServerStateConflict>
   /**
-   * A server that no longer exists is success. Refused (PanelServerNotOurs, nothing done) unless the server's external
-   * id is `externalId`: it is read first, so a server id that now names something else is never deleted.
+   * A server that no longer exists is success. Refused (PanelServerNotOurs, nothing done) unless the server was made
+   * for `orderId`: it is read first, so a server id that now names something else is never deleted.
    */
-  deleteServer(panel: string, id: number, externalId: string): Effect.Effect<void, GamePanelError | PanelServerNotOurs>
+  deleteOurServer(panel: string, id: number, orderId: string): Effect.Effect<void, GamePanelError | PanelServerNotOurs>
 
   // --- what a customer does on their server (`server` is its 36-character uuid) ---
   power(panel: string, server: string, signal: PowerSignal): Effect.Effect<void, ClientCallError>

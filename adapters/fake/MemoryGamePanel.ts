@@ -97,7 +97,7 @@ export interface MemoryBackup {
 }
 export type PowerState = "offline" | "starting" | "running" | "stopping"
 /** A server as the fake holds it: the port's view, what it was created with, its process, files and backups. */
-export interface MemoryServer extends PanelServer, Omit<NewServer, "allocation" | "user" | "name" | "externalId"> {
+export interface MemoryServer extends PanelServer, Omit<NewServer, "allocation" | "user" | "name" | "orderId"> {
   readonly install: { readonly completesAt: number; readonly outcome: InstallOutcome } | null
   readonly power: PowerState
   readonly startedAt: number
@@ -131,9 +131,9 @@ export class MemoryGamePanelControl extends Context.Service<MemoryGamePanelContr
   addEgg(panel: string, egg: EggSeed): Effect.Effect<void, PanelUnknown>
   setNodeMaintenance(panel: string, node: number, maintenance: boolean): Effect.Effect<void, PanelUnknown>
   /** Someone edits the server's external id on the panel (null clears it), outside our control. */
-  setExternalId(panel: string, server: number, externalId: string | null): Effect.Effect<void, PanelUnknown>
+  setExternalId(panel: string, server: number, orderId: string | null): Effect.Effect<void, PanelUnknown>
   /** How the install of the server with this external id ends: the one installing now, or the next one created. */
-  setInstallOutcome(panel: string, externalId: string, outcome: InstallOutcome): Effect.Effect<void, PanelUnknown>
+  setInstallOutcome(panel: string, orderId: string, outcome: InstallOutcome): Effect.Effect<void, PanelUnknown>
   /** The next call of `operation` fails with `error` before doing anything; queued (twice = the next two). */
   failNext<Op extends Operation>(operation: Op, error: OperationError<Op>): Effect.Effect<void>
   /** Every call of `operation` fails with `error` until `clearFaults` (queued `failNext` faults come first). */
@@ -395,7 +395,7 @@ const settle = (p: PanelState, now: number): PanelState => {
   }
 }
 const view = (s: MemoryServer): PanelServer => ({
-  id: s.id, externalId: s.externalId, uuid: s.uuid, identifier: s.identifier, name: s.name, state: s.state,
+  id: s.id, orderId: s.orderId, uuid: s.uuid, identifier: s.identifier, name: s.name, state: s.state,
   suspended: s.state === "suspended", node: s.node, allocation: s.allocation, user: s.user
 })
 /** Why the Client API answers 409 (§3.4); the console token is refused only for suspension and maintenance. */
@@ -646,7 +646,7 @@ export const make = (options: Options) =>
           const fields: Array<Failure> = []
           const add = (field: string, rule: string, detail: string) => fields.push({ field, rule, detail })
           if (server.name.length < 1 || server.name.length > 191) add("name", "between", "The name must be between 1 and 191 characters.")
-          if (p.servers.some((s) => s.externalId === server.externalId)) add("external_id", "unique", "The external id has already been taken.")
+          if (p.servers.some((s) => s.orderId === server.orderId)) add("external_id", "unique", "The external id has already been taken.")
           if (!p.users.some((u) => u.id === server.user)) add("user", "exists", "The selected user is invalid.")
           const egg = p.eggs.find((e) => e.id === server.egg)
           if (egg === undefined) add("egg", "exists", "The selected egg is invalid.")
@@ -672,7 +672,7 @@ export const make = (options: Options) =>
           const created: MemoryServer = {
             ...server, id: Math.max(0, ...p.servers.map((s) => s.id)) + 1, uuid, identifier: uuid.slice(0, 8),
             state: "installing", suspended: false, node: allocation.node, allocation: allocation.id,
-            install: { completesAt: now + installMs, outcome: p.outcomes.get(server.externalId) ?? defaultOutcome },
+            install: { completesAt: now + installMs, outcome: p.outcomes.get(server.orderId) ?? defaultOutcome },
             power: "offline", startedAt: 0, files: new Map(), backups: [], log: []
           }
           return Effect.succeed([view(created), { ...p, servers: [...p.servers, created] }] as const)
@@ -695,7 +695,7 @@ export const make = (options: Options) =>
           }
           if (fields.length > 0) return Effect.fail(new PanelValidationFailed({ operation: "createUser", fields }))
           const created: PanelUser = {
-            id: Math.max(0, ...p.users.map((u) => u.id)) + 1, externalId: user.externalId, uuid, username, email
+            id: Math.max(0, ...p.users.map((u) => u.id)) + 1, userId: user.userId, uuid, username, email
           }
           return Effect.succeed([created, { ...p, users: [...p.users, created] }] as const)
         }))
@@ -800,8 +800,8 @@ export const make = (options: Options) =>
       })
 
     const gamePanel = GamePanel.of({
-      findUser: (panel, externalId) =>
-        guard("findUser")(read(panel, (p) => Effect.succeed(p.users.find((u) => u.externalId === externalId) ?? null))),
+      userFor: (panel, userId) =>
+        guard("userFor")(read(panel, (p) => Effect.succeed(p.users.find((u) => u.userId === userId) ?? null))),
       createUser: (panel, user) => guard("createUser")(createUser(panel, user)),
       nodes: (panel) =>
         guard("nodes")(read(panel, (p) =>
@@ -823,9 +823,9 @@ export const make = (options: Options) =>
         })),
       createServer: (panel, server) => guard("createServer")(createServer(panel, server)),
       server: (panel, id) => guard("server")(read(panel, (p) => Effect.map(byId(p, id, "server"), view))),
-      serverByExternalId: (panel, externalId) =>
-        guard("serverByExternalId")(read(panel, (p) => {
-          const s = p.servers.find((x) => x.externalId === externalId)
+      serverForOrder: (panel, orderId) =>
+        guard("serverForOrder")(read(panel, (p) => {
+          const s = p.servers.find((x) => x.orderId === orderId)
           return Effect.succeed(s === undefined ? null : view(s))
         })),
       // Wings stops a server it is told is suspended; newer Wings also closes its sockets (§2.6).
@@ -845,14 +845,14 @@ export const make = (options: Options) =>
           Effect.map(byId(p, id, "unsuspend"), (s) =>
             [undefined, s.state === "suspended" ? withServer(p, { ...s, state: "installed", suspended: false }) : p] as const))),
       servers: (panel) => guard("servers")(read(panel, (p) => Effect.succeed(p.servers.map(view)))),
-      // Only a server whose external id is still `externalId` is deleted (PanelServerNotOurs otherwise).
-      deleteServer: (panel, id, externalId) =>
-        guard("deleteServer")(modify(panel, (p) =>
+      // Only a server still made for `orderId` is deleted (PanelServerNotOurs otherwise).
+      deleteOurServer: (panel, id, orderId) =>
+        guard("deleteOurServer")(modify(panel, (p) =>
           Effect.gen(function*() {
             const s = p.servers.find((x) => x.id === id)
             if (s === undefined) return [undefined, p] as const
-            if (s.externalId !== externalId) {
-              return yield* new PanelServerNotOurs({ panel, id, expected: externalId, found: s.externalId })
+            if (s.orderId !== orderId) {
+              return yield* new PanelServerNotOurs({ panel, id, expected: orderId, found: s.orderId })
             }
             yield* broadcast(panel, s.uuid, [event("deleted", "null")])
             yield* endConsoles(panel, s.uuid, "server deleted")
@@ -888,14 +888,14 @@ export const make = (options: Options) =>
         })),
       setNodeMaintenance: (panel, node, maintenance) =>
         editPanel(panel, (p) => ({ ...p, nodes: p.nodes.map((n) => n.id === node ? { ...n, maintenance } : n) })),
-      setExternalId: (panel, server, externalId) =>
-        editPanel(panel, (p) => ({ ...p, servers: p.servers.map((x) => x.id === server ? { ...x, externalId } : x) })),
-      setInstallOutcome: (panel, externalId, outcome) =>
+      setExternalId: (panel, server, orderId) =>
+        editPanel(panel, (p) => ({ ...p, servers: p.servers.map((x) => x.id === server ? { ...x, orderId } : x) })),
+      setInstallOutcome: (panel, orderId, outcome) =>
         editPanel(panel, (p) => ({
           ...p,
-          outcomes: new Map(p.outcomes).set(externalId, outcome),
+          outcomes: new Map(p.outcomes).set(orderId, outcome),
           servers: p.servers.map((s) =>
-            s.externalId === externalId && s.install !== null ? { ...s, install: { ...s.install, outcome } } : s)
+            s.orderId === orderId && s.install !== null ? { ...s, install: { ...s.install, outcome } } : s)
         })),
       failNext: (operation, error) => addFault(operation, error, false),
       failAlways: (operation, error) => addFault(operation, error, true),

@@ -160,14 +160,14 @@ export const layerWith = (
         return attempt(options.retries)
       }
 
-      const findUser = (panel: string, externalId: string) =>
-        app(panel, "find user", requests.userByExternalId(externalId), UserItem).pipe(
+      const userFor = (panel: string, userId: string) =>
+        app(panel, "find user", requests.userByExternalId(userId), UserItem).pipe(
           Effect.map((u) => toUser(u.attributes)),
           Effect.catchIf(is404, () => Effect.succeed(null))
         )
 
-      const serverByExternalId = (panel: string, externalId: string) =>
-        app(panel, "find server", requests.serverByExternalId(externalId), ServerItem).pipe(
+      const serverForOrder = (panel: string, orderId: string) =>
+        app(panel, "find server", requests.serverByExternalId(orderId), ServerItem).pipe(
           Effect.map((s) => toServer(s.attributes)),
           Effect.catchIf(is404, () => Effect.succeed(null))
         )
@@ -227,15 +227,15 @@ export const layerWith = (
       }
 
       return GamePanel.of({
-        findUser: (panel, externalId) =>
-          findUser(panel, externalId).pipe(mapCall(portErrorAmong("GamePanelThrottled")), logged("find user")),
+        userFor: (panel, userId) =>
+          userFor(panel, userId).pipe(mapCall(portErrorAmong("GamePanelThrottled")), logged("find user")),
 
         createUser: (panel, user) =>
           createOnce(
             app(panel, "create user", requests.createUser(user), UserItem, false).pipe(
               Effect.map((u) => toUser(u.attributes))
             ),
-            findUser(panel, user.externalId)
+            userFor(panel, user.userId)
           ).pipe(mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed")), logged("create user")),
 
         nodes: (panel) =>
@@ -265,7 +265,7 @@ export const layerWith = (
             app(panel, "create server", requests.createServer(server), ServerItem, false).pipe(
               Effect.map((s) => toServer(s.attributes))
             ),
-            serverByExternalId(panel, server.externalId)
+            serverForOrder(panel, server.orderId)
           ).pipe(
             // The node's allocated_resources changed: our own next placement must see it (others' within nodesTtl).
             Effect.ensuring(nodeLists.forget(panel)),
@@ -280,8 +280,8 @@ export const layerWith = (
             logged("read server")
           ),
 
-        serverByExternalId: (panel, externalId) =>
-          serverByExternalId(panel, externalId).pipe(
+        serverForOrder: (panel, orderId) =>
+          serverForOrder(panel, orderId).pipe(
             mapCall(portErrorAmong("GamePanelThrottled")),
             logged("find server")
           ),
@@ -298,7 +298,7 @@ export const layerWith = (
 
         // Read first: only a server whose external id is still ours is deleted (a server id never names another
         // server on one panel, but the external id can be changed by hand, and it is what says the server is ours).
-        deleteServer: (panel, id, externalId) =>
+        deleteOurServer: (panel, id, orderId) =>
           app(panel, "delete server", requests.server(id), ServerItem).pipe(
             Effect.map((s): Option.Option<PanelServer> => Option.some(toServer(s.attributes))),
             // Already gone (perhaps by our own attempt whose answer was lost) is what was asked for.
@@ -306,8 +306,8 @@ export const layerWith = (
             Effect.flatMap((found) =>
               Effect.gen(function*() {
                 if (Option.isNone(found)) return
-                if (found.value.externalId !== externalId) {
-                  return yield* new PanelServerNotOurs({ panel, id, expected: externalId, found: found.value.externalId })
+                if (found.value.orderId !== orderId) {
+                  return yield* new PanelServerNotOurs({ panel, id, expected: orderId, found: found.value.orderId })
                 }
                 yield* calls.application(panel, "delete server", requests.deleteServer(id)).pipe(
                   Effect.catchIf(is404, () => Effect.void)

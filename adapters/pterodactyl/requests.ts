@@ -11,7 +11,7 @@ export const requests = {
 
   /** The caller's e-mail is sent as given (a synthetic one keeps the panel's mails away from customers, §2.8). */
   createUser: (user: {
-    readonly externalId: string
+    readonly userId: string
     readonly email: string
     readonly username: string
     readonly firstName: string
@@ -24,7 +24,7 @@ export const requests = {
       username: user.username,
       first_name: user.firstName,
       last_name: user.lastName,
-      external_id: user.externalId
+      external_id: user.userId
     }
   }),
 
@@ -76,7 +76,7 @@ export const requests = {
         allocations: server.featureLimits.allocations
       },
       allocation: { default: server.allocation },
-      external_id: server.externalId,
+      external_id: server.orderId,
       start_on_completion: server.startOnCompletion,
       description: ""
     }

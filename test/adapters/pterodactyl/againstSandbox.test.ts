@@ -61,15 +61,15 @@ describe("PterodactylGamePanel against the sandbox", () => {
         const p = "sandbox"
 
         // Users: exact lookup by our id, creation, and lookup again.
-        assert.isNull(yield* panel.findUser(p, "usr_1"))
+        assert.isNull(yield* panel.userFor(p, "usr_1"))
         const user = yield* panel.createUser(p, {
-          externalId: "usr_1",
+          userId: "usr_1",
           email: "usr_1@users.zh.invalid",
           username: "zh_usr_1",
           firstName: "Ann",
           lastName: "Lee"
         })
-        assert.strictEqual((yield* panel.findUser(p, "usr_1"))?.id, user.id)
+        assert.strictEqual((yield* panel.userFor(p, "usr_1"))?.id, user.id)
 
         // Placement inputs.
         const nodes = yield* panel.nodes(p)
@@ -88,7 +88,7 @@ describe("PterodactylGamePanel against the sandbox", () => {
         const allocation = free[0]?.id ?? 0
         const spec: NewServer = {
           name: "survival",
-          externalId: "gs_1",
+          orderId: "gs_1",
           user: user.id,
           egg: paper.id,
           dockerImage: Object.values(paper.dockerImages)[0] ?? "",
@@ -101,15 +101,15 @@ describe("PterodactylGamePanel against the sandbox", () => {
           startOnCompletion: false
         }
         const { SERVER_JARFILE: _, ...withoutJar } = environment
-        const invalid = yield* Effect.flip(panel.createServer(p, { ...spec, externalId: "gs_0", environment: withoutJar }))
+        const invalid = yield* Effect.flip(panel.createServer(p, { ...spec, orderId: "gs_0", environment: withoutJar }))
         assert.strictEqual(invalid._tag, "PanelValidationFailed")
         if (invalid._tag === "PanelValidationFailed") {
           assert.deepInclude(invalid.fields.map((f) => ({ field: f.field, rule: f.rule })), { field: "environment.SERVER_JARFILE", rule: "required" })
         }
         const created = yield* panel.createServer(p, spec)
         assert.deepStrictEqual([created.state, created.allocation, created.user], ["installing", allocation, user.id])
-        assert.strictEqual((yield* panel.serverByExternalId(p, "gs_1"))?.id, created.id)
-        assert.isNull(yield* panel.serverByExternalId(p, "gs"))
+        assert.strictEqual((yield* panel.serverForOrder(p, "gs_1"))?.id, created.id)
+        assert.isNull(yield* panel.serverForOrder(p, "gs"))
         assert.notInclude((yield* panel.freeAllocations(p, 1)).map((a) => a.id), allocation)
         yield* poll(panel.server(p, created.id), (s) => s.state === "installed", "install")
 
@@ -186,9 +186,9 @@ describe("PterodactylGamePanel against the sandbox", () => {
         assert.strictEqual((yield* panel.relayFileCall(p, created.uuid, request("GET", "files/list", "directory=%2F"))).status, 200)
 
         // Deletion, twice.
-        yield* panel.deleteServer(p, created.id, "gs_1")
+        yield* panel.deleteOurServer(p, created.id, "gs_1")
         assert.strictEqual((yield* Effect.flip(panel.server(p, created.id)))._tag, "PanelResourceNotFound")
-        yield* panel.deleteServer(p, created.id, "gs_1")
+        yield* panel.deleteOurServer(p, created.id, "gs_1")
 
         // Every request asked for JSON, with a key.
         for (const r of sandbox.control.requests().filter((r) => r.target === "panel")) {

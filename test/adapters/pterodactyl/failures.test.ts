@@ -31,7 +31,7 @@ describe("PterodactylGamePanel failures", () => {
         }
       })), (panel) =>
       Effect.gen(function*() {
-        const error = yield* Effect.flip(panel.createUser("p1", { externalId: "u", email: "e@x.invalid", username: "-", firstName: "a", lastName: "b" }))
+        const error = yield* Effect.flip(panel.createUser("p1", { userId: "u", email: "e@x.invalid", username: "-", firstName: "a", lastName: "b" }))
         assert.strictEqual(error._tag, "PanelValidationFailed")
         if (error._tag !== "PanelValidationFailed") return
         assert.deepStrictEqual(error.fields, [
