@@ -1,13 +1,14 @@
 // The game panel (Pterodactyl), as the game-server domain needs it: panel users, nodes and their free
-// allocations, eggs, servers and their life (create, install status, suspend, unsuspend, delete, power), the live
-// console, and the customer-facing Client API (files, backups) relayed without ever showing the panel's address.
+// allocations, eggs and what their settings accept, servers and their life (create, install status, suspend,
+// unsuspend, delete, power), the live console, and the customer's file and backup operations, relayed without ever
+// showing the panel's address.
 // Every game-server operation goes through this one port. `panel` is a panel's name from the catalog.
 import { Context, type Effect, type Redacted, Schema, type Scope, type Stream } from "effect"
 
 export interface PanelUser {
   readonly id: number
-  /** Our user id. */
-  readonly externalId: string | null
+  /** Our user id (the panel's `external_id`). */
+  readonly userId: string | null
   readonly uuid: string
   readonly username: string
   readonly email: string
@@ -86,7 +87,8 @@ export type ServerState = "installing" | "installed" | "install_failed" | "reins
 
 export interface PanelServer {
   readonly id: number
-  readonly externalId: string | null
+  /** The order it was made for (the panel's `external_id`), if it carries one. */
+  readonly orderId: string | null
   readonly uuid: string
   /** The 8-character short id (Client API, panel URLs). */
   readonly identifier: string
@@ -101,8 +103,8 @@ export interface PanelServer {
 
 export interface NewServer {
   readonly name: string
-  /** Our id for it: a retried creation finds the first one by this instead of creating a second. */
-  readonly externalId: string
+  /** The order it is made for: a retried creation finds the first one by this instead of creating a second. */
+  readonly orderId: string
   readonly user: number
   readonly egg: number
   readonly dockerImage: string
@@ -152,16 +154,37 @@ export interface GameConsole {
   send(request: ConsoleRequest): Effect.Effect<void, ConsoleEnded>
 }
 
-/** A Client-API call relayed for a server: `path` is below `/api/client/servers/{server}/` (e.g. `files/list`). */
-export interface ClientRequest {
-  readonly method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH"
-  readonly path: string
+/** A file or backup operation a customer may ask of their server. */
+export type FileOperation =
+  | { readonly _tag: "ListFiles" }
+  | { readonly _tag: "ReadFile" }
+  | { readonly _tag: "WriteFile" }
+  | { readonly _tag: "RenameFiles" }
+  | { readonly _tag: "CopyFile" }
+  | { readonly _tag: "DeleteFiles" }
+  | { readonly _tag: "CreateFolder" }
+  | { readonly _tag: "CompressFiles" }
+  | { readonly _tag: "DecompressFile" }
+  | { readonly _tag: "ChangeFileModes" }
+  | { readonly _tag: "ListBackups" }
+  | { readonly _tag: "CreateBackup" }
+  | { readonly _tag: "ReadBackup"; readonly backup: string }
+  | { readonly _tag: "DeleteBackup"; readonly backup: string }
+  | { readonly _tag: "ToggleBackupLock"; readonly backup: string }
+  | { readonly _tag: "RestoreBackup"; readonly backup: string }
+
+/**
+ * A file or backup operation relayed for a customer: its query and body are theirs, in the formats our API shares
+ * with the panel's (`directory=%2F`, `{root, files}`), passed on as they are.
+ */
+export interface FileCall {
+  readonly operation: FileOperation
   /** The raw query string without `?` (may be empty). */
   readonly query: string
   readonly body: { readonly contentType: string; readonly bytes: Uint8Array } | null
 }
 
-export interface ClientResponse {
+export interface FileCallResponse {
   readonly status: number
   readonly contentType: string | null
   readonly body: Uint8Array
@@ -279,11 +302,11 @@ export type ClientCallError =
   | PanelRejected
 
 export class GamePanel extends Context.Service<GamePanel, {
-  // --- Application API ---
-  /** The panel user whose `external_id` is `externalId` (exact lookup), if any. */
-  findUser(panel: string, externalId: string): Effect.Effect<PanelUser | null, GamePanelError>
+  // --- panel accounts, capacity, and our servers' life ---
+  /** The panel account of our user (exact lookup), if they have one. */
+  userFor(panel: string, userId: string): Effect.Effect<PanelUser | null, GamePanelError>
   createUser(panel: string, user: {
-    readonly externalId: string
+    readonly userId: string
     readonly email: string
     readonly username: string
     readonly firstName: string
@@ -298,23 +321,23 @@ export class GamePanel extends Context.Service<GamePanel, {
   server(panel: string, id: number): Effect.Effect<PanelServer, GamePanelError | PanelResourceNotFound>
   /** Every server of the panel (for reconciling it with our records). */
   servers(panel: string): Effect.Effect<ReadonlyArray<PanelServer>, GamePanelError>
-  /** Exact lookup by our id (never a partial filter). */
-  serverByExternalId(panel: string, externalId: string): Effect.Effect<PanelServer | null, GamePanelError>
+  /** The server made for this order (exact lookup, never a partial filter), if any. */
+  serverForOrder(panel: string, orderId: string): Effect.Effect<PanelServer | null, GamePanelError>
   /** Idempotent: suspending a suspended server succeeds. */
   suspend(panel: string, id: number): Effect.Effect<void, GamePanelError | PanelResourceNotFound | ServerStateConflict>
   unsuspend(panel: string, id: number): Effect.Effect<void, GamePanelError | PanelResourceNotFound | ServerStateConflict>
   /**
-   * A server that no longer exists is success. Refused (PanelServerNotOurs, nothing done) unless the server's external
-   * id is `externalId`: it is read first, so a server id that now names something else is never deleted.
+   * A server that no longer exists is success. Refused (PanelServerNotOurs, nothing done) unless the server was made
+   * for `orderId`: it is read first, so a server id that now names something else is never deleted.
    */
-  deleteServer(panel: string, id: number, externalId: string): Effect.Effect<void, GamePanelError | PanelServerNotOurs>
+  deleteOurServer(panel: string, id: number, orderId: string): Effect.Effect<void, GamePanelError | PanelServerNotOurs>
 
-  // --- Client API (one root-admin key; `server` is the 36-character uuid) ---
+  // --- what a customer does on their server (`server` is its 36-character uuid) ---
   power(panel: string, server: string, signal: PowerSignal): Effect.Effect<void, ClientCallError>
   /** The live console (closed with the scope). */
   openConsole(panel: string, server: string): Effect.Effect<GameConsole, ClientCallError | ConsoleEnded, Scope.Scope>
-  /** A Client-API call below the server, answered as the panel answered it when it succeeded (2xx). */
-  clientRequest(panel: string, server: string, request: ClientRequest): Effect.Effect<ClientResponse, ClientCallError>
+  /** A customer's file or backup operation, answered as the panel answered it when it succeeded (2xx). */
+  relayFileCall(panel: string, server: string, call: FileCall): Effect.Effect<FileCallResponse, ClientCallError>
   /** Streams a file or a backup from the node through a fresh single-use signed URL (closed with the scope). */
   download(panel: string, server: string, target: DownloadTarget): Effect.Effect<Download, ClientCallError, Scope.Scope>
   /**

@@ -5,9 +5,10 @@ import { Buffer } from "node:buffer"
 import { createHash } from "node:crypto"
 import { type Cause, Clock, Context, Duration, Effect, Layer, Option, Queue, Random, Ref, Schema, Stream, SynchronizedRef } from "effect"
 import {
-  type AcceptedValue, type ClientRequest, type ClientResponse, ConsoleEnded, type ConsoleEvent, type ConsoleRequest, type Egg, type GameConsole, GamePanel,
+  type AcceptedValue, ConsoleEnded, type ConsoleEvent, type ConsoleRequest, type Egg, type GameConsole, GamePanel,
   GamePanelThrottled, type NewServer, type PanelAllocation, type PanelNode, PanelRejected, PanelResourceNotFound, PanelServerNotOurs,
-  type PanelServer, type PanelUser, PanelUnknown, PanelValidationFailed, ServerStateConflict, type ValueCheck
+  type PanelServer, type PanelUser, PanelUnknown, PanelValidationFailed, ServerStateConflict, type ValueCheck,
+  type FileCall, type FileCallResponse, type FileOperation
 } from "../../ports/GamePanel.ts"
 
 /** How a server's install ends once its duration is over; `hang` never reports back (reference §2.4 point 2). */
@@ -96,7 +97,7 @@ export interface MemoryBackup {
 }
 export type PowerState = "offline" | "starting" | "running" | "stopping"
 /** A server as the fake holds it: the port's view, what it was created with, its process, files and backups. */
-export interface MemoryServer extends PanelServer, Omit<NewServer, "allocation" | "user" | "name" | "externalId"> {
+export interface MemoryServer extends PanelServer, Omit<NewServer, "allocation" | "user" | "name" | "orderId"> {
   readonly install: { readonly completesAt: number; readonly outcome: InstallOutcome } | null
   readonly power: PowerState
   readonly startedAt: number
@@ -130,9 +131,9 @@ export class MemoryGamePanelControl extends Context.Service<MemoryGamePanelContr
   addEgg(panel: string, egg: EggSeed): Effect.Effect<void, PanelUnknown>
   setNodeMaintenance(panel: string, node: number, maintenance: boolean): Effect.Effect<void, PanelUnknown>
   /** Someone edits the server's external id on the panel (null clears it), outside our control. */
-  setExternalId(panel: string, server: number, externalId: string | null): Effect.Effect<void, PanelUnknown>
+  setExternalId(panel: string, server: number, orderId: string | null): Effect.Effect<void, PanelUnknown>
   /** How the install of the server with this external id ends: the one installing now, or the next one created. */
-  setInstallOutcome(panel: string, externalId: string, outcome: InstallOutcome): Effect.Effect<void, PanelUnknown>
+  setInstallOutcome(panel: string, orderId: string, outcome: InstallOutcome): Effect.Effect<void, PanelUnknown>
   /** The next call of `operation` fails with `error` before doing anything; queued (twice = the next two). */
   failNext<Op extends Operation>(operation: Op, error: OperationError<Op>): Effect.Effect<void>
   /** Every call of `operation` fails with `error` until `clearFaults` (queued `failNext` faults come first). */
@@ -394,7 +395,7 @@ const settle = (p: PanelState, now: number): PanelState => {
   }
 }
 const view = (s: MemoryServer): PanelServer => ({
-  id: s.id, externalId: s.externalId, uuid: s.uuid, identifier: s.identifier, name: s.name, state: s.state,
+  id: s.id, orderId: s.orderId, uuid: s.uuid, identifier: s.identifier, name: s.name, state: s.state,
   suspended: s.state === "suspended", node: s.node, allocation: s.allocation, user: s.user
 })
 /** Why the Client API answers 409 (§3.4); the console token is refused only for suspension and maintenance. */
@@ -412,12 +413,12 @@ const conflict = (p: PanelState, s: MemoryServer, console: boolean) => {
 
 // --- the Client API routes a relay forwards (§3.5, §4) --------------------------------------------------------
 
-type Answer = readonly [ClientResponse, MemoryServer]
+type Answer = readonly [FileCallResponse, MemoryServer]
 type ClientFailure = PanelRejected | PanelResourceNotFound | PanelValidationFailed | GamePanelThrottled
-const json = (status: number, value: unknown): ClientResponse => ({
+const json = (status: number, value: unknown): FileCallResponse => ({
   status, contentType: "application/json", body: encoder.encode(JSON.stringify(value))
 })
-const noContent: ClientResponse = { status: 204, contentType: null, body: new Uint8Array(0) }
+const noContent: FileCallResponse = { status: 204, contentType: null, body: new Uint8Array(0) }
 const rejected = (operation: string, status: number, code: string, detail: string) =>
   Effect.fail(new PanelRejected({ operation, status, code, detail }))
 const notFound = (operation: string) => Effect.fail(new PanelResourceNotFound({ operation }))
@@ -434,7 +435,7 @@ const BackupBody = Schema.Struct({
 /** A JSON body as Laravel reads it: malformed → 400 (§1.1), empty → `{}`, failing the rules → 422. */
 const jsonBody = <A>(
   schema: Schema.Decoder<A>,
-  request: ClientRequest,
+  request: FileCall,
   operation: string
 ): Effect.Effect<A, PanelRejected | PanelValidationFailed> => {
   const text = request.body === null ? "" : decoder.decode(request.body.bytes)
@@ -450,30 +451,30 @@ const jsonBody = <A>(
   })
 }
 
-const filesRoutes = (s: MemoryServer, req: ClientRequest, op: string, now: number) => {
+const filesRoutes = (s: MemoryServer, req: FileCall, op: string, now: number) => {
   const q = new URLSearchParams(req.query)
   const files = (next: ReadonlyMap<string, Entry>): Answer => [noContent, { ...s, files: next }]
   return {
-    "GET files/list": () => {
+    ListFiles: () => {
       const dir = normalise(q.get("directory") ?? "/")
       if (!isDir(s.files, dir)) return notFound(op)
       const items = [...s.files].filter(([path]) => path !== dir && parentOf(path) === dir)
         .sort(([a, x], [b, y]) => x.kind === y.kind ? a.localeCompare(b) : x.kind === "dir" ? -1 : 1)
       return Effect.succeed<Answer>([json(200, { object: "list", data: items.map(([p, e]) => fileObject(p, e)) }), s])
     },
-    "GET files/contents": () => {
+    ReadFile: () => {
       const entry = s.files.get(normalise(q.get("file") ?? ""))
       if (entry === undefined) return notFound(op)
       if (entry.kind === "dir") return rejected(op, 400, "BadRequestHttpException", "Cannot perform that action: file is a directory.")
       if (entry.bytes.length > MAX_EDIT_BYTES) return rejected(op, 400, "FileSizeTooLargeException", "The file is too large to edit.")
       return Effect.succeed<Answer>([{ status: 200, contentType: "text/plain", body: entry.bytes }, s])
     },
-    "POST files/write": () => {
+    WriteFile: () => {
       const path = normalise(q.get("file") ?? "")
       if (path === "/" || isDir(s.files, path)) return rejected(op, 400, "BadRequestHttpException", "Cannot write to a directory.")
       return Effect.succeed(files(writeFile(s.files, path, req.body?.bytes ?? new Uint8Array(0), now)))
     },
-    "PUT files/rename": () =>
+    RenameFiles: () =>
       Effect.flatMap(jsonBody(RenameBody, req, op), ({ files: moves, root = "/" }): Effect.Effect<Answer, ClientFailure> => {
         const next = new Map(s.files)
         for (const move of moves) {
@@ -487,12 +488,12 @@ const filesRoutes = (s: MemoryServer, req: ClientRequest, op: string, now: numbe
         }
         return Effect.succeed(files(next))
       }),
-    "POST files/delete": () =>
+    DeleteFiles: () =>
       Effect.map(jsonBody(DeleteBody, req, op), ({ files: names, root = "/" }) => {
         const gone = names.map((name) => join(root, name)).filter((path) => path !== "/")
         return files(new Map([...s.files].filter(([path]) => !gone.some((g) => within(path, g)))))
       }),
-    "POST files/create-folder": () =>
+    CreateFolder: () =>
       Effect.flatMap(jsonBody(FolderBody, req, op), ({ name, root = "/" }): Effect.Effect<Answer, ClientFailure> => {
         const dir = join(root, name)
         if (s.files.get(dir)?.kind === "file") return rejected(op, 400, "DaemonConnectionException", "A file already exists at that path.")
@@ -500,10 +501,10 @@ const filesRoutes = (s: MemoryServer, req: ClientRequest, op: string, now: numbe
         next.delete(join(dir, ".keep"))
         return Effect.succeed(files(next.set(dir, next.get(dir) ?? { kind: "dir", modified: now })))
       })
-  } satisfies Record<string, () => Effect.Effect<Answer, ClientFailure>>
+  } satisfies Partial<Record<FileOperation["_tag"], () => Effect.Effect<Answer, ClientFailure>>>
 }
 
-const backupRoutes = (s: MemoryServer, req: ClientRequest, op: string, now: number, fresh: string) => {
+const backupRoutes = (s: MemoryServer, req: FileCall, op: string, now: number, fresh: string) => {
   const q = new URLSearchParams(req.query)
   const list = () => {
     const perPage = Math.min(50, Math.max(1, Number(q.get("per_page") ?? 20) || 20))
@@ -543,48 +544,22 @@ const backupRoutes = (s: MemoryServer, req: ClientRequest, op: string, now: numb
   }
   const replace = (b: MemoryBackup | null, uuid: string) =>
     b === null ? s.backups.filter((x) => x.uuid !== uuid) : s.backups.map((x) => x.uuid === uuid ? b : x)
-  const match = /^backups\/([^/]+)(\/lock)?$/.exec(req.path)
-  const uuid = match?.[1] ?? ""
-  const routes: Record<string, () => Effect.Effect<Answer, ClientFailure>> = {
-    "GET backups": list,
-    "POST backups": create,
-    [`GET backups/${uuid}`]: one(uuid, (b) => Effect.succeed<Answer>([json(200, backupObject(b, false)), s])),
-    [`POST backups/${uuid}/lock`]: one(uuid, (b) => {
+  const uuid = "backup" in req.operation ? req.operation.backup : ""
+  const routes: Partial<Record<FileOperation["_tag"], () => Effect.Effect<Answer, ClientFailure>>> = {
+    ListBackups: list,
+    CreateBackup: create,
+    ReadBackup: one(uuid, (b) => Effect.succeed<Answer>([json(200, backupObject(b, false)), s])),
+    ToggleBackupLock: one(uuid, (b) => {
       const locked = { ...b, isLocked: !b.isLocked }
       return Effect.succeed<Answer>([json(200, backupObject(locked, false)), { ...s, backups: replace(locked, uuid) }])
     }),
-    [`DELETE backups/${uuid}`]: one(uuid, (b) =>
+    DeleteBackup: one(uuid, (b) =>
       b.isLocked
         ? rejected(op, 400, "BackupLockedException", "This backup cannot be deleted while it is marked as locked.")
         : Effect.succeed<Answer>([noContent, { ...s, backups: replace(null, uuid) }]))
   }
   return routes
 }
-
-/** The client server object (§3.4: readable in every state) and its resources. */
-const serverRoutes = (p: PanelState, s: MemoryServer, now: number) => ({
-  "GET ": () =>
-    Effect.succeed<Answer>([json(200, {
-      object: "server",
-      attributes: {
-        server_owner: false, identifier: s.identifier, internal_id: s.id, uuid: s.uuid, name: s.name,
-        node: p.nodes.find((n) => n.id === s.node)?.name ?? "", status: s.state === "installed" ? null : s.state,
-        is_suspended: s.state === "suspended", is_installing: s.state === "installing", is_transferring: false,
-        limits: { memory: s.limits.memoryMiB, swap: s.limits.swapMiB, disk: s.limits.diskMiB, io: s.limits.io, cpu: s.limits.cpuPercent, threads: null, oom_disabled: s.oomDisabled },
-        feature_limits: s.featureLimits
-      }
-    }), s]),
-  "GET resources": () => {
-    const st = statsOf(s, now)
-    const resources = {
-      memory_bytes: st.memory_bytes, cpu_absolute: st.cpu_absolute, disk_bytes: st.disk_bytes,
-      network_rx_bytes: st.network.rx_bytes, network_tx_bytes: st.network.tx_bytes, uptime: st.uptime
-    }
-    return Effect.succeed<Answer>([json(200, {
-      object: "stats", attributes: { current_state: s.power, is_suspended: s.state === "suspended", resources }
-    }), s])
-  }
-})
 
 interface ConsoleHandle {
   readonly queue: Queue.Queue<ConsoleEvent, ConsoleEnded | Cause.Done>
@@ -671,7 +646,7 @@ export const make = (options: Options) =>
           const fields: Array<Failure> = []
           const add = (field: string, rule: string, detail: string) => fields.push({ field, rule, detail })
           if (server.name.length < 1 || server.name.length > 191) add("name", "between", "The name must be between 1 and 191 characters.")
-          if (p.servers.some((s) => s.externalId === server.externalId)) add("external_id", "unique", "The external id has already been taken.")
+          if (p.servers.some((s) => s.orderId === server.orderId)) add("external_id", "unique", "The external id has already been taken.")
           if (!p.users.some((u) => u.id === server.user)) add("user", "exists", "The selected user is invalid.")
           const egg = p.eggs.find((e) => e.id === server.egg)
           if (egg === undefined) add("egg", "exists", "The selected egg is invalid.")
@@ -697,7 +672,7 @@ export const make = (options: Options) =>
           const created: MemoryServer = {
             ...server, id: Math.max(0, ...p.servers.map((s) => s.id)) + 1, uuid, identifier: uuid.slice(0, 8),
             state: "installing", suspended: false, node: allocation.node, allocation: allocation.id,
-            install: { completesAt: now + installMs, outcome: p.outcomes.get(server.externalId) ?? defaultOutcome },
+            install: { completesAt: now + installMs, outcome: p.outcomes.get(server.orderId) ?? defaultOutcome },
             power: "offline", startedAt: 0, files: new Map(), backups: [], log: []
           }
           return Effect.succeed([view(created), { ...p, servers: [...p.servers, created] }] as const)
@@ -720,26 +695,20 @@ export const make = (options: Options) =>
           }
           if (fields.length > 0) return Effect.fail(new PanelValidationFailed({ operation: "createUser", fields }))
           const created: PanelUser = {
-            id: Math.max(0, ...p.users.map((u) => u.id)) + 1, externalId: user.externalId, uuid, username, email
+            id: Math.max(0, ...p.users.map((u) => u.id)) + 1, userId: user.userId, uuid, username, email
           }
           return Effect.succeed([created, { ...p, users: [...p.users, created] }] as const)
         }))
 
-    const clientRequest: Port["clientRequest"] = (panel, uuid, request) =>
+    const relayFileCall: Port["relayFileCall"] = (panel, uuid, call) =>
       Effect.flatMap(uuid4, (fresh) =>
         modify(panel, (p, now) =>
           Effect.gen(function*() {
-            const op = `${request.method} ${request.path}`
+            const op = call.operation._tag
             const s = yield* byUuid(p, uuid, op)
-            const path = request.path.replace(/^\/+|\/+$/g, "")
-            const routes: Record<string, () => Effect.Effect<Answer, ClientFailure>> = {
-              ...serverRoutes(p, s, now),
-              ...filesRoutes(s, { ...request, path }, op, now),
-              ...backupRoutes(s, { ...request, path }, op, now, fresh)
-            }
-            const route = routes[`${request.method} ${path}`]
+            const route = { ...filesRoutes(s, call, op, now), ...backupRoutes(s, call, op, now, fresh) }[op]
             if (route === undefined) return yield* notFound(op)
-            if (path !== "") yield* gate(p, s, op)
+            yield* gate(p, s, op)
             const [response, next] = yield* route()
             return [response, withServer(p, next)] as const
           })))
@@ -831,8 +800,8 @@ export const make = (options: Options) =>
       })
 
     const gamePanel = GamePanel.of({
-      findUser: (panel, externalId) =>
-        guard("findUser")(read(panel, (p) => Effect.succeed(p.users.find((u) => u.externalId === externalId) ?? null))),
+      userFor: (panel, userId) =>
+        guard("userFor")(read(panel, (p) => Effect.succeed(p.users.find((u) => u.userId === userId) ?? null))),
       createUser: (panel, user) => guard("createUser")(createUser(panel, user)),
       nodes: (panel) =>
         guard("nodes")(read(panel, (p) =>
@@ -854,9 +823,9 @@ export const make = (options: Options) =>
         })),
       createServer: (panel, server) => guard("createServer")(createServer(panel, server)),
       server: (panel, id) => guard("server")(read(panel, (p) => Effect.map(byId(p, id, "server"), view))),
-      serverByExternalId: (panel, externalId) =>
-        guard("serverByExternalId")(read(panel, (p) => {
-          const s = p.servers.find((x) => x.externalId === externalId)
+      serverForOrder: (panel, orderId) =>
+        guard("serverForOrder")(read(panel, (p) => {
+          const s = p.servers.find((x) => x.orderId === orderId)
           return Effect.succeed(s === undefined ? null : view(s))
         })),
       // Wings stops a server it is told is suspended; newer Wings also closes its sockets (§2.6).
@@ -876,14 +845,14 @@ export const make = (options: Options) =>
           Effect.map(byId(p, id, "unsuspend"), (s) =>
             [undefined, s.state === "suspended" ? withServer(p, { ...s, state: "installed", suspended: false }) : p] as const))),
       servers: (panel) => guard("servers")(read(panel, (p) => Effect.succeed(p.servers.map(view)))),
-      // Only a server whose external id is still `externalId` is deleted (PanelServerNotOurs otherwise).
-      deleteServer: (panel, id, externalId) =>
-        guard("deleteServer")(modify(panel, (p) =>
+      // Only a server still made for `orderId` is deleted (PanelServerNotOurs otherwise).
+      deleteOurServer: (panel, id, orderId) =>
+        guard("deleteOurServer")(modify(panel, (p) =>
           Effect.gen(function*() {
             const s = p.servers.find((x) => x.id === id)
             if (s === undefined) return [undefined, p] as const
-            if (s.externalId !== externalId) {
-              return yield* new PanelServerNotOurs({ panel, id, expected: externalId, found: s.externalId })
+            if (s.orderId !== orderId) {
+              return yield* new PanelServerNotOurs({ panel, id, expected: orderId, found: s.orderId })
             }
             yield* broadcast(panel, s.uuid, [event("deleted", "null")])
             yield* endConsoles(panel, s.uuid, "server deleted")
@@ -897,7 +866,7 @@ export const make = (options: Options) =>
             return [undefined, yield* step(panel, p, powerStep(s, signal, now))] as const
           }))),
       openConsole: (panel, uuid) => guard("openConsole")(openConsole(panel, uuid)),
-      clientRequest: (panel, uuid, request) => guard("clientRequest")(clientRequest(panel, uuid, request)),
+      relayFileCall: (panel, uuid, call) => guard("relayFileCall")(relayFileCall(panel, uuid, call)),
       download: (panel, uuid, target) => guard("download")(download(panel, uuid, target)),
       upload: (panel, uuid, body) => guard("upload")(upload(panel, uuid, body))
     })
@@ -919,14 +888,14 @@ export const make = (options: Options) =>
         })),
       setNodeMaintenance: (panel, node, maintenance) =>
         editPanel(panel, (p) => ({ ...p, nodes: p.nodes.map((n) => n.id === node ? { ...n, maintenance } : n) })),
-      setExternalId: (panel, server, externalId) =>
-        editPanel(panel, (p) => ({ ...p, servers: p.servers.map((x) => x.id === server ? { ...x, externalId } : x) })),
-      setInstallOutcome: (panel, externalId, outcome) =>
+      setExternalId: (panel, server, orderId) =>
+        editPanel(panel, (p) => ({ ...p, servers: p.servers.map((x) => x.id === server ? { ...x, orderId } : x) })),
+      setInstallOutcome: (panel, orderId, outcome) =>
         editPanel(panel, (p) => ({
           ...p,
-          outcomes: new Map(p.outcomes).set(externalId, outcome),
+          outcomes: new Map(p.outcomes).set(orderId, outcome),
           servers: p.servers.map((s) =>
-            s.externalId === externalId && s.install !== null ? { ...s, install: { ...s.install, outcome } } : s)
+            s.orderId === orderId && s.install !== null ? { ...s, install: { ...s.install, outcome } } : s)
         })),
       failNext: (operation, error) => addFault(operation, error, false),
       failAlways: (operation, error) => addFault(operation, error, true),

@@ -1,6 +1,6 @@
 // The files and backups relay (DESIGN §3 "Client-API relay"): under /api/client/servers/:id/files/… and
-// /api/client/servers/:id/backups/…, the panel's Client-API calls are forwarded unchanged (method, sub-path,
-// query, body) after the session, ownership and state checks, and the panel's status and body come back — except
+// /api/client/servers/:id/backups/…, each allowed call is relayed as its operation with its query and body
+// unchanged after the session, ownership and state checks, and the panel's status and body come back — except
 // that nothing reaching the customer may hold the panel's or a node's address: signed URLs are replaced by our own
 // streaming routes, pagination links and resource URLs are stripped, and errors are ours, never the panel's text.
 import { finished, Readable } from "node:stream"
@@ -11,7 +11,7 @@ import { ownedByIdentifier, usableGameServer } from "../../domain/game/GameActio
 import { GameServerNotFound } from "../../domain/game/GameErrors.ts"
 import type { GameServer } from "../../domain/game/GameServer.ts"
 import { type FileAction, fileAction } from "../../domain/game/fileActions.ts"
-import { type ClientRequest, GamePanel, type DownloadTarget, UploadAborted } from "../../ports/GamePanel.ts"
+import { type DownloadTarget, type FileCall, GamePanel, UploadAborted } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { requireSession, type SessionGuard } from "./Authentication.ts"
 import { CustomerBudgets } from "./customerBudget.ts"
@@ -76,9 +76,9 @@ const invalidText = (where: string) =>
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
 
-const relayed = (server: GameServer, request: HttpServerRequest.HttpServerRequest, target: Extract<FileAction, { _tag: "Relay" }>, path: string, query: string, options: GameRelayOptions) =>
+const relayed = (server: GameServer, request: HttpServerRequest.HttpServerRequest, target: Extract<FileAction, { _tag: "Relay" }>, query: string, options: GameRelayOptions) =>
   Effect.gen(function*() {
-    let body: ClientRequest["body"] = null
+    let body: FileCall["body"] = null
     if (target.body !== "none") {
       const bytes = yield* readBody(request, options.maxRelayBodyBytes)
       if (Option.isNone(bytes)) {
@@ -99,7 +99,7 @@ const relayed = (server: GameServer, request: HttpServerRequest.HttpServerReques
       }
       body = { contentType: target.body === "json" ? "application/json" : "text/plain", bytes: bytes.value.byteLength === 0 && target.body === "json" ? encoder.encode("{}") : bytes.value }
     }
-    const response = yield* (yield* GamePanel).clientRequest(server.panel, server.uuid, { method: target.method, path, query, body })
+    const response = yield* (yield* GamePanel).relayFileCall(server.panel, server.uuid, { operation: target.operation, query, body })
     if (response.status === 204 || response.body.byteLength === 0) return HttpServerResponse.empty({ status: response.status })
     if ((response.contentType ?? "").includes("json")) {
       const parsed = yield* Effect.try(() => JSON.parse(decoder.decode(response.body)) as unknown).pipe(Effect.option)
@@ -220,7 +220,7 @@ const relayAs = (session: Session, target: FileAction, path: string, request: Ht
       case "Upload":
         return yield* uploaded(server, request, url.searchParams, options)
       case "Relay":
-        return yield* relayed(server, request, target, path, query, options)
+        return yield* relayed(server, request, target, query, options)
     }
   }).pipe(
     Effect.catchTags({

@@ -5,7 +5,7 @@
 import { Clock, Duration, Effect, Layer, Option } from "effect"
 import { HttpClient } from "effect/http"
 import {
-  type ClientRequest,
+  type FileCall,
   GamePanel,
   GamePanels,
   GamePanelUnavailable,
@@ -17,7 +17,7 @@ import {
 import { type Answer, type CallOptions, type CallSpec, decodeAs, makeCalls, originOf } from "./calls.ts"
 import { openGameConsole } from "./console.ts"
 import { CallFailed, failure, isTransient, portErrorAmong } from "./failures.ts"
-import { clientPaths, requests } from "./requests.ts"
+import { clientPaths, fileCall, requests } from "./requests.ts"
 import {
   AllocationList,
   EggItem,
@@ -94,13 +94,6 @@ const ttlCache = <A>(ttl: Duration.Input) => {
   return { get, forget }
 }
 
-/** `files/list`: below the server, no dot segments, no query or fragment of its own. */
-const isServerRelative = (path: string) => {
-  const lowered = path.toLowerCase()
-  return path !== "" && !path.startsWith("/") && !/[?#\\]/.test(path) && !lowered.includes("%2e") &&
-    !lowered.includes("%2f") && path.split("/").every((segment) => segment !== ".." && segment !== ".")
-}
-
 export const layerWith = (
   overrides: Partial<PterodactylOptions> = {}
 ): Layer.Layer<GamePanel, never, GamePanels | HttpClient.HttpClient> =>
@@ -167,14 +160,14 @@ export const layerWith = (
         return attempt(options.retries)
       }
 
-      const findUser = (panel: string, externalId: string) =>
-        app(panel, "find user", requests.userByExternalId(externalId), UserItem).pipe(
+      const userFor = (panel: string, userId: string) =>
+        app(panel, "find user", requests.userByExternalId(userId), UserItem).pipe(
           Effect.map((u) => toUser(u.attributes)),
           Effect.catchIf(is404, () => Effect.succeed(null))
         )
 
-      const serverByExternalId = (panel: string, externalId: string) =>
-        app(panel, "find server", requests.serverByExternalId(externalId), ServerItem).pipe(
+      const serverForOrder = (panel: string, orderId: string) =>
+        app(panel, "find server", requests.serverByExternalId(orderId), ServerItem).pipe(
           Effect.map((s) => toServer(s.attributes)),
           Effect.catchIf(is404, () => Effect.succeed(null))
         )
@@ -217,20 +210,16 @@ export const layerWith = (
         )
       )
 
-      const clientRequest = (panel: string, server: string, request: ClientRequest) => {
+      const relayFileCall = (panel: string, server: string, call: FileCall) => {
         const operation = "client request"
-        if (!isServerRelative(request.path)) {
-          return Effect.fail(
-            new PanelRejected({ operation, status: 400, code: "InvalidPath", detail: "the path leaves the server" })
-          )
+        if ("backup" in call.operation && !/^[\w-]+$/.test(call.operation.backup)) {
+          // A backup id is one path segment: anything else could reach another of the server's routes.
+          return Effect.fail(new PanelRejected({ operation, status: 400, code: "InvalidPath", detail: "the backup id is not one path segment" }))
         }
-        const query = request.query === "" ? "" : `?${request.query}`
-        const spec: CallSpec = {
-          method: request.method,
-          path: `${clientPaths.server(server)}/${request.path}${query}`,
-          ...(request.body === null ? {} : { body: request.body })
-        }
-        return calls.client(panel, operation, spec, { idempotent: request.method === "GET" }).pipe(
+        const { method, path } = fileCall(server, call.operation)
+        const query = call.query === "" ? "" : `?${call.query}`
+        const spec: CallSpec = { method, path: `${path}${query}`, ...(call.body === null ? {} : { body: call.body }) }
+        return calls.client(panel, operation, spec, { idempotent: method === "GET" }).pipe(
           Effect.map((answer: Answer) => ({ status: answer.status, contentType: answer.contentType, body: answer.body })),
           clientErrors,
           logged(operation)
@@ -238,15 +227,15 @@ export const layerWith = (
       }
 
       return GamePanel.of({
-        findUser: (panel, externalId) =>
-          findUser(panel, externalId).pipe(mapCall(portErrorAmong("GamePanelThrottled")), logged("find user")),
+        userFor: (panel, userId) =>
+          userFor(panel, userId).pipe(mapCall(portErrorAmong("GamePanelThrottled")), logged("find user")),
 
         createUser: (panel, user) =>
           createOnce(
             app(panel, "create user", requests.createUser(user), UserItem, false).pipe(
               Effect.map((u) => toUser(u.attributes))
             ),
-            findUser(panel, user.externalId)
+            userFor(panel, user.userId)
           ).pipe(mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed")), logged("create user")),
 
         nodes: (panel) =>
@@ -276,7 +265,7 @@ export const layerWith = (
             app(panel, "create server", requests.createServer(server), ServerItem, false).pipe(
               Effect.map((s) => toServer(s.attributes))
             ),
-            serverByExternalId(panel, server.externalId)
+            serverForOrder(panel, server.orderId)
           ).pipe(
             // The node's allocated_resources changed: our own next placement must see it (others' within nodesTtl).
             Effect.ensuring(nodeLists.forget(panel)),
@@ -291,8 +280,8 @@ export const layerWith = (
             logged("read server")
           ),
 
-        serverByExternalId: (panel, externalId) =>
-          serverByExternalId(panel, externalId).pipe(
+        serverForOrder: (panel, orderId) =>
+          serverForOrder(panel, orderId).pipe(
             mapCall(portErrorAmong("GamePanelThrottled")),
             logged("find server")
           ),
@@ -309,7 +298,7 @@ export const layerWith = (
 
         // Read first: only a server whose external id is still ours is deleted (a server id never names another
         // server on one panel, but the external id can be changed by hand, and it is what says the server is ours).
-        deleteServer: (panel, id, externalId) =>
+        deleteOurServer: (panel, id, orderId) =>
           app(panel, "delete server", requests.server(id), ServerItem).pipe(
             Effect.map((s): Option.Option<PanelServer> => Option.some(toServer(s.attributes))),
             // Already gone (perhaps by our own attempt whose answer was lost) is what was asked for.
@@ -317,8 +306,8 @@ export const layerWith = (
             Effect.flatMap((found) =>
               Effect.gen(function*() {
                 if (Option.isNone(found)) return
-                if (found.value.externalId !== externalId) {
-                  return yield* new PanelServerNotOurs({ panel, id, expected: externalId, found: found.value.externalId })
+                if (found.value.orderId !== orderId) {
+                  return yield* new PanelServerNotOurs({ panel, id, expected: orderId, found: found.value.orderId })
                 }
                 yield* calls.application(panel, "delete server", requests.deleteServer(id)).pipe(
                   Effect.catchIf(is404, () => Effect.void)
@@ -336,7 +325,7 @@ export const layerWith = (
             idempotent: signal !== "restart"
           }).pipe(Effect.asVoid, clientErrors, logged("power")),
 
-        clientRequest,
+        relayFileCall,
 
         openConsole: (panel, server) =>
           Effect.gen(function*() {

@@ -1,6 +1,6 @@
 // The bodies and paths of the Application-API calls, as pure builders with the exact upstream field names
 // (reference/pterodactyl.md §2.1, §2.2, §2.8, §2.11).
-import type { NewServer } from "../../ports/GamePanel.ts"
+import type { FileOperation, NewServer } from "../../ports/GamePanel.ts"
 import type { CallSpec } from "./calls.ts"
 
 const id = (value: string | number) => encodeURIComponent(String(value))
@@ -11,7 +11,7 @@ export const requests = {
 
   /** The caller's e-mail is sent as given (a synthetic one keeps the panel's mails away from customers, §2.8). */
   createUser: (user: {
-    readonly externalId: string
+    readonly userId: string
     readonly email: string
     readonly username: string
     readonly firstName: string
@@ -24,7 +24,7 @@ export const requests = {
       username: user.username,
       first_name: user.firstName,
       last_name: user.lastName,
-      external_id: user.externalId
+      external_id: user.userId
     }
   }),
 
@@ -76,7 +76,7 @@ export const requests = {
         allocations: server.featureLimits.allocations
       },
       allocation: { default: server.allocation },
-      external_id: server.externalId,
+      external_id: server.orderId,
       start_on_completion: server.startOnCompletion,
       description: ""
     }
@@ -102,3 +102,30 @@ export const clientPaths = {
   power: (uuid: string) => `/servers/${id(uuid)}/power`,
   websocket: (uuid: string) => `/servers/${id(uuid)}/websocket`
 } as const
+
+/** The Client-API route (§4) below the server for each file or backup operation; `{backup}` is the backup's uuid. */
+const FILE_CALLS: { readonly [K in FileOperation["_tag"]]: readonly [CallSpec["method"], string] } = {
+  ListFiles: ["GET", "files/list"],
+  ReadFile: ["GET", "files/contents"],
+  WriteFile: ["POST", "files/write"],
+  RenameFiles: ["PUT", "files/rename"],
+  CopyFile: ["POST", "files/copy"],
+  DeleteFiles: ["POST", "files/delete"],
+  CreateFolder: ["POST", "files/create-folder"],
+  CompressFiles: ["POST", "files/compress"],
+  DecompressFile: ["POST", "files/decompress"],
+  ChangeFileModes: ["POST", "files/chmod"],
+  ListBackups: ["GET", "backups"],
+  CreateBackup: ["POST", "backups"],
+  ReadBackup: ["GET", "backups/{backup}"],
+  DeleteBackup: ["DELETE", "backups/{backup}"],
+  ToggleBackupLock: ["POST", "backups/{backup}/lock"],
+  RestoreBackup: ["POST", "backups/{backup}/restore"]
+}
+
+/** The Client-API call that performs a file or backup operation on a server. */
+export const fileCall = (uuid: string, operation: FileOperation): { readonly method: CallSpec["method"]; readonly path: string } => {
+  const [method, route] = FILE_CALLS[operation._tag]
+  const below = "backup" in operation ? route.replace("{backup}", () => id(operation.backup)) : route
+  return { method, path: `${clientPaths.server(uuid)}/${below}` }
+}

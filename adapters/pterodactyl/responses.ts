@@ -44,7 +44,7 @@ export const UserItem = item(UserAttributes)
 
 export const toUser = (u: typeof UserAttributes.Type): PanelUser => ({
   id: u.id,
-  externalId: u.external_id ?? null,
+  userId: u.external_id ?? null,
   uuid: u.uuid,
   username: u.username,
   email: u.email
@@ -76,7 +76,7 @@ export const toServer = (s: typeof ServerAttributes.Type): PanelServer => {
   const state: ServerState = s.status === null || s.status === undefined ? "installed" : s.status
   return {
     id: s.id,
-    externalId: s.external_id ?? null,
+    orderId: s.external_id ?? null,
     uuid: s.uuid,
     identifier: s.identifier,
     name: s.name,

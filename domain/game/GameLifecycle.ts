@@ -43,14 +43,14 @@ export const suspendGame = (subscriptionId: string, periodEnd: Date) =>
   })
 
 /**
- * After the grace window: the panel server deleted, only while its external id is still our order's; refused (false)
+ * After the grace window: the panel server deleted, only while it is still the one made for our order; refused (false)
  * otherwise, with an alert: the server then stays, for an operator.
  */
 export const removeGame = (subscriptionId: string) =>
   Effect.gen(function*() {
     const server = yield* serverOf(subscriptionId)
     if (Option.isNone(server) || server.value.status === "deleted") return true
-    return yield* (yield* GamePanel).deleteServer(server.value.panel, server.value.panelServerId, server.value.orderId).pipe(
+    return yield* (yield* GamePanel).deleteOurServer(server.value.panel, server.value.panelServerId, server.value.orderId).pipe(
       Effect.as(true),
       Effect.catchTag("PanelServerNotOurs", (e) =>
         Effect.as(

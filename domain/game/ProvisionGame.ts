@@ -64,11 +64,11 @@ const step1User = (orderId: string) =>
     yield* progress(orderId, 1)
     const { order, plan } = yield* context(orderId)
     const panel = yield* GamePanel
-    const existing = yield* panel.findUser(plan.panel, order.userId)
+    const existing = yield* panel.userFor(plan.panel, order.userId)
     if (existing !== null) return existing.id
     const domain = (yield* GameSettings).panelUserDomain
     const created = yield* panel.createUser(plan.panel, {
-      externalId: order.userId,
+      userId: order.userId,
       email: `${order.userId}@${domain}`,
       username: panelUsername(order.userId),
       firstName: "ZH",
@@ -76,7 +76,7 @@ const step1User = (orderId: string) =>
     }).pipe(
       // Two orders of one customer at once: the other one created it first (unique e-mail/username).
       Effect.catchTag("PanelValidationFailed", (e) =>
-        Effect.flatMap(panel.findUser(plan.panel, order.userId), (again) =>
+        Effect.flatMap(panel.userFor(plan.panel, order.userId), (again) =>
           again === null ? Effect.fail(e) : Effect.succeed(again)))
     )
     return created.id
@@ -152,14 +152,14 @@ const step3Allocate = (orderId: string, candidates: ReadonlyArray<number>) =>
 
 const Created = Schema.Struct({ id: Schema.Int, uuid: Schema.String, identifier: Schema.String, createdAt: Schema.Number })
 
-/** Our order id is the server's external id: a retried step finds the server it made instead of making a second. */
+/** The server is made for our order: a retried step finds the server it made instead of making a second. */
 const step4Create = (orderId: string, panelUser: number, claimed: typeof Claimed.Type) =>
   Effect.gen(function*() {
     yield* progress(orderId, 4)
     const { plan, variables } = yield* context(orderId)
     const panel = yield* GamePanel
     const allocations = yield* GameAllocations
-    const existing = yield* panel.serverByExternalId(plan.panel, orderId).pipe(Effect.mapError(failed(4, panelDown)))
+    const existing = yield* panel.serverForOrder(plan.panel, orderId).pipe(Effect.mapError(failed(4, panelDown)))
     if (existing !== null) {
       yield* allocations.markCreated(orderId)
       return { id: existing.id, uuid: existing.uuid, identifier: existing.identifier, createdAt: yield* Clock.currentTimeMillis }
@@ -184,7 +184,7 @@ const step4Create = (orderId: string, panelUser: number, claimed: typeof Claimed
     }
     const server = yield* panel.createServer(plan.panel, {
       name: `${plan.name} ${orderId.slice(0, 8)}`,
-      externalId: orderId,
+      orderId: orderId,
       user: panelUser,
       egg: plan.eggId,
       dockerImage: plan.dockerImage,
@@ -199,7 +199,7 @@ const step4Create = (orderId: string, panelUser: number, claimed: typeof Claimed
       Effect.catchTag("PanelValidationFailed", (e) =>
         // A creation that timed out on our side may have succeeded on the panel: its external id is then taken.
         e.fields.some((f) => f.field === "external_id")
-          ? Effect.flatMap(panel.serverByExternalId(plan.panel, orderId), (again) => again === null ? Effect.fail(e) : Effect.succeed(again))
+          ? Effect.flatMap(panel.serverForOrder(plan.panel, orderId), (again) => again === null ? Effect.fail(e) : Effect.succeed(again))
           : Effect.fail(e)),
       Effect.mapError(failed(4, "The game panel refused to create the server."))
     )
@@ -267,16 +267,16 @@ const step5Record = (orderId: string, created: typeof Created.Type, claimed: typ
   })
 
 /**
- * Undo, once: the panel server (found by our external id, whatever step we reached; deleted only while its external id
- * is still ours) and the allocation claim.
+ * Undo, once: the panel server (found by its order, whatever step we reached; deleted only while it is still the one made
+ * for it) and the allocation claim.
  */
 const undo = (orderId: string) =>
   Effect.gen(function*() {
     const { plan } = yield* context(orderId)
     const panel = yield* GamePanel
-    const server = yield* panel.serverByExternalId(plan.panel, orderId)
+    const server = yield* panel.serverForOrder(plan.panel, orderId)
     if (server !== null) {
-      yield* panel.deleteServer(plan.panel, server.id, orderId).pipe(
+      yield* panel.deleteOurServer(plan.panel, server.id, orderId).pipe(
         Effect.catchTag("PanelServerNotOurs", (e) =>
           alert(`refused to delete server ${e.id} on panel ${e.panel}: ${e.message}; left untouched for an operator`, { orderId }))
       )
@@ -284,7 +284,7 @@ const undo = (orderId: string) =>
     yield* (yield* GameAllocations).release(orderId)
   })
 
-/** The undo of a failed game order: what it made is found again on the panel by the order's external id. */
+/** The undo of a failed game order: what it made is found again on the panel by its order. */
 export const UndoGame = Workflow.make("UndoProvisionGame", {
   payload: { orderId: Schema.String },
   idempotencyKey: ({ orderId }) => orderId

@@ -23,12 +23,12 @@ export interface OrphanVm {
   readonly stamp: string | null
 }
 
-/** A panel server whose external id names one of our orders, with no live game server record. */
+/** A panel server made for one of our orders, with no live game server record. */
 export interface OrphanServer {
   readonly panel: string
   readonly id: number
   readonly name: string
-  readonly externalId: string
+  readonly orderId: string
 }
 
 /** A live service whose upstream resource is gone, or now carries another owner's mark. */
@@ -121,27 +121,27 @@ const serversOfPanel = (panel: string, live: ReadonlyArray<GameServer>) =>
     const orphans: Array<OrphanServer> = []
     const broken: Array<BrokenService> = []
     const ours = (server: PanelServer) =>
-      server.externalId === null
+      server.orderId === null
         ? Effect.succeed(false)
-        : Effect.map(Effect.flatMap(Orders, (orders) => orders.get(server.externalId ?? "")), Option.isSome)
+        : Effect.map(Effect.flatMap(Orders, (orders) => orders.get(server.orderId ?? "")), Option.isSome)
     for (const server of servers) {
       const record = byId.get(server.id)
       if (record !== undefined) {
-        if (server.externalId !== record.orderId) {
+        if (server.orderId !== record.orderId) {
           broken.push({
             kind: "game",
             serviceId: record.id,
             orderId: record.orderId,
             resource: `${panel}/${server.id}`,
             problem: "not ours",
-            detail: `the server's external id is ${server.externalId ?? "empty"}`
+            detail: `the server's external id is ${server.orderId ?? "empty"}`
           })
         }
         continue
       }
-      // Servers with someone else's external id (or none) are not ours to report.
-      if (server.externalId === null || !(yield* ours(server)) || (yield* inProgress(server.externalId))) continue
-      orphans.push({ panel, id: server.id, name: server.name, externalId: server.externalId })
+      // Servers made for something else than our orders (or for nothing) are not ours to report.
+      if (server.orderId === null || !(yield* ours(server)) || (yield* inProgress(server.orderId))) continue
+      orphans.push({ panel, id: server.id, name: server.name, orderId: server.orderId })
     }
     const present = new Set(servers.map((s) => s.id))
     for (const record of records) {
@@ -205,7 +205,7 @@ export const formatReport = (report: ReconcileReport): ReadonlyArray<string> => 
     ...section("Orphan VMs (in our VMID range, no live VPS):", report.orphanVms.map((vm) =>
       `${vm.cluster}/${vm.node} vmid ${vm.vmid} "${vm.name}"  ${vm.stamp === null ? "no stamp" : `stamp: order ${vm.stamp}`}`)),
     ...section("Orphan panel servers (our external id, no live game server):", report.orphanServers.map((s) =>
-      `${s.panel} server ${s.id} "${s.name}"  order ${s.externalId}`)),
+      `${s.panel} server ${s.id} "${s.name}"  order ${s.orderId}`)),
     ...section("Live services whose upstream resource is gone or not ours:", report.brokenServices.map((b) =>
       `${b.kind} ${b.serviceId} (order ${b.orderId}) at ${b.resource}: ${b.problem} (${b.detail})`)),
     ...section("Cleanups still pending (failed orders whose undo is being retried, or watched for a late charge):", report.pendingCleanups.map((c) =>

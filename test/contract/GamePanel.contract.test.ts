@@ -7,11 +7,12 @@ import { randomUUID } from "node:crypto"
 import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
 import { MemoryGamePanelControl } from "../../adapters/fake/MemoryGamePanel.ts"
 import {
-  type ClientRequest, type ConsoleEvent, type GameConsole, GamePanel, GamePanelUnavailable, type NewServer, PanelRejected,
+  type ConsoleEvent, type FileCall, type GameConsole, GamePanel, GamePanelUnavailable, type NewServer, PanelRejected,
   PanelServerNotOurs
 } from "../../ports/GamePanel.ts"
 import { type GamePanelHarness, memoryHarness, multipart, sandboxHarness, sandboxPanelLayer } from "../support/gamePanelHarness.ts"
 import { readBody } from "../support/download.ts"
+import { fileCall } from "../support/fileCall.ts"
 
 export interface GamePanelContractSetup<R> {
   readonly layer: Layer.Layer<GamePanel | R, unknown>
@@ -23,12 +24,10 @@ export interface GamePanelContractSetup<R> {
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 const text = (bytes: Uint8Array) => decoder.decode(bytes)
-const request = (method: ClientRequest["method"], path: string, query = "", body?: unknown): ClientRequest => ({
-  method, path, query,
-  body: body === undefined ? null : typeof body === "string"
+const request = (method: string, path: string, query = "", body?: unknown): FileCall =>
+  fileCall(method, path, query, body === undefined ? null : typeof body === "string"
     ? { contentType: "text/plain", bytes: encoder.encode(body) }
-    : { contentType: "application/json", bytes: encoder.encode(JSON.stringify(body)) }
-})
+    : { contentType: "application/json", bytes: encoder.encode(JSON.stringify(body)) })
 const jsonOf = (bytes: Uint8Array): unknown => JSON.parse(text(bytes))
 /** The names in a `files/list` answer (`file_object` items, reference §4.1). */
 const namesIn = (body: unknown) =>
@@ -59,9 +58,9 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
   const owner = (n: number) =>
     Effect.gen(function*() {
       const p = yield* port
-      const externalId = `zh-${run}-u${n}`
-      return (yield* p.findUser(panel, externalId)) ?? (yield* p.createUser(panel, {
-        externalId, email: `u${n}-${run}@players.zh.invalid`, username: `zh${run}u${n}`, firstName: "Contract", lastName: "Suite"
+      const userId = `zh-${run}-u${n}`
+      return (yield* p.userFor(panel, userId)) ?? (yield* p.createUser(panel, {
+        userId, email: `u${n}-${run}@players.zh.invalid`, username: `zh${run}u${n}`, firstName: "Contract", lastName: "Suite"
       }))
     })
   const publicNode = Effect.flatMap(port, (p) => p.nodes(panel)).pipe(
@@ -79,7 +78,7 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
       const p = yield* port
       const egg = yield* p.egg(panel, harness.eggs.paper)
       return {
-        name: `contract ${n}`, externalId: `zh-${run}-s${n}`, user: (yield* owner(n)).id, egg: egg.id,
+        name: `contract ${n}`, orderId: `zh-${run}-s${n}`, user: (yield* owner(n)).id, egg: egg.id,
         dockerImage: Object.values(egg.dockerImages)[0] ?? "", startup: egg.startup,
         environment: Object.fromEntries(egg.variables.map((v) => [v.envVariable, v.defaultValue])),
         limits: { memoryMiB: 1024, swapMiB: 0, diskMiB: 2048, io: 500, cpuPercent: 100 }, oomDisabled: true,
@@ -92,9 +91,9 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
     Effect.gen(function*() {
       const p = yield* port
       const spec = yield* newServer(n, overrides)
-      yield* harness.setInstallOutcome(spec.externalId, outcome)
+      yield* harness.setInstallOutcome(spec.orderId, outcome)
       const server = yield* p.createServer(panel, spec)
-      yield* Effect.addFinalizer(() => Effect.ignore(p.deleteServer(panel, server.id, spec.externalId)))
+      yield* Effect.addFinalizer(() => Effect.ignore(p.deleteOurServer(panel, server.id, spec.orderId)))
       return server
     })
   const installed = (n: number, overrides: Partial<NewServer> = {}) =>
@@ -104,7 +103,7 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
       assert.strictEqual((yield* (yield* port).server(panel, server.id)).state, "installed")
       return server
     })
-  const client = (uuid: string, req: ClientRequest) => Effect.flatMap(port, (p) => p.clientRequest(panel, uuid, req))
+  const client = (uuid: string, call: FileCall) => Effect.flatMap(port, (p) => p.relayFileCall(panel, uuid, call))
   const validation = (fields: ReadonlyArray<{ readonly field: string; readonly rule: string }>) =>
     fields.map(({ field, rule }) => `${field}:${rule}`)
 
@@ -113,8 +112,8 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
       Effect.gen(function*() {
         const p = yield* port
         const user = yield* owner(1)
-        assert.deepStrictEqual(yield* p.findUser(panel, `zh-${run}-u1`), user)
-        assert.isNull(yield* p.findUser(panel, `zh-${run}-u`))
+        assert.deepStrictEqual(yield* p.userFor(panel, `zh-${run}-u1`), user)
+        assert.isNull(yield* p.userFor(panel, `zh-${run}-u`))
         assert.strictEqual(user.username, `zh${run}u1`)
       }))
 
@@ -122,7 +121,7 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
       Effect.gen(function*() {
         const p = yield* port
         const taken = yield* owner(2)
-        const user = { externalId: `zh-${run}-x`, email: `x-${run}@players.zh.invalid`, username: `zh${run}x`, firstName: "A", lastName: "B" }
+        const user = { userId: `zh-${run}-x`, email: `x-${run}@players.zh.invalid`, username: `zh${run}x`, firstName: "A", lastName: "B" }
         for (const username of ["-starts-with-dash", "ab", "has space"]) {
           const error = yield* Effect.flip(p.createUser(panel, { ...user, username }))
           assert.strictEqual(error._tag, "PanelValidationFailed", username)
@@ -146,7 +145,7 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
         assert.strictEqual((after?.allocatedDiskMiB ?? 0) - before.allocatedDiskMiB, 2048)
         assert.strictEqual(server.allocation, spec.allocation)
         assert.notInclude((yield* p.freeAllocations(panel, before.id)).map((a) => a.id), spec.allocation)
-        yield* p.deleteServer(panel, server.id, spec.externalId)
+        yield* p.deleteOurServer(panel, server.id, spec.orderId)
         const free = yield* p.freeAllocations(panel, before.id)
         assert.include(free.map((a) => a.id), spec.allocation)
         for (const a of free) assert.isFalse(a.assigned)
@@ -183,7 +182,7 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
         const error = yield* Effect.flip(Effect.flatMap(port, (p) => p.createServer(panel, { ...spec, environment })))
         assert.strictEqual(error._tag, "PanelValidationFailed")
         if (error._tag === "PanelValidationFailed") assert.include(validation(error.fields), "environment.SERVER_JARFILE:required")
-        assert.isNull(yield* Effect.flatMap(port, (p) => p.serverByExternalId(panel, spec.externalId)))
+        assert.isNull(yield* Effect.flatMap(port, (p) => p.serverForOrder(panel, spec.orderId)))
       }))
 
     it.effect("an io weight outside 10–1000 is refused", () =>
@@ -212,7 +211,7 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
         const error = yield* Effect.flip(Effect.flatMap(port, (p) => p.createServer(panel, spec)))
         assert.strictEqual(error._tag, "PanelValidationFailed")
         if (error._tag === "PanelValidationFailed") assert.include(validation(error.fields), "external_id:unique")
-        assert.strictEqual((yield* Effect.flatMap(port, (p) => p.serverByExternalId(panel, spec.externalId)))?.id, first.id)
+        assert.strictEqual((yield* Effect.flatMap(port, (p) => p.serverForOrder(panel, spec.orderId)))?.id, first.id)
       }))
 
     it.effect("a new server is installing, then installed when its install succeeds", () =>
@@ -239,8 +238,8 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
       Effect.gen(function*() {
         const p = yield* port
         const server = yield* created(12)
-        assert.strictEqual((yield* p.serverByExternalId(panel, `zh-${run}-s12`))?.uuid, server.uuid)
-        assert.isNull(yield* p.serverByExternalId(panel, `zh-${run}-s1`))
+        assert.strictEqual((yield* p.serverForOrder(panel, `zh-${run}-s12`))?.uuid, server.uuid)
+        assert.isNull(yield* p.serverForOrder(panel, `zh-${run}-s1`))
         assert.strictEqual((yield* Effect.flip(p.server(panel, 987654)))._tag, "PanelResourceNotFound")
       }))
 
@@ -359,10 +358,10 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
       Effect.gen(function*() {
         const p = yield* port
         const server = yield* created(19)
-        yield* p.deleteServer(panel, server.id, `zh-${run}-s19`)
-        yield* p.deleteServer(panel, server.id, `zh-${run}-s19`)
+        yield* p.deleteOurServer(panel, server.id, `zh-${run}-s19`)
+        yield* p.deleteOurServer(panel, server.id, `zh-${run}-s19`)
         assert.strictEqual((yield* Effect.flip(p.server(panel, server.id)))._tag, "PanelResourceNotFound")
-        assert.isNull(yield* p.serverByExternalId(panel, `zh-${run}-s19`))
+        assert.isNull(yield* p.serverForOrder(panel, `zh-${run}-s19`))
       }))
 
     it.effect("a server whose external id is not the expected one is not deleted (PanelServerNotOurs)", () =>
@@ -370,10 +369,10 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
         const p = yield* port
         const server = yield* created(20)
         assert.deepStrictEqual(
-          yield* Effect.flip(p.deleteServer(panel, server.id, `zh-${run}-someone-else`)),
+          yield* Effect.flip(p.deleteOurServer(panel, server.id, `zh-${run}-someone-else`)),
           new PanelServerNotOurs({ panel, id: server.id, expected: `zh-${run}-someone-else`, found: `zh-${run}-s20` })
         )
-        assert.strictEqual((yield* p.server(panel, server.id)).externalId, `zh-${run}-s20`)
+        assert.strictEqual((yield* p.server(panel, server.id)).orderId, `zh-${run}-s20`)
       }))
 
     it.effect("the panel's servers are listed with their external ids", () =>
@@ -381,7 +380,7 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
         const p = yield* port
         const server = yield* created(21)
         const listed = (yield* p.servers(panel)).find((s) => s.id === server.id)
-        assert.deepInclude(listed, { id: server.id, uuid: server.uuid, externalId: `zh-${run}-s21` })
+        assert.deepInclude(listed, { id: server.id, uuid: server.uuid, orderId: `zh-${run}-s21` })
       }))
 
     it.effect("an unknown panel fails with PanelUnknown", () =>
@@ -400,14 +399,14 @@ describe("GamePanel contract", () => {
 // What only the fake can be asked: install timing on the TestClock, faults on demand, call and console counts, the
 // backup limit and throttle.
 describe("MemoryGamePanel control surface", () => {
-  const spec = (externalId: string, allocation: number, backups = 5): NewServer => ({
-    name: externalId, externalId, user: 1, egg: 5, dockerImage: "ghcr.io/pterodactyl/yolks:java_21", startup: "java -jar server.jar",
+  const spec = (orderId: string, allocation: number, backups = 5): NewServer => ({
+    name: orderId, orderId, user: 1, egg: 5, dockerImage: "ghcr.io/pterodactyl/yolks:java_21", startup: "java -jar server.jar",
     environment: { SERVER_JARFILE: "server.jar", MINECRAFT_VERSION: "latest", BUILD_NUMBER: "latest" },
     limits: { memoryMiB: 1024, swapMiB: 0, diskMiB: 2048, io: 500, cpuPercent: 100 }, oomDisabled: true,
     featureLimits: { databases: 0, backups, allocations: 1 }, allocation, startOnCompletion: false
   })
   const withUser = Effect.flatMap(GamePanel, (p) =>
-    p.createUser("sandbox", { externalId: "u", email: "u@players.zh.invalid", username: "user1", firstName: "A", lastName: "B" }))
+    p.createUser("sandbox", { userId: "u", email: "u@players.zh.invalid", username: "user1", firstName: "A", lastName: "B" }))
   const state = (id: number) => Effect.map(Effect.flatMap(GamePanel, (p) => p.server("sandbox", id)), (s) => s.state)
 
   layer(MemoryGamePanel.layer({ ...MemoryGamePanel.defaultOptions, installDuration: "20 seconds" }))("installs", (it) => {
@@ -445,9 +444,9 @@ describe("MemoryGamePanel control surface", () => {
   })
 
   layer(MemoryGamePanel.layer())("faults, counts, consoles, backups", (it) => {
-    const ready = (externalId: string, allocation: number, backups?: number) =>
+    const ready = (orderId: string, allocation: number, backups?: number) =>
       Effect.gen(function*() {
-        const server = yield* Effect.flatMap(GamePanel, (p) => p.createServer("sandbox", spec(externalId, allocation, backups)))
+        const server = yield* Effect.flatMap(GamePanel, (p) => p.createServer("sandbox", spec(orderId, allocation, backups)))
         yield* TestClock.adjust("30 seconds")
         return server
       })
@@ -481,7 +480,7 @@ describe("MemoryGamePanel control surface", () => {
 
     it.effect("backups stop at the server's limit, and more than two in ten minutes are throttled", () =>
       Effect.gen(function*() {
-        const create = (uuid: string) => Effect.flatMap(GamePanel, (p) => p.clientRequest("sandbox", uuid, request("POST", "backups", "", {})))
+        const create = (uuid: string) => Effect.flatMap(GamePanel, (p) => p.relayFileCall("sandbox", uuid, request("POST", "backups", "", {})))
         const limited = yield* ready("limited", 2, 1)
         yield* create(limited.uuid)
         const full = yield* Effect.flip(create(limited.uuid))

@@ -15,8 +15,8 @@ export interface GamePanelHarness<R = never> {
   readonly panel: string
   /** A Paper egg (map-shaped `docker_images`) and, when the panel has one, an egg with list-shaped images. */
   readonly eggs: { readonly paper: number; readonly listImages: number | null }
-  /** How the install of the server created with `externalId` ends; called before the server is created. */
-  setInstallOutcome(externalId: string, outcome: InstallOutcome): Effect.Effect<void, unknown, R>
+  /** How the install of the server made for `orderId` ends; called before the server is created. */
+  setInstallOutcome(orderId: string, outcome: InstallOutcome): Effect.Effect<void, unknown, R>
   /** Lets every install started so far report its outcome (those set to hang stay installing). */
   readonly finishInstalls: Effect.Effect<void, unknown, R>
   /** Puts a file on the server's disk as the game (or an SFTP user) would. */
@@ -27,8 +27,8 @@ export interface GamePanelHarness<R = never> {
 export const memoryHarness = (panel = "sandbox"): GamePanelHarness<MemoryGamePanelControl> => ({
   panel,
   eggs: { paper: 5, listImages: 6 },
-  setInstallOutcome: (externalId, outcome) =>
-    Effect.flatMap(MemoryGamePanelControl, (c) => c.setInstallOutcome(panel, externalId, outcome)),
+  setInstallOutcome: (orderId, outcome) =>
+    Effect.flatMap(MemoryGamePanelControl, (c) => c.setInstallOutcome(panel, orderId, outcome)),
   finishInstalls: Effect.flatMap(MemoryGamePanelControl, (c) => TestClock.adjust(c.seed.installDuration ?? "30 seconds")),
   putFile: (uuid, path, bytes) => Effect.flatMap(MemoryGamePanelControl, (c) => c.putFile(panel, uuid, path, bytes))
 })
@@ -67,8 +67,8 @@ export const multipart = (
 export const sandboxHarness = (): GamePanelHarness<SandboxPterodactylInstance> => ({
   panel: "sandbox",
   eggs: { paper: 5, listImages: 6 },
-  setInstallOutcome: (externalId, outcome) =>
-    Effect.map(SandboxPterodactylInstance, (s) => s.control.setInstallOutcome({ externalId }, outcome)),
+  setInstallOutcome: (orderId, outcome) =>
+    Effect.map(SandboxPterodactylInstance, (s) => s.control.setInstallOutcome({ externalId: orderId }, outcome)),
   finishInstalls: Effect.sleep("150 millis"),
   putFile: (uuid, path, bytes) => Effect.map(SandboxPterodactylInstance, (s) => s.control.putFile(uuid, path, bytes))
 })

@@ -6,9 +6,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Redacted, Stream } from "effect"
 import { layerWith } from "../../../adapters/pterodactyl/PterodactylGamePanel.ts"
 import { type SandboxPterodactyl, sandboxPterodactyl } from "../../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
-import { type ClientRequest, type ConsoleEvent, GamePanel, type NewServer } from "../../../ports/GamePanel.ts"
+import { type ConsoleEvent, GamePanel, type NewServer } from "../../../ports/GamePanel.ts"
 import { panelsLayer, testOptions } from "./stubPanel.ts"
 import { readBody } from "../../support/download.ts"
+import { fileCall } from "../../support/fileCall.ts"
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -37,12 +38,7 @@ const poll = <A, E>(read: Effect.Effect<A, E>, done: (a: A) => boolean, what: st
     return yield* Effect.die(new Error(`${what}: not reached in time`))
   })
 
-const request = (method: ClientRequest["method"], path: string, query = "", body: ClientRequest["body"] = null): ClientRequest => ({
-  method,
-  path,
-  query,
-  body
-})
+const request = fileCall
 
 const json = (value: unknown) => ({ contentType: "application/json", bytes: encoder.encode(JSON.stringify(value)) })
 
@@ -65,15 +61,15 @@ describe("PterodactylGamePanel against the sandbox", () => {
         const p = "sandbox"
 
         // Users: exact lookup by our id, creation, and lookup again.
-        assert.isNull(yield* panel.findUser(p, "usr_1"))
+        assert.isNull(yield* panel.userFor(p, "usr_1"))
         const user = yield* panel.createUser(p, {
-          externalId: "usr_1",
+          userId: "usr_1",
           email: "usr_1@users.zh.invalid",
           username: "zh_usr_1",
           firstName: "Ann",
           lastName: "Lee"
         })
-        assert.strictEqual((yield* panel.findUser(p, "usr_1"))?.id, user.id)
+        assert.strictEqual((yield* panel.userFor(p, "usr_1"))?.id, user.id)
 
         // Placement inputs.
         const nodes = yield* panel.nodes(p)
@@ -92,7 +88,7 @@ describe("PterodactylGamePanel against the sandbox", () => {
         const allocation = free[0]?.id ?? 0
         const spec: NewServer = {
           name: "survival",
-          externalId: "gs_1",
+          orderId: "gs_1",
           user: user.id,
           egg: paper.id,
           dockerImage: Object.values(paper.dockerImages)[0] ?? "",
@@ -105,15 +101,15 @@ describe("PterodactylGamePanel against the sandbox", () => {
           startOnCompletion: false
         }
         const { SERVER_JARFILE: _, ...withoutJar } = environment
-        const invalid = yield* Effect.flip(panel.createServer(p, { ...spec, externalId: "gs_0", environment: withoutJar }))
+        const invalid = yield* Effect.flip(panel.createServer(p, { ...spec, orderId: "gs_0", environment: withoutJar }))
         assert.strictEqual(invalid._tag, "PanelValidationFailed")
         if (invalid._tag === "PanelValidationFailed") {
           assert.deepInclude(invalid.fields.map((f) => ({ field: f.field, rule: f.rule })), { field: "environment.SERVER_JARFILE", rule: "required" })
         }
         const created = yield* panel.createServer(p, spec)
         assert.deepStrictEqual([created.state, created.allocation, created.user], ["installing", allocation, user.id])
-        assert.strictEqual((yield* panel.serverByExternalId(p, "gs_1"))?.id, created.id)
-        assert.isNull(yield* panel.serverByExternalId(p, "gs"))
+        assert.strictEqual((yield* panel.serverForOrder(p, "gs_1"))?.id, created.id)
+        assert.isNull(yield* panel.serverForOrder(p, "gs"))
         assert.notInclude((yield* panel.freeAllocations(p, 1)).map((a) => a.id), allocation)
         yield* poll(panel.server(p, created.id), (s) => s.state === "installed", "install")
 
@@ -134,13 +130,13 @@ describe("PterodactylGamePanel against the sandbox", () => {
         }))
 
         // Files through the relay.
-        const listing = yield* panel.clientRequest(p, created.uuid, request("GET", "files/list", "directory=%2F"))
+        const listing = yield* panel.relayFileCall(p, created.uuid, request("GET", "files/list", "directory=%2F"))
         assert.include(decoder.decode(listing.body), "server.properties")
-        yield* panel.clientRequest(p, created.uuid, request("POST", "files/write", "file=%2Fhello.txt", {
+        yield* panel.relayFileCall(p, created.uuid, request("POST", "files/write", "file=%2Fhello.txt", {
           contentType: "text/plain",
           bytes: encoder.encode("hi there\n")
         }))
-        const contents = yield* panel.clientRequest(p, created.uuid, request("GET", "files/contents", "file=%2Fhello.txt"))
+        const contents = yield* panel.relayFileCall(p, created.uuid, request("GET", "files/contents", "file=%2Fhello.txt"))
         assert.strictEqual(decoder.decode(contents.body), "hi there\n")
 
         // Upload, then download the same bytes.
@@ -165,10 +161,10 @@ describe("PterodactylGamePanel against the sandbox", () => {
         assert.deepStrictEqual([downloaded.d.contentLength, downloaded.d.filename], [payload.byteLength, "up.bin"])
 
         // A backup, completed, then downloaded.
-        const backupAnswer = yield* panel.clientRequest(p, created.uuid, request("POST", "backups", "", json({ name: "b1" })))
+        const backupAnswer = yield* panel.relayFileCall(p, created.uuid, request("POST", "backups", "", json({ name: "b1" })))
         const backupUuid = String(JSON.parse(decoder.decode(backupAnswer.body)).attributes.uuid)
         yield* poll(
-          panel.clientRequest(p, created.uuid, request("GET", `backups/${backupUuid}`)),
+          panel.relayFileCall(p, created.uuid, request("GET", `backups/${backupUuid}`)),
           (a) => JSON.parse(decoder.decode(a.body)).attributes.completed_at !== null,
           "backup"
         )
@@ -183,16 +179,16 @@ describe("PterodactylGamePanel against the sandbox", () => {
         yield* panel.suspend(p, created.id)
         yield* panel.suspend(p, created.id)
         assert.isTrue((yield* panel.server(p, created.id)).suspended)
-        const conflict = yield* Effect.flip(panel.clientRequest(p, created.uuid, request("GET", "files/list", "directory=%2F")))
+        const conflict = yield* Effect.flip(panel.relayFileCall(p, created.uuid, request("GET", "files/list", "directory=%2F")))
         assert.strictEqual(conflict._tag, "ServerStateConflict")
         assert.strictEqual((yield* Effect.flip(panel.power(p, created.uuid, "start")))._tag, "ServerStateConflict")
         yield* panel.unsuspend(p, created.id)
-        assert.strictEqual((yield* panel.clientRequest(p, created.uuid, request("GET", "files/list", "directory=%2F"))).status, 200)
+        assert.strictEqual((yield* panel.relayFileCall(p, created.uuid, request("GET", "files/list", "directory=%2F"))).status, 200)
 
         // Deletion, twice.
-        yield* panel.deleteServer(p, created.id, "gs_1")
+        yield* panel.deleteOurServer(p, created.id, "gs_1")
         assert.strictEqual((yield* Effect.flip(panel.server(p, created.id)))._tag, "PanelResourceNotFound")
-        yield* panel.deleteServer(p, created.id, "gs_1")
+        yield* panel.deleteOurServer(p, created.id, "gs_1")
 
         // Every request asked for JSON, with a key.
         for (const r of sandbox.control.requests().filter((r) => r.target === "panel")) {
@@ -223,7 +219,7 @@ describe("PterodactylGamePanel against the sandbox", () => {
         const first = yield* Effect.flip(panel.power("sandbox", uuid, "start"))
         assert.deepStrictEqual([first._tag, first._tag === "GamePanelThrottled" ? first.retryAfterSeconds : 0], ["GamePanelThrottled", 30])
         const before = sandbox.control.requests().length
-        const second = yield* Effect.flip(panel.clientRequest("sandbox", uuid, request("GET", "files/list")))
+        const second = yield* Effect.flip(panel.relayFileCall("sandbox", uuid, request("GET", "files/list")))
         assert.strictEqual(second._tag, "GamePanelThrottled")
         assert.strictEqual(sandbox.control.requests().length, before, "the panel is not asked while blocked")
       }).pipe(Effect.provide(adapterFor(sandbox, { pageSize: 3 })))

@@ -5,11 +5,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import type { ClientRequest } from "../../../ports/GamePanel.ts"
+import type { FileCall } from "../../../ports/GamePanel.ts"
 import { applicationKey, clientKey, errors, jwtFor, scenario, serverItem } from "./stubPanel.ts"
 
 const uuid = "4600605e-6e5a-4f29-b3c4-fc01b7aa1192"
-const listFiles: ClientRequest = { method: "GET", path: "files/list", query: "directory=%2F", body: null }
+const listFiles: FileCall = { operation: { _tag: "ListFiles" }, query: "directory=%2F", body: null }
+const createBackup: FileCall = { operation: { _tag: "CreateBackup" }, query: "", body: null }
 const filesList = `GET /api/client/servers/${uuid}/files/list`
 const throttled = (seconds: number, code = "ThrottleRequestsException") => ({
   status: 429,
@@ -30,7 +31,7 @@ describe("PterodactylGamePanel failures", () => {
         }
       })), (panel) =>
       Effect.gen(function*() {
-        const error = yield* Effect.flip(panel.createUser("p1", { externalId: "u", email: "e@x.invalid", username: "-", firstName: "a", lastName: "b" }))
+        const error = yield* Effect.flip(panel.createUser("p1", { userId: "u", email: "e@x.invalid", username: "-", firstName: "a", lastName: "b" }))
         assert.strictEqual(error._tag, "PanelValidationFailed")
         if (error._tag !== "PanelValidationFailed") return
         assert.deepStrictEqual(error.fields, [
@@ -50,7 +51,7 @@ describe("PterodactylGamePanel failures", () => {
         const conflict = yield* Effect.flip(panel.suspend("p1", 12))
         assert.deepStrictEqual([conflict._tag, conflict._tag === "ServerStateConflict" ? conflict.detail : ""], ["ServerStateConflict", "being transferred"])
         assert.strictEqual((yield* Effect.flip(panel.server("p1", 13)))._tag, "PanelResourceNotFound")
-        const rejected = yield* Effect.flip(panel.clientRequest("p1", uuid, { method: "POST", path: "backups", query: "", body: null }))
+        const rejected = yield* Effect.flip(panel.relayFileCall("p1", uuid, createBackup))
         assert.strictEqual(rejected._tag, "PanelRejected")
         if (rejected._tag !== "PanelRejected") return
         assert.deepStrictEqual([rejected.status, rejected.code], [400, "TooManyBackupsException"])
@@ -82,12 +83,12 @@ describe("PterodactylGamePanel failures", () => {
       }), { requestTimeout: "200 millis", retries: 1 }))
 
   it.live("a non-idempotent client call is not sent again after a 5xx", () =>
-    scenario((stub) => stub.route(`POST /api/client/servers/${uuid}/command`, () => errors(502, "DaemonConnectionException", "Server must be online")), (panel, stub) =>
+    scenario((stub) => stub.route(`POST /api/client/servers/${uuid}/files/compress`, () => errors(502, "DaemonConnectionException", "Server must be online")), (panel, stub) =>
       Effect.gen(function*() {
-        const body = { contentType: "application/json", bytes: new TextEncoder().encode(JSON.stringify({ command: "say hi" })) }
-        const error = yield* Effect.flip(panel.clientRequest("p1", uuid, { method: "POST", path: "command", query: "", body }))
+        const body = { contentType: "application/json", bytes: new TextEncoder().encode(JSON.stringify({ root: "/", files: ["world"] })) }
+        const error = yield* Effect.flip(panel.relayFileCall("p1", uuid, { operation: { _tag: "CompressFiles" }, query: "", body }))
         assert.strictEqual(error._tag, "GamePanelUnavailable")
-        assert.strictEqual(stub.calls(`POST /api/client/servers/${uuid}/command`).length, 1)
+        assert.strictEqual(stub.calls(`POST /api/client/servers/${uuid}/files/compress`).length, 1)
       })))
 
   it.live("an Application-API call waits out a short Retry-After and tries again", () =>
@@ -111,7 +112,7 @@ describe("PterodactylGamePanel failures", () => {
       stub.route("GET /api/application/servers/12", () => serverItem())
     }, (panel, stub) =>
       Effect.gen(function*() {
-        const first = yield* Effect.flip(panel.clientRequest("p1", uuid, listFiles))
+        const first = yield* Effect.flip(panel.relayFileCall("p1", uuid, listFiles))
         assert.deepStrictEqual([first._tag, first._tag === "GamePanelThrottled" ? first.retryAfterSeconds : 0], ["GamePanelThrottled", 30])
         yield* TestClock.adjust("10 seconds")
         const again = yield* Effect.flip(panel.power("p1", uuid, "start"))
@@ -123,7 +124,7 @@ describe("PterodactylGamePanel failures", () => {
         // The Application API has its own bucket.
         assert.strictEqual((yield* panel.server("p1", 12)).id, 12)
         yield* TestClock.adjust("21 seconds")
-        const answer = yield* panel.clientRequest("p1", uuid, listFiles)
+        const answer = yield* panel.relayFileCall("p1", uuid, listFiles)
         assert.strictEqual(answer.status, 200)
         assert.strictEqual(stub.calls(filesList).length, 2)
       })))
@@ -134,17 +135,17 @@ describe("PterodactylGamePanel failures", () => {
       stub.route(`GET /api/client/servers/${uuid}/files/list`, () => ({ json: { object: "list", data: [] } }))
     }, (panel) =>
       Effect.gen(function*() {
-        const error = yield* Effect.flip(panel.clientRequest("p1", uuid, { method: "POST", path: "backups", query: "", body: null }))
+        const error = yield* Effect.flip(panel.relayFileCall("p1", uuid, createBackup))
         assert.strictEqual(error._tag, "GamePanelThrottled")
-        assert.strictEqual((yield* panel.clientRequest("p1", uuid, listFiles)).status, 200)
+        assert.strictEqual((yield* panel.relayFileCall("p1", uuid, listFiles)).status, 200)
       })))
 
-  it.live("a relayed path cannot leave the server's routes", () =>
+  it.live("a relayed backup id cannot leave the server's routes", () =>
     scenario(() => {}, (panel, stub) =>
       Effect.gen(function*() {
-        for (const path of ["../../account", "/files/list", "files/../../x", "files%2F..%2F..", "files/list?x=1"]) {
-          const error = yield* Effect.flip(panel.clientRequest("p1", uuid, { ...listFiles, path }))
-          assert.strictEqual(error._tag, "PanelRejected", path)
+        for (const backup of ["../../account", "/files/list", "a/../../x", "..%2F..", "x?y=1", ".."]) {
+          const error = yield* Effect.flip(panel.relayFileCall("p1", uuid, { operation: { _tag: "ReadBackup", backup }, query: "", body: null }))
+          assert.strictEqual(error._tag, "PanelRejected", backup)
         }
         assert.isEmpty(stub.seen)
       })))
@@ -154,9 +155,8 @@ describe("PterodactylGamePanel failures", () => {
       stub.route(`POST /api/client/servers/${uuid}/files/write`, () => ({ status: 204 })), (panel, stub) =>
       Effect.gen(function*() {
         const bytes = new TextEncoder().encode("motd=hello\n")
-        const answer = yield* panel.clientRequest("p1", uuid, {
-          method: "POST",
-          path: "files/write",
+        const answer = yield* panel.relayFileCall("p1", uuid, {
+          operation: { _tag: "WriteFile" },
           query: "file=%2Fserver.properties",
           body: { contentType: "text/plain", bytes }
         })
@@ -184,7 +184,7 @@ describe("PterodactylGamePanel failures", () => {
         const failures = [
           yield* Effect.flip(panel.server("p1", 1)),
           yield* Effect.flip(panel.suspend("p1", 2)),
-          yield* Effect.flip(panel.clientRequest("p1", uuid, listFiles)),
+          yield* Effect.flip(panel.relayFileCall("p1", uuid, listFiles)),
           yield* Effect.flip(Effect.scoped(panel.download("p1", uuid, { _tag: "File", path: "/a" }))),
           yield* Effect.flip(panel.server("p1", 3))
         ]

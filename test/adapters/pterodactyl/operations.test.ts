@@ -9,7 +9,7 @@ import { applicationKey, errors, list, scenario, serverAttributes, serverItem, u
 
 const newServer: NewServer = {
   name: "survival",
-  externalId: "gs_42",
+  orderId: "gs_42",
   user: 3,
   egg: 5,
   dockerImage: "ghcr.io/pterodactyl/yolks:java_17",
@@ -84,15 +84,15 @@ describe("PterodactylGamePanel, Application API", () => {
       stub.route("GET /api/application/users/external/u 8", () => errors(404, "NotFoundHttpException", "not found"))
     }, (panel, stub) =>
       Effect.gen(function*() {
-        const user = yield* panel.findUser("p1", "u_7")
+        const user = yield* panel.userFor("p1", "u_7")
         assert.deepStrictEqual(user, {
           id: 3,
-          externalId: "u_7",
+          userId: "u_7",
           uuid: "c4022c6c-9bf1-4a23-bff9-519cef6b7a3a",
           username: "zh_u7",
           email: "u7@users.zh.invalid"
         })
-        assert.isNull(yield* panel.findUser("p1", "u 8"))
+        assert.isNull(yield* panel.userFor("p1", "u 8"))
         const [request] = stub.calls("GET /api/application/users/external/u_7")
         assert.strictEqual(request?.headers.authorization, `Bearer ${applicationKey}`)
         assert.strictEqual(request?.headers.accept, "application/json")
@@ -103,7 +103,7 @@ describe("PterodactylGamePanel, Application API", () => {
     scenario((stub) => stub.route("POST /api/application/users", () => ({ ...userItem(), status: 201 })), (panel, stub) =>
       Effect.gen(function*() {
         const user = yield* panel.createUser("p1", {
-          externalId: "u_7",
+          userId: "u_7",
           email: "u7@users.zh.invalid",
           username: "zh_u7",
           firstName: "Ann",
@@ -127,7 +127,7 @@ describe("PterodactylGamePanel, Application API", () => {
         const server = yield* panel.createServer("p1", newServer)
         assert.deepStrictEqual(server, {
           id: 12,
-          externalId: "gs_42",
+          orderId: "gs_42",
           uuid: "4600605e-6e5a-4f29-b3c4-fc01b7aa1192",
           identifier: "4600605e",
           name: "survival",
@@ -173,7 +173,7 @@ describe("PterodactylGamePanel, Application API", () => {
     }, (panel, stub) =>
       Effect.gen(function*() {
         assert.strictEqual((yield* panel.server("p1", 12)).state, "installed")
-        assert.isNull(yield* panel.serverByExternalId("p1", "gs_9"))
+        assert.isNull(yield* panel.serverForOrder("p1", "gs_9"))
         assert.isEmpty(stub.calls("GET /api/application/servers?"))
         assert.isFalse(stub.seen.some((s) => [...s.query.keys()].some((k) => k.startsWith("filter"))))
       })))
@@ -189,10 +189,10 @@ describe("PterodactylGamePanel, Application API", () => {
       Effect.gen(function*() {
         yield* panel.suspend("p1", 12)
         yield* panel.unsuspend("p1", 12)
-        yield* panel.deleteServer("p1", 12, "gs_42")
+        yield* panel.deleteOurServer("p1", 12, "gs_42")
         assert.strictEqual(stub.calls("DELETE /api/application/servers/12").length, 1)
         // Gone before we asked: nothing is sent.
-        yield* panel.deleteServer("p1", 12, "gs_42")
+        yield* panel.deleteOurServer("p1", 12, "gs_42")
         assert.strictEqual(stub.calls("DELETE /api/application/servers/12").length, 1)
       })))
 
@@ -202,7 +202,7 @@ describe("PterodactylGamePanel, Application API", () => {
       stub.route("DELETE /api/application/servers/12", () => ({ status: 204 }))
     }, (panel, stub) =>
       Effect.gen(function*() {
-        const refused = yield* Effect.flip(panel.deleteServer("p1", 12, "gs_42"))
+        const refused = yield* Effect.flip(panel.deleteOurServer("p1", 12, "gs_42"))
         assert.deepInclude(refused, { _tag: "PanelServerNotOurs", id: 12, expected: "gs_42", found: "whmcs_9" })
         assert.strictEqual(stub.calls("DELETE /api/application/servers/12").length, 0)
       })))
@@ -216,7 +216,7 @@ describe("PterodactylGamePanel, Application API", () => {
     }, (panel) =>
       Effect.gen(function*() {
         const servers = yield* panel.servers("p1")
-        assert.deepStrictEqual(servers.map((s) => [s.id, s.externalId]), [[12, "gs_42"], [13, null]])
+        assert.deepStrictEqual(servers.map((s) => [s.id, s.orderId]), [[12, "gs_42"], [13, null]])
       })))
 
   it.live("nodes carry allocated_resources", () =>
@@ -276,7 +276,7 @@ describe("PterodactylGamePanel, Application API", () => {
         yield* panel.createServer("p1", newServer)
         yield* panel.nodes("p1")
         assert.strictEqual(stub.calls("GET /api/application/nodes").length, 2)
-        yield* panel.deleteServer("p1", 12, "gs_42")
+        yield* panel.deleteOurServer("p1", 12, "gs_42")
         yield* panel.nodes("p1")
         yield* panel.nodes("p1")
         assert.strictEqual(stub.calls("GET /api/application/nodes").length, 3)

@@ -36,18 +36,18 @@ describe("a failed game-server provisioning whose undo fails", () => {
     Effect.gen(function*() {
       const control = yield* MemoryGamePanelControl
       const down = new GamePanelUnavailable({ operation: "delete server", detail: "HTTP 502" })
-      yield* control.failAlways("deleteServer", down)
+      yield* control.failAlways("deleteOurServer", down)
       const placed = yield* failedInstall
       const failed = yield* eventually(orderOf(placed.id), (o) => o.status === "failed", 120)
       yield* assertRefunded(failed)
-      yield* atOnce(Effect.flatMap(MemoryGamePanelControl, (c) => c.calls("deleteServer")), (n) => n >= 1)
+      yield* atOnce(Effect.flatMap(MemoryGamePanelControl, (c) => c.calls("deleteOurServer")), (n) => n >= 1)
       assert.lengthOf(yield* serversOnPanel, 1)
       assert.isTrue(yield* held(placed.id))
       assert.include((yield* pendingCleanup(placed.id))?.lastError ?? "", "HTTP 502")
 
       // Two hours down: the old undo's budget (10 attempts, about 17 minutes) would have given up long before.
       yield* TestClock.adjust("2 hours")
-      assert.isAbove(yield* control.calls("deleteServer"), 25)
+      assert.isAbove(yield* control.calls("deleteOurServer"), 25)
       assert.lengthOf(yield* serversOnPanel, 1)
       yield* control.clearFaults
       yield* eventually(serversOnPanel, (servers) => servers.length === 0, 400)

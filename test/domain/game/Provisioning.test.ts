@@ -43,7 +43,7 @@ const assertCleanFailure = (failed: Order) =>
     assert.strictEqual(failed.status, "failed")
     yield* eventually(Effect.flatMap(Orders, (o) => o.pendingCleanups), (all) => !all.some((c) => c.orderId === failed.id), 60)
     assert.include(failed.failureReason ?? "", "refunded")
-    assert.isNull(yield* (yield* GamePanel).serverByExternalId("sandbox", failed.id))
+    assert.isNull(yield* (yield* GamePanel).serverForOrder("sandbox", failed.id))
     assert.isTrue(Option.isNone(yield* (yield* GameAllocations).held(failed.id)))
     const ledger = yield* (yield* Ledger).forOrder(failed.id)
     assert.deepStrictEqual(ledger.map((e) => e.kind).sort(), ["charge", "refund"])
@@ -87,13 +87,13 @@ describe("ordering a game server", () => {
       assert.strictEqual(record.userId, alice)
       assert.match(record.address, /^127\.0\.0\.1:255\d\d$/)
       const server = (yield* (yield* MemoryGamePanelControl).servers("sandbox")).find((s) => s.uuid === record.uuid)!
-      assert.strictEqual(server.externalId, placed.id)
+      assert.strictEqual(server.orderId, placed.id)
       assert.strictEqual(server.identifier, record.identifier)
       assert.strictEqual(server.id, record.panelServerId)
       // Egg defaults, the plan's environment, and the customer's choice.
       assert.deepInclude(server.environment, { SERVER_JARFILE: "server.jar", MINECRAFT_VERSION: "1.21.1", BUILD_NUMBER: "latest" })
       // The panel user is ours: a synthetic address, found by our user id.
-      const user = yield* (yield* GamePanel).findUser("sandbox", alice)
+      const user = yield* (yield* GamePanel).userFor("sandbox", alice)
       assert.strictEqual(user?.email, `${alice}@users.zh.invalid`)
       const subscription = Option.getOrThrow(yield* (yield* Subscriptions).get(done.subscriptionId!))
       assert.strictEqual(subscription.serviceId, record.id)

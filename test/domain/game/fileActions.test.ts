@@ -1,4 +1,4 @@
-// What the files and backups relay offers: the panel's calls we forward, the signed URLs we replace by our own
+// What the files and backups relay offers: the operations we relay, the signed URLs we replace by our own
 // streaming routes, the remote download we refuse, and nothing else.
 import { describe, expect, it } from "vitest"
 import { fileAction } from "../../../domain/game/fileActions.ts"
@@ -6,13 +6,18 @@ import { fileAction } from "../../../domain/game/fileActions.ts"
 const UUID = "0b7c0d1e-1111-4222-8333-944455566677"
 
 describe("the game file actions", () => {
-  it("forwards listing, reading, writing and the JSON file actions with the body each takes", () => {
-    expect(fileAction("GET", "files/list")).toEqual({ _tag: "Relay", method: "GET", body: "none" })
-    expect(fileAction("POST", "files/write")).toEqual({ _tag: "Relay", method: "POST", body: "text" })
-    for (const action of ["rename", "copy", "delete", "create-folder", "compress", "decompress", "chmod"]) {
-      expect(fileAction("POST", `files/${action}`)).toEqual({ _tag: "Relay", method: "POST", body: "json" })
+  it("relays listing, reading, writing and the JSON file actions, each as its operation with the body it takes", () => {
+    expect(fileAction("GET", "files/list")).toEqual({ _tag: "Relay", operation: { _tag: "ListFiles" }, body: "none" })
+    expect(fileAction("GET", "files/contents")).toEqual({ _tag: "Relay", operation: { _tag: "ReadFile" }, body: "none" })
+    expect(fileAction("POST", "files/write")).toEqual({ _tag: "Relay", operation: { _tag: "WriteFile" }, body: "text" })
+    expect(fileAction("PUT", "files/rename")).toEqual({ _tag: "Relay", operation: { _tag: "RenameFiles" }, body: "json" })
+    const posted = { copy: "CopyFile", delete: "DeleteFiles", "create-folder": "CreateFolder", compress: "CompressFiles", decompress: "DecompressFile", chmod: "ChangeFileModes" }
+    for (const [action, operation] of Object.entries(posted)) {
+      expect(fileAction("POST", `files/${action}`)).toEqual({ _tag: "Relay", operation: { _tag: operation }, body: "json" })
     }
-    expect(fileAction("DELETE", `backups/${UUID}`)).toEqual({ _tag: "Relay", method: "DELETE", body: "none" })
+    expect(fileAction("DELETE", `backups/${UUID}`)).toEqual({ _tag: "Relay", operation: { _tag: "DeleteBackup", backup: UUID }, body: "none" })
+    expect(fileAction("POST", `backups/${UUID}/lock`)).toEqual({ _tag: "Relay", operation: { _tag: "ToggleBackupLock", backup: UUID }, body: "none" })
+    expect(fileAction("POST", `backups/${UUID}/restore`)).toEqual({ _tag: "Relay", operation: { _tag: "RestoreBackup", backup: UUID }, body: "json" })
   })
 
   it("hands out our own streaming routes for downloads and uploads, and names the file or backup from them", () => {
@@ -27,7 +32,7 @@ describe("the game file actions", () => {
 
   it("refuses a download from a URL onto the server, and offers nothing else", () => {
     expect(fileAction("POST", "files/pull")).toMatchObject({ _tag: "Refused", code: "REMOTE_DOWNLOAD_DISABLED" })
-    for (const [method, path] of [["GET", "files/write"], ["PATCH", "files/list"], ["GET", "settings/rename"], ["GET", "backups/not-a-uuid"], ["GET", "files/list/../../startup"]]) {
+    for (const [method, path] of [["GET", "files/write"], ["PATCH", "files/list"], ["GET", "settings/rename"], ["GET", "backups/not-a-uuid"], ["GET", "files/list/../../startup"], ["POST", "files/rename"], ["POST", "files/constructor"], ["POST", "files/toString"]]) {
       expect(fileAction(method!, path!), `${method} ${path}`).toBeUndefined()
     }
   })

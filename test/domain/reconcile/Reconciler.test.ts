@@ -48,18 +48,18 @@ const liveVps = (vmid: number, orderId: string) =>
       status: "running", graceUntil: null, createdAt: at, destroyedAt: null
     }), "v1:sealed"))
 
-/** A server on the sandbox panel with `externalId`. */
-const panelServer = (externalId: string) =>
+/** A server on the sandbox panel made for `orderId`. */
+const panelServer = (orderId: string) =>
   Effect.gen(function*() {
     const panel = yield* GamePanel
-    const user = (yield* panel.findUser("sandbox", "owner")) ?? (yield* panel.createUser("sandbox", {
-      externalId: "owner", email: "owner@users.zh.invalid", username: "zh_owner", firstName: "ZH", lastName: "Customer"
+    const user = (yield* panel.userFor("sandbox", "owner")) ?? (yield* panel.createUser("sandbox", {
+      userId: "owner", email: "owner@users.zh.invalid", username: "zh_owner", firstName: "ZH", lastName: "Customer"
     }))
     const [node] = yield* panel.nodes("sandbox")
     const [allocation] = yield* panel.freeAllocations("sandbox", node!.id)
     const egg = yield* panel.egg("sandbox", 5)
     return yield* panel.createServer("sandbox", {
-      name: externalId, externalId, user: user.id, egg: egg.id, dockerImage: Object.values(egg.dockerImages)[0]!,
+      name: orderId, orderId, user: user.id, egg: egg.id, dockerImage: Object.values(egg.dockerImages)[0]!,
       startup: egg.startup, environment: Object.fromEntries(egg.variables.map((v) => [v.envVariable, v.defaultValue])),
       limits: { memoryMiB: 1024, swapMiB: 0, diskMiB: 2048, io: 500, cpuPercent: 100 }, oomDisabled: true,
       featureLimits: { databases: 0, backups: 1, allocations: 1 }, allocation: allocation!.id, startOnCompletion: false
@@ -115,7 +115,7 @@ describe("the reconciler", () => {
       const report = yield* reconcile
 
       assert.deepStrictEqual(report.orphanVms.map((o) => [o.vmid, o.stamp]), [[100_003, failed], [100_004, null]])
-      assert.deepStrictEqual(report.orphanServers.map((s) => [s.id, s.externalId]), [[orphanServer.id, failedGame]])
+      assert.deepStrictEqual(report.orphanServers.map((s) => [s.id, s.orderId]), [[orphanServer.id, failedGame]])
       assert.deepStrictEqual(report.brokenServices.map((b) => [b.kind, b.orderId, b.problem, b.resource]), [
         ["vps", reused, "not ours", `${labCluster}/100006`],
         ["vps", gone, "missing", `${labCluster}/100005`],
@@ -129,7 +129,7 @@ describe("the reconciler", () => {
       assert.deepStrictEqual(yield* cluster.vms, vmsBefore)
       assert.deepStrictEqual(yield* panel.servers("sandbox"), serversBefore)
       assert.strictEqual(yield* cluster.calls("destroy"), 0)
-      assert.strictEqual(yield* panel.calls("deleteServer"), 0)
+      assert.strictEqual(yield* panel.calls("deleteOurServer"), 0)
 
       const text = formatReport(report)
       assert.match(text[0] ?? "", /^Reconciled at 2026-|: 7 finding\(s\)\.$/)
