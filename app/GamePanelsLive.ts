@@ -3,6 +3,7 @@
 import { Clock, Effect, Layer, Option } from "effect"
 import { panelSecretNames } from "../domain/catalog/catalogSecrets.ts"
 import { readSecret } from "../domain/secrets/UpstreamCredentials.ts"
+import { dieOnDatabaseOutage } from "../domain/ops/dieOnDatabaseOutage.ts"
 import { Catalog } from "../ports/Catalog.ts"
 import { GamePanels, type PanelConnection, PanelUnknown } from "../ports/GamePanel.ts"
 import { SecretBox } from "../ports/SecretBox.ts"
@@ -44,7 +45,8 @@ export const make = Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const hit = cache.get(name)
         if (hit !== undefined && hit.until > now) return hit.connection
-        const connection = yield* load(name)
+        // The panel port speaks only of the panel: a catalog that cannot be read stays a defect, as it always was.
+        const connection = yield* dieOnDatabaseOutage(load(name))
         cache.set(name, { connection, until: now + 5_000 })
         return connection
       })

@@ -3,6 +3,7 @@
 import { Clock, Effect, Layer, Option } from "effect"
 import { clusterSecretNames } from "../domain/catalog/catalogSecrets.ts"
 import { readSecret } from "../domain/secrets/UpstreamCredentials.ts"
+import { dieOnDatabaseOutage } from "../domain/ops/dieOnDatabaseOutage.ts"
 import { Catalog } from "../ports/Catalog.ts"
 import { type ProxmoxAuth, type ProxmoxCluster, ProxmoxClusters } from "../ports/ProxmoxClusters.ts"
 import { SecretBox } from "../ports/SecretBox.ts"
@@ -45,7 +46,8 @@ export const make = Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const hit = cache.get(name)
         if (hit !== undefined && hit.until > now) return hit.cluster
-        const cluster = yield* load(name)
+        // The cluster port speaks only of the cluster: a catalog that cannot be read stays a defect, as it always was.
+        const cluster = yield* dieOnDatabaseOutage(load(name))
         cache.set(name, { cluster, until: now + 5_000 })
         return cluster
       })

@@ -3,6 +3,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { GameServer } from "../../domain/game/GameServer.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const GameServerRow = snakeColumns(GameServer)
@@ -47,13 +48,13 @@ export const make = Effect.gen(function*() {
             ),
           onSome: Effect.succeed
         })),
-        Effect.orDie
+        stored
       ),
-    get: (id) => byId(id).pipe(Effect.orDie),
-    byIdentifier: (identifier) => byIdentifier(identifier).pipe(Effect.orDie),
-    bySubscription: (subscriptionId) => bySubscription(subscriptionId).pipe(Effect.orDie),
-    forUser: (userId) => forUser(userId).pipe(Effect.orDie),
-    live: live(undefined).pipe(Effect.orDie),
+    get: (id) => byId(id).pipe(stored),
+    byIdentifier: (identifier) => byIdentifier(identifier).pipe(stored),
+    bySubscription: (subscriptionId) => bySubscription(subscriptionId).pipe(stored),
+    forUser: (userId) => forUser(userId).pipe(stored),
+    live: live(undefined).pipe(stored),
     setStatus: (id, status, options = {}) => {
       // Absent options keep their column; an explicit null grace period clears it.
       const keepGrace = options.graceUntil === undefined
@@ -63,7 +64,7 @@ export const make = Effect.gen(function*() {
       return sql`UPDATE game_servers SET status = ${status},
                    grace_until = CASE WHEN ${keepGrace} THEN grace_until ELSE ${grace}::timestamptz END,
                    deleted_at = CASE WHEN ${keepDeleted} THEN deleted_at ELSE ${deleted}::timestamptz END
-                 WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+                 WHERE id = ${id}`.pipe(Effect.asVoid, stored)
     }
   })
 })

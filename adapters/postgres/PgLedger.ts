@@ -2,6 +2,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Ledger } from "../../ports/Ledger.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const EntryRow = snakeColumns(Schema.Struct({
@@ -32,9 +33,9 @@ export const make = Effect.gen(function*() {
     execute: (id) => sql`SELECT * FROM ledger_entries WHERE subscription_id = ${id} ORDER BY created_at, id`
   })
   return Ledger.of({
-    record: (entry) => record(entry).pipe(Effect.orDie),
-    forOrder: (orderId) => forOrder(orderId).pipe(Effect.orDie),
-    forSubscription: (subscriptionId) => forSubscription(subscriptionId).pipe(Effect.orDie)
+    record: (entry) => record(entry).pipe(stored),
+    forOrder: (orderId) => forOrder(orderId).pipe(stored),
+    forSubscription: (subscriptionId) => forSubscription(subscriptionId).pipe(stored)
   })
 })
 

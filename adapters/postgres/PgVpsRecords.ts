@@ -4,6 +4,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Vps } from "../../domain/vps/Vps.ts"
 import { type SnapshotClaimOutcome, VpsRecords } from "../../ports/VpsRecords.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const VpsRow = snakeColumns(Vps)
@@ -66,12 +67,12 @@ export const make = Effect.gen(function*() {
           onNone: () => Effect.die(`VPS ${vps.id} or one for subscription ${vps.subscriptionId} exists under another order`),
           onSome: Effect.succeed
         })),
-        Effect.orDie
+        stored
       ),
-    get: (id) => byId(id).pipe(Effect.orDie),
-    bySubscription: (subscriptionId) => bySubscription(subscriptionId).pipe(Effect.orDie),
-    forUser: (userId) => forUser(userId).pipe(Effect.orDie),
-    live: live(undefined).pipe(Effect.orDie),
+    get: (id) => byId(id).pipe(stored),
+    bySubscription: (subscriptionId) => bySubscription(subscriptionId).pipe(stored),
+    forUser: (userId) => forUser(userId).pipe(stored),
+    live: live(undefined).pipe(stored),
     setStatus: (id, status, options = {}) => {
       // Absent options keep their column; an explicit null grace period clears it.
       const keepGrace = options.graceUntil === undefined
@@ -81,10 +82,10 @@ export const make = Effect.gen(function*() {
       return sql`UPDATE vps SET status = ${status},
                    grace_until = CASE WHEN ${keepGrace} THEN grace_until ELSE ${grace}::timestamptz END,
                    destroyed_at = CASE WHEN ${keepDestroyed} THEN destroyed_at ELSE ${destroyed}::timestamptz END
-                 WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+                 WHERE id = ${id}`.pipe(Effect.asVoid, stored)
     },
     setSealedRootPassword: (id, sealed) =>
-      sql`UPDATE vps SET root_password_sealed = ${sealed} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      sql`UPDATE vps SET root_password_sealed = ${sealed} WHERE id = ${id}`.pipe(Effect.asVoid, stored),
     claimSnapshotName: ({ now, ...claim }) =>
       sql.withTransaction(Effect.gen(function*() {
         // Claims of one VPS queue here until commit: each sees every claim committed before it, none half-made.
@@ -98,8 +99,8 @@ export const make = Effect.gen(function*() {
         yield* insertClaim({ ...claim, claimedAt: now })
         const othersBeingTaken = live.filter((c) => c.work === "create").map((c) => c.name)
         return { _tag: "Claimed", othersBeingTaken } satisfies SnapshotClaimOutcome
-      })).pipe(Effect.orDie),
-    releaseSnapshotClaim: (id) => sql`DELETE FROM snapshot_claims WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+      })).pipe(stored),
+    releaseSnapshotClaim: (id) => sql`DELETE FROM snapshot_claims WHERE id = ${id}`.pipe(Effect.asVoid, stored)
   })
 })
 

@@ -4,6 +4,7 @@
 import { Clock, Effect } from "effect"
 import { Orders } from "../../ports/Orders.ts"
 import { alert } from "../ops/alert.ts"
+import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
 import { refundOrder } from "./refund.ts"
 
@@ -22,7 +23,7 @@ export const cleanUp = <E, R>(orderId: string, undo: Effect.Effect<void, E, R>) 
       onFailure: (attempt, cause) =>
         Effect.gen(function*() {
           const detail = describeCause(cause)
-          yield* orders.cleanupFailed(orderId, detail)
+          yield* dieOnDatabaseOutage(orders.cleanupFailed(orderId, detail))
           const message = `cleanup of failed order ${orderId} failed (attempt ${attempt}), retrying with backoff: ${detail}`
           yield* worthAnAlert(attempt) ? alert(message, { orderId, attempt }) : Effect.logWarning(message)
         })

@@ -11,6 +11,7 @@ import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { lapsedFor, lapseWorkflow, stillDue, terminationWorkflow } from "../billing/lapse.ts"
 import { alert } from "../ops/alert.ts"
 import { GameSettings } from "./GameSettings.ts"
+import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -28,19 +29,19 @@ const serverOf = (subscriptionId: string) =>
   Effect.flatMap(GameServerRecords, (records) => records.bySubscription(subscriptionId))
 
 export const SuspendGameLive = SuspendGame.toLayer(Effect.fn(function*({ periodEnd, subscriptionId }) {
-  const due = yield* Activity.make({ name: "check", success: Schema.Boolean, execute: stillDue(subscriptionId, periodEnd) })
+  const due = yield* Activity.make({ name: "check", success: Schema.Boolean, execute: dieOnDatabaseOutage(stillDue(subscriptionId, periodEnd)) })
   if (!due) return
   // Our record first: from here our API refuses console, power and files, and open relays close.
   yield* Activity.make({
     name: "record",
-    execute: Effect.gen(function*() {
+    execute: dieOnDatabaseOutage(Effect.gen(function*() {
       const server = yield* serverOf(subscriptionId)
       if (Option.isNone(server) || server.value.status !== "active") return
       const grace = Duration.toMillis((yield* GameSettings).gracePeriod)
       yield* (yield* GameServerRecords).setStatus(server.value.id, "suspended", {
         graceUntil: new Date(new Date(periodEnd).getTime() + grace)
       })
-    })
+    }))
   })
   yield* Activity.make({
     name: "stop-and-suspend",
@@ -71,13 +72,13 @@ export const TerminateGameLive = TerminateGame.toLayer(Effect.fn(function*({ sub
   const proceed = yield* Activity.make({
     name: "check",
     success: Schema.Boolean,
-    execute: Effect.gen(function*() {
+    execute: dieOnDatabaseOutage(Effect.gen(function*() {
       const subscription = yield* (yield* Subscriptions).get(subscriptionId)
       const server = yield* serverOf(subscriptionId)
       const at = yield* now
       return Option.isSome(subscription) && subscription.value.status === "suspended" &&
         Option.isSome(server) && server.value.graceUntil !== null && server.value.graceUntil.getTime() <= at.getTime()
-    })
+    }))
   })
   if (!proceed) return
   // Refused when the panel server's external id is no longer our order's: the server then stays, for an operator.
@@ -102,13 +103,13 @@ export const TerminateGameLive = TerminateGame.toLayer(Effect.fn(function*({ sub
   if (!deleted) return
   yield* Activity.make({
     name: "release",
-    execute: Effect.gen(function*() {
+    execute: dieOnDatabaseOutage(Effect.gen(function*() {
       const server = yield* serverOf(subscriptionId)
       if (Option.isNone(server)) return
       yield* (yield* GameAllocations).release(server.value.orderId)
       yield* (yield* GameServerRecords).setStatus(server.value.id, "deleted", { graceUntil: null, deletedAt: yield* now })
       yield* (yield* Subscriptions).setStatus(subscriptionId, "terminated", ["suspended"])
-    })
+    }))
   })
 }))
 

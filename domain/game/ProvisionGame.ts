@@ -17,6 +17,7 @@ import type { GamePlan } from "../catalog/Plan.ts"
 import { GameServer } from "./GameServer.ts"
 import { checkEnvironment } from "./GameOptions.ts"
 import { GameSettings } from "./GameSettings.ts"
+import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 
 export const GAME_STEPS = [
   "Preparing your panel account",
@@ -302,21 +303,21 @@ export const ProvisionGameLive = ProvisionGame.toLayer(Effect.fn(function*({ ord
   const run = Effect.gen(function*() {
     const user = yield* Activity.make({ name: "user", success: Schema.Int, error: GameStepFailed, execute: step1User(orderId) })
       .pipe(retryTransient)
-    const nodes = yield* Activity.make({ name: "nodes", success: Schema.Array(Schema.Int), error: GameStepFailed, execute: step2Nodes(orderId) })
+    const nodes = yield* Activity.make({ name: "nodes", success: Schema.Array(Schema.Int), error: GameStepFailed, execute: dieOnDatabaseOutage(step2Nodes(orderId)) })
       .pipe(retryTransient)
-    const claimed = yield* Activity.make({ name: "allocate", success: Claimed, error: GameStepFailed, execute: step3Allocate(orderId, nodes) })
+    const claimed = yield* Activity.make({ name: "allocate", success: Claimed, error: GameStepFailed, execute: dieOnDatabaseOutage(step3Allocate(orderId, nodes)) })
       .pipe(retryTransient)
-    const created = yield* Activity.make({ name: "create", success: Created, error: GameStepFailed, execute: step4Create(orderId, user, claimed) })
+    const created = yield* Activity.make({ name: "create", success: Created, error: GameStepFailed, execute: dieOnDatabaseOutage(step4Create(orderId, user, claimed)) })
       .pipe(retryTransient)
-    return yield* Activity.make({ name: "install", success: Schema.String, error: GameStepFailed, execute: step5Install(orderId, created, claimed) })
+    return yield* Activity.make({ name: "install", success: Schema.String, error: GameStepFailed, execute: dieOnDatabaseOutage(step5Install(orderId, created, claimed)) })
   })
   return yield* run.pipe(
     Effect.tapError((e) =>
       Effect.gen(function*() {
         yield* Effect.logWarning(`provisioning order ${orderId} failed at step ${e.step}: ${e.detail}`)
         // The customer first: refunded and told at once, however long the undo then takes.
-        yield* Activity.make({ name: "fail-and-refund", execute: failAndRefund(orderId, e.reason) })
-        yield* Activity.make({ name: "clean-up", execute: cleanUp(orderId, undo(orderId)) })
+        yield* Activity.make({ name: "fail-and-refund", execute: dieOnDatabaseOutage(failAndRefund(orderId, e.reason)) })
+        yield* Activity.make({ name: "clean-up", execute: dieOnDatabaseOutage(cleanUp(orderId, undo(orderId))) })
       })
     )
   )

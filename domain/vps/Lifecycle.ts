@@ -13,6 +13,7 @@ import type { Vps } from "./Vps.ts"
 import { VpsSettings } from "./VpsSettings.ts"
 import { lapsedFor, lapseWorkflow, stillDue, terminationWorkflow } from "../billing/lapse.ts"
 import { notOursAlert, ownership } from "./ownership.ts"
+import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -58,7 +59,7 @@ export const bringBack = (vps: Vps) =>
   })
 
 export const SuspendVpsLive = SuspendVps.toLayer(Effect.fn(function*({ periodEnd, subscriptionId }) {
-  const due = yield* Activity.make({ name: "check", success: Schema.Boolean, execute: stillDue(subscriptionId, periodEnd) })
+  const due = yield* Activity.make({ name: "check", success: Schema.Boolean, execute: dieOnDatabaseOutage(stillDue(subscriptionId, periodEnd)) })
   if (!due) return
   yield* Activity.make({
     name: "stop-and-snapshot",
@@ -85,7 +86,7 @@ export const SuspendVpsLive = SuspendVps.toLayer(Effect.fn(function*({ periodEnd
   })
   yield* Activity.make({
     name: "record",
-    execute: Effect.gen(function*() {
+    execute: dieOnDatabaseOutage(Effect.gen(function*() {
       const vps = yield* vpsOf(subscriptionId)
       const live = Option.isSome(vps) && vps.value.status !== "destroyed" ? vps.value : undefined
       // The record first: a renewal that reads it afterwards sees a suspended VPS and brings it back.
@@ -100,7 +101,7 @@ export const SuspendVpsLive = SuspendVps.toLayer(Effect.fn(function*({ periodEnd
           yield* (yield* VpsRecords).setStatus(live.id, "running", { graceUntil: null })
         }
       }
-    })
+    }))
   })
 }))
 
@@ -108,13 +109,13 @@ export const TerminateVpsLive = TerminateVps.toLayer(Effect.fn(function*({ subsc
   const proceed = yield* Activity.make({
     name: "check",
     success: Schema.Boolean,
-    execute: Effect.gen(function*() {
+    execute: dieOnDatabaseOutage(Effect.gen(function*() {
       const subscription = yield* (yield* Subscriptions).get(subscriptionId)
       const vps = yield* vpsOf(subscriptionId)
       const at = yield* now
       return Option.isSome(subscription) && subscription.value.status === "suspended" &&
         Option.isSome(vps) && vps.value.graceUntil !== null && vps.value.graceUntil.getTime() <= at.getTime()
-    })
+    }))
   })
   if (!proceed) return
   // Refused when the VM is not ours: the VPS then stays as it is, for an operator.
@@ -138,14 +139,14 @@ export const TerminateVpsLive = TerminateVps.toLayer(Effect.fn(function*({ subsc
   if (!destroyed) return
   yield* Activity.make({
     name: "release",
-    execute: Effect.gen(function*() {
+    execute: dieOnDatabaseOutage(Effect.gen(function*() {
       const vps = yield* vpsOf(subscriptionId)
       if (Option.isNone(vps)) return
       yield* (yield* IpAddresses).release(vps.value.orderId)
       yield* (yield* Placement).releaseVmid(vps.value.orderId)
       yield* (yield* VpsRecords).setStatus(vps.value.id, "destroyed", { graceUntil: null, destroyedAt: yield* now })
       yield* (yield* Subscriptions).setStatus(subscriptionId, "terminated", ["suspended"])
-    })
+    }))
   })
 }))
 

@@ -20,6 +20,8 @@ import { generatePassword } from "./passwords.ts"
 import { Vps } from "./Vps.ts"
 import type { VpsOrderOptions } from "./VpsOptions.ts"
 import { VpsSettings } from "./VpsSettings.ts"
+import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
+import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 
 export const VPS_STEPS = [
   "Choosing a node",
@@ -120,7 +122,10 @@ const step1Place = (orderId: string) =>
   })
 
 /** Our range's lowest unused VMID that the cluster also reports free (something else may have taken it). */
-const allocateFreeVmid = (cluster: string, holder: string): Effect.Effect<number, StepFailed, Placement | VpsSettings | Virtualization> =>
+const allocateFreeVmid = (
+  cluster: string,
+  holder: string
+): Effect.Effect<number, StepFailed | DatabaseUnavailable, Placement | VpsSettings | Virtualization> =>
   Effect.gen(function*() {
     const placement = yield* Placement
     const settings = yield* VpsSettings
@@ -177,7 +182,7 @@ const step2Clone = (orderId: string, placed: Placed) =>
       if (cloned) return vmid
       yield* placement.markVmidForeign(placed.cluster, vmid)
       vmid = yield* allocateFreeVmid(placed.cluster, orderId).pipe(
-        Effect.mapError((e) => new StepFailed({ ...e, step: 2 }))
+        Effect.catchTag("StepFailed", (e) => Effect.fail(new StepFailed({ ...e, step: 2 })))
       )
       yield* placement.attachVmid(orderId, vmid)
     }
@@ -308,22 +313,22 @@ const undo = (orderId: string, placed: Placed | undefined) =>
 export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ orderId }) {
   let placed: Placed | undefined
   const run = Effect.gen(function*() {
-    placed = yield* Activity.make({ name: "place", success: Placed, error: StepFailed, execute: step1Place(orderId) }).pipe(retryTransient)
-    const vmid = yield* Activity.make({ name: "clone", success: Schema.Int, error: StepFailed, execute: step2Clone(orderId, placed) })
+    placed = yield* Activity.make({ name: "place", success: Placed, error: StepFailed, execute: dieOnDatabaseOutage(step1Place(orderId)) }).pipe(retryTransient)
+    const vmid = yield* Activity.make({ name: "clone", success: Schema.Int, error: StepFailed, execute: dieOnDatabaseOutage(step2Clone(orderId, placed)) })
       .pipe(retryTransient)
     placed = { ...placed, vmid }
     const p = placed
     // The address is database work: assigned while the disk is resized. Both finish before either failure counts,
     // so the undo never races a step still running.
     const [resized, addressed] = yield* Effect.all([
-      Activity.make({ name: "resize", error: StepFailed, execute: step3Resize(orderId, p) }).pipe(retryTransient, Effect.result),
-      Activity.make({ name: "address", success: Schema.String, error: StepFailed, execute: step4Address(orderId) }).pipe(Effect.result)
+      Activity.make({ name: "resize", error: StepFailed, execute: dieOnDatabaseOutage(step3Resize(orderId, p)) }).pipe(retryTransient, Effect.result),
+      Activity.make({ name: "address", success: Schema.String, error: StepFailed, execute: dieOnDatabaseOutage(step4Address(orderId)) }).pipe(Effect.result)
     ], { concurrency: 2 })
     if (Result.isFailure(resized)) return yield* Effect.fail(resized.failure)
     if (Result.isFailure(addressed)) return yield* Effect.fail(addressed.failure)
-    const sealed = yield* Activity.make({ name: "configure", success: Schema.String, error: StepFailed, execute: step5Configure(orderId, p) })
+    const sealed = yield* Activity.make({ name: "configure", success: Schema.String, error: StepFailed, execute: dieOnDatabaseOutage(step5Configure(orderId, p)) })
       .pipe(retryTransient)
-    return yield* Activity.make({ name: "start", success: Schema.String, error: StepFailed, execute: step6Start(orderId, p, sealed) })
+    return yield* Activity.make({ name: "start", success: Schema.String, error: StepFailed, execute: dieOnDatabaseOutage(step6Start(orderId, p, sealed)) })
       .pipe(retryTransient)
   })
   return yield* run.pipe(
@@ -331,8 +336,8 @@ export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ order
       Effect.gen(function*() {
         yield* Effect.logWarning(`provisioning order ${orderId} failed at step ${e.step}: ${e.detail}`)
         // The customer first: refunded and told at once, however long the undo then takes.
-        yield* Activity.make({ name: "fail-and-refund", execute: failAndRefund(orderId, e.reason) })
-        yield* Activity.make({ name: "clean-up", execute: cleanUp(orderId, undo(orderId, placed)) })
+        yield* Activity.make({ name: "fail-and-refund", execute: dieOnDatabaseOutage(failAndRefund(orderId, e.reason)) })
+        yield* Activity.make({ name: "clean-up", execute: dieOnDatabaseOutage(cleanUp(orderId, undo(orderId, placed))) })
       })
     )
   )
