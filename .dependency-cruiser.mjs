@@ -66,6 +66,21 @@ export default {
       to: { path: ["^ports/PaymentGateway\\.ts$", "^adapters/payments/"] }
     },
     {
+      name: "panel-imports-only-the-api-shapes-as-types",
+      comment: "the panel (app/web) runs in the browser: of the server it names only the API's response schemas " +
+        "(adapters/http/views.ts), as types (`import type`), so no server code reaches its bundle.",
+      severity: "error",
+      from: { path: "^app/web/" },
+      to: { path: "^(domain|ports|adapters|app/(?!web/))", pathNot: "^adapters/http/views\\.ts$" }
+    },
+    {
+      name: "panel-imports-the-api-shapes-as-types-only",
+      comment: "see panel-imports-only-the-api-shapes-as-types.",
+      severity: "error",
+      from: { path: "^app/web/" },
+      to: { path: "^adapters/http/views\\.ts$", dependencyTypesNot: ["type-only"] }
+    },
+    {
       name: "no-circular",
       comment: "no module depends on itself through others, anywhere in the source tree.",
       severity: "error",

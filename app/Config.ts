@@ -1,5 +1,6 @@
 // Every setting of the platform, read once with Config; secrets stay Redacted until the adapter that uses them.
 import { Config, Cron, Duration, Effect, Option, Redacted, Result, Schema } from "effect"
+import * as Host from "effect/net/Host"
 import { parseEncryptionKey } from "../adapters/crypto/AesGcmSecretBox.ts"
 
 const withDefault = <A>(config: Config.Config<A>, value: A) => Config.withDefault(config, value)
@@ -9,6 +10,12 @@ const between = (min: number, max: number) =>
 
 const intSetting = (name: string, min: number, max: number, fallback: number) =>
   withDefault(Config.schema(between(min, max), name), fallback)
+
+/** A host name or an IP address, as another machine would connect to it (no port, no scheme). */
+const HostName = Schema.String.pipe(Schema.check(Schema.makeFilter(
+  (text: string) => Result.isSuccess(Host.hostFromString(text)),
+  { message: "must be a host name or an IP address, without a port" }
+)))
 
 const optionalSecret = (name: string) => Config.option(Config.Redacted(name))
 
@@ -25,6 +32,10 @@ export const SettingsConfig = Config.all({
   databaseConnectTimeoutMs: intSetting("DATABASE_CONNECT_TIMEOUT_MS", 100, 60_000, 2_000),
   // Default by database (resolveSettings): 3 s on DATABASE_URL, 10 s (effect/cluster's) on the embedded one.
   workflowLockRefreshSeconds: Config.option(Config.schema(between(1, 11), "WORKFLOW_LOCK_REFRESH_SECONDS")),
+  runnerHost: Config.option(Config.schema(HostName, "RUNNER_HOST")),
+  runnerListenHost: Config.option(Config.schema(HostName, "RUNNER_LISTEN_HOST")),
+  runnerPort: intSetting("RUNNER_PORT", 0, 65_535, 0),
+  runnerHealthCheckSeconds: intSetting("RUNNER_HEALTH_CHECK_SECONDS", 1, 60, 2),
   jwtSecret: optionalSecret("JWT_SECRET"),
   encryptionKey: optionalSecret("ENCRYPTION_KEY"),
   previousEncryptionKeys: optionalSecret("ENCRYPTION_KEYS_PREVIOUS"),

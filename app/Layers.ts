@@ -11,7 +11,8 @@ import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
 import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
 import { PlatformInfo } from "../adapters/http/CatalogHandlers.ts"
 import { createHttpServer, routerConfig } from "../adapters/http/edge.ts"
-import { CONSOLE_MAX_FRAME_BYTES, ConsoleSlots, webSocketServerOptions } from "../adapters/http/consoleLimits.ts"
+import { CONSOLE_MAX_FRAME_BYTES, webSocketServerOptions } from "../adapters/http/consoleLimits.ts"
+import { ConsoleSlots } from "../domain/consoles/ConsoleAdmission.ts"
 import { CustomerBudgets } from "../adapters/http/customerBudget.ts"
 import { HttpApp } from "../adapters/http/HttpApp.ts"
 import { HttpSettings } from "../adapters/http/HttpSettings.ts"
@@ -55,7 +56,8 @@ import * as CachedSessions from "./CachedSessions.ts"
 import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SANDBOX_CLUSTER, SANDBOX_PANEL, SandboxPanel, SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
-import { LifecycleCronLive, OrderRecoveryCronLive, ReconcileCronLive, WorkflowEngineLive, WorkflowsLive } from "./Workflows.ts"
+import { WorkflowEngineLive } from "./Engine.ts"
+import { LifecycleCronLive, OrderRecoveryCronLive, ReconcileCronLive, WorkflowsLive } from "./Workflows.ts"
 import { PANEL_DIST } from "./buildPanel.ts"
 import { InvalidSetting, type Settings } from "./Config.ts"
 import { restrictDataDir } from "./DataDir.ts"
@@ -313,7 +315,13 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
   ).pipe(Layer.provideMerge(withPanel))
   const engine = WorkflowEngineLive({
     embedded: Option.isNone(settings.databaseUrl),
-    lockRefresh: Duration.seconds(settings.workflowLockRefreshSeconds)
+    lockRefresh: Duration.seconds(settings.workflowLockRefreshSeconds),
+    runner: {
+      host: settings.runnerHost,
+      listenHost: settings.runnerListenHost,
+      port: settings.runnerPort,
+      healthCheck: Duration.seconds(settings.runnerHealthCheckSeconds)
+    }
   })
   return Layer.mergeAll(
     WorkflowsLive,

@@ -1,51 +1,14 @@
-// The durable workflow engine (effect/cluster, state in the same Postgres) with our workflows registered, and the
-// cluster-wide crons (one runner fires each): the subscription sweep every minute, the recovery of interrupted
-// orders every ORDER_RECOVERY_SECONDS, and the hourly reconciliation of our records with the upstreams.
-import { NodeCrypto } from "@effect/platform-node"
+// Our workflows, registered with the durable workflow engine (app/Engine.ts), and the cluster-wide crons (one runner
+// fires each): the subscription sweep every minute, the recovery of interrupted orders every ORDER_RECOVERY_SECONDS,
+// and the hourly reconciliation of our records with the upstreams.
 import { Cron, DateTime, Duration, Effect, Layer } from "effect"
-import {
-  ClusterCron,
-  ClusterWorkflowEngine,
-  RunnerHealth,
-  Runners,
-  Sharding,
-  ShardingConfig,
-  SqlMessageStorage
-} from "effect/cluster"
-import { GuardedSqlRunnerStorage } from "./EngineLocks.ts"
+import { ClusterCron } from "effect/cluster"
 import { recoverOrders } from "../domain/billing/Ordering.ts"
 import { RestoreGameLive, sweepGameLifecycle, SuspendGameLive, TerminateGameLive } from "../domain/game/GameLifecycle.ts"
 import { ProvisionGameLive } from "../domain/game/ProvisionGame.ts"
 import { sweepLifecycle, SuspendVpsLive, TerminateVpsLive } from "../domain/vps/Lifecycle.ts"
 import { ProvisionVpsLive } from "../domain/vps/ProvisionVps.ts"
 import { reconcileAndLog } from "../domain/ops/Reconciler.ts"
-
-/**
- * One runner per process (SingleRunner's wiring: no runner-to-runner transport, message and runner storage in SQL): a
- * workflow interrupted by a crash is picked up again when the process starts. On embedded PGlite every connection
- * shares one session, so shard locks use table leases instead of session-scoped advisory locks.
- *
- * After a database outage the engine interrupts its workflows, takes its shards again and replays each workflow
- * from storage; the lock storage is guarded so that this always happens (EngineLocks.ts). `lockRefresh`
- * (WORKFLOW_LOCK_REFRESH_SECONDS; effect/cluster's default is 10 s) paces it: the locks are confirmed that often,
- * which is how an outage is noticed (at the latest one interval after the database is back), the unhealthy lock
- * storage is probed that often, and one lock operation may take that long (the first one after an outage runs into
- * that deadline on the connection the outage broke). So every workflow is under way again within about three
- * intervals of the restore. Lock leases still expire after effect/cluster's 35 s.
- */
-export const WorkflowEngineLive = (options: { readonly embedded: boolean; readonly lockRefresh: Duration.Duration }) =>
-  ClusterWorkflowEngine.layer.pipe(
-    Layer.provideMerge(Sharding.layer.pipe(
-      Layer.provideMerge(Runners.layerNoop),
-      Layer.provideMerge(SqlMessageStorage.layer),
-      Layer.provide([GuardedSqlRunnerStorage, RunnerHealth.layerNoop]),
-      Layer.provide(ShardingConfig.layerFromEnv({
-        shardLockDisableAdvisory: options.embedded,
-        shardLockRefreshInterval: options.lockRefresh
-      }))
-    )),
-    Layer.provide(NodeCrypto.layerDigest)
-  )
 
 export const WorkflowsLive = Layer.mergeAll(
   ProvisionVpsLive,

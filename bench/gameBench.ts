@@ -2,8 +2,7 @@
 // path taken straight to the bench's own sandbox Pterodactyl (registered as panel `bench-panel`), on one game
 // server ordered through the HTTP API of the same server process as the other parts.
 import { Schema } from "effect"
-import { GameServerView } from "../adapters/http/GameApi.ts"
-import { OrderView } from "../adapters/http/ServicesApi.ts"
+import { GameServerView, OrderView } from "../adapters/http/views.ts"
 import { consoleRelayVersusDirect, type ConsoleTarget, downloadRelayVersusDirect, relayOnce, startGameServer } from "./gameMeasures.ts"
 import { type BenchPanel, GAME_PLAN } from "./gameUpstream.ts"
 import type { Target } from "./measures.ts"

@@ -3,7 +3,7 @@
 import { Schema } from "effect"
 import { generateKeyPairSync } from "node:crypto"
 import { performance } from "node:perf_hooks"
-import { OrderView } from "../adapters/http/ServicesApi.ts"
+import { OrderView } from "../adapters/http/views.ts"
 import { psql } from "./system.ts"
 
 export interface Customer {

@@ -1,5 +1,5 @@
 // The account routes' contract (schemas and endpoints only): /api/auth/* and /api/preferences.
-import { Context, Schema } from "effect"
+import { Context, type Option, Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api"
 import type { Session } from "../../domain/account/Sessions.ts"
 import {
@@ -12,27 +12,11 @@ import {
   Unprocessable
 } from "./ApiErrors.ts"
 import { Line } from "./inputs.ts"
-
-export const Language = Schema.Literals(["fr", "en"])
-export const Theme = Schema.Literals(["light", "dark"])
+import { Language, Theme, UserEnvelope } from "./views.ts"
 
 /** Bounded (no request can make us hold megabytes in one field), one line, no control character. */
 const Text = Line
 const Name = Line(100).check(Schema.isTrimmed(), Schema.isNonEmpty())
-
-export const UserView = Schema.Struct({
-  id: Schema.String,
-  email: Schema.String,
-  accountType: Schema.Literals(["personal", "professional"]),
-  firstName: Schema.String,
-  lastName: Schema.String,
-  companyName: Schema.optionalKey(Schema.String),
-  siret: Schema.optionalKey(Schema.String),
-  language: Language,
-  createdAt: Schema.String
-}).annotate({ identifier: "User" })
-
-export const UserEnvelope = Schema.Struct({ user: UserView })
 
 export const RegisterPayload = Schema.Struct({
   email: Text(254),
@@ -70,6 +54,14 @@ export const SessionCookie = HttpApiSecurity.apiKey({ key: "zh_token", in: "cook
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentSession }>()(
   "zh/http/Authentication",
   { error: Unauthorized, security: { cookie: SessionCookie } }
+) {}
+
+/** The session of a signed-in visitor on a public route, if any (provided by SessionIfSignedIn). */
+export class MaybeSession extends Context.Service<MaybeSession, Option.Option<Session>>()("zh/http/MaybeSession") {}
+
+/** On a public route: reads the session when the cookie names a live one; never refuses. */
+export class SessionIfSignedIn extends HttpApiMiddleware.Service<SessionIfSignedIn, { provides: MaybeSession }>()(
+  "zh/http/SessionIfSignedIn"
 ) {}
 
 /** Turns request decoding failures into the error envelope: 400, or a malformed path id's 404 (see MissingAnswer). */
@@ -121,6 +113,7 @@ export class PreferencesApi extends HttpApiGroup.make("preferences")
       success: HttpApiSchema.NoContent
     })
   )
+  .middleware(SessionIfSignedIn)
   .prefix("/api")
   .annotateMerge(OpenApi.annotations({
     title: "Preferences",

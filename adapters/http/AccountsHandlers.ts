@@ -1,13 +1,13 @@
 // Thin handlers for the account routes: decode (done by the API), call one use case, map errors, set cookies.
 import { Context, Effect, Layer, Option, Redacted, SchemaIssue, Scope } from "effect"
-import { Cookies, HttpEffect, HttpServerResponse } from "effect/http"
+import { Cookies, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import type { Digest, SecureRandom } from "effect/crypto"
-import { LoginThrottled, ResetThrottled } from "../../domain/account/AccountErrors.ts"
 import type { AccountSettings } from "../../domain/account/AccountSettings.ts"
 import { requestPasswordReset, resetPassword } from "../../domain/account/PasswordReset.ts"
 import { register } from "../../domain/account/Registration.ts"
-import { authenticate, endAllSessions, endSession, login, makeAuthenticator } from "../../domain/account/Sessions.ts"
+import { choosePreferences } from "../../domain/account/Preferences.ts"
+import { endAllSessions, endSession, login } from "../../domain/account/Sessions.ts"
 import type { User } from "../../domain/account/User.ts"
 import type { BusinessRegistry } from "../../ports/BusinessRegistry.ts"
 import type { LoginAttempts } from "../../ports/LoginAttempts.ts"
@@ -18,7 +18,7 @@ import { SessionRecords } from "../../ports/SessionRecords.ts"
 import type { SessionTokens } from "../../ports/SessionTokens.ts"
 import type { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
-import { Authentication, CurrentSession, RequestValidation, SessionCookie } from "./AccountsApi.ts"
+import { Authentication, CurrentSession, MaybeSession, RequestValidation, SessionCookie } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
 import { BadRequest, errorBody, NotFound } from "./ApiErrors.ts"
 import {
@@ -27,8 +27,7 @@ import {
   PREFERENCE_COOKIES,
   sessionCookie,
   setPreferenceCookies,
-  setSessionCookie,
-  withSessionCookie
+  setSessionCookie
 } from "./cookies.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 import { HttpSettings } from "./HttpSettings.ts"
@@ -61,15 +60,6 @@ export const userView = (user: User) => ({
   createdAt: user.createdAt.toISOString()
 })
 
-/** A throttled sign-in or reset says when to come back (RFC 9110 §10.2.3), on the error response made later. */
-const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.tapError(effect, (e) =>
-    e instanceof LoginThrottled || e instanceof ResetThrottled
-      ? HttpEffect.appendPreResponseHandler((_req, res) =>
-        Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String(e.retryAfterSeconds)))
-      )
-      : Effect.void)
-
 const FORGOT_ACCEPTED = {
   message: "If an account exists for this address, a link to reset its password has been sent."
 }
@@ -97,7 +87,7 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", Effect.fn(function
           rememberMe: payload.rememberMe ?? false,
           address: clientAddress(settings, request),
           userAgent: request.headers["user-agent"]
-        })).pipe(withRetryAfter)
+        }))
         yield* setSessionCookie(settings, session)
         return { user: userView(session.user) }
       }).pipe(mapDomainErrors))
@@ -116,7 +106,7 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", Effect.fn(function
         token: payload.token,
         password: Redacted.make(payload.password),
         address: clientAddress(settings, request)
-      })).pipe(withRetryAfter, mapDomainErrors))
+      })).pipe(mapDomainErrors))
 }))
 
 /** The last `me` answer: its user and cookie objects stay the same for a second (user cache, token memo). */
@@ -162,51 +152,19 @@ export const SessionHandlers = Layer.effectContext(
 )
 
 export const PreferencesHandlers = HttpApiBuilder.group(Api, "preferences", Effect.fn(function*(handlers) {
-  const services = yield* Effect.context<AccountServices>()
+  const users = yield* Users
   const settings = yield* HttpSettings
-  return handlers.handle("update", ({ payload, request }) =>
+  return handlers.handle("update", ({ payload }) =>
     Effect.gen(function*() {
+      const session = yield* MaybeSession
+      const kept = yield* choosePreferences(Option.map(session, (s) => s.user.id), payload).pipe(Effect.provideService(Users, users))
       const cookies: Array<readonly [string, string]> = []
-      if (payload.theme !== undefined) cookies.push([PREFERENCE_COOKIES.theme, payload.theme])
-      if (payload.proTheme !== undefined) cookies.push([PREFERENCE_COOKIES.proTheme, payload.proTheme])
-      if (payload.language !== undefined) {
-        const language = payload.language
-        cookies.push([PREFERENCE_COOKIES.language, language])
-        // Signed in: the account's language follows, so its e-mails are written in it too.
-        const session = yield* Effect.option(authenticate(request.cookies["zh_token"]).pipe(Effect.provideContext(services)))
-        if (Option.isSome(session)) {
-          yield* Effect.flatMap(Users, (users) => users.setLanguage(session.value.user.id, language)).pipe(
-            Effect.provideContext(services)
-          )
-        }
-      }
+      if (kept.theme !== undefined) cookies.push([PREFERENCE_COOKIES.theme, kept.theme])
+      if (kept.proTheme !== undefined) cookies.push([PREFERENCE_COOKIES.proTheme, kept.proTheme])
+      if (kept.language !== undefined) cookies.push([PREFERENCE_COOKIES.language, kept.language])
       yield* setPreferenceCookies(settings, cookies)
     }))
 }))
-
-export const AuthenticationLive = Layer.effect(
-  Authentication,
-  Effect.gen(function*() {
-    // Resolved once: the guard runs on every authenticated request.
-    const check = yield* makeAuthenticator
-    const settings = yield* HttpSettings
-    return Authentication.of({
-      cookie: (httpEffect, { credential }) =>
-        check(Redacted.value(credential)).pipe(
-          mapDomainErrors,
-          Effect.flatMap((session) =>
-            httpEffect.pipe(
-              Effect.provideService(CurrentSession, session),
-              // A success's response is at hand: the cookie goes straight on it. A failure's response is made
-              // later, from the error: a pre-response handler puts it there. Either way a handler's own cookie
-              // (log out everywhere expires it) is applied after ours and wins.
-              Effect.map((response) => withSessionCookie(settings, session, response)),
-              Effect.tapCause(() => setSessionCookie(settings, session))
-            ))
-        )
-    })
-  })
-)
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 

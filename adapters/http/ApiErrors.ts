@@ -1,12 +1,6 @@
 // The HTTP error envelope `{ error: { code, message, details? } }`, one class per status.
 import { Schema } from "effect"
-
-export const ErrorBody = Schema.Struct({
-  code: Schema.String,
-  message: Schema.String,
-  details: Schema.optionalKey(Schema.Unknown)
-})
-export type ErrorBody = typeof ErrorBody.Type
+import { ErrorBody } from "./views.ts"
 
 const fields = { error: ErrorBody }
 
@@ -33,5 +27,5 @@ export type ApiError =
   | TooManyRequests
   | ServiceUnavailable
 
-export const errorBody = (code: string, message: string, details?: unknown): ErrorBody =>
+export const errorBody = (code: string, message: string, details?: unknown): typeof ErrorBody.Type =>
   details === undefined ? { code, message } : { code, message, details }

@@ -6,25 +6,25 @@ import { Clock, Effect, Option, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Socket } from "effect/socket"
 import type { Session } from "../../domain/account/Sessions.ts"
-import { authenticate, sessionIsLive } from "../../domain/account/Sessions.ts"
+import { admitConsole, type ConsoleSlots } from "../../domain/consoles/ConsoleAdmission.ts"
+import { watchConsole } from "../../domain/consoles/watchConsole.ts"
 import { vmRefOf } from "../../domain/vps/Lifecycle.ts"
-import { ownedVps } from "../../domain/vps/VpsActions.ts"
+import { vpsConsoleUsable, vpsForConsole } from "../../domain/vps/VpsConsole.ts"
 import { type ConsoleClosed, Virtualization } from "../../ports/Virtualization.ts"
-import { VpsRecords } from "../../ports/VpsRecords.ts"
-import type { AccountServices } from "./AccountsHandlers.ts"
+import type { SessionRecords } from "../../ports/SessionRecords.ts"
+import type { VpsRecords } from "../../ports/VpsRecords.ts"
+import { requireSession, type SessionGuard } from "./Authentication.ts"
 import {
   closeWithGoingAwayOnInterrupt,
-  ConsoleSlots,
   frameBytes,
   frameTooLarge,
+  consoleHandshake,
   InputRefused,
   inputTooFast,
-  tooManyConsoles,
-  upgradeRefusal,
   vpsInputBucket
 } from "./consoleLimits.ts"
-import { budgetRefusal, CustomerBudgets } from "./customerBudget.ts"
-import { errorResponse } from "./edge.ts"
+import { CustomerBudgets } from "./customerBudget.ts"
+import { refusal } from "./errorMapping.ts"
 
 /** A text frame the browser sends to resize the terminal; any other text frame is typed input. */
 const Resize = Schema.Struct({
@@ -106,12 +106,6 @@ export const consoleInput = (frames: ReadonlyArray<string | Uint8Array>, maxFram
   return steps
 }
 
-/**
- * How often an open relay re-reads its VPS and its session: a suspension, a destruction or the end of the session
- * (logout, log out everywhere, a password reset — on any instance) closes it within this time.
- */
-const STATE_POLL = "2 seconds"
-
 /** The close code of a console whose session ended (4000–4999 are the application's, RFC 6455 §7.4.2). */
 export const SESSION_ENDED = 4401
 
@@ -126,36 +120,25 @@ export interface ConsoleRouteOptions {
 
 export const consoleRoute = (options: ConsoleRouteOptions) =>
   HttpRouter.add("GET", "/api/vps/:id/console", (request) =>
-    Effect.gen(function*() {
-      const handshake = upgradeRefusal(request)
-      if (handshake !== undefined) return handshake
-      const params = yield* HttpRouter.RouteContext
-      const vpsId = params.params["id"] ?? ""
-      // Cross-site WebSocket hijacking: a page elsewhere could ride the cookie; only our origin may connect.
-      if (request.headers["origin"] !== options.allowedOrigin) {
-        return errorResponse(403, "ORIGIN_REFUSED", "This console can only be opened from the panel.")
-      }
-      const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
-      if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
-      // Opening it reaches Proxmox (termproxy): the customer's share of the cluster's API is spent first.
-      const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.success.user.id, "proxmox"))
-      if (spent._tag === "Failure") return budgetRefusal(spent.failure)
-      const vps = yield* Effect.result(ownedVps(session.success.user.id, vpsId))
-      if (vps._tag === "Failure") return errorResponse(404, "VPS_NOT_FOUND", "No such VPS.")
-      if (vps.success.status !== "running") {
-        return errorResponse(409, vps.success.status === "suspended" ? "VPS_SUSPENDED" : "VPS_NOT_RUNNING", "This VPS is not running.")
-      }
-      // Held for the console's life (this handler's scope), VPS and game consoles together.
-      const slots = yield* ConsoleSlots
-      if (!(yield* slots.take(session.success.user.id))) return tooManyConsoles(slots.max)
-      yield* relay(session.success, vpsId, vmRefOf(vps.success), request, options)
-      return HttpServerResponse.empty()
-    }).pipe(
-      Effect.scoped,
-      Effect.catchCause((cause) =>
-        Effect.as(Effect.logWarning("console relay ended with an error", cause), HttpServerResponse.empty())
-      )
-    ))
+    consoleHandshake(options.allowedOrigin, requireSession((request, session) =>
+      Effect.gen(function*() {
+        const vpsId = (yield* HttpRouter.RouteContext).params["id"] ?? ""
+        // Opening it reaches Proxmox (termproxy): the customer's share of the cluster's API is spent first.
+        const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.user.id, "proxmox"))
+        if (spent._tag === "Failure") return refusal(spent.failure)
+        const vps = yield* Effect.result(vpsForConsole(session.user.id, vpsId))
+        if (vps._tag === "Failure") return refusal(vps.failure)
+        // Held for the console's life (this handler's scope), VPS and game consoles together.
+        const admitted = yield* Effect.result(admitConsole(session.user.id))
+        if (admitted._tag === "Failure") return refusal(admitted.failure)
+        yield* relay(session, vpsId, vmRefOf(vps.success), request, options)
+        return HttpServerResponse.empty()
+      })))(request).pipe(
+        Effect.scoped,
+        Effect.catchCause((cause) =>
+          Effect.as(Effect.logWarning("console relay ended with an error", cause), HttpServerResponse.empty())
+        )
+      ))
 
 const relay = (
   session: Session,
@@ -196,15 +179,7 @@ const relay = (
       return Effect.forEach(consoleInput(frames, options.maxInputFrameBytes), (step) =>
         step._tag === "Type" ? upstream.write(step.data) : upstream.resize(step.cols, step.rows), { discard: true })
     }))
-    const watchState = Effect.gen(function*() {
-      const records = yield* VpsRecords
-      for (;;) {
-        yield* Effect.sleep(STATE_POLL)
-        if (!(yield* sessionIsLive(session.id))) return "session ended" as const
-        const current = yield* records.get(vpsId)
-        if (Option.isNone(current) || current.value.status !== "running" || current.value.userId !== session.user.id) return "state" as const
-      }
-    })
+    const watchState = watchConsole(session.id, vpsConsoleUsable(vpsId, session.user.id))
     // Whichever ends first (browser, hypervisor, suspension, end of session, refused input) ends the others; the scope
     // closes both sockets.
     const ended = yield* Effect.raceFirst(Effect.as(Effect.raceFirst(toBrowser, fromBrowser), undefined), watchState).pipe(
@@ -219,4 +194,4 @@ const relay = (
     ).pipe(Effect.ignore)
   }).pipe(Effect.scoped)
 
-export type ConsoleRouteServices = AccountServices | Virtualization | VpsRecords | ConsoleSlots | CustomerBudgets
+export type ConsoleRouteServices = SessionGuard | SessionRecords | Virtualization | VpsRecords | ConsoleSlots | CustomerBudgets

@@ -6,20 +6,7 @@ import { Authentication } from "./AccountsApi.ts"
 import { BadRequest, Conflict, NotFound, ServiceUnavailable, TooManyRequests, Unprocessable } from "./ApiErrors.ts"
 import { missingAnswers } from "./errorMapping.ts"
 import { MissingAnswer, PathId, ServerIdentifier } from "./inputs.ts"
-
-export const GameServerView = Schema.Struct({
-  id: Schema.String,
-  subscriptionId: Schema.String,
-  planId: Schema.String,
-  name: Schema.String,
-  /** The panel identifier: the `:id` of `/api/client/servers/:id/…`. */
-  identifier: Schema.String,
-  /** `host:port` players connect to. */
-  address: Schema.String,
-  status: Schema.Literals(["active", "suspended", "deleted"]),
-  graceUntil: Schema.optionalKey(Schema.String),
-  createdAt: Schema.String
-}).annotate({ identifier: "GameServer" })
+import { GameServerView } from "./views.ts"
 
 const upstream = [ServiceUnavailable, Conflict, NotFound, TooManyRequests] as const
 

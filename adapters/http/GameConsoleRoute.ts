@@ -9,26 +9,28 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Array as Arr, Clock, Deferred, Effect, Option, Schema, Stream } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Socket } from "effect/socket"
-import { authenticate, type Session, sessionIsLive } from "../../domain/account/Sessions.ts"
-import { checkConsoleToken, ownedByIdentifier, usableGameServer } from "../../domain/game/GameActions.ts"
+import type { Session } from "../../domain/account/Sessions.ts"
+import { admitConsole, type ConsoleSlots } from "../../domain/consoles/ConsoleAdmission.ts"
+import { watchConsole } from "../../domain/consoles/watchConsole.ts"
+import { checkConsoleToken } from "../../domain/game/GameActions.ts"
+import { allowedConsoleEvent, gameConsoleUsable, gameServerForConsole } from "../../domain/game/GameConsole.ts"
 import type { GameServer } from "../../domain/game/GameServer.ts"
 import { ConsoleTokens } from "../../ports/ConsoleTokens.ts"
 import { type ConsoleEvent, type GameConsole, GamePanel } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
-import type { AccountServices } from "./AccountsHandlers.ts"
+import type { SessionRecords } from "../../ports/SessionRecords.ts"
+import { requireSession, type SessionGuard } from "./Authentication.ts"
 import {
   closeWithGoingAwayOnInterrupt,
-  ConsoleSlots,
+  consoleHandshake,
   frameBytes,
   frameTooLarge,
   gameInputLimits,
-  InputRefused,
-  tooManyConsoles,
-  upgradeRefusal
+  InputRefused
 } from "./consoleLimits.ts"
-import { budgetRefusal, CustomerBudgets } from "./customerBudget.ts"
+import { CustomerBudgets } from "./customerBudget.ts"
 import { SESSION_ENDED } from "./ConsoleRoute.ts"
-import { errorResponse } from "./edge.ts"
+import { refusal } from "./errorMapping.ts"
 
 export interface GameConsoleOptions {
   readonly allowedOrigin: string
@@ -38,7 +40,8 @@ export interface GameConsoleOptions {
 }
 
 export type GameConsoleServices =
-  | AccountServices
+  | SessionGuard
+  | SessionRecords
   | GamePanel
   | GameServerRecords
   | ConsoleTokens
@@ -47,23 +50,6 @@ export type GameConsoleServices =
 
 const Frame = Schema.Struct({ event: Schema.String, args: Schema.optionalKey(Schema.Array(Schema.String)) })
 const decodeFrame = Schema.decodeUnknownOption(Schema.fromJsonString(Frame))
-
-const POWER = new Set(["start", "stop", "restart", "kill"])
-
-/** What the customer may send upstream (the admin token upstream would allow anything). */
-export const allowed = (frame: ConsoleEvent): boolean => {
-  switch (frame.event) {
-    case "send command":
-      return frame.args.length === 1 && frame.args[0]!.length <= 4096
-    case "set state":
-      return frame.args.length === 1 && POWER.has(frame.args[0]!)
-    case "send logs":
-    case "send stats":
-      return true
-    default:
-      return false
-  }
-}
 
 const encode = (event: ConsoleEvent) =>
   JSON.stringify(event.args.length === 0 ? { event: event.event } : { event: event.event, args: event.args })
@@ -81,43 +67,29 @@ export const outbound = (event: ConsoleEvent): string | undefined => {
   return event.raw ?? encode(event)
 }
 
-/**
- * How often an open relay re-reads its server and its session: a suspension, a deletion or the end of the session
- * (logout, log out everywhere, a password reset — on any instance) closes it within this time.
- */
-const STATE_POLL = "2 seconds"
 /** Like Wings: `token expiring` when a minute or less is left. */
 const EXPIRING_MS = 60_000
 
 export const gameConsoleRoute = (options: GameConsoleOptions) =>
   HttpRouter.add("GET", "/api/client/servers/:id/ws", (request) =>
-    Effect.gen(function*() {
-      const handshake = upgradeRefusal(request)
-      if (handshake !== undefined) return handshake
-      const identifier = (yield* HttpRouter.RouteContext).params["id"] ?? ""
-      // Cross-site WebSocket hijacking: a page elsewhere could ride the cookie; only our origin may connect.
-      if (request.headers["origin"] !== options.allowedOrigin) {
-        return errorResponse(403, "ORIGIN_REFUSED", "This console can only be opened from the panel.")
-      }
-      const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
-      if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
-      const userId = session.success.user.id
-      // The console's first `auth` opens it on the panel: the customer's share of its budget is spent first.
-      const spent = yield* Effect.result((yield* CustomerBudgets).spend(userId, "game-panel"))
-      if (spent._tag === "Failure") return budgetRefusal(spent.failure)
-      const server = yield* Effect.result(ownedByIdentifier(userId, identifier))
-      if (server._tag === "Failure") return errorResponse(404, "GAME_SERVER_NOT_FOUND", "No such game server.")
-      const usable = yield* Effect.result(usableGameServer(server.success))
-      if (usable._tag === "Failure") return errorResponse(409, "GAME_SERVER_SUSPENDED", usable.failure.message)
-      // Held for the console's life (this handler's scope), VPS and game consoles together.
-      const slots = yield* ConsoleSlots
-      if (!(yield* slots.take(userId))) return tooManyConsoles(slots.max)
-      yield* relay(session.success, server.success, request, options)
-      return HttpServerResponse.empty()
-    }).pipe(
-      Effect.scoped,
-      Effect.catchCause((cause) => Effect.as(Effect.logWarning("game console relay ended with an error", cause), HttpServerResponse.empty()))
-    ))
+    consoleHandshake(options.allowedOrigin, requireSession((request, session) =>
+      Effect.gen(function*() {
+        const identifier = (yield* HttpRouter.RouteContext).params["id"] ?? ""
+        const userId = session.user.id
+        // The console's first `auth` opens it on the panel: the customer's share of its budget is spent first.
+        const spent = yield* Effect.result((yield* CustomerBudgets).spend(userId, "game-panel"))
+        if (spent._tag === "Failure") return refusal(spent.failure)
+        const server = yield* Effect.result(gameServerForConsole(userId, identifier))
+        if (server._tag === "Failure") return refusal(server.failure)
+        // Held for the console's life (this handler's scope), VPS and game consoles together.
+        const admitted = yield* Effect.result(admitConsole(userId))
+        if (admitted._tag === "Failure") return refusal(admitted.failure)
+        yield* relay(session, server.success, request, options)
+        return HttpServerResponse.empty()
+      })))(request).pipe(
+        Effect.scoped,
+        Effect.catchCause((cause) => Effect.as(Effect.logWarning("game console relay ended with an error", cause), HttpServerResponse.empty()))
+      ))
 
 const relay = (session: Session, server: GameServer, request: HttpServerRequest.HttpServerRequest, options: GameConsoleOptions) =>
   Effect.gen(function*() {
@@ -211,7 +183,7 @@ const relay = (session: Session, server: GameServer, request: HttpServerRequest.
           const frame: ConsoleEvent = { event: decoded.value.event, args: decoded.value.args ?? [] }
           if (frame.event === "auth") yield* onAuth(frame.args[0] ?? "")
           else if (!authenticated() || upstream === undefined) yield* send(NOT_AUTHENTICATED)
-          else if (allowed(frame)) yield* upstream.send(frame)
+          else if (allowedConsoleEvent(frame)) yield* upstream.send(frame)
         }
       })))
 
@@ -229,15 +201,7 @@ const relay = (session: Session, server: GameServer, request: HttpServerRequest.
       }
     }))
 
-    const watchState = Effect.gen(function*() {
-      const records = yield* GameServerRecords
-      for (;;) {
-        yield* Effect.sleep(STATE_POLL)
-        if (!(yield* sessionIsLive(session.id))) return "session ended" as const
-        const current = yield* records.get(server.id)
-        if (Option.isNone(current) || current.value.status !== "active" || current.value.userId !== userId) return "state" as const
-      }
-    })
+    const watchState = watchConsole(session.id, gameConsoleUsable(server.id, userId))
 
     const ended = yield* Effect.raceAll([
       fromBrowser.pipe(

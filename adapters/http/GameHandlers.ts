@@ -1,6 +1,5 @@
 // Thin handlers for game servers and the console token: one use case each, errors mapped in one table.
 import { Effect } from "effect"
-import { HttpEffect, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import {
   issueConsoleToken,
@@ -11,7 +10,7 @@ import {
 import type { GameServer } from "../../domain/game/GameServer.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
-import { makeSpendForApi } from "./customerBudget.ts"
+import { CustomerBudgets } from "./customerBudget.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 
 export const gameServerView = (s: GameServer) => ({
@@ -32,15 +31,6 @@ const holder = Effect.map(CurrentSession, (s) => ({ userId: s.user.id, sessionId
 const withServices = <S>() =>
   Effect.map(Effect.context<S>(), (services) => <A, E>(effect: Effect.Effect<A, E, S>) => Effect.provideContext(effect, services))
 
-/** The panel's shared rate limit answered 429: tell the customer when to come back. */
-export const withRetryAfter = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.tapError(effect, (e) =>
-    typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "GamePanelThrottled"
-      ? HttpEffect.appendPreResponseHandler((_req, res) =>
-        Effect.succeed(HttpServerResponse.setHeader(res, "retry-after", String((e as unknown as { retryAfterSeconds: number }).retryAfterSeconds)))
-      )
-      : Effect.void)
-
 /** `socket`: our WebSocket, on the public origin (ws: for http:, wss: for https:). */
 export const consoleSocketUrl = (publicUrl: string, identifier: string) => {
   const url = new URL(`/api/client/servers/${encodeURIComponent(identifier)}/ws`, publicUrl)
@@ -52,7 +42,7 @@ export const GameHandlers = (publicUrl: string) => [
   HttpApiBuilder.group(Api, "gameServers", Effect.fn(function*(handlers) {
     const run = yield* withServices<Effect.Services<ReturnType<typeof powerGameServer>>>()
     // Power reaches the panel: the customer's share of its budget is spent first (429 RATE_LIMITED past it).
-    const spend = yield* makeSpendForApi
+    const budgets = yield* CustomerBudgets
     return handlers
       .handle("list", () =>
         Effect.flatMap(userId, (user) => run(listGameServers(user))).pipe(
@@ -66,18 +56,18 @@ export const GameHandlers = (publicUrl: string) => [
       .handle("power", ({ params, payload }) =>
         Effect.flatMap(userId, (user) =>
           Effect.andThen(
-            spend(user, "game-panel"),
-            run(powerGameServer(user, params.id, payload.signal)).pipe(Effect.asVoid, withRetryAfter, mapDomainErrors)
+            mapDomainErrors(budgets.spend(user, "game-panel")),
+            run(powerGameServer(user, params.id, payload.signal)).pipe(Effect.asVoid, mapDomainErrors)
           )))
   })),
   HttpApiBuilder.group(Api, "gameClient", Effect.fn(function*(handlers) {
     const run = yield* withServices<Effect.Services<ReturnType<typeof issueConsoleToken>>>()
     // A token leads to a console, which the panel serves: it is spent from the same share.
-    const spend = yield* makeSpendForApi
+    const budgets = yield* CustomerBudgets
     return handlers.handle("websocket", ({ params }) =>
       Effect.flatMap(holder, (h) =>
         Effect.andThen(
-          spend(h.userId, "game-panel"),
+          mapDomainErrors(budgets.spend(h.userId, "game-panel")),
           run(issueConsoleToken(h, params.id)).pipe(
             Effect.map(({ server, token }) => ({ data: { token, socket: consoleSocketUrl(publicUrl, server.identifier) } })),
             mapDomainErrors

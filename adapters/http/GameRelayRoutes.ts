@@ -6,28 +6,16 @@
 import { finished, Readable } from "node:stream"
 import { Effect, Exit, Option, Scope, Stream } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
-import { authenticate } from "../../domain/account/Sessions.ts"
+import type { Session } from "../../domain/account/Sessions.ts"
 import { ownedByIdentifier, usableGameServer } from "../../domain/game/GameActions.ts"
 import { GameServerNotFound } from "../../domain/game/GameErrors.ts"
 import type { GameServer } from "../../domain/game/GameServer.ts"
+import { type FileAction, fileAction } from "../../domain/game/fileActions.ts"
 import { type ClientRequest, GamePanel, type DownloadTarget, UploadAborted } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
-import type { AccountServices } from "./AccountsHandlers.ts"
-import {
-  type ApiError,
-  BadRequest,
-  Conflict,
-  Forbidden,
-  NotFound,
-  PaymentRequired,
-  ServiceUnavailable,
-  TooManyRequests,
-  Unauthorized,
-  Unprocessable
-} from "./ApiErrors.ts"
-import { type CustomerBudgets, withCustomerBudget } from "./customerBudget.ts"
-import { errorResponse } from "./edge.ts"
-import { type DomainError, toApiError } from "./errorMapping.ts"
+import { requireSession, type SessionGuard } from "./Authentication.ts"
+import { CustomerBudgets } from "./customerBudget.ts"
+import { errorResponse, refusal } from "./errorMapping.ts"
 import { CONTROL_MESSAGE, firstControl, isServerIdentifier } from "./inputs.ts"
 
 export interface GameRelayOptions {
@@ -39,69 +27,7 @@ export interface GameRelayOptions {
   readonly maxUploadBytes: number
 }
 
-export type GameRelayServices = AccountServices | GamePanel | GameServerRecords | CustomerBudgets
-
-const STATUSES = [
-  [BadRequest, 400],
-  [Unauthorized, 401],
-  [PaymentRequired, 402],
-  [Forbidden, 403],
-  [NotFound, 404],
-  [Conflict, 409],
-  [Unprocessable, 422],
-  [TooManyRequests, 429],
-  [ServiceUnavailable, 503]
-] as const
-
-const statusOf = (e: ApiError) => STATUSES.find(([type]) => e instanceof type)?.[1] ?? 500
-
-/** A domain or panel error as our envelope; a throttled panel tells when to come back. */
-const failure = (e: DomainError) => {
-  const api = toApiError(e)
-  const response = HttpServerResponse.jsonUnsafe({ error: api.error }, { status: statusOf(api) })
-  return e._tag === "GamePanelThrottled" ? HttpServerResponse.setHeader(response, "retry-after", String(e.retryAfterSeconds)) : response
-}
-
-type Route =
-  | { readonly _tag: "Relay"; readonly method: ClientRequest["method"]; readonly body: "none" | "json" | "text" }
-  | { readonly _tag: "SignedUrl"; readonly to: string }
-  | { readonly _tag: "Download"; readonly target: (query: URLSearchParams) => DownloadTarget | undefined }
-  | { readonly _tag: "Upload" }
-  | { readonly _tag: "Refused"; readonly code: string; readonly message: string }
-
-const UUID = "[0-9a-fA-F-]{36}"
-const FILE_ACTIONS_JSON = ["rename", "copy", "delete", "create-folder", "compress", "decompress", "chmod"]
-
-/** The allowed calls, by method and sub-path below the server; anything else is a 404. */
-const route = (method: string, path: string): Route | undefined => {
-  const is = (m: string, pattern: string) => method === m && new RegExp(`^${pattern}$`).test(path)
-  if (is("GET", "files/list") || is("GET", "files/contents")) return { _tag: "Relay", method: "GET", body: "none" }
-  if (is("POST", "files/write")) return { _tag: "Relay", method: "POST", body: "text" }
-  if (method === "POST" && FILE_ACTIONS_JSON.some((a) => path === `files/${a}`)) return { _tag: "Relay", method: "POST", body: "json" }
-  if (is("PUT", "files/rename")) return { _tag: "Relay", method: "PUT", body: "json" }
-  if (is("POST", "files/pull")) {
-    // The node would fetch any URL from inside the hosting network on the customer's behalf.
-    return { _tag: "Refused", code: "REMOTE_DOWNLOAD_DISABLED", message: "Downloading from a URL onto the server is not offered; upload the file instead." }
-  }
-  if (is("GET", "files/download")) return { _tag: "SignedUrl", to: "files/download/stream" }
-  if (is("GET", "files/download/stream")) {
-    return { _tag: "Download", target: (q) => { const f = q.get("file"); return f === null || f === "" ? undefined : { _tag: "File", path: f } } }
-  }
-  if (is("GET", "files/upload")) return { _tag: "SignedUrl", to: "files/upload/stream" }
-  if (is("POST", "files/upload/stream")) return { _tag: "Upload" }
-  if (is("GET", "backups") ) return { _tag: "Relay", method: "GET", body: "none" }
-  if (is("POST", "backups")) return { _tag: "Relay", method: "POST", body: "json" }
-  if (is("GET", `backups/${UUID}`)) return { _tag: "Relay", method: "GET", body: "none" }
-  if (is("DELETE", `backups/${UUID}`)) return { _tag: "Relay", method: "DELETE", body: "none" }
-  if (is("POST", `backups/${UUID}/lock`)) return { _tag: "Relay", method: "POST", body: "none" }
-  if (is("POST", `backups/${UUID}/restore`)) return { _tag: "Relay", method: "POST", body: "json" }
-  if (is("GET", `backups/${UUID}/download`)) return { _tag: "SignedUrl", to: `${path}/stream` }
-  if (is("GET", `backups/${UUID}/download/stream`)) {
-    const uuid = path.split("/")[1]!
-    return { _tag: "Download", target: () => ({ _tag: "Backup", uuid }) }
-  }
-  return undefined
-}
+export type GameRelayServices = SessionGuard | GamePanel | GameServerRecords | CustomerBudgets
 
 /**
  * Removes what names the panel: pagination `links` (absolute panel URLs) and `meta.resource`, wherever they sit
@@ -150,7 +76,7 @@ const invalidText = (where: string) =>
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
 
-const relayed = (server: GameServer, request: HttpServerRequest.HttpServerRequest, target: Extract<Route, { _tag: "Relay" }>, path: string, query: string, options: GameRelayOptions) =>
+const relayed = (server: GameServer, request: HttpServerRequest.HttpServerRequest, target: Extract<FileAction, { _tag: "Relay" }>, path: string, query: string, options: GameRelayOptions) =>
   Effect.gen(function*() {
     let body: ClientRequest["body"] = null
     if (target.body !== "none") {
@@ -250,21 +176,26 @@ const uploaded = (server: GameServer, request: HttpServerRequest.HttpServerReque
     )
   })
 
-const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpServerRequest) =>
+/** The allowed calls only (anything else is a 404, signed in or not), for signed-in customers only. */
+const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpServerRequest) => {
+  // From the path as sent: URL parsing would resolve `..` and `%2e%2e` in the id's place into another path.
+  const path = (request.url.split("?")[0] ?? "").replace(/^\/api\/client\/servers\/[^/]+\//, "")
+  const target = fileAction(request.method, path)
+  if (target === undefined) return Effect.succeed(errorResponse(404))
+  return requireSession((request, session) => relayAs(session, target, path, request, options))(request)
+}
+
+const relayAs = (session: Session, target: FileAction, path: string, request: HttpServerRequest.HttpServerRequest, options: GameRelayOptions) =>
   Effect.gen(function*() {
-    const params = (yield* HttpRouter.RouteContext).params
-    const identifier = params["id"] ?? ""
+    // Every relayed call spends the customer's share of the panel's budget first (429 RATE_LIMITED past it).
+    const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.user.id, "game-panel"))
+    if (spent._tag === "Failure") return refusal(spent.failure)
+    const identifier = (yield* HttpRouter.RouteContext).params["id"] ?? ""
     const url = new URL(request.url, "http://relay")
-    // From the path as sent: URL parsing would resolve `..` and `%2e%2e` in the id's place into another path.
-    const path = (request.url.split("?")[0] ?? "").replace(/^\/api\/client\/servers\/[^/]+\//, "")
-    const target = route(request.method, path)
-    if (target === undefined) return errorResponse(404)
-    const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
-    if (session._tag === "Failure") return errorResponse(401, "UNAUTHENTICATED", session.failure.message)
     // Not an identifier: answered as no such server, without asking the database.
-    if (!isServerIdentifier(identifier)) return failure(new GameServerNotFound())
-    const owned = yield* Effect.result(Effect.flatMap(ownedByIdentifier(session.success.user.id, identifier), usableGameServer))
-    if (owned._tag === "Failure") return failure(owned.failure)
+    if (!isServerIdentifier(identifier)) return refusal(new GameServerNotFound())
+    const owned = yield* Effect.result(Effect.flatMap(ownedByIdentifier(session.user.id, identifier), usableGameServer))
+    if (owned._tag === "Failure") return refusal(owned.failure)
     const server = owned.success
     const query = url.search.replace(/^\?/, "")
     const badParameter = [...url.searchParams].find((pair) => firstControl(pair) !== undefined)
@@ -293,19 +224,18 @@ const handle = (options: GameRelayOptions) => (request: HttpServerRequest.HttpSe
     }
   }).pipe(
     Effect.catchTags({
-      GamePanelUnavailable: (e) => Effect.as(Effect.logWarning("game panel relay failed", e.message), failure(e)),
-      GamePanelThrottled: (e) => Effect.succeed(failure(e)),
-      PanelUnknown: (e) => Effect.as(Effect.logError("a game server names a panel the catalog does not have", e.panel), failure(e)),
-      PanelValidationFailed: (e) => Effect.succeed(failure(e)),
-      ServerStateConflict: (e) => Effect.succeed(failure(e)),
-      PanelResourceNotFound: (e) => Effect.succeed(failure(e)),
-      PanelRejected: (e) => Effect.as(Effect.logInfo("game panel refused a relayed call", `${e.operation}: ${e.status} ${e.code}`), failure(e))
+      GamePanelUnavailable: (e) => Effect.as(Effect.logWarning("game panel relay failed", e.message), refusal(e)),
+      GamePanelThrottled: (e) => Effect.succeed(refusal(e)),
+      PanelUnknown: (e) => Effect.as(Effect.logError("a game server names a panel the catalog does not have", e.panel), refusal(e)),
+      PanelValidationFailed: (e) => Effect.succeed(refusal(e)),
+      ServerStateConflict: (e) => Effect.succeed(refusal(e)),
+      PanelResourceNotFound: (e) => Effect.succeed(refusal(e)),
+      PanelRejected: (e) => Effect.as(Effect.logInfo("game panel refused a relayed call", `${e.operation}: ${e.status} ${e.code}`), refusal(e))
     })
   )
 
 export const gameRelayRoutes = (options: GameRelayOptions) => {
-  // Every relayed call spends the customer's share of the panel's budget first (429 RATE_LIMITED past it).
-  const relay = withCustomerBudget("game-panel")(handle(options))
+  const relay = handle(options)
   return HttpRouter.addAll([
     HttpRouter.route("*", "/api/client/servers/:id/files/*", relay),
     HttpRouter.route("*", "/api/client/servers/:id/backups/*", relay)

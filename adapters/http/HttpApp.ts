@@ -3,13 +3,13 @@ import { Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import {
-  AuthenticationLive,
   AuthHandlers,
   PreferencesHandlers,
   RequestValidationLive,
   SessionHandlers
 } from "./AccountsHandlers.ts"
 import { Api } from "./Api.ts"
+import { AuthenticationLive, SessionGuard, SessionIfSignedInLive } from "./Authentication.ts"
 import { CatalogHandlers } from "./CatalogHandlers.ts"
 import { type ConsoleRouteOptions, type ConsoleRouteServices, consoleRoute } from "./ConsoleRoute.ts"
 import { type GameConsoleServices, gameConsoleRoute } from "./GameConsoleRoute.ts"
@@ -35,7 +35,7 @@ const ApiRoutes = (publicUrl: string) =>
       ...GameHandlers(publicUrl),
       SystemHandlers
     ]),
-    Layer.provide([AuthenticationLive, RequestValidationLive])
+    Layer.provide([AuthenticationLive, SessionIfSignedInLive, RequestValidationLive])
   )
 
 /** The console WebSocket runs on the services captured when the routes are built. */
@@ -74,4 +74,7 @@ export const HttpApp = (options: HttpAppOptions) =>
     Layer.unwrap(Effect.map(HttpSettings, edgeMiddleware)),
     Layer.unwrap(Effect.map(HttpSettings, (settings) =>
       securityMiddleware(settings, { allowedOrigin: options.allowedOrigin, csrfExempt: CSRF_EXEMPT })))
+  ).pipe(
+    // One session check for the HttpApi's guard and the routes outside it.
+    Layer.provide(SessionGuard.layer)
   )

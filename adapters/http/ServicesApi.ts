@@ -13,51 +13,9 @@ import {
 } from "./ApiErrors.ts"
 import { missingAnswers } from "./errorMapping.ts"
 import { Line, Lines, MissingAnswer, noControlInside, PathId } from "./inputs.ts"
+import { OrderView, SnapshotView, SubscriptionView, VpsView } from "./views.ts"
 
 const Id = PathId
-
-export const OrderView = Schema.Struct({
-  id: Schema.String,
-  planId: Schema.String,
-  kind: Schema.Literals(["vps", "game"]),
-  status: Schema.Literals(["pending", "provisioning", "completed", "failed"]),
-  progress: Schema.Struct({ step: Schema.Int, total: Schema.Int, name: Schema.String }),
-  failureReason: Schema.optionalKey(Schema.String),
-  subscriptionId: Schema.optionalKey(Schema.String),
-  serviceId: Schema.optionalKey(Schema.String),
-  /** The VPS root password: on the owner's first read of the completed order, never again. */
-  rootPassword: Schema.optionalKey(Schema.String),
-  createdAt: Schema.String
-}).annotate({ identifier: "Order" })
-
-export const SubscriptionView = Schema.Struct({
-  id: Schema.String,
-  planId: Schema.String,
-  kind: Schema.Literals(["vps", "game"]),
-  status: Schema.Literals(["active", "suspended", "terminated", "failed"]),
-  currentPeriodEnd: Schema.String,
-  cancelAtPeriodEnd: Schema.Boolean,
-  serviceId: Schema.optionalKey(Schema.String),
-  createdAt: Schema.String
-}).annotate({ identifier: "Subscription" })
-
-export const VpsView = Schema.Struct({
-  id: Schema.String,
-  subscriptionId: Schema.String,
-  planId: Schema.String,
-  hostname: Schema.String,
-  templateId: Schema.String,
-  address: Schema.String,
-  status: Schema.Literals(["running", "stopped", "suspended", "destroyed"]),
-  graceUntil: Schema.optionalKey(Schema.String),
-  createdAt: Schema.String
-}).annotate({ identifier: "Vps" })
-
-export const SnapshotView = Schema.Struct({
-  name: Schema.String,
-  description: Schema.String,
-  createdAt: Schema.optionalKey(Schema.String)
-}).annotate({ identifier: "Snapshot" })
 
 const upstream = [ServiceUnavailable, Conflict, NotFound, TooManyRequests] as const
 

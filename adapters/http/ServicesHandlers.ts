@@ -18,7 +18,7 @@ import {
 import type { Snapshot } from "../../ports/Virtualization.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
-import { makeSpendForApi } from "./customerBudget.ts"
+import { CustomerBudgets } from "./customerBudget.ts"
 import { type DomainError, mapDomainErrors } from "./errorMapping.ts"
 import { SHUTDOWN_TIMEOUT } from "./ServicesApi.ts"
 
@@ -115,10 +115,10 @@ type VpsServices =
 
 export const VpsHandlers = HttpApiBuilder.group(Api, "vps", Effect.fn(function*(handlers) {
   const run = yield* withServices<VpsServices>()
-  const spend = yield* makeSpendForApi
+  const budgets = yield* CustomerBudgets
   /** A call that reaches Proxmox: the customer's share of the cluster's API is spent first (429 RATE_LIMITED past it). */
   const proxmox = <A, E extends DomainError>(action: (user: string) => Effect.Effect<A, E, VpsServices>) =>
-    Effect.flatMap(userId, (user) => Effect.andThen(spend(user, "proxmox"), mapDomainErrors(run(action(user)))))
+    Effect.flatMap(userId, (user) => Effect.andThen(mapDomainErrors(budgets.spend(user, "proxmox")), mapDomainErrors(run(action(user)))))
   const power = (id: string, action: "start" | "stop" | "reset") =>
     proxmox((user) => powerVps(user, id, action)).pipe(Effect.map((vps) => ({ vps: vpsView(vps) })))
   return handlers

@@ -6,7 +6,7 @@ import { Effect, Layer } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { readFile, stat } from "node:fs/promises"
 import { extname, join, normalize, resolve, sep } from "node:path"
-import { errorResponse } from "./edge.ts"
+import { errorResponse } from "./errorMapping.ts"
 
 export interface StaticRoutesOptions {
   /** The built panel (a folder holding index.html and assets/); null: no panel on this server. */

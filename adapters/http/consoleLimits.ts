@@ -1,11 +1,10 @@
 // What bounds a console WebSocket before and while it runs: the frame size the WebSocket server refuses before
 // buffering (1009), the handshake checks that answer anything but a valid WebSocket upgrade with our JSON envelope
-// (never the `ws` library's text/html, never a raw TCP stream), the consoles one user may hold open at once, and the
-// token buckets that rate-limit a socket's input frames.
-import { Cause, Context, Data, Effect, Exit, Layer, type Scope } from "effect"
+// (never the `ws` library's text/html, never a raw TCP stream), and the token buckets that rate-limit a socket's input frames.
+import { Cause, Data, Effect, Exit } from "effect"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Socket } from "effect/socket"
-import { errorResponse } from "./edge.ts"
+import { errorResponse } from "./errorMapping.ts"
 
 /** The largest frame a browser may send a console: typed input is small, a paste is bounded. */
 export const CONSOLE_MAX_FRAME_BYTES = 64 * 1024
@@ -77,44 +76,22 @@ export const upgradeRefusal = (request: HttpServerRequest.HttpServerRequest): Ht
   return undefined
 }
 
-// --- consoles per user -----------------------------------------------------------------------------------------
-
 /**
- * How many consoles (VPS and game together) each user holds open in this process. A slot is held for the scope it
- * was taken in (the console's life) and freed when that scope closes, however it ends.
+ * A console route's door, before anything else: a valid WebSocket handshake (see `upgradeRefusal`), from the panel's
+ * own origin — a page elsewhere could ride the cookie (cross-site WebSocket hijacking).
  */
-export class ConsoleSlots extends Context.Service<ConsoleSlots, {
-  readonly max: number
-  /** True and held until the scope closes; false, nothing held, when the user already has `max` open. */
-  take(userId: string): Effect.Effect<boolean, never, Scope.Scope>
-  open(userId: string): number
-}>()("zh/http/ConsoleSlots") {
-  static readonly layer = (max: number) =>
-    Layer.sync(ConsoleSlots, () => {
-      const open = new Map<string, number>()
-      const release = (userId: string) =>
-        Effect.sync(() => {
-          const left = (open.get(userId) ?? 1) - 1
-          if (left <= 0) open.delete(userId)
-          else open.set(userId, left)
-        })
-      return ConsoleSlots.of({
-        max,
-        take: (userId) =>
-          Effect.uninterruptible(Effect.suspend(() => {
-            // Checked and counted in one synchronous step: concurrent opens cannot both take the last slot.
-            const held = open.get(userId) ?? 0
-            if (held >= max) return Effect.succeed(false)
-            open.set(userId, held + 1)
-            return Effect.as(Effect.addFinalizer(() => release(userId)), true)
-          })),
-        open: (userId) => open.get(userId) ?? 0
-      })
-    })
+export const consoleHandshake = <E, R>(
+  allowedOrigin: string,
+  handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) =>
+(request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
+  const refused = upgradeRefusal(request)
+  if (refused !== undefined) return Effect.succeed(refused)
+  if (request.headers["origin"] !== allowedOrigin) {
+    return Effect.succeed(errorResponse(403, "ORIGIN_REFUSED", "This console can only be opened from the panel."))
+  }
+  return handler(request)
 }
-
-export const tooManyConsoles = (max: number) =>
-  errorResponse(429, "TOO_MANY_CONSOLES", `At most ${max} consoles can be open at once; close one first.`)
 
 // --- input rate ------------------------------------------------------------------------------------------------
 

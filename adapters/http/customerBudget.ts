@@ -4,11 +4,7 @@
 // minute. Past it the customer gets 429 RATE_LIMITED with Retry-After, and the others never notice.
 // The buckets are effect/persistence's RateLimiter on its in-memory store: one process's count (see README).
 import { Context, Data, Duration, Effect, Layer } from "effect"
-import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { RateLimiter } from "effect/persistence"
-import { authenticate } from "../../domain/account/Sessions.ts"
-import type { AccountServices } from "./AccountsHandlers.ts"
-import { errorBody, TooManyRequests } from "./ApiErrors.ts"
 
 /** Which shared budget a call spends: the game panel's Client API, or the Proxmox clusters' API. */
 export type Upstream = "game-panel" | "proxmox"
@@ -48,47 +44,3 @@ export class CustomerBudgets extends Context.Service<CustomerBudgets, {
   static readonly layerMemory = (perMinute: number): Layer.Layer<CustomerBudgets> =>
     CustomerBudgets.layer(perMinute).pipe(Layer.provide(RateLimiter.layer), Layer.provide(RateLimiter.layerStoreMemory))
 }
-
-const rateLimited = (e: BudgetExceeded) => errorBody("RATE_LIMITED", e.message)
-
-/** The refusal of a route outside the HttpApi (relay, consoles): 429 with our envelope and Retry-After. */
-export const budgetRefusal = (e: BudgetExceeded) =>
-  HttpServerResponse.jsonUnsafe({ error: rateLimited(e) }, { status: 429 }).pipe(
-    HttpServerResponse.setHeader("retry-after", String(e.retryAfterSeconds))
-  )
-
-/**
- * For HttpApi handlers: spends the call or fails with the endpoint's 429, its Retry-After set on the answer. Resolve
- * once when the handlers are built.
- */
-export const makeSpendForApi = Effect.gen(function*() {
-  const budgets = yield* CustomerBudgets
-  return (userId: string, upstream: Upstream): Effect.Effect<void, TooManyRequests, HttpServerRequest.HttpServerRequest> =>
-    budgets.spend(userId, upstream).pipe(
-      Effect.catch((e) =>
-        HttpEffect.appendPreResponseHandler((_request, response) =>
-          Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(e.retryAfterSeconds)))
-        ).pipe(Effect.andThen(Effect.fail(new TooManyRequests({ error: rateLimited(e) }))))
-      )
-    )
-})
-
-/**
- * Wraps a route outside the HttpApi whose calls reach `upstream` (the files and backups relay): a signed-in customer
- * past their share gets 429 before the handler runs; any other request is the handler's to answer (401 and all).
- */
-export const withCustomerBudget = (upstream: Upstream) =>
-<E, R>(
-  handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-) =>
-(request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function*() {
-    const session = yield* Effect.result(authenticate(request.cookies["zh_token"]))
-    if (session._tag === "Success") {
-      const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.success.user.id, upstream))
-      if (spent._tag === "Failure") return budgetRefusal(spent.failure)
-    }
-    return yield* handler(request)
-  })
-
-export type CustomerBudgetServices = CustomerBudgets | AccountServices

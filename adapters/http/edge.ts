@@ -7,33 +7,8 @@ import { SqlError } from "effect/sql"
 import { createServer, type Server, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { errorBody } from "./ApiErrors.ts"
+import { databaseUnreachable, errorResponse, statusAnswer, toResponse } from "./errorMapping.ts"
 import type { HttpSettings } from "./HttpSettings.ts"
-
-const CODES: Record<number, readonly [code: string, message: string]> = {
-  400: ["BAD_REQUEST", "The request is not valid."],
-  404: ["NOT_FOUND", "Nothing is here."],
-  405: ["METHOD_NOT_ALLOWED", "This method is not allowed here."],
-  409: ["CONFLICT", "This conflicts with a change made at the same time; reload and try again."],
-  413: ["PAYLOAD_TOO_LARGE", "The request body is too large."],
-  415: ["UNSUPPORTED_MEDIA_TYPE", "Send the request body as application/json."],
-  500: ["INTERNAL_ERROR", "Something went wrong on our side; it has been logged."],
-  503: ["SERVICE_UNAVAILABLE", "The service is unavailable; please try again in a few seconds."]
-}
-
-/** `Upgrade Required` → `UPGRADE_REQUIRED`: any other status still gets a stable code. */
-const codeOfStatus = (status: number) => (STATUS_CODES[status] ?? "Error").toUpperCase().replace(/[^A-Z0-9]+/g, "_")
-
-export const errorResponse = (status: number, code?: string, message?: string) => {
-  const [defaultCode, defaultMessage] = CODES[status] ?? [codeOfStatus(status), STATUS_CODES[status] ?? "The request failed."]
-  return HttpServerResponse.jsonUnsafe({ error: errorBody(code ?? defaultCode, message ?? defaultMessage) }, { status })
-}
-
-/** How long a client should wait before trying again while the database is away. */
-const DATABASE_RETRY_AFTER_SECONDS = 5
-
-const databaseUnreachable = errorResponse(503, "DATABASE_UNREACHABLE", "The database does not answer; please try again in a few seconds.").pipe(
-  HttpServerResponse.setHeader("retry-after", String(DATABASE_RETRY_AFTER_SECONDS))
-)
 
 /** The unread rest of an oversize body is never consumed: the connection cannot be reused. */
 const tooLarge = errorResponse(413).pipe(HttpServerResponse.setHeader("connection", "close"))
@@ -98,7 +73,7 @@ const unhandled = (request: HttpServerRequest.HttpServerRequest, cause: Cause.Ca
   const where = `${request.method} ${request.url.split("?")[0] ?? ""}`
   const sql = sqlErrorIn(error)
   if (sql?.reason._tag === "ConnectionError") {
-    return Effect.as(Effect.logWarning(`database unreachable while serving ${where}: ${describeDefect(sql)}`), databaseUnreachable)
+    return Effect.as(Effect.logWarning(`database unreachable while serving ${where}: ${describeDefect(sql)}`), toResponse(databaseUnreachable))
   }
   if (sql?.reason._tag === "UniqueViolation") {
     return Effect.as(Effect.logWarning(`a concurrent change won a unique constraint in ${where}: ${describeDefect(sql)}`), errorResponse(409))
@@ -142,7 +117,7 @@ export const createHttpServer = (): Server => {
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy()
     const status = clientErrorStatus(error.code)
-    const [code, message] = CODES[status] ?? [codeOfStatus(status), STATUS_CODES[status] ?? "The request failed."]
+    const { code, message } = statusAnswer(status)
     const body = JSON.stringify({ error: errorBody(code, message) })
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +

@@ -1,6 +1,12 @@
-// The one table where domain errors meet HTTP: each becomes a status and a stable code.
+// The one table where failures meet HTTP: each domain error — and each status the edge answers on its own — becomes a
+// status, a stable code, a message and, for a throttle, when to come back (Retry-After). The HttpApi routes, the raw
+// routes (relay, consoles) and the WebSocket refusals all answer from here, in the envelope
+// `{ "error": { "code", "message", "details"? } }`.
 import { Effect } from "effect"
+import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { STATUS_CODES } from "node:http"
 import type * as AccountErrors from "../../domain/account/AccountErrors.ts"
+import type { TooManyConsoles } from "../../domain/consoles/ConsoleAdmission.ts"
 import * as BillingErrors from "../../domain/billing/BillingErrors.ts"
 import * as GameErrors from "../../domain/game/GameErrors.ts"
 import * as VpsActions from "../../domain/vps/VpsActions.ts"
@@ -13,6 +19,7 @@ import {
   BadRequest,
   Conflict,
   errorBody,
+  Forbidden,
   NotFound,
   PaymentRequired,
   ServiceUnavailable,
@@ -20,6 +27,55 @@ import {
   Unauthorized,
   Unprocessable
 } from "./ApiErrors.ts"
+import type { BudgetExceeded } from "./customerBudget.ts"
+
+/** What a client receives for a failure. */
+export interface Answer {
+  readonly status: number
+  readonly code: string
+  readonly message: string
+  readonly details?: unknown
+  /** RFC 9110 §10.2.3: sent as Retry-After. */
+  readonly retryAfterSeconds?: number
+}
+
+const answer = (status: number, code: string, message: string, extra: Pick<Answer, "details" | "retryAfterSeconds"> = {}): Answer => ({
+  status,
+  code,
+  message,
+  ...extra
+})
+
+// --- statuses the edge answers on its own ----------------------------------------------------------------------
+
+const STATUS_DEFAULTS: Record<number, readonly [code: string, message: string]> = {
+  400: ["BAD_REQUEST", "The request is not valid."],
+  404: ["NOT_FOUND", "Nothing is here."],
+  405: ["METHOD_NOT_ALLOWED", "This method is not allowed here."],
+  409: ["CONFLICT", "This conflicts with a change made at the same time; reload and try again."],
+  413: ["PAYLOAD_TOO_LARGE", "The request body is too large."],
+  415: ["UNSUPPORTED_MEDIA_TYPE", "Send the request body as application/json."],
+  500: ["INTERNAL_ERROR", "Something went wrong on our side; it has been logged."],
+  503: ["SERVICE_UNAVAILABLE", "The service is unavailable; please try again in a few seconds."]
+}
+
+/** `Upgrade Required` → `UPGRADE_REQUIRED`: any other status still gets a stable code. */
+const codeOfStatus = (status: number) => (STATUS_CODES[status] ?? "Error").toUpperCase().replace(/[^A-Z0-9]+/g, "_")
+
+/** A status's own answer (the router's 404, the body limit's 413 …), with an optional code and message of the route's. */
+export const statusAnswer = (status: number, code?: string, message?: string): Answer => {
+  const [defaultCode, defaultMessage] = STATUS_DEFAULTS[status] ?? [codeOfStatus(status), STATUS_CODES[status] ?? "The request failed."]
+  return answer(status, code ?? defaultCode, message ?? defaultMessage)
+}
+
+/** How long a client should wait before trying again while the database is away. */
+const DATABASE_RETRY_AFTER_SECONDS = 5
+
+export const databaseUnreachable = answer(503, "DATABASE_UNREACHABLE", "The database does not answer; please try again in a few seconds.", {
+  retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS
+})
+
+// --- domain errors ---------------------------------------------------------------------------------------------
 
 export type DomainError =
   | AccountErrors.EmailAlreadyRegistered
@@ -67,112 +123,151 @@ export type DomainError =
   | GamePanel.ServerStateConflict
   | GamePanel.PanelResourceNotFound
   | GamePanel.PanelRejected
+  | BudgetExceeded
+  | TooManyConsoles
 
-type Table = { readonly [K in DomainError["_tag"]]: (e: Extract<DomainError, { _tag: K }>) => ApiError }
+type Table = { readonly [K in DomainError["_tag"]]: (e: Extract<DomainError, { _tag: K }>) => Answer }
 
-const body = (code: string, e: { readonly message: string }) => ({ error: errorBody(code, e.message) })
+/** The domain's own words, under a stable code. */
+const own = (status: number, code: string) => (e: { readonly message: string }) => answer(status, code, e.message)
+
+const panelUnavailable = answer(503, "GAME_PANEL_UNAVAILABLE", "The game panel did not complete the operation; please try again shortly.")
+const upstreamUnavailable = answer(503, "UPSTREAM_UNAVAILABLE", "The virtualization platform did not complete the operation; please try again shortly.")
+
+/** The panel's refusals we can name (its DisplayException family), in our words; anything else is generic. */
+const panelRefusal = (code: string): Answer => {
+  switch (code) {
+    case "TooManyBackupsException":
+      return answer(400, "BACKUP_LIMIT_REACHED", "This plan's backup limit is reached; delete a backup first.")
+    case "BackupLockedException":
+      return answer(400, "BACKUP_LOCKED", "This backup is locked; unlock it before deleting it.")
+    case "FileSizeTooLargeException":
+      return answer(400, "FILE_TOO_LARGE", "This file is too large to open in the editor; download it instead.")
+    case "FileExistsException":
+      return answer(400, "FILE_EXISTS", "A file or folder with this name already exists.")
+    default:
+      return answer(400, "GAME_PANEL_REFUSED", "The game panel refused this request.")
+  }
+}
 
 const table = {
-  EmailAlreadyRegistered: (e) => new Conflict(body("EMAIL_TAKEN", e)),
-  InvalidEmail: (e) => new Unprocessable(body("INVALID_EMAIL", e)),
-  PasswordPolicyViolation: (e) => new Unprocessable(body(`PASSWORD_${e.problem}`, e)),
-  SiretRequired: (e) => new Unprocessable(body("SIRET_REQUIRED", e)),
-  InvalidSiret: (e) => new Unprocessable(body(e.problem === "SIRET_FORMAT" ? "SIRET_FORMAT" : "SIRET_CHECKSUM", e)),
-  SiretUnknown: (e) => new Unprocessable(body("SIRET_UNKNOWN", e)),
-  SiretClosed: (e) => new Unprocessable(body("SIRET_CLOSED", e)),
-  RegistryUnavailable: (e) =>
-    new ServiceUnavailable(body(e.reason === "THROTTLED" ? "REGISTRY_THROTTLED" : "REGISTRY_UNAVAILABLE", e)),
-  InvalidCredentials: (e) => new Unauthorized(body("INVALID_CREDENTIALS", e)),
-  LoginThrottled: (e) => new TooManyRequests(body("LOGIN_THROTTLED", e)),
-  ResetThrottled: (e) => new TooManyRequests(body("RESET_THROTTLED", e)),
-  Unauthenticated: (e) => new Unauthorized(body(e.reason === "EXPIRED" ? "SESSION_EXPIRED" : "UNAUTHENTICATED", e)),
-  ResetTokenInvalid: (e) => new BadRequest(body("RESET_TOKEN_INVALID", e)),
-  ResetTokenExpired: (e) => new BadRequest(body("RESET_TOKEN_EXPIRED", e)),
-  ResetTokenUsed: (e) => new BadRequest(body("RESET_TOKEN_USED", e)),
-  PlanUnavailable: (e) => new Unprocessable(body("PLAN_UNAVAILABLE", e)),
-  InvalidOrderOption: (e) => new Unprocessable(body("INVALID_ORDER_OPTION", e)),
-  OrderNotFound: (e) => new NotFound(body("ORDER_NOT_FOUND", e)),
-  SubscriptionNotFound: (e) => new NotFound(body("SUBSCRIPTION_NOT_FOUND", e)),
-  SubscriptionEnded: (e) => new Conflict(body("SUBSCRIPTION_ENDED", e)),
-  PaymentDeclined: (e) => new PaymentRequired(body("PAYMENT_DECLINED", e)),
-  PaymentUnavailable: (e) => new ServiceUnavailable(body("PAYMENT_UNAVAILABLE", e)),
-  PaymentsNotConfigured: (e) => new ServiceUnavailable(body("PAYMENTS_NOT_CONFIGURED", e)),
-  VpsNotFound: (e) => new NotFound(body("VPS_NOT_FOUND", e)),
+  EmailAlreadyRegistered: own(409, "EMAIL_TAKEN"),
+  InvalidEmail: own(422, "INVALID_EMAIL"),
+  PasswordPolicyViolation: (e) => answer(422, `PASSWORD_${e.problem}`, e.message),
+  SiretRequired: own(422, "SIRET_REQUIRED"),
+  InvalidSiret: (e) => answer(422, e.problem === "SIRET_FORMAT" ? "SIRET_FORMAT" : "SIRET_CHECKSUM", e.message),
+  SiretUnknown: own(422, "SIRET_UNKNOWN"),
+  SiretClosed: own(422, "SIRET_CLOSED"),
+  RegistryUnavailable: (e) => answer(503, e.reason === "THROTTLED" ? "REGISTRY_THROTTLED" : "REGISTRY_UNAVAILABLE", e.message),
+  InvalidCredentials: own(401, "INVALID_CREDENTIALS"),
+  LoginThrottled: (e) => answer(429, "LOGIN_THROTTLED", e.message, { retryAfterSeconds: e.retryAfterSeconds }),
+  ResetThrottled: (e) => answer(429, "RESET_THROTTLED", e.message, { retryAfterSeconds: e.retryAfterSeconds }),
+  Unauthenticated: (e) => answer(401, e.reason === "EXPIRED" ? "SESSION_EXPIRED" : "UNAUTHENTICATED", e.message),
+  ResetTokenInvalid: own(400, "RESET_TOKEN_INVALID"),
+  ResetTokenExpired: own(400, "RESET_TOKEN_EXPIRED"),
+  ResetTokenUsed: own(400, "RESET_TOKEN_USED"),
+  PlanUnavailable: own(422, "PLAN_UNAVAILABLE"),
+  InvalidOrderOption: own(422, "INVALID_ORDER_OPTION"),
+  OrderNotFound: own(404, "ORDER_NOT_FOUND"),
+  SubscriptionNotFound: own(404, "SUBSCRIPTION_NOT_FOUND"),
+  SubscriptionEnded: own(409, "SUBSCRIPTION_ENDED"),
+  PaymentDeclined: own(402, "PAYMENT_DECLINED"),
+  PaymentUnavailable: own(503, "PAYMENT_UNAVAILABLE"),
+  PaymentsNotConfigured: own(503, "PAYMENTS_NOT_CONFIGURED"),
+  VpsNotFound: own(404, "VPS_NOT_FOUND"),
   VpsUnavailable: (e) =>
-    new Conflict(body(e.status === "suspended" ? "VPS_SUSPENDED" : e.status === "destroyed" ? "VPS_DESTROYED" : "VPS_NOT_RUNNING", e)),
-  SnapshotLimitReached: (e) => new Conflict(body("SNAPSHOT_LIMIT_REACHED", e)),
-  InvalidSnapshotName: (e) => new Unprocessable(body("INVALID_SNAPSHOT_NAME", e)),
-  SnapshotNotFound: (e) => new NotFound(body("SNAPSHOT_NOT_FOUND", e)),
-  SnapshotExists: (e) => new Conflict(body("SNAPSHOT_EXISTS", e)),
-  SnapshotBusy: (e) => new Conflict(body("SNAPSHOT_BUSY", e)),
+    answer(409, e.status === "suspended" ? "VPS_SUSPENDED" : e.status === "destroyed" ? "VPS_DESTROYED" : "VPS_NOT_RUNNING", e.message),
+  SnapshotLimitReached: own(409, "SNAPSHOT_LIMIT_REACHED"),
+  InvalidSnapshotName: own(422, "INVALID_SNAPSHOT_NAME"),
+  SnapshotNotFound: own(404, "SNAPSHOT_NOT_FOUND"),
+  SnapshotExists: own(409, "SNAPSHOT_EXISTS"),
+  SnapshotBusy: own(409, "SNAPSHOT_BUSY"),
   // Upstream details (hosts, nodes, task logs) stay in our logs; the customer gets a generic, stable answer.
   VirtualizationUnavailable: () => upstreamUnavailable,
   TaskFailed: () => upstreamUnavailable,
   ClusterUnknown: () => upstreamUnavailable,
   VmNotFound: () => upstreamUnavailable,
   ShutdownTimedOut: (e) =>
-    new Conflict(body("SHUTDOWN_TIMED_OUT", {
-      message: `The VPS did not shut down within ${e.timeoutSeconds} seconds and is still running; power it off to force it.`
-    })),
-  GameServerNotFound: (e) => new NotFound(body("GAME_SERVER_NOT_FOUND", e)),
-  GameServerUnavailable: (e) =>
-    new Conflict(body(e.status === "suspended" ? "GAME_SERVER_SUSPENDED" : "GAME_SERVER_DELETED", e)),
-  ConsoleTokenInvalid: (e) => new Unauthorized(body("CONSOLE_TOKEN_INVALID", e)),
+    answer(409, "SHUTDOWN_TIMED_OUT", `The VPS did not shut down within ${e.timeoutSeconds} seconds and is still running; power it off to force it.`),
+  GameServerNotFound: own(404, "GAME_SERVER_NOT_FOUND"),
+  GameServerUnavailable: (e) => answer(409, e.status === "suspended" ? "GAME_SERVER_SUSPENDED" : "GAME_SERVER_DELETED", e.message),
+  ConsoleTokenInvalid: own(401, "CONSOLE_TOKEN_INVALID"),
   // The panel's own words (hosts, nodes, daemon messages) stay in our logs; the customer gets ours.
   GamePanelUnavailable: () => panelUnavailable,
   PanelUnknown: () => panelUnavailable,
-  GamePanelThrottled: () =>
-    new TooManyRequests({ error: errorBody("GAME_PANEL_BUSY", "The game panel is busy; please try again in a moment.") }),
+  GamePanelThrottled: (e) =>
+    answer(429, "GAME_PANEL_BUSY", "The game panel is busy; please try again in a moment.", { retryAfterSeconds: e.retryAfterSeconds }),
   PanelValidationFailed: (e) =>
-    new Unprocessable({
-      error: errorBody(
-        "INVALID_REQUEST",
-        "The game panel refused some of the values sent.",
-        e.fields.map((f) => ({ field: f.field, rule: f.rule }))
-      )
+    answer(422, "INVALID_REQUEST", "The game panel refused some of the values sent.", {
+      details: e.fields.map((f) => ({ field: f.field, rule: f.rule }))
     }),
   ServerStateConflict: () =>
-    new Conflict({
-      error: errorBody("GAME_SERVER_BUSY", "The game server cannot do this in its current state (installing, restoring or suspended).")
-    }),
-  PanelResourceNotFound: () => new NotFound({ error: errorBody("NOT_FOUND", "No such file, folder or backup.") }),
-  PanelRejected: (e) => new BadRequest({ error: errorBody(...panelRefusal(e.code)) })
+    answer(409, "GAME_SERVER_BUSY", "The game server cannot do this in its current state (installing, restoring or suspended)."),
+  PanelResourceNotFound: () => answer(404, "NOT_FOUND", "No such file, folder or backup."),
+  PanelRejected: (e) => panelRefusal(e.code),
+  BudgetExceeded: (e) => answer(429, "RATE_LIMITED", e.message, { retryAfterSeconds: e.retryAfterSeconds }),
+  TooManyConsoles: own(429, "TOO_MANY_CONSOLES")
 } satisfies Table
 
-/** The panel's refusals we can name (its DisplayException family), in our words; anything else is generic. */
-const panelRefusal = (code: string): [string, string] => {
-  switch (code) {
-    case "TooManyBackupsException":
-      return ["BACKUP_LIMIT_REACHED", "This plan's backup limit is reached; delete a backup first."]
-    case "BackupLockedException":
-      return ["BACKUP_LOCKED", "This backup is locked; unlock it before deleting it."]
-    case "FileSizeTooLargeException":
-      return ["FILE_TOO_LARGE", "This file is too large to open in the editor; download it instead."]
-    case "FileExistsException":
-      return ["FILE_EXISTS", "A file or folder with this name already exists."]
-    default:
-      return ["GAME_PANEL_REFUSED", "The game panel refused this request."]
-  }
+export const answerOf = (e: DomainError): Answer => (table[e._tag] as (e: DomainError) => Answer)(e)
+
+// --- the answer as HTTP ------------------------------------------------------------------------------------------
+
+const bodyOf = (a: Answer) => ({ error: errorBody(a.code, a.message, a.details) })
+
+/** Sets Retry-After when the answer says when to come back; the only place it is set. */
+const withRetryAfter = (a: Answer) => (response: HttpServerResponse.HttpServerResponse) =>
+  a.retryAfterSeconds === undefined ? response : HttpServerResponse.setHeader(response, "retry-after", String(a.retryAfterSeconds))
+
+/** The answer as a response: for routes outside the HttpApi (relay, consoles, the edge itself). */
+export const toResponse = (a: Answer): HttpServerResponse.HttpServerResponse =>
+  withRetryAfter(a)(HttpServerResponse.jsonUnsafe(bodyOf(a), { status: a.status }))
+
+/** A status's answer as a response (see `statusAnswer`). */
+export const errorResponse = (status: number, code?: string, message?: string) => toResponse(statusAnswer(status, code, message))
+
+/** A domain failure as a response. */
+export const refusal = (e: DomainError) => toResponse(answerOf(e))
+
+/** The HttpApi's error class of each status (its schema, in the contract). */
+const API_ERRORS: Record<number, new(fields: { readonly error: ReturnType<typeof errorBody> }) => ApiError> = {
+  400: BadRequest,
+  401: Unauthorized,
+  402: PaymentRequired,
+  403: Forbidden,
+  404: NotFound,
+  409: Conflict,
+  422: Unprocessable,
+  429: TooManyRequests,
+  503: ServiceUnavailable
 }
 
-const panelUnavailable = new ServiceUnavailable({
-  error: errorBody("GAME_PANEL_UNAVAILABLE", "The game panel did not complete the operation; please try again shortly.")
-})
+/** The answer as the HttpApi error its contract declares. */
+export const toApiError = (a: Answer): ApiError => {
+  const ApiErrorOf = API_ERRORS[a.status]
+  if (ApiErrorOf === undefined) throw new Error(`no HttpApi error is declared for status ${a.status}`)
+  return new ApiErrorOf(bodyOf(a))
+}
 
-const upstreamUnavailable = new ServiceUnavailable({
-  error: errorBody("UPSTREAM_UNAVAILABLE", "The virtualization platform did not complete the operation; please try again shortly.")
-})
+/**
+ * Maps a use case's domain failures to the HttpApi's errors; a throttle's Retry-After goes on the response made
+ * later from the error.
+ */
+export const mapDomainErrors = <A, E extends DomainError, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, ApiError, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.catch(effect, (e) => {
+    const a = answerOf(e)
+    const failure = Effect.fail(toApiError(a))
+    return a.retryAfterSeconds === undefined
+      ? failure
+      : Effect.andThen(HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(withRetryAfter(a)(response))), failure)
+  })
 
 /** The answer for an order, subscription, VPS or game server that is not the caller's (or a malformed id of one). */
 export const missingAnswers = {
-  order: table.OrderNotFound(new BillingErrors.OrderNotFound()),
-  subscription: table.SubscriptionNotFound(new BillingErrors.SubscriptionNotFound()),
-  vps: table.VpsNotFound(new VpsActions.VpsNotFound()),
-  gameServer: table.GameServerNotFound(new GameErrors.GameServerNotFound())
+  order: toApiError(answerOf(new BillingErrors.OrderNotFound())),
+  subscription: toApiError(answerOf(new BillingErrors.SubscriptionNotFound())),
+  vps: toApiError(answerOf(new VpsActions.VpsNotFound())),
+  gameServer: toApiError(answerOf(new GameErrors.GameServerNotFound()))
 } as const
-
-export const toApiError = (e: DomainError): ApiError => (table[e._tag] as (e: DomainError) => ApiError)(e)
-
-/** Maps a use case's domain failures to the HTTP envelope. */
-export const mapDomainErrors = <A, E extends DomainError, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.mapError(effect, toApiError)

@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto"
 import { Effect } from "effect"
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { errorResponse } from "./edge.ts"
+import { errorResponse } from "./errorMapping.ts"
 import type { HttpSettings } from "./HttpSettings.ts"
 
 export interface SecurityOptions {

@@ -75,6 +75,21 @@ describe("SettingsConfig and resolveSettings", () => {
         assert.strictEqual((yield* load(set)).workflowLockRefreshSeconds, 8)
       }))
 
+    it.effect("the workflow runner: address and port chosen at start, others pinged every 2 s, unless set", () =>
+      Effect.gen(function*() {
+        const defaults = yield* load({})
+        assert.deepStrictEqual(
+          [defaults.runnerHost, defaults.runnerListenHost, defaults.runnerPort, defaults.runnerHealthCheckSeconds],
+          [Option.none(), Option.none(), 0, 2]
+        )
+        const set = yield* load({ RUNNER_HOST: "zh-1.internal", RUNNER_LISTEN_HOST: "0.0.0.0", RUNNER_PORT: "34431", RUNNER_HEALTH_CHECK_SECONDS: "5" })
+        assert.deepStrictEqual(
+          [set.runnerHost, set.runnerListenHost, set.runnerPort, set.runnerHealthCheckSeconds],
+          [Option.some("zh-1.internal"), Option.some("0.0.0.0"), 34431, 5]
+        )
+        assert.deepStrictEqual((yield* load({ RUNNER_HOST: "fd00::5" })).runnerHost, Option.some("fd00::5"))
+      }))
+
     it.effect("the registry is the sandbox in development without SIRENE_API_KEY", () =>
       Effect.map(load({}), (s) => assert.strictEqual(s.registryProvider, "sandbox")))
 
@@ -171,7 +186,14 @@ describe("SettingsConfig and resolveSettings", () => {
       ["PROXMOX_RETRY_BASE_DELAY_MS", "0"],
       // effect/cluster confirms at least every third of the 35 s lock lease: past 11 s the setting would mean nothing.
       ["WORKFLOW_LOCK_REFRESH_SECONDS", "0"],
-      ["WORKFLOW_LOCK_REFRESH_SECONDS", "12"]
+      ["WORKFLOW_LOCK_REFRESH_SECONDS", "12"],
+      ["RUNNER_HOST", "10.0.0.5:4000"],
+      ["RUNNER_HOST", "http://runner.internal"],
+      ["RUNNER_LISTEN_HOST", "every interface"],
+      ["RUNNER_PORT", "65536"],
+      ["RUNNER_PORT", "-1"],
+      ["RUNNER_HEALTH_CHECK_SECONDS", "0"],
+      ["RUNNER_HEALTH_CHECK_SECONDS", "61"]
     ]
     for (const [name, value] of cases) {
       it.effect(`${name}=${value}`, () =>

@@ -145,8 +145,10 @@ describe.skipIf(testDatabaseUrl === undefined)("production on PostgreSQL", () =>
 
   it("without SANDBOX: no sandbox listener, nothing for sale, an order refused with nothing written", async () => {
     const { count, env } = await production("prod-plain")
-    const server = await startServer(env)
-    expect(await listeningPorts(pidOf(server))).toEqual([Number(new URL(server.url).port)])
+    // The workflow runner's port (chosen at start by default) set here, so that every listener is known.
+    const runnerPort = await freePort()
+    const server = await startServer({ ...env, RUNNER_PORT: String(runnerPort) })
+    expect(await listeningPorts(pidOf(server))).toEqual([Number(new URL(server.url).port), runnerPort].sort((a, b) => a - b))
     expect(await (await fetch(`${server.url}/api/platform`)).json()).toEqual({ sandbox: false })
     expect(await (await fetch(`${server.url}/api/plans`)).json()).toEqual({ plans: [] })
 

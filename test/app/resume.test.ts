@@ -2,14 +2,11 @@
 // the workflow's state is in the database, the sandbox panel's in its state file beside it. The order completes
 // once, with one server on the panel, and the customer never sees it fail. With two instances on one PostgreSQL, a
 // SIGTERM hands the workflow to the other one at once.
-import { randomBytes } from "node:crypto"
-import { writeFile } from "node:fs/promises"
-import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { startSandboxProxmox } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
 import { Browser } from "../support/browser.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
-import { cleanUp, createDatabase, exitOf, freePort, migratedDataDir, run, startServer, tempDir } from "./processes.ts"
+import { type Lab, type OrderBody, orderOf, placeVps, sameSession, signIn, sleep, startLab } from "./labInstances.ts"
+import { cleanUp, exitOf, migratedDataDir, type Server, startServer } from "./processes.ts"
 
 const closing: Array<() => Promise<unknown>> = []
 afterEach(async () => {
@@ -17,33 +14,8 @@ afterEach(async () => {
   await Promise.all(closing.splice(0).map((close) => close()))
 })
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-interface OrderBody {
-  readonly id: string
-  readonly status: string
-  readonly progress: { readonly step: number; readonly total: number; readonly name: string }
-  readonly serviceId?: string
-  readonly failureReason?: string
-}
-
-const signIn = async (url: string) => {
-  const browser = new Browser(url)
-  const email = `resume.${Date.now()}@example.com`
-  const account = { email, password: "correct horse battery", accountType: "personal", firstName: "Ada", lastName: "Lovelace" }
-  expect((await browser.post("/api/auth/register", account)).status).toBe(201)
-  expect((await browser.post("/api/auth/login", { email, password: account.password, rememberMe: true })).status).toBe(200)
-  return browser
-}
-
-const orderOf = async (browser: Browser, id: string) => {
-  const reply = await browser.get(`/api/orders/${id}`)
-  expect(reply.status, reply.text).toBe(200)
-  return reply.body as OrderBody
-}
-
 /** Follows the order until `reached` holds (or fails on an early end), then kills the server without warning. */
-const killWhen = async (server: Awaited<ReturnType<typeof startServer>>, browser: Browser, orderId: string, reached: (o: OrderBody) => boolean) => {
+const killWhen = async (server: Server, browser: Browser, orderId: string, reached: (o: OrderBody) => boolean) => {
   const deadline = Date.now() + 30_000
   for (;;) {
     const order = await orderOf(browser, orderId)
@@ -60,13 +32,12 @@ const killWhen = async (server: Awaited<ReturnType<typeof startServer>>, browser
 }
 
 /**
- * Follows the order to its end on `server` with the same session. A restart keeps its PORT, as an operator's does: the
- * workflow engine's runner address is HOST:PORT, so the new process takes the dead one's shard leases back at once
+ * Follows the order to its end on `server` with the same session. On the embedded database the engine's one runner has
+ * a fixed address, so a restart (here on another PORT) takes the shard leases the dead process left back at once
  * instead of waiting for them to expire (35 s).
  */
-const resumed = async (server: Awaited<ReturnType<typeof startServer>>, browser: Browser, orderId: string) => {
-  const again = new Browser(server.url)
-  for (const [name, value] of browser.cookies) again.cookies.set(name, value)
+const resumed = async (server: Server, browser: Browser, orderId: string) => {
+  const again = sameSession(browser, server.url)
   const until = Date.now() + 60_000
   for (;;) {
     const order = await orderOf(again, orderId)
@@ -79,13 +50,10 @@ const resumed = async (server: Awaited<ReturnType<typeof startServer>>, browser:
 describe("a process killed mid-provisioning", () => {
   it("resumes the VPS workflow during the clone at the next start and completes the order", async () => {
     const dataDir = await migratedDataDir("resume-vps")
-    const env = { NODE_ENV: "development", DATA_DIR: dataDir, BCRYPT_COST: "4", SANDBOX_TASK_SPEED: "realistic", PORT: String(await freePort()) }
+    const env = { NODE_ENV: "development", DATA_DIR: dataDir, BCRYPT_COST: "4", SANDBOX_TASK_SPEED: "realistic" }
     const first = await startServer(env)
     const browser = await signIn(first.url)
-    const key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB7uLQ2QJEVpMZ8wYJfEq1v7rJ9l3cQxYwZ0Yt3JmK4N ada@example.com"
-    const placed = await browser.post("/api/orders", { planId: "vps-s", options: { templateId: "debian-12", hostname: "resume-1", sshPublicKey: key } })
-    expect(placed.status, placed.text).toBe(201)
-    const orderId = (placed.body as { order: OrderBody }).order.id
+    const orderId = await placeVps(browser, "resume-1")
     // The clone takes 1.5 s on the sandbox: kill while it runs.
     await killWhen(first, browser, orderId, (o) => o.progress.step === 2)
     const { browser: again, order, server } = await resumed(await startServer(env), browser, orderId)
@@ -102,7 +70,7 @@ describe("a process killed mid-provisioning", () => {
   it("resumes the game server's workflow at the next start and completes the order", async () => {
     const dataDir = await migratedDataDir("resume")
     // Realistic sandbox speed: the install takes a few seconds, time enough to kill the process during it.
-    const env = { NODE_ENV: "development", DATA_DIR: dataDir, BCRYPT_COST: "4", SANDBOX_TASK_SPEED: "realistic", PORT: String(await freePort()) }
+    const env = { NODE_ENV: "development", DATA_DIR: dataDir, BCRYPT_COST: "4", SANDBOX_TASK_SPEED: "realistic" }
     const first = await startServer(env)
     const browser = await signIn(first.url)
     const placed = await browser.post("/api/orders", { planId: "mc-2g", options: {} })
@@ -122,78 +90,23 @@ describe("a process killed mid-provisioning", () => {
   }, 240_000)
 })
 
-/** A catalog file making `url` (a sandbox Proxmox the test runs) the real cluster "lab", with one VPS plan. */
-const labCatalog = (url: string) => ({
-  proxmox: [{
-    name: "lab",
-    url,
-    username: "root@pam",
-    password: "sandbox",
-    tokenId: null,
-    tokenSecret: null,
-    tls: { caFile: null, fingerprint: null, insecure: false }
-  }],
-  templates: [
-    { id: "debian-12", cluster: "lab", node: "pve1", vmid: 9000, name: "Debian 12" },
-    { id: "debian-12", cluster: "lab", node: "pve2", vmid: 9100, name: "Debian 12" }
-  ],
-  ipPools: [{ id: "lab-public", cluster: "lab", cidr: "198.51.100.0/28", gateway: "198.51.100.1", bridge: "vmbr0", nodes: ["pve1", "pve2"] }],
-  pterodactyl: [],
-  plans: [{ id: "vps-s", kind: "vps", name: "VPS S", priceCents: 500, vcpu: 1, ramMiB: 1024, diskGiB: 20, templates: ["debian-12"], snapshotLimit: 2 }]
-})
-
 describe.skipIf(testDatabaseUrl === undefined)("two instances on one PostgreSQL", () => {
+  let lab: Lab | undefined
+  afterEach(async () => {
+    await cleanUp()
+    await lab?.close()
+  })
+
   it("a SIGTERM on the instance provisioning an order hands its workflow to the other at once", async ({ annotate }) => {
     // Slow tasks, in a sandbox both instances share: the order is still under way when its instance stops.
-    const sandbox = await startSandboxProxmox({ taskDurations: { default: 500, qmclone: 2_000 } })
-    closing.push(() => sandbox.close())
-    const db = await createDatabase(testDatabaseUrl!)
-    closing.push(db.drop)
-    const catalogFile = join(await tempDir("handover-catalog"), "catalog.json")
-    await writeFile(catalogFile, JSON.stringify(labCatalog(sandbox.url)))
-    const env = {
-      NODE_ENV: "development",
-      DATABASE_URL: db.url,
-      JWT_SECRET: randomBytes(48).toString("base64url"),
-      ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-      BCRYPT_COST: "4",
-      CATALOG_FILE: catalogFile
-    }
-    const migrated = await run("app/cli.ts", ["migrate"], { ...env, DATA_DIR: await tempDir("handover-migrate") })
-    expect(migrated.code, migrated.stderr).toBe(0)
-    const servers = [
-      await startServer({ ...env, DATA_DIR: await tempDir("handover-a") }),
-      await startServer({ ...env, DATA_DIR: await tempDir("handover-b") })
-    ] as const
-    const customers = [await signIn(servers[0].url), new Browser(servers[1].url)] as const
-    for (const [name, value] of customers[0].cookies) customers[1].cookies.set(name, value)
-    const key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB7uLQ2QJEVpMZ8wYJfEq1v7rJ9l3cQxYwZ0Yt3JmK4N ada@example.com"
-    const order = async (hostname: string) => {
-      const placed = await customers[0].post("/api/orders", { planId: "vps-s", options: { templateId: "debian-12", hostname, sshPublicKey: key } })
-      expect(placed.status, placed.text).toBe(201)
-      return (placed.body as { order: OrderBody }).order.id
-    }
-
-    // The shards are split between the instances: which one runs a workflow is told by its Proxmox ticket, each
-    // instance signing in on its own. A first VPS lets each instance show its ticket (its snapshots are read live).
-    const ticketOf = (request: { readonly headers: Readonly<Record<string, string>> }) => request.headers["cookie"] ?? ""
-    const first = await resumed(servers[0], customers[0], await order("handover-0"))
-    expect(first.order.status, first.order.failureReason).toBe("completed")
-    const tickets: Array<string> = []
-    for (const customer of customers) {
-      const since = sandbox.control.requests().length
-      expect((await customer.get(`/api/vps/${first.order.serviceId}/snapshots`)).status).toBe(200)
-      const read = sandbox.control.requests().slice(since).find((r) => r.method === "GET" && /\/snapshot$/.test(r.path))
-      tickets.push(ticketOf(read!))
-    }
-    expect(new Set(tickets).size).toBe(2)
-
-    const orderId = await order("handover-1")
-    for (const until = Date.now() + 30_000; (await orderOf(customers[0], orderId)).progress.step < 2; await sleep(30)) {
+    lab = await startLab({ adminUrl: testDatabaseUrl!, count: 2, taskDurations: { default: 500, qmclone: 2_000 } })
+    const { sandbox, servers, customers } = lab
+    const orderId = await placeVps(customers[0]!, "handover-1")
+    for (const until = Date.now() + 30_000; (await orderOf(customers[0]!, orderId)).progress.step < 2; await sleep(30)) {
       if (Date.now() > until) throw new Error("the clone never began")
     }
     const clone = sandbox.control.requests().findLast((r) => r.method === "POST" && /\/clone$/.test(r.path))
-    const runner = tickets.indexOf(ticketOf(clone!))
+    const runner = lab.serverOf(clone!)
     expect(runner).toBeGreaterThanOrEqual(0)
     const [stopped, other] = [servers[runner]!, servers[1 - runner]!]
 
@@ -210,7 +123,7 @@ describe.skipIf(testDatabaseUrl === undefined)("two instances on one PostgreSQL"
     await annotate(`the runner exited 0 ${exitedAt - signalled} ms after SIGTERM; the other's first upstream request came ${resumedAfter ?? "never"} ms later`)
     expect(resumedAfter, "the other instance never resumed the workflow").toBeDefined()
     expect(resumedAfter!).toBeLessThan(5_000)
-    expect(sandbox.control.requests().slice(since).map(ticketOf).every((ticket) => ticket !== tickets[runner])).toBe(true)
+    expect(sandbox.control.requests().slice(since).every((r) => lab!.serverOf(r) !== runner)).toBe(true)
 
     const { order: finished } = await resumed(other, customers[1 - runner]!, orderId)
     expect(finished.status, finished.failureReason).toBe("completed")

@@ -3,7 +3,7 @@
 // and the headers: no-store on authenticated answers (the one-time root password, console tokens), nosniff on
 // every answer (API, errors, the panel's files, the reference page), HSTS in production, a CSP on /docs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { OrderView } from "../../adapters/http/ServicesApi.ts"
+import { OrderView } from "../../adapters/http/views.ts"
 import { Browser, type Reply } from "../support/browser.ts"
 import { GameEnvelopes, provisionedGame, sandboxesLeakScanner } from "../support/gameHttp.ts"
 import { startTestServer } from "../support/testServer.ts"

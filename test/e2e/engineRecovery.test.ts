@@ -9,7 +9,7 @@
 // lost with the session that held them).
 import { Effect, Layer, ManagedRuntime, Option, References } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { OrderView } from "../../adapters/http/ServicesApi.ts"
+import { OrderView } from "../../adapters/http/views.ts"
 import type { SandboxProxmox } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
 import { vmName } from "../../domain/vps/ProvisionVps.ts"
 import { Orders } from "../../ports/Orders.ts"

@@ -30,7 +30,7 @@ import {
 import { provisionedGame } from "../support/gameHttp.ts"
 import { startTestServer } from "../support/testServer.ts"
 import { expectBody, leakScanner, PANEL_ORIGIN, provisionedVps, signedInCustomer, type TestServer } from "../support/vpsHttp.ts"
-import { UserEnvelope } from "../../adapters/http/AccountsApi.ts"
+import { UserEnvelope } from "../../adapters/http/views.ts"
 
 const MAX_BODY_BYTES = 64 * 1024
 /** The relay's own limit for JSON and text bodies (the panel's editor size and a margin: app/Layers.ts). */

@@ -31,6 +31,11 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   databaseMaxConnections: 5,
   databaseConnectTimeoutMs: 1000,
   workflowLockRefreshSeconds: 10,
+  // Used with a databaseUrl only (the engine's socket runner): on loopback, on a port chosen at start.
+  runnerHost: Option.some("127.0.0.1"),
+  runnerListenHost: Option.none(),
+  runnerPort: 0,
+  runnerHealthCheckSeconds: 2,
   jwtSecret: Redacted.make(new TextEncoder().encode("test-signing-key-of-at-least-32-bytes!!")),
   encryptionKeys: { current: Redacted.make(new Uint8Array(32).fill(7)), previous: [] },
   bcryptCost: 4,

@@ -1,5 +1,16 @@
 // The API client: JSON over fetch with the session cookie; every failure becomes an ApiError carrying the
 // envelope's `code`, which the views turn into a translated sentence (never the raw body).
+import type {
+  ErrorBody,
+  GamePlanView,
+  GameServerView,
+  OrderView,
+  SnapshotView,
+  SubscriptionView,
+  UserView,
+  VpsPlanView,
+  VpsView
+} from "../../../adapters/http/views.ts"
 import { hasKey, t } from "./i18n.ts"
 
 export class ApiError extends Error {
@@ -25,7 +36,8 @@ const toError = async (response: Response): Promise<ApiError> => {
   let message = response.statusText
   let details: unknown
   try {
-    const body = (await response.json()) as { error?: { code?: unknown; message?: unknown; details?: unknown } }
+    // A proxy's or an older server's answer may not be ours: every field is checked before it is read.
+    const body = (await response.json()) as { error?: Partial<Record<keyof ErrorBody, unknown>> }
     if (body.error !== undefined && typeof body.error.code === "string") {
       code = body.error.code
       message = typeof body.error.message === "string" ? body.error.message : message
@@ -108,101 +120,19 @@ export const errorText = (error: unknown): string => {
   return t("err.generic")
 }
 
-// --- The API's shapes (API.md) ---
+// --- The API's shapes: the very schemas the server answers with (types only: no schema code in the bundle) ---
 
-export interface User {
-  readonly id: string
-  readonly email: string
-  readonly accountType: "personal" | "professional"
-  readonly firstName: string
-  readonly lastName: string
-  readonly companyName?: string
-  readonly siret?: string
-  readonly language: "fr" | "en"
-  readonly createdAt: string
-}
-
-export interface VpsPlan {
-  readonly id: string
-  readonly kind: "vps"
-  readonly name: string
-  readonly priceCents: number
-  readonly vcpu: number
-  readonly ramMiB: number
-  readonly diskGiB: number
-  readonly snapshotLimit: number
-  readonly templates: ReadonlyArray<{ readonly id: string; readonly name: string }>
-}
-
-export interface GamePlan {
-  readonly id: string
-  readonly kind: "game"
-  readonly name: string
-  readonly priceCents: number
-  readonly memoryMiB: number
-  readonly diskMiB: number
-  readonly cpuPercent: number
-  readonly databases: number
-  readonly backups: number
-  readonly allocations: number
-  readonly userVariables: ReadonlyArray<string>
-}
-
+export type User = typeof UserView.Type
+export type VpsPlan = typeof VpsPlanView.Type
+export type GamePlan = typeof GamePlanView.Type
 export type Plan = VpsPlan | GamePlan
+export type Order = typeof OrderView.Type
+export type Subscription = typeof SubscriptionView.Type
+export type Vps = typeof VpsView.Type
+export type Snapshot = typeof SnapshotView.Type
+export type GameServer = typeof GameServerView.Type
 
-export interface Order {
-  readonly id: string
-  readonly planId: string
-  readonly kind: "vps" | "game"
-  readonly status: "pending" | "provisioning" | "completed" | "failed"
-  readonly progress: { readonly step: number; readonly total: number; readonly name: string }
-  readonly failureReason?: string
-  readonly subscriptionId?: string
-  readonly serviceId?: string
-  readonly rootPassword?: string
-  readonly createdAt: string
-}
-
-export interface Subscription {
-  readonly id: string
-  readonly planId: string
-  readonly kind: "vps" | "game"
-  readonly status: "active" | "suspended" | "terminated" | "failed"
-  readonly currentPeriodEnd: string
-  readonly cancelAtPeriodEnd: boolean
-  readonly serviceId?: string
-  readonly createdAt: string
-}
-
-export interface Vps {
-  readonly id: string
-  readonly subscriptionId: string
-  readonly planId: string
-  readonly hostname: string
-  readonly templateId: string
-  readonly address: string
-  readonly status: "running" | "stopped" | "suspended" | "destroyed"
-  readonly graceUntil?: string
-  readonly createdAt: string
-}
-
-export interface Snapshot {
-  readonly name: string
-  readonly description: string
-  readonly createdAt?: string
-}
-
-export interface GameServer {
-  readonly id: string
-  readonly subscriptionId: string
-  readonly planId: string
-  readonly name: string
-  readonly identifier: string
-  readonly address: string
-  readonly status: "active" | "suspended" | "deleted"
-  readonly graceUntil?: string
-  readonly createdAt: string
-}
+// The panel's Client-API objects, relayed unchanged (DESIGN §3): their shape is Pterodactyl's, not ours.
 
 /** Pterodactyl Client-API file_object attributes. */
 export interface FileObject {

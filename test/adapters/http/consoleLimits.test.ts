@@ -1,8 +1,7 @@
-// The consoles' limits on their own: a socket's token bucket (burst, refill, never above its capacity), Wings' per-event
-// buckets (unknown events share one), and the per-user slots (taken atomically, freed with their scope however it ends).
+// The consoles' input limits on their own: a socket's token bucket (burst, refill, never above its capacity) and Wings'
+// per-event buckets (unknown events share one). The per-user slots are the domain's: test/domain/consoles.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Scope } from "effect"
-import { ConsoleSlots, FrameBucket, gameInputLimits } from "../../../adapters/http/consoleLimits.ts"
+import { FrameBucket, gameInputLimits } from "../../../adapters/http/consoleLimits.ts"
 
 describe("a socket's frame bucket", () => {
   it("lets a burst of `capacity` through, then one per refill interval, never banking more than its capacity", () => {
@@ -30,21 +29,4 @@ describe("a socket's frame bucket", () => {
     assert.strictEqual(Array.from({ length: 2_000 }, () => limits.event("send command", 0)).filter(Boolean).length, 1_000)
     assert.strictEqual(Array.from({ length: 2_000 }, () => limits.global(0)).filter(Boolean).length, 1_000)
   })
-})
-
-describe("console slots", () => {
-  it.effect("a user holds at most `max`; a slot is freed when its scope closes, also on failure; users are apart", () =>
-    Effect.gen(function*() {
-      const slots = yield* ConsoleSlots
-      const scopes = yield* Effect.forEach([1, 2, 3], () => Scope.make())
-      const taken = yield* Effect.forEach(scopes, (scope) => Scope.provide(slots.take("ada"), scope))
-      assert.deepStrictEqual(taken, [true, true, false])
-      assert.strictEqual(yield* Scope.provide(slots.take("bob"), scopes[2]!), true)
-      yield* Scope.close(scopes[0]!, Exit.fail("the relay failed"))
-      assert.strictEqual(slots.open("ada"), 1)
-      assert.strictEqual(yield* Effect.scoped(slots.take("ada")), true)
-      yield* Scope.close(scopes[1]!, Exit.void)
-      yield* Scope.close(scopes[2]!, Exit.void)
-      assert.deepStrictEqual([slots.open("ada"), slots.open("bob")], [0, 0])
-    }).pipe(Effect.provide(ConsoleSlots.layer(2))))
 })

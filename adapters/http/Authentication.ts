@@ -1,0 +1,67 @@
+// The one authentication of the HTTP edge: the `zh_token` cookie checked against the server-side session it names
+// (domain/account/Sessions.ts), for the HttpApi's signed-in groups (with the sliding cookie), for the one public route
+// that reads a session when there is one (preferences), and for the routes outside the HttpApi — the files relay and
+// both console WebSockets — whose refusal is the same 401 envelope, before the upgrade.
+import { Context, Effect, Layer, Redacted } from "effect"
+import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import type { Unauthenticated } from "../../domain/account/AccountErrors.ts"
+import { makeAuthenticator, type Session } from "../../domain/account/Sessions.ts"
+import { Authentication, CurrentSession, MaybeSession, SessionCookie, SessionIfSignedIn } from "./AccountsApi.ts"
+import { setSessionCookie, withSessionCookie } from "./cookies.ts"
+import { mapDomainErrors, refusal } from "./errorMapping.ts"
+import { HttpSettings } from "./HttpSettings.ts"
+
+/** The session check of a request's cookie, its services resolved once: it runs on every authenticated request. */
+export class SessionGuard extends Context.Service<SessionGuard, {
+  check(token: string | undefined): Effect.Effect<Session, Unauthenticated>
+}>()("zh/http/SessionGuard") {
+  static readonly layer = Layer.effect(SessionGuard, Effect.map(makeAuthenticator, (check) => SessionGuard.of({ check })))
+}
+
+const tokenOf = (request: HttpServerRequest.HttpServerRequest) => request.cookies[SessionCookie.key]
+
+/** The HttpApi's signed-in groups: 401 without a live session; with one, the handler runs and the cookie slides. */
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function*() {
+    const guard = yield* SessionGuard
+    const settings = yield* HttpSettings
+    return Authentication.of({
+      cookie: (httpEffect, { credential }) =>
+        guard.check(Redacted.value(credential)).pipe(
+          mapDomainErrors,
+          Effect.flatMap((session) =>
+            httpEffect.pipe(
+              Effect.provideService(CurrentSession, session),
+              // A success's response is at hand: the cookie goes straight on it. A failure's response is made
+              // later, from the error: a pre-response handler puts it there. Either way a handler's own cookie
+              // (log out everywhere expires it) is applied after ours and wins.
+              Effect.map((response) => withSessionCookie(settings, session, response)),
+              Effect.tapCause(() => setSessionCookie(settings, session))
+            ))
+        )
+    })
+  })
+)
+
+/** A public route that does more for a signed-in visitor: the session when the cookie names a live one. */
+export const SessionIfSignedInLive = Layer.effect(
+  SessionIfSignedIn,
+  Effect.map(SessionGuard, (guard) =>
+    SessionIfSignedIn.of((httpEffect) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        Effect.flatMap(Effect.option(guard.check(tokenOf(request))), (session) =>
+          Effect.provideService(httpEffect, MaybeSession, session))))))
+
+/**
+ * A route outside the HttpApi (relay, consoles) for signed-in customers only: the handler runs with the session, or
+ * the request is refused with the 401 envelope. The cookie does not slide here: a WebSocket upgrade and a relayed
+ * answer carry no cookie of ours.
+ */
+export const requireSession = <E, R>(
+  handler: (request: HttpServerRequest.HttpServerRequest, session: Session) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) =>
+(request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | SessionGuard> =>
+  Effect.flatMap(SessionGuard, (guard) =>
+    Effect.flatMap(Effect.result(guard.check(tokenOf(request))), (session) =>
+      session._tag === "Failure" ? Effect.succeed(refusal(session.failure)) : handler(request, session.success)))

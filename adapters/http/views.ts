@@ -1,0 +1,135 @@
+// The shapes the API answers with: the server's contract encodes its answers with these schemas, and the panel
+// (app/web) derives its types from them (`typeof UserView.Type`, imported as types only, so no schema code reaches
+// the bundle). Only `effect/Schema` here: nothing of the server may follow into the panel's type-check.
+import { Schema } from "effect"
+
+/** Every refusal: `{ "error": ErrorBody }`. */
+export const ErrorBody = Schema.Struct({
+  code: Schema.String,
+  message: Schema.String,
+  details: Schema.optionalKey(Schema.Unknown)
+})
+export type ErrorBody = typeof ErrorBody.Type
+
+// --- accounts ---
+
+export const Language = Schema.Literals(["fr", "en"])
+export const Theme = Schema.Literals(["light", "dark"])
+
+export const UserView = Schema.Struct({
+  id: Schema.String,
+  email: Schema.String,
+  accountType: Schema.Literals(["personal", "professional"]),
+  firstName: Schema.String,
+  lastName: Schema.String,
+  companyName: Schema.optionalKey(Schema.String),
+  siret: Schema.optionalKey(Schema.String),
+  language: Language,
+  createdAt: Schema.String
+}).annotate({ identifier: "User" })
+
+export const UserEnvelope = Schema.Struct({ user: UserView })
+
+// --- catalog ---
+
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
+export const VpsPlanView = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.Literal("vps"),
+  name: Schema.String,
+  priceCents: Count,
+  vcpu: Count,
+  ramMiB: Count,
+  diskGiB: Count,
+  snapshotLimit: Count,
+  /** The operating systems it can be installed with now. */
+  templates: Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String }))
+}).annotate({ identifier: "VpsPlan" })
+
+export const GamePlanView = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.Literal("game"),
+  name: Schema.String,
+  priceCents: Count,
+  memoryMiB: Count,
+  diskMiB: Count,
+  /** 100 = one core; 0 = no limit. */
+  cpuPercent: Count,
+  databases: Count,
+  backups: Count,
+  allocations: Count,
+  /** Variables the customer may set when ordering (`options.variables`). */
+  userVariables: Schema.Array(Schema.String)
+}).annotate({ identifier: "GamePlan" })
+
+export const PlansEnvelope = Schema.Struct({ plans: Schema.Array(Schema.Union([VpsPlanView, GamePlanView])) })
+
+export const PlatformView = Schema.Struct({
+  /**
+   * Sandbox mode: simulated Proxmox VE and Pterodactyl with demo plans, and a payment gateway that approves every
+   * order without taking money. The panel shows a "demo" banner.
+   */
+  sandbox: Schema.Boolean
+}).annotate({ identifier: "Platform" })
+
+// --- orders, subscriptions, VPS ---
+
+export const OrderView = Schema.Struct({
+  id: Schema.String,
+  planId: Schema.String,
+  kind: Schema.Literals(["vps", "game"]),
+  status: Schema.Literals(["pending", "provisioning", "completed", "failed"]),
+  progress: Schema.Struct({ step: Schema.Int, total: Schema.Int, name: Schema.String }),
+  failureReason: Schema.optionalKey(Schema.String),
+  subscriptionId: Schema.optionalKey(Schema.String),
+  serviceId: Schema.optionalKey(Schema.String),
+  /** The VPS root password: on the owner's first read of the completed order, never again. */
+  rootPassword: Schema.optionalKey(Schema.String),
+  createdAt: Schema.String
+}).annotate({ identifier: "Order" })
+
+export const SubscriptionView = Schema.Struct({
+  id: Schema.String,
+  planId: Schema.String,
+  kind: Schema.Literals(["vps", "game"]),
+  status: Schema.Literals(["active", "suspended", "terminated", "failed"]),
+  currentPeriodEnd: Schema.String,
+  cancelAtPeriodEnd: Schema.Boolean,
+  serviceId: Schema.optionalKey(Schema.String),
+  createdAt: Schema.String
+}).annotate({ identifier: "Subscription" })
+
+export const VpsView = Schema.Struct({
+  id: Schema.String,
+  subscriptionId: Schema.String,
+  planId: Schema.String,
+  hostname: Schema.String,
+  templateId: Schema.String,
+  address: Schema.String,
+  status: Schema.Literals(["running", "stopped", "suspended", "destroyed"]),
+  graceUntil: Schema.optionalKey(Schema.String),
+  createdAt: Schema.String
+}).annotate({ identifier: "Vps" })
+
+export const SnapshotView = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  createdAt: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "Snapshot" })
+
+// --- game servers ---
+
+export const GameServerView = Schema.Struct({
+  id: Schema.String,
+  subscriptionId: Schema.String,
+  planId: Schema.String,
+  name: Schema.String,
+  /** The panel identifier: the `:id` of `/api/client/servers/:id/…`. */
+  identifier: Schema.String,
+  /** `host:port` players connect to. */
+  address: Schema.String,
+  status: Schema.Literals(["active", "suspended", "deleted"]),
+  graceUntil: Schema.optionalKey(Schema.String),
+  createdAt: Schema.String
+}).annotate({ identifier: "GameServer" })
