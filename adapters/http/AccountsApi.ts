@@ -53,7 +53,7 @@ export const SessionCookie = HttpApiSecurity.apiKey({ key: "zh_token", in: "cook
 /** The guard of every authenticated route (cookie session, revocation check, sliding expiry). */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentSession }>()(
   "zh/http/Authentication",
-  { error: Unauthorized, security: { cookie: SessionCookie } }
+  { error: [Unauthorized, ServiceUnavailable], security: { cookie: SessionCookie } }
 ) {}
 
 /** The session of a signed-in visitor on a public route, if any (provided by SessionIfSignedIn). */
@@ -61,7 +61,8 @@ export class MaybeSession extends Context.Service<MaybeSession, Option.Option<Se
 
 /** On a public route: reads the session when the cookie names a live one; never refuses. */
 export class SessionIfSignedIn extends HttpApiMiddleware.Service<SessionIfSignedIn, { provides: MaybeSession }>()(
-  "zh/http/SessionIfSignedIn"
+  "zh/http/SessionIfSignedIn",
+  { error: ServiceUnavailable }
 ) {}
 
 /** Turns request decoding failures into the error envelope: 400, or a malformed path id's 404 (see MissingAnswer). */

@@ -19,7 +19,7 @@ import type { SessionTokens } from "../../ports/SessionTokens.ts"
 import type { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
 import { Authentication, CurrentSession, MaybeSession, RequestValidation, SessionCookie } from "./AccountsApi.ts"
-import { Api } from "./Api.ts"
+import { Api, DatabaseOutage } from "./Api.ts"
 import { BadRequest, errorBody, NotFound } from "./ApiErrors.ts"
 import {
   clientAddress,
@@ -92,7 +92,7 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", Effect.fn(function
         return { user: userView(session.user) }
       }).pipe(mapDomainErrors))
     .handle("logout", ({ request }) =>
-      Effect.andThen(run(endSession(request.cookies[SessionCookie.key])), expireSessionCookie(settings)))
+      Effect.andThen(run(endSession(request.cookies[SessionCookie.key])), expireSessionCookie(settings)).pipe(mapDomainErrors))
     .handle("forgotPassword", ({ payload }) =>
       // Answered at once and identically for every address; the lookup and the mail happen afterwards, so
       // neither the body nor the timing tells whether the account exists.
@@ -136,7 +136,7 @@ const sessionGroup = HttpApiBuilder.group(Api, "session", Effect.fn(function*(ha
         const session = yield* CurrentSession
         yield* endAllSessions(session.user.id).pipe(Effect.provideContext(services))
         yield* expireSessionCookie(settings)
-      }))
+      }).pipe(mapDomainErrors))
 }))
 
 /**
@@ -145,8 +145,9 @@ const sessionGroup = HttpApiBuilder.group(Api, "session", Effect.fn(function*(ha
  */
 export const SessionHandlers = Layer.effectContext(
   Layer.build(sessionGroup).pipe(
-    Effect.updateContext((context: Context.Context<SessionRecords | HttpSettings | Authentication | RequestValidation | Scope.Scope>) =>
-      Context.pick(SessionRecords, HttpSettings, Authentication, RequestValidation, Scope.Scope)(context)
+    Effect.updateContext((
+      context: Context.Context<SessionRecords | HttpSettings | Authentication | RequestValidation | DatabaseOutage | Scope.Scope>
+    ) => Context.pick(SessionRecords, HttpSettings, Authentication, RequestValidation, DatabaseOutage, Scope.Scope)(context)
     )
   )
 )
@@ -163,7 +164,7 @@ export const PreferencesHandlers = HttpApiBuilder.group(Api, "preferences", Effe
       if (kept.proTheme !== undefined) cookies.push([PREFERENCE_COOKIES.proTheme, kept.proTheme])
       if (kept.language !== undefined) cookies.push([PREFERENCE_COOKIES.language, kept.language])
       yield* setPreferenceCookies(settings, cookies)
-    }))
+    }).pipe(mapDomainErrors))
 }))
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
