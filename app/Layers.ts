@@ -57,7 +57,7 @@ import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SANDBOX_CLUSTER, SANDBOX_PANEL, SandboxPanel, SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
 import { WorkflowEngineLive } from "./Engine.ts"
-import { LifecycleCronLive, OrderRecoveryCronLive, ReconcileCronLive, WorkflowsLive } from "./Workflows.ts"
+import { LifecycleCronLive, OrderRecoveryCronLive, ProductsLive, ReconcileCronLive } from "./Workflows.ts"
 import { PANEL_DIST } from "./buildPanel.ts"
 import { InvalidSetting, type Settings } from "./Config.ts"
 import { restrictDataDir } from "./DataDir.ts"
@@ -211,7 +211,8 @@ export const ServicesLive = (settings: Settings) =>
   Layer.mergeAll(
     // One more worker than cores: a core never idles between two logins; at nice 19, the extra one costs requests nothing.
     BcryptPasswordHasher.layer(settings.bcryptCost, availableParallelism() + 1),
-    JoseSessionTokens.layer(settings.jwtSecret),
+    // Signed on node:crypto's synchronous HMAC: no thread-pool hop per request.
+    JoseSessionTokens.layer(settings.jwtSecret).pipe(Layer.provide(NodeCrypto.layerMac)),
     JoseConsoleTokens.layer(settings.jwtSecret),
     AesGcmSecretBox.layer(settings.encryptionKeys),
     NodeCrypto.layerSecureRandom,
@@ -324,11 +325,11 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     }
   })
   return Layer.mergeAll(
-    WorkflowsLive,
     LifecycleCronLive(Cron.parseUnsafe(settings.lifecycleCron)),
     OrderRecoveryCronLive(settings.orderRecoverySeconds),
     ReconcileCronLive
   ).pipe(
+    Layer.provideMerge(ProductsLive),
     Layer.provideMerge(engine),
     Layer.provideMerge(virtualization)
   )

@@ -3,22 +3,18 @@
 // and the hourly reconciliation of our records with the upstreams.
 import { Cron, DateTime, Duration, Effect, Layer } from "effect"
 import { ClusterCron } from "effect/cluster"
+import { HostedServices } from "../domain/billing/HostedService.ts"
 import { recoverOrders } from "../domain/billing/Ordering.ts"
-import { RestoreGameLive, sweepGameLifecycle, SuspendGameLive, TerminateGameLive } from "../domain/game/GameLifecycle.ts"
-import { ProvisionGameLive } from "../domain/game/ProvisionGame.ts"
-import { sweepLifecycle, SuspendVpsLive, TerminateVpsLive } from "../domain/vps/Lifecycle.ts"
-import { ProvisionVpsLive } from "../domain/vps/ProvisionVps.ts"
-import { reconcileAndLog } from "../domain/ops/Reconciler.ts"
+import { sweepLifecycle } from "../domain/billing/sweepLifecycle.ts"
+import { GameHosting } from "../domain/game/GameHosting.ts"
+import { VpsHosting } from "../domain/vps/VpsHosting.ts"
+import { reconcileAndLog } from "../domain/reconcile/Reconciler.ts"
 
-export const WorkflowsLive = Layer.mergeAll(
-  ProvisionVpsLive,
-  SuspendVpsLive,
-  TerminateVpsLive,
-  ProvisionGameLive,
-  SuspendGameLive,
-  TerminateGameLive,
-  RestoreGameLive
-)
+/** What we sell, one line per product: each registers its workflows and itself, by kind, for billing. */
+export const ProductsLive = Layer.mergeAll(
+  VpsHosting,
+  GameHosting
+).pipe(Layer.provideMerge(HostedServices.layer))
 
 /**
  * Orders an interrupted process left behind are carried on by whichever instance runs the cron: an order untouched for
@@ -46,14 +42,10 @@ export const ReconcileCronLive = ClusterCron.make({
 export const LifecycleCronLive = (schedule: Cron.Cron) => ClusterCron.make({
   name: "subscription-lifecycle",
   cron: schedule,
-  // One kind's trouble (its upstream down) must not hold back the other's sweep.
   execute: Effect.gen(function*() {
     const at = yield* ClusterCron.CurrentScheduledTime
     yield* Effect.logDebug(`lifecycle sweep for ${DateTime.formatIso(at)}`)
-    yield* Effect.all([
-      sweepLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("VPS lifecycle sweep failed", cause))),
-      sweepGameLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("game server lifecycle sweep failed", cause)))
-    ], { discard: true })
+    yield* sweepLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("the lifecycle sweep failed", cause)))
   }),
   skipIfOlderThan: "10 minutes"
 })

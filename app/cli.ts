@@ -15,7 +15,7 @@ import * as ProxmoxVirtualization from "../adapters/proxmox/ProxmoxVirtualizatio
 import * as PterodactylGamePanel from "../adapters/pterodactyl/PterodactylGamePanel.ts"
 import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
 import { retireEntry } from "../domain/catalog/retireEntry.ts"
-import { formatReport, reconcile } from "../domain/ops/Reconciler.ts"
+import { formatReport, reconcile } from "../domain/reconcile/Reconciler.ts"
 import { VpsSettings } from "../domain/vps/VpsSettings.ts"
 import { listSecrets, removeSecret, rotateSecrets, storeSecret, validName } from "../domain/secrets/UpstreamCredentials.ts"
 import { Catalog, type ClusterEntry } from "../ports/Catalog.ts"

@@ -1,10 +1,12 @@
 // Session tokens as HS256 JWTs (RFC 7519). Verification (jose) accepts HS256 only, so "alg: none" or RS/HS confusion
-// cannot pass. Signing is node:crypto's HMAC, synchronous: every session check re-issues a token, and jose's
-// WebCrypto would send each one to libuv's thread pool, where it queues behind password hashes during a login burst.
-import { Buffer } from "node:buffer"
-import { createHmac } from "node:crypto"
-import { Effect, Layer, Redacted, Schema } from "effect"
-import { compactVerify, errors, jwtVerify } from "jose"
+// cannot pass. Signing is effect's `Mac` (HMAC-SHA-256), which the app runs on node:crypto's synchronous HMAC: every
+// session check re-issues a token, and jose's WebCrypto would send each one to libuv's thread pool, where it queues
+// behind password hashes during a login burst. Signed tokens and verified signatures are remembered in effect `Cache`s
+// (the expiry is checked on every use), so a session's requests within a second cost one signature and one
+// verification, not one each.
+import { Cache, Duration, Effect, Exit, Layer, Redacted, Schema } from "effect"
+import { Mac } from "effect/crypto"
+import { compactVerify, errors } from "jose"
 import { SessionId } from "../../domain/account/SessionRecord.ts"
 import { UserId } from "../../domain/account/User.ts"
 import { type SessionClaims, SessionTokens, TokenRejected } from "../../ports/SessionTokens.ts"
@@ -16,121 +18,76 @@ const Claims = Schema.Struct({
   sat: Schema.Int,
   exp: Schema.Int
 })
-const decodeClaims = Schema.decodeUnknownEffect(Claims)
+const decodeClaims = Schema.decodeUnknownEffect(Schema.fromJsonString(Claims))
 
-/**
- * A bounded map that forgets the least recently used entries first, in halves: entries go to `young`; when it is
- * full it becomes `old` (the previous `old` is dropped), and a hit in `old` moves back to `young`. A hit costs one
- * or two lookups and no reordering (a Map kept in strict LRU order deletes and re-inserts on every hit).
- */
-class Lru<V> {
-  private young = new Map<string, V>()
-  private old = new Map<string, V>()
-  private readonly half: number
-  constructor(capacity: number) {
-    this.half = Math.max(1, Math.floor(capacity / 2))
-  }
-  get(key: string): V | undefined {
-    const recent = this.young.get(key)
-    if (recent !== undefined) return recent
-    const older = this.old.get(key)
-    if (older !== undefined) this.set(key, older)
-    return older
-  }
-  set(key: string, value: V) {
-    this.young.set(key, value)
-    if (this.young.size >= this.half) {
-      this.old = this.young
-      this.young = new Map()
-    }
-  }
-}
-
-const base64url = (json: unknown) => Buffer.from(JSON.stringify(json), "utf8").toString("base64url")
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+const base64url = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url")
+const json64 = (value: unknown) => Buffer.from(JSON.stringify(value), "utf8").toString("base64url")
 
 /** The JOSE header of every token (RFC 7515 §4): the only algorithm verification accepts. */
-const HEADER = base64url({ alg: "HS256", typ: "JWT" })
+const HEADER = json64({ alg: "HS256", typ: "JWT" })
 
-/**
- * jose verifies through WebCrypto, which costs a thread hop per call (~0.2 ms each, measured). Signing and
- * verifying are pure functions of their input, so both are memoised: the same claims in the same second give the
- * same token, and a token whose signature was checked once needs only its expiry checked again.
- */
-export const make = (secret: Redacted.Redacted<Uint8Array>, options: { readonly cacheSize?: number } = {}) => {
-  const key = Redacted.value(secret)
-  const signed = new Lru<string>(options.cacheSize ?? 10_000)
-  const verified = new Lru<SessionClaims>(options.cacheSize ?? 10_000)
+export interface Options {
+  /** How many signed and verified tokens are remembered (the least recently used are forgotten first). */
+  readonly cacheSize?: number
+}
 
-  /** JWS compact serialisation (RFC 7515 §7.1) of the claims, HMAC-SHA-256 over `header.payload`. */
-  const sign = (claims: SessionClaims, iat: number): string => {
-    const payload = base64url({
-      sid: claims.sessionId,
-      rm: claims.rememberMe,
-      sat: claims.signedInAt,
-      sub: claims.userId,
-      iat,
-      exp: claims.expiresAt
-    })
-    const input = `${HEADER}.${payload}`
-    return `${input}.${createHmac("sha256", key).update(input).digest("base64url")}`
-  }
+export const make = Effect.fn("JoseSessionTokens.make")(function*(secret: Redacted.Redacted<Uint8Array>, options: Options = {}) {
+  const mac = yield* Mac.Mac
+  const bytes = Redacted.value(secret)
+  const key = yield* Effect.orDie(Mac.key(Mac.hmacSha256, bytes))
 
-  const signedPayload = async (token: string): Promise<{ readonly payload: unknown }> => {
-    const verified = await compactVerify(token, key, { algorithms: ["HS256"] })
-    const payload: unknown = JSON.parse(new TextDecoder().decode(verified.payload))
-    return { payload }
-  }
-
-  /** The signature and, given `now`, the expiry; without `now` (reading which session a token names) only the signature. */
-  const verifySignature = (token: string, now: Date | undefined) =>
+  /** The signature only: which claims a token carries, whatever its expiry. */
+  const verifySignature = (token: string): Effect.Effect<SessionClaims, TokenRejected> =>
     Effect.tryPromise({
-      try: () => (now === undefined ? signedPayload(token) : jwtVerify(token, key, { algorithms: ["HS256"], currentDate: now })),
-      catch: (e) =>
-        new TokenRejected({
-          reason: e instanceof errors.JWTExpired
-            ? "EXPIRED"
-            : e instanceof errors.JWSSignatureVerificationFailed
-            ? "BAD_SIGNATURE"
-            : "MALFORMED"
-        })
+      try: () => compactVerify(token, bytes, { algorithms: ["HS256"] }),
+      catch: (e) => new TokenRejected({ reason: e instanceof errors.JWSSignatureVerificationFailed ? "BAD_SIGNATURE" : "MALFORMED" })
     }).pipe(
-      Effect.flatMap(({ payload }) => decodeClaims(payload)),
-      Effect.map((c): SessionClaims => ({
-        sessionId: c.sid,
-        userId: c.sub,
-        rememberMe: c.rm,
-        signedInAt: c.sat,
-        expiresAt: c.exp
-      })),
+      Effect.flatMap(({ payload }) => decodeClaims(decoder.decode(payload))),
+      Effect.map((c): SessionClaims => ({ sessionId: c.sid, userId: c.sub, rememberMe: c.rm, signedInAt: c.sat, expiresAt: c.exp })),
       Effect.catchTag("SchemaError", () => Effect.fail(new TokenRejected({ reason: "MALFORMED" })))
     )
 
-  return SessionTokens.of({
-    issue: (claims, now) => {
-      const iat = Math.floor(now.getTime() / 1000)
-      const cacheKey = `${claims.sessionId}|${claims.userId}|${claims.rememberMe}|${claims.signedInAt}|${claims.expiresAt}|${iat}`
-      const cached = signed.get(cacheKey)
-      if (cached !== undefined) return Effect.succeed(cached)
-      return Effect.sync(() => {
-        const token = sign(claims, iat)
-        signed.set(cacheKey, token)
-        return token
-      })
-    },
-    verify: (token, now) => {
-      const cached = verified.get(token)
-      if (cached !== undefined) {
-        return cached.expiresAt > Math.floor(now.getTime() / 1000)
-          ? Effect.succeed(cached)
-          : Effect.fail(new TokenRejected({ reason: "EXPIRED" }))
-      }
-      return Effect.tap(verifySignature(token, now), (claims) => Effect.sync(() => verified.set(token, claims)))
-    },
-    read: (token) => {
-      const cached = verified.get(token)
-      return cached !== undefined ? Effect.succeed(cached) : verifySignature(token, undefined)
-    }
+  // Only good signatures are kept: a flood of forged tokens cannot push the real ones out.
+  const verified = yield* Cache.makeWith(verifySignature, {
+    capacity: options.cacheSize ?? 10_000,
+    timeToLive: (exit) => (Exit.isSuccess(exit) ? Duration.infinity : Duration.zero)
   })
-}
 
-export const layer = (secret: Redacted.Redacted<Uint8Array>) => Layer.succeed(SessionTokens, make(secret))
+  /**
+   * JWS compact serialisation (RFC 7515 §7.1): HMAC-SHA-256 over `header.payload`. Signing is a pure function of its
+   * input, and every request of a session within the same second signs the same claims: the token is kept for that
+   * second (node:crypto's HMAC on a raw key costs tens of µs, the cache hit a few).
+   */
+  const signed = yield* Cache.make({
+    capacity: options.cacheSize ?? 10_000,
+    timeToLive: "2 seconds",
+    lookup: (input: string) =>
+      mac.sign(key, encoder.encode(input)).pipe(
+        Effect.map((tag) => `${input}.${base64url(tag)}`),
+        // A byte-backed HMAC key cannot fail to sign.
+        Effect.orDie
+      )
+  })
+
+  return SessionTokens.of({
+    issue: (claims, now) =>
+      Cache.get(signed, `${HEADER}.${json64({
+        sid: claims.sessionId,
+        rm: claims.rememberMe,
+        sat: claims.signedInAt,
+        sub: claims.userId,
+        iat: Math.floor(now.getTime() / 1000),
+        exp: claims.expiresAt
+      })}`),
+    verify: (token, now) =>
+      Effect.flatMap(Cache.get(verified, token), (claims) =>
+        claims.expiresAt > Math.floor(now.getTime() / 1000) ? Effect.succeed(claims) : Effect.fail(new TokenRejected({ reason: "EXPIRED" }))),
+    read: (token) => Cache.get(verified, token)
+  })
+})
+
+/** Needs a `Mac`: NodeCrypto.layerMac in the app (node:crypto's synchronous HMAC). */
+export const layer = (secret: Redacted.Redacted<Uint8Array>, options?: Options) =>
+  Layer.effect(SessionTokens, make(secret, options))

@@ -1,6 +1,6 @@
 // Thin handlers for the account routes: decode (done by the API), call one use case, map errors, set cookies.
-import { Context, Effect, Layer, Option, Redacted, SchemaIssue, Scope } from "effect"
-import { Cookies, HttpServerResponse } from "effect/http"
+import { Cache, Context, Effect, Option, Redacted, Schema, SchemaIssue } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import type { Digest, SecureRandom } from "effect/crypto"
 import type { AccountSettings } from "../../domain/account/AccountSettings.ts"
@@ -18,20 +18,20 @@ import { SessionRecords } from "../../ports/SessionRecords.ts"
 import type { SessionTokens } from "../../ports/SessionTokens.ts"
 import type { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
-import { Authentication, CurrentSession, MaybeSession, RequestValidation, SessionCookie } from "./AccountsApi.ts"
-import { Api, DatabaseOutage } from "./Api.ts"
+import { CurrentSession, MaybeSession, RequestValidation, SessionCookie } from "./AccountsApi.ts"
+import { Api } from "./Api.ts"
 import { BadRequest, errorBody, NotFound } from "./ApiErrors.ts"
 import {
   clientAddress,
   expireSessionCookie,
   PREFERENCE_COOKIES,
-  sessionCookie,
   setPreferenceCookies,
   setSessionCookie
 } from "./cookies.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 import { HttpSettings } from "./HttpSettings.ts"
 import { MissingAnswer } from "./inputs.ts"
+import { UserEnvelope } from "./views.ts"
 
 /** Everything the account use cases run on. */
 export type AccountServices =
@@ -109,48 +109,31 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", Effect.fn(function
       })).pipe(mapDomainErrors))
 }))
 
-/** The last `me` answer: its user and cookie objects stay the same for a second (user cache, token memo). */
-let lastMe: { readonly user: User; readonly cookie: Cookies.Cookie; readonly response: HttpServerResponse.HttpServerResponse } | undefined
+const encodeUserEnvelope = Schema.encodeSync(UserEnvelope)
 
-/**
- * `{"user": …}` as the contract encodes it (UserView is plain strings, in its field order), with the session cookie
- * the guard would add: a response is immutable, so the same one answers every `me` of a session within a second.
- */
-const meResponse = (user: User, cookie: Cookies.Cookie) => {
-  if (lastMe !== undefined && lastMe.user === user && lastMe.cookie === cookie) return lastMe.response
-  const response = HttpServerResponse.text(JSON.stringify({ user: userView(user) }), {
-    contentType: "application/json",
-    cookies: Cookies.setCookie(Cookies.empty, cookie)
-  })
-  lastMe = { user, cookie, response }
-  return response
-}
-
-const sessionGroup = HttpApiBuilder.group(Api, "session", Effect.fn(function*(handlers) {
-  const services = yield* Effect.context<SessionRecords>()
+export const SessionHandlers = HttpApiBuilder.group(Api, "session", Effect.fn(function*(handlers) {
+  const sessions = yield* SessionRecords
   const settings = yield* HttpSettings
+  /**
+   * `me`'s answer, encoded once per user object: the users' read cache hands out the same one for a second (and a
+   * new one after any change), so a session polling `me` costs no encoding.
+   */
+  const answers = yield* Cache.make({
+    capacity: 10_000,
+    timeToLive: "2 seconds",
+    lookup: (user: User) =>
+      Effect.sync(() =>
+        HttpServerResponse.text(JSON.stringify(encodeUserEnvelope({ user: userView(user) })), { contentType: "application/json" }))
+  })
   return handlers
-    .handle("me", () => Effect.map(CurrentSession, (s) => meResponse(s.user, sessionCookie(settings, s))))
+    .handle("me", () => Effect.flatMap(CurrentSession, (s) => Cache.get(answers, s.user)))
     .handle("logoutAll", () =>
       Effect.gen(function*() {
         const session = yield* CurrentSession
-        yield* endAllSessions(session.user.id).pipe(Effect.provideContext(services))
+        yield* endAllSessions(session.user.id).pipe(Effect.provideService(SessionRecords, sessions))
         yield* expireSessionCookie(settings)
       }).pipe(mapDomainErrors))
 }))
-
-/**
- * The session group built on only what it uses: the framework merges the context its routes were built with into
- * every request's, so the whole application's context would be copied on every authenticated request.
- */
-export const SessionHandlers = Layer.effectContext(
-  Layer.build(sessionGroup).pipe(
-    Effect.updateContext((
-      context: Context.Context<SessionRecords | HttpSettings | Authentication | RequestValidation | DatabaseOutage | Scope.Scope>
-    ) => Context.pick(SessionRecords, HttpSettings, Authentication, RequestValidation, DatabaseOutage, Scope.Scope)(context)
-    )
-  )
-)
 
 export const PreferencesHandlers = HttpApiBuilder.group(Api, "preferences", Effect.fn(function*(handlers) {
   const users = yield* Users

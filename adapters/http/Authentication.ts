@@ -2,13 +2,13 @@
 // (domain/account/Sessions.ts), for the HttpApi's signed-in groups (with the sliding cookie), for the one public route
 // that reads a session when there is one (preferences), and for the routes outside the HttpApi — the files relay and
 // both console WebSockets — whose refusal is the same 401 envelope, before the upgrade.
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Cache, Context, Duration, Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
 import type { Unauthenticated } from "../../domain/account/AccountErrors.ts"
 import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 import { makeAuthenticator, type Session } from "../../domain/account/Sessions.ts"
 import { Authentication, CurrentSession, MaybeSession, SessionCookie, SessionIfSignedIn } from "./AccountsApi.ts"
-import { setSessionCookie, withSessionCookie } from "./cookies.ts"
+import { setSessionCookie, tokenCookie, withCookie } from "./cookies.ts"
 import { mapDomainErrors, refusal } from "./errorMapping.ts"
 import { HttpSettings } from "./HttpSettings.ts"
 
@@ -27,6 +27,20 @@ export const AuthenticationLive = Layer.effect(
   Effect.gen(function*() {
     const guard = yield* SessionGuard
     const settings = yield* HttpSettings
+    // Every request of a session within a second carries the same token: its cookie is built once, kept by
+    // `maxAge:token` (a browser-session cookie has none).
+    const cookies = yield* Cache.make({
+      capacity: 10_000,
+      timeToLive: "2 seconds",
+      lookup: (key: string) =>
+        Effect.sync(() => {
+          const at = key.indexOf(":")
+          const maxAge = key.slice(0, at)
+          return tokenCookie(settings, key.slice(at + 1), maxAge === "" ? undefined : Number(maxAge))
+        })
+    })
+    const cookieOf = (session: Session) =>
+      Cache.get(cookies, `${session.rememberMe ? Duration.toSeconds(session.lifetime) : ""}:${session.token}`)
     return Authentication.of({
       cookie: (httpEffect, { credential }) =>
         guard.check(Redacted.value(credential)).pipe(
@@ -37,7 +51,7 @@ export const AuthenticationLive = Layer.effect(
               // A success's response is at hand: the cookie goes straight on it. A failure's response is made
               // later, from the error: a pre-response handler puts it there. Either way a handler's own cookie
               // (log out everywhere expires it) is applied after ours and wins.
-              Effect.map((response) => withSessionCookie(settings, session, response)),
+              Effect.flatMap((response) => Effect.map(cookieOf(session), (cookie) => withCookie(response, cookie))),
               Effect.tapCause(() => setSessionCookie(settings, session))
             ))
         )

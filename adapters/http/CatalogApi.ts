@@ -1,6 +1,5 @@
 // The public catalog's contract (schemas and endpoints only): GET /api/plans, what a customer can order, and
 // GET /api/platform, whether what is on sale is a simulation.
-import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { PlansEnvelope, PlatformView } from "./views.ts"
 

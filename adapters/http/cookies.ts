@@ -22,35 +22,27 @@ export const setSessionCookie = (
   )
 }
 
-/** The same cookie on a response already in hand (cheaper than a pre-response handler when one is at hand). */
-export const withSessionCookie = (
-  settings: HttpSettings["Service"],
-  session: Session,
-  response: HttpServerResponse.HttpServerResponse
-): HttpServerResponse.HttpServerResponse => {
-  const cookie = sessionCookie(settings, session)
-  if (response.cookies.cookies[SessionCookie.key] === cookie) return response
-  return HttpServerResponse.updateCookies(response, (cookies) => Cookies.setCookie(cookies, cookie))
-}
+/** A response with this cookie set (the session's, from `sessionCookie` or a cache of them). */
+export const withCookie = (response: HttpServerResponse.HttpServerResponse, cookie: Cookies.Cookie): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.updateCookies(response, (cookies) => Cookies.setCookie(cookies, cookie))
 
-/** The last cookie built (the same object while it lasts, so a response can tell it already has it): every request of a session within the same second gets the same token and Max-Age. */
-let lastCookie: { readonly key: string; readonly cookie: Cookies.Cookie } | undefined
+/**
+ * `zh_token`: remember-me sessions get a persistent cookie (Max-Age: what the token has left); others a
+ * browser-session cookie whose token expires after the idle lifetime.
+ */
+export const sessionCookie = (settings: HttpSettings["Service"], session: Session): Cookies.Cookie =>
+  tokenCookie(settings, session.token, session.rememberMe ? Duration.toSeconds(session.lifetime) : undefined)
 
-export const sessionCookie = (settings: HttpSettings["Service"], session: Session): Cookies.Cookie => {
-  const maxAge = session.rememberMe ? session.lifetime : undefined
-  const key = `${session.token}|${maxAge === undefined ? "" : Duration.toMillis(maxAge)}|${settings.secureCookies}`
-  if (lastCookie?.key === key) return lastCookie.cookie
+/** The cookie of a session token; `maxAgeSeconds` undefined: a browser-session cookie. */
+export const tokenCookie = (settings: HttpSettings["Service"], token: string, maxAgeSeconds: number | undefined): Cookies.Cookie =>
   // A JWT is base64url and dots: always a valid cookie value.
-  const cookie = Cookies.makeCookieUnsafe(SessionCookie.key, session.token, {
+  Cookies.makeCookieUnsafe(SessionCookie.key, token, {
     path: "/",
     httpOnly: true,
     sameSite: "lax",
     secure: settings.secureCookies,
-    ...(maxAge === undefined ? {} : { maxAge })
+    ...(maxAgeSeconds === undefined ? {} : { maxAge: Duration.seconds(maxAgeSeconds) })
   })
-  lastCookie = { key, cookie }
-  return cookie
-}
 
 export const expireSessionCookie = (
   settings: HttpSettings["Service"]

@@ -95,6 +95,7 @@ export type DomainError =
   | AccountErrors.ResetTokenUsed
   | RegistryUnavailable
   | BillingErrors.PlanUnavailable
+  | BillingErrors.ProductUnavailable
   | BillingErrors.InvalidOrderOption
   | BillingErrors.OrderNotFound
   | BillingErrors.SubscriptionNotFound
@@ -173,6 +174,8 @@ const table = {
   OrderNotFound: own(404, "ORDER_NOT_FOUND"),
   SubscriptionNotFound: own(404, "SUBSCRIPTION_NOT_FOUND"),
   SubscriptionEnded: own(409, "SUBSCRIPTION_ENDED"),
+  ProductUnavailable: (e) =>
+    answer(e.busy ? 429 : 503, e.code, e.message, e.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: e.retryAfterSeconds }),
   PaymentDeclined: own(402, "PAYMENT_DECLINED"),
   PaymentUnavailable: own(503, "PAYMENT_UNAVAILABLE"),
   PaymentsNotConfigured: own(503, "PAYMENTS_NOT_CONFIGURED"),

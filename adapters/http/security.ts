@@ -79,17 +79,9 @@ export const docsPolicy = (html: string): string => {
   ].join("; ")
 }
 
-/** The headers of one kind of answer, and the last answer that got them (the same response object for a while). */
-const headerSet = (headers: Readonly<Record<string, string>>) => {
-  let last: { readonly plain: HttpServerResponse.HttpServerResponse; readonly secured: HttpServerResponse.HttpServerResponse } | undefined
-  return (response: HttpServerResponse.HttpServerResponse) => {
-    // A memoised answer (`/me` within a second) gets the memoised copy: no header map built per request.
-    if (last?.plain === response) return last.secured
-    const secured = HttpServerResponse.setHeaders(response, headers)
-    last = { plain: response, secured }
-    return secured
-  }
-}
+/** Adds the headers of one kind of answer. */
+const headerSet = (headers: Readonly<Record<string, string>>) => (response: HttpServerResponse.HttpServerResponse) =>
+  HttpServerResponse.setHeaders(response, headers)
 
 export const securityMiddleware = (settings: HttpSettings["Service"], options: SecurityOptions) => {
   const exempt = new Set(options.csrfExempt)

@@ -78,7 +78,8 @@ export const PlatformView = Schema.Struct({
 export const OrderView = Schema.Struct({
   id: Schema.String,
   planId: Schema.String,
-  kind: Schema.Literals(["vps", "game"]),
+  /** What was bought: the kind of the product that sells it ("vps", "game"). */
+  kind: Schema.String,
   status: Schema.Literals(["pending", "provisioning", "completed", "failed"]),
   progress: Schema.Struct({ step: Schema.Int, total: Schema.Int, name: Schema.String }),
   failureReason: Schema.optionalKey(Schema.String),
@@ -92,7 +93,8 @@ export const OrderView = Schema.Struct({
 export const SubscriptionView = Schema.Struct({
   id: Schema.String,
   planId: Schema.String,
-  kind: Schema.Literals(["vps", "game"]),
+  /** What was bought: the kind of the product that sells it ("vps", "game"). */
+  kind: Schema.String,
   status: Schema.Literals(["active", "suspended", "terminated", "failed"]),
   currentPeriodEnd: Schema.String,
   cancelAtPeriodEnd: Schema.Boolean,

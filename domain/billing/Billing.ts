@@ -1,10 +1,11 @@
-// Orders, subscriptions and the payment ledger: the shapes every service kind (VPS, game) shares.
+// Orders, subscriptions and the payment ledger: the shapes every kind of service we sell shares.
 import { Schema } from "effect"
 
 export const OrderStatus = Schema.Literals(["pending", "provisioning", "completed", "failed"])
 export type OrderStatus = typeof OrderStatus.Type
 
-export const ServiceKind = Schema.Literals(["vps", "game"])
+/** What a service is ("vps", "game", …): the kind its product registered under (HostedService.ts). */
+export const ServiceKind = Schema.String.check(Schema.isPattern(/^[a-z][a-z0-9-]{0,31}$/))
 export type ServiceKind = typeof ServiceKind.Type
 
 export class Order extends Schema.Class<Order>("Order")({
@@ -12,7 +13,7 @@ export class Order extends Schema.Class<Order>("Order")({
   userId: Schema.String,
   planId: Schema.String,
   kind: ServiceKind,
-  /** The customer's choices (VPS: templateId, hostname, sshPublicKey; game: variables). */
+  /** The customer's choices, as the product checked and stored them (HostedService.prepareOrder). */
   options: Schema.Record(Schema.String, Schema.Unknown),
   status: OrderStatus,
   step: Schema.Int,

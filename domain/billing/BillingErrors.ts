@@ -33,3 +33,19 @@ export class SubscriptionEnded extends Schema.TaggedError<SubscriptionEnded>()("
     return "This subscription has ended; its service no longer exists. Place a new order instead."
   }
 }
+
+/**
+ * What a product needed to check an order (its upstream) cannot answer now; nothing was charged. `code` and `busy`
+ * (throttled: try again in a moment) are the product's, for the customer.
+ */
+export class ProductUnavailable extends Schema.TaggedError<ProductUnavailable>()("ProductUnavailable", {
+  code: Schema.String,
+  busy: Schema.Boolean,
+  description: Schema.String,
+  /** When busy: how long the upstream asked us to wait. */
+  retryAfterSeconds: Schema.optionalKey(Schema.Int)
+}) {
+  override get message() {
+    return this.description
+  }
+}

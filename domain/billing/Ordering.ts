@@ -1,8 +1,7 @@
 // Placing an order (validate, charge, record the payment with the subscription, start the durable provisioning) and
 // carrying on orders an interrupted process left behind.
-import { Clock, Duration, Effect, Option, Redacted, Schema } from "effect"
+import { Clock, Duration, Effect, Option, Redacted } from "effect"
 import { SecureRandom } from "effect/crypto"
-import { Catalog } from "../../ports/Catalog.ts"
 import { Ledger } from "../../ports/Ledger.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
@@ -10,54 +9,26 @@ import { SecretBox } from "../../ports/SecretBox.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { refundOrder } from "./refund.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
-import { planForSale } from "../catalog/listPlansForSale.ts"
-import type { GamePlan, VpsPlan } from "../catalog/Plan.ts"
-import { checkEnvironment, decodeGameOptions } from "../game/GameOptions.ts"
-import { GAME_STEPS, ProvisionGame } from "../game/ProvisionGame.ts"
-import { GamePanel } from "../../ports/GamePanel.ts"
-import { ProvisionVps, VPS_STEPS } from "../vps/ProvisionVps.ts"
-import { checkSshPublicKey, isValidHostname, normaliseSshPublicKey, VpsOrderOptions } from "../vps/VpsOptions.ts"
-import { addMonth, type Order } from "./Billing.ts"
-import { InvalidOrderOption, OrderNotFound, PlanUnavailable } from "./BillingErrors.ts"
+import { addMonth, type Order, type ServiceKind } from "./Billing.ts"
+import { OrderNotFound, PlanUnavailable } from "./BillingErrors.ts"
+import { HostedServices } from "./HostedService.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-const validateVpsOptions = Effect.fn("validateVpsOptions")(function*(plan: VpsPlan, raw: unknown) {
-  const options = yield* Schema.decodeUnknownEffect(VpsOrderOptions)(raw).pipe(
-    Effect.mapError((e) => new InvalidOrderOption({ field: "options", problem: e.message.split("\n")[0] ?? e.message }))
-  )
-  if (!plan.templates.includes(options.templateId)) {
-    return yield* new InvalidOrderOption({ field: "options.templateId", problem: "this plan does not offer that OS template" })
-  }
-  if ((yield* (yield* Catalog).templates(options.templateId)).length === 0) {
-    return yield* new InvalidOrderOption({ field: "options.templateId", problem: "that OS template is no longer offered" })
-  }
-  const hostname = options.hostname.trim().toLowerCase()
-  if (!isValidHostname(hostname)) {
-    return yield* new InvalidOrderOption({
-      field: "options.hostname",
-      problem: "letters, digits and hyphens, in labels of at most 63 characters separated by dots"
-    })
-  }
-  const keyProblem = checkSshPublicKey(options.sshPublicKey)
-  if (keyProblem !== undefined) return yield* new InvalidOrderOption({ field: "options.sshPublicKey", problem: keyProblem })
-  return { templateId: options.templateId, hostname, sshPublicKey: normaliseSshPublicKey(options.sshPublicKey) }
-})
-
 /**
- * The customer's settings are checked against the plan and against the egg's own rules (read from the panel)
- * before anything is charged; the plan's own values are the operator's business (a misconfigured plan fails
- * its provisioning with a clear reason and a refund).
+ * The plan's product checks the customer's options against it (nothing is charged before); a plan no product sells
+ * now is unavailable.
  */
-const validateGameOptions = Effect.fn("validateGameOptions")(function*(plan: GamePlan, raw: unknown) {
-  const options = yield* decodeGameOptions(plan, raw)
-  if (Object.keys(options.variables).length === 0) return options
-  const egg = yield* (yield* GamePanel).egg(plan.panel, plan.eggId).pipe(
-    Effect.catchTag("PanelResourceNotFound", () => Effect.fail(new PlanUnavailable({ planId: plan.id })))
+const prepareOrder = Effect.fn("prepareOrder")(function*(planId: string, rawOptions: unknown) {
+  const products = yield* (yield* HostedServices).all
+  const prepared = yield* Effect.forEach(
+    products,
+    (product) => Effect.map(product.prepareOrder(planId, rawOptions), Option.map((order) => ({ ...order, product }))),
+    { concurrency: "unbounded" }
   )
-  const problem = checkEnvironment(egg, plan, options.variables).problems.find((p) => p.customer)
-  if (problem !== undefined) return yield* new InvalidOrderOption({ field: problem.field, problem: problem.problem })
-  return options
+  const found = prepared.find(Option.isSome)
+  if (found === undefined) return yield* new PlanUnavailable({ planId })
+  return found.value
 })
 
 /** The charge of an order is made, and found again, under this key: a replayed charge is the same charge. */
@@ -75,18 +46,13 @@ export const orderChargeKey = (orderId: string) => `order:${orderId}`
 export const placeOrder = Effect.fn("placeOrder")(function*(userId: string, planId: string, rawOptions: unknown) {
   // A platform that cannot take payments refuses the order before anything of it exists.
   yield* (yield* PaymentGateway).ready
-  const found = yield* planForSale(planId)
-  if (Option.isNone(found)) return yield* new PlanUnavailable({ planId })
-  const plan = found.value
-  const options: Record<string, unknown> = plan.kind === "vps"
-    ? yield* validateVpsOptions(plan, rawOptions)
-    : yield* validateGameOptions(plan, rawOptions)
-  const totalSteps = plan.kind === "vps" ? VPS_STEPS.length : GAME_STEPS.length
+  const { options, plan, product } = yield* prepareOrder(planId, rawOptions)
+  const totalSteps = product.steps.length
 
   const orders = yield* Orders
   const orderId = yield* (yield* SecureRandom.SecureRandom).uuidV4()
   const at = yield* now
-  const order = yield* orders.create({ id: orderId, userId, planId, kind: plan.kind, options, totalSteps, now: at })
+  const order = yield* orders.create({ id: orderId, userId, planId, kind: product.kind, options, totalSteps, now: at })
 
   const charge = yield* (yield* PaymentGateway).charge({
     customer: userId,
@@ -155,11 +121,9 @@ const unpaidReason = "The order was interrupted before its payment was confirmed
 /** How long an order failed as unpaid is watched for a charge the provider takes late. */
 const lateChargeWatch = Duration.hours(1)
 
-/** Starts (or joins: idempotent by order id) the durable provisioning of the order's kind. */
-const provision = (kind: "vps" | "game", orderId: string) =>
-  kind === "vps"
-    ? Effect.asVoid(ProvisionVps.execute({ orderId }, { discard: true }))
-    : Effect.asVoid(ProvisionGame.execute({ orderId }, { discard: true }))
+/** Starts (or joins: idempotent by order id) the durable provisioning by the order's product. */
+const provision = (kind: ServiceKind, orderId: string) =>
+  Effect.flatMap(Effect.flatMap(HostedServices, (products) => products.of(kind)), (product) => product.provision(orderId))
 
 export interface OrderView {
   readonly order: Order

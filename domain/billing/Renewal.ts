@@ -1,16 +1,13 @@
-// Renewing (charge, extend one month, bring a suspended service back) and cancelling (end at the period end).
+// Renewing (charge, extend one month, have the product bring a suspended service back) and cancelling (end at the
+// period end).
 import { Clock, Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
-import { Catalog } from "../../ports/Catalog.ts"
 import { Ledger } from "../../ports/Ledger.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
-import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
-import { VpsRecords } from "../../ports/VpsRecords.ts"
-import { RestoreGame } from "../game/GameLifecycle.ts"
-import { restoreVps } from "../vps/VpsActions.ts"
 import { addMonth } from "./Billing.ts"
 import { SubscriptionEnded, SubscriptionNotFound } from "./BillingErrors.ts"
+import { HostedServices } from "./HostedService.ts"
 
 const owned = Effect.fn("ownedSubscription")(function*(userId: string, subscriptionId: string) {
   const found = yield* (yield* Subscriptions).get(subscriptionId)
@@ -28,7 +25,8 @@ export const renewSubscription = Effect.fn("renewSubscription")(function*(userId
   const subscriptions = yield* Subscriptions
   const subscription = yield* owned(userId, subscriptionId)
   if (subscription.status === "terminated" || subscription.status === "failed") return yield* new SubscriptionEnded()
-  const plan = Option.getOrThrow(yield* (yield* Catalog).plan(subscription.planId))
+  const product = yield* (yield* HostedServices).of(subscription.kind)
+  const plan = Option.getOrThrow(yield* product.plan(subscription.planId))
   const at = new Date(yield* Clock.currentTimeMillis)
   // A renewal pays for the next period. One already paid beyond it was just renewed (a double click, or two tabs,
   // one finishing before the other read it): answer it as it stands, charging nothing.
@@ -53,21 +51,10 @@ export const renewSubscription = Effect.fn("renewSubscription")(function*(userId
       createdAt: at
     })
     yield* subscriptions.setCancelAtPeriodEnd(subscription.id, false)
-    // The service's own record says whether it was suspended: a lapse racing this renewal marks it first (and
-    // brings it back itself if the renewal won), so nothing paid for stays suspended.
-    if (subscription.kind === "vps") {
-      const vps = yield* (yield* VpsRecords).bySubscription(subscription.id)
-      if (Option.isSome(vps) && vps.value.status === "suspended") yield* restoreVps(subscription.id)
-    } else {
-      const server = yield* (yield* GameServerRecords).bySubscription(subscription.id)
-      // Unsuspending on the panel is durable: paid for, it happens even if the panel is down right now.
-      if (Option.isSome(server) && server.value.status === "suspended") {
-        yield* RestoreGame.execute(
-          { subscriptionId: subscription.id, periodEnd: subscription.currentPeriodEnd.toISOString() },
-          { discard: true }
-        )
-      }
-    }
+    // Paid for: a suspended service comes back, durably (even if its upstream is down right now). The product's own
+    // record says whether it was suspended: a lapse racing this renewal marks it first (and brings it back itself if
+    // the renewal won), so nothing paid for stays suspended.
+    yield* (yield* (yield* HostedServices).of(subscription.kind)).resume(subscription.id, subscription.currentPeriodEnd)
   }
   return Option.getOrThrow(yield* subscriptions.get(subscription.id))
 })

@@ -1,10 +1,14 @@
-// The moment a period lapses, decided against a renewal racing it: one conditional update in the store.
+// The durable workflows of a subscription's periods (a lapse, a return, an end), and the moment a period lapses,
+// decided against a renewal racing it: one conditional update in the store.
 import { Clock, Effect, Option, Schema } from "effect"
 import { Workflow } from "effect/workflow"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 
-/** The suspension of one lapsed period of a subscription: keyed by both, so sweeping twice suspends once. */
-export const lapseWorkflow = <const Name extends string>(name: Name) =>
+/**
+ * What happens to a service for one period of its subscription (its lapse, or its return after the renewal of that
+ * period): keyed by both, so sweeping or renewing twice does it once.
+ */
+export const periodWorkflow = <const Name extends string>(name: Name) =>
   Workflow.make(name, {
     payload: { subscriptionId: Schema.String, periodEnd: Schema.String },
     idempotencyKey: ({ periodEnd, subscriptionId }) => `${subscriptionId}@${periodEnd}`
@@ -16,6 +20,9 @@ export const terminationWorkflow = <const Name extends string>(name: Name) =>
     payload: { subscriptionId: Schema.String, graceUntil: Schema.String },
     idempotencyKey: ({ graceUntil, subscriptionId }) => `${subscriptionId}@${graceUntil}`
   })
+
+export type PeriodWorkflow = ReturnType<typeof periodWorkflow<string>>
+export type TerminationWorkflow = ReturnType<typeof terminationWorkflow<string>>
 
 /** Still lapsed? A renewal that won the race leaves the subscription active with a later period end. */
 export const stillDue = (subscriptionId: string, periodEnd: string) =>
@@ -39,4 +46,3 @@ export const lapsedFor = (subscriptionId: string, periodEnd: string) =>
     return Option.isSome(current) && current.value.status === "suspended" &&
       current.value.currentPeriodEnd.toISOString() === periodEnd
   })
-

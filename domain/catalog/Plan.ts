@@ -56,3 +56,6 @@ export interface IpPool {
   readonly bridge: string
   readonly nodes: ReadonlyArray<string>
 }
+
+/** What billing charges for a plan, every month. */
+export const termsOf = (plan: Plan) => ({ id: plan.id, name: plan.name, priceCents: plan.priceCents })

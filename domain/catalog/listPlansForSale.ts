@@ -2,7 +2,7 @@
 // no panel URL, egg, image or environment, no cluster or node.
 import { Context, Effect, Option } from "effect"
 import { Catalog } from "../../ports/Catalog.ts"
-import type { Plan } from "./Plan.ts"
+import { type Plan, termsOf } from "./Plan.ts"
 
 export interface VpsPlanForSale {
   readonly id: string
@@ -95,3 +95,13 @@ export const planForSale = Effect.fn("planForSale")(function*(planId: string) {
     : (yield* saleableTemplates(plan.templates)).size > 0
   return onSale ? Option.some(plan) : Option.none<Plan>()
 })
+
+/** One product's plans: those of `kind` for sale now, and the terms of any of them (retired ones too, for renewals). */
+export const plansOf = <const Kind extends Plan["kind"]>(kind: Kind) => {
+  const ofKind = (plan: Plan): plan is Extract<Plan, { readonly kind: Kind }> => plan.kind === kind
+  return {
+    forSale: (planId: string) => Effect.map(planForSale(planId), Option.filter(ofKind)),
+    terms: (planId: string) =>
+      Effect.map(Effect.flatMap(Catalog, (catalog) => catalog.plan(planId)), (plan) => Option.map(Option.filter(plan, ofKind), termsOf))
+  }
+}

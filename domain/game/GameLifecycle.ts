@@ -3,12 +3,12 @@
 // the state (the panel forgets a suspension on reinstall or unsuspend, reference §2.6), every transition is a
 // durable workflow with an idempotency key, so sweeping twice or resuming after a crash is harmless.
 import { Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
-import { Activity, Workflow } from "effect/workflow"
+import { Activity } from "effect/workflow"
 import { GameAllocations } from "../../ports/GameAllocations.ts"
 import { GamePanel } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
-import { lapsedFor, lapseWorkflow, stillDue, terminationWorkflow } from "../billing/lapse.ts"
+import { lapsedFor, periodWorkflow, stillDue, terminationWorkflow } from "../billing/lapse.ts"
 import { alert } from "../ops/alert.ts"
 import { GameSettings } from "./GameSettings.ts"
 import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
@@ -21,7 +21,7 @@ const transient = {
   while: (e: { readonly _tag: string }) => e._tag === "GamePanelUnavailable" || e._tag === "GamePanelThrottled"
 }
 
-export const SuspendGame = lapseWorkflow("SuspendGame")
+export const SuspendGame = periodWorkflow("SuspendGame")
 
 export const TerminateGame = terminationWorkflow("TerminateGame")
 
@@ -107,8 +107,9 @@ export const TerminateGameLive = TerminateGame.toLayer(Effect.fn(function*({ sub
       const server = yield* serverOf(subscriptionId)
       if (Option.isNone(server)) return
       yield* (yield* GameAllocations).release(server.value.orderId)
-      yield* (yield* GameServerRecords).setStatus(server.value.id, "deleted", { graceUntil: null, deletedAt: yield* now })
+      // The subscription ends first: whoever sees the server deleted sees its subscription terminated.
       yield* (yield* Subscriptions).setStatus(subscriptionId, "terminated", ["suspended"])
+      yield* (yield* GameServerRecords).setStatus(server.value.id, "deleted", { graceUntil: null, deletedAt: yield* now })
     }))
   })
 }))
@@ -128,40 +129,4 @@ export const restoreGame = Effect.fn("restoreGame")(function*(subscriptionId: st
  * The renewal is paid: the unsuspension must happen even if the panel is down right now, so it runs as a durable
  * workflow that keeps trying (keyed by the renewed period, so a double renewal unsuspends once).
  */
-export const RestoreGame = Workflow.make("RestoreGame", {
-  payload: { subscriptionId: Schema.String, periodEnd: Schema.String },
-  idempotencyKey: ({ periodEnd, subscriptionId }) => `${subscriptionId}@${periodEnd}`
-})
-
-export const RestoreGameLive = RestoreGame.toLayer(Effect.fn(function*({ subscriptionId }) {
-  yield* Activity.make({
-    name: "unsuspend",
-    execute: restoreGame(subscriptionId).pipe(
-      Effect.retry({
-        schedule: Schedule.min([Schedule.exponential("1 second"), Schedule.spaced("5 minutes")]),
-        while: (e) => e._tag === "GamePanelUnavailable" || e._tag === "GamePanelThrottled" || e._tag === "ServerStateConflict"
-      }),
-      Effect.orDie
-    )
-  })
-}))
-
-/** One pass for game servers: suspend what lapsed, delete what outlived its grace. */
-export const sweepGameLifecycle = Effect.gen(function*() {
-  const subscriptions = yield* Subscriptions
-  const at = yield* now
-  for (const due of yield* subscriptions.due(at)) {
-    if (due.kind !== "game") continue
-    yield* SuspendGame.execute({ subscriptionId: due.id, periodEnd: due.currentPeriodEnd.toISOString() }, { discard: true })
-  }
-  for (const suspended of yield* subscriptions.suspended) {
-    if (suspended.kind !== "game") continue
-    const server = yield* serverOf(suspended.id)
-    if (Option.isSome(server) && server.value.graceUntil !== null && server.value.graceUntil.getTime() <= at.getTime()) {
-      yield* TerminateGame.execute(
-        { subscriptionId: suspended.id, graceUntil: server.value.graceUntil.toISOString() },
-        { discard: true }
-      )
-    }
-  }
-})
+export const RestoreGame = periodWorkflow("RestoreGame")

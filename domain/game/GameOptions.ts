@@ -1,9 +1,9 @@
 // What a customer chooses when ordering a game server (`{ variables?: { NAME: value } }`), checked against the
 // plan (only its `userVariables`) and the egg's own rules, and the environment the panel server is created with.
 import { Effect, Schema } from "effect"
-import type { Egg } from "../../ports/GamePanel.ts"
+import { type Egg, GamePanel } from "../../ports/GamePanel.ts"
 import type { GamePlan } from "../catalog/Plan.ts"
-import { InvalidOrderOption } from "../billing/BillingErrors.ts"
+import { InvalidOrderOption, PlanUnavailable, ProductUnavailable } from "../billing/BillingErrors.ts"
 import { checkEggRules } from "./eggRules.ts"
 
 export const GameOrderOptions = Schema.Struct({
@@ -59,3 +59,35 @@ export const checkEnvironment = (egg: Egg, plan: GamePlan, variables: Readonly<R
   }
   return { environment, problems }
 }
+
+/**
+ * The customer's settings are checked against the plan and against the egg's own rules (read from the panel)
+ * before anything is charged; the plan's own values are the operator's business (a misconfigured plan fails
+ * its provisioning with a clear reason and a refund).
+ */
+export const validateGameOptions = Effect.fn("validateGameOptions")(function*(plan: GamePlan, raw: unknown) {
+  const options = yield* decodeGameOptions(plan, raw)
+  if (Object.keys(options.variables).length === 0) return options
+  const egg = yield* (yield* GamePanel).egg(plan.panel, plan.eggId).pipe(
+    Effect.catchTag("PanelResourceNotFound", () => Effect.fail(new PlanUnavailable({ planId: plan.id }))),
+    Effect.catchTag(["GamePanelUnavailable", "PanelUnknown"], () => Effect.fail(panelUnavailable)),
+    Effect.catchTag("GamePanelThrottled", (e) =>
+      Effect.fail(
+        new ProductUnavailable({
+          code: "GAME_PANEL_BUSY",
+          busy: true,
+          description: "The game panel is busy; please try again in a moment.",
+          retryAfterSeconds: e.retryAfterSeconds
+        })
+      ))
+  )
+  const problem = checkEnvironment(egg, plan, options.variables).problems.find((p) => p.customer)
+  if (problem !== undefined) return yield* new InvalidOrderOption({ field: problem.field, problem: problem.problem })
+  return options
+})
+
+const panelUnavailable = new ProductUnavailable({
+  code: "GAME_PANEL_UNAVAILABLE",
+  busy: false,
+  description: "The game panel did not complete the operation; please try again shortly."
+})

@@ -4,18 +4,24 @@
 // until it succeeds.
 import { Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
-import { Activity, Workflow } from "effect/workflow"
 import { Catalog } from "../../ports/Catalog.ts"
 import { GameAllocations } from "../../ports/GameAllocations.ts"
 import { GamePanel, type PanelNode } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
-import { cleanUp, failAndRefund } from "../billing/compensation.ts"
+import {
+  orderWithOptions,
+  provisioned,
+  provisioningStep,
+  provisioningWorkflow,
+  reportStep,
+  StepFailed,
+  stepFailure
+} from "../billing/provisioning.ts"
 import { alert } from "../ops/alert.ts"
-import type { GamePlan } from "../catalog/Plan.ts"
 import { GameServer } from "./GameServer.ts"
-import { checkEnvironment } from "./GameOptions.ts"
+import { checkEnvironment, GameOrderOptions } from "./GameOptions.ts"
 import { GameSettings } from "./GameSettings.ts"
 import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 
@@ -27,48 +33,24 @@ export const GAME_STEPS = [
   "Installing the game"
 ] as const
 
-export class GameStepFailed extends Schema.TaggedError<GameStepFailed>()("GameStepFailed", {
-  step: Schema.Int,
-  /** For the customer: no upstream detail. */
-  reason: Schema.String,
-  /** For the log. */
-  detail: Schema.String
-}) {}
-
-export const ProvisionGame = Workflow.make("ProvisionGame", {
-  payload: { orderId: Schema.String },
-  success: Schema.String,
-  error: GameStepFailed,
-  idempotencyKey: ({ orderId }) => orderId
-})
+export const ProvisionGame = provisioningWorkflow("ProvisionGame")
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-const failed = (step: number, reason: string) => (e: { readonly _tag: string; readonly message: string }) =>
-  new GameStepFailed({ step, reason, detail: `${e._tag}: ${e.message}` })
+/** The panel being down or throttling us may pass: such a step is tried again. */
+const failed = stepFailure((e) => e._tag === "GamePanelUnavailable" || e._tag === "GamePanelThrottled")
 
 const panelDown = "The game panel cannot be reached."
 
 const context = (orderId: string) =>
   Effect.gen(function*() {
-    const order = Option.getOrThrowWith(yield* (yield* Orders).get(orderId), () => new Error(`order ${orderId} vanished`))
-    const plan = yield* (yield* Catalog).plan(order.planId).pipe(Effect.map(Option.getOrThrow))
+    const { options, order } = yield* orderWithOptions(orderId, GameOrderOptions)
+    const plan = yield* (yield* Catalog).plan(order.planId).pipe(Effect.map(Option.getOrThrow), Effect.orDie)
     if (plan.kind !== "game") return yield* Effect.die(new Error(`plan ${plan.id} is not a game plan`))
-    const variables = (order.options["variables"] ?? {}) as Readonly<Record<string, string>>
-    return { order, plan: plan as GamePlan, variables }
-  }).pipe(Effect.orDie)
-
-const progress = (orderId: string, step: number) =>
-  Effect.flatMap(now, (at) =>
-    Effect.flatMap(Orders, (orders) =>
-      orders.progress(orderId, { status: "provisioning", step, stepName: GAME_STEPS[step - 1]!, now: at })))
-
-/** Upstream trouble (down, throttled) is retried a few times before the step gives up. */
-const retryTransient = <A, R>(effect: Effect.Effect<A, GameStepFailed, R>) =>
-  Activity.retry(effect, {
-    times: 3,
-    while: (e) => e.detail.startsWith("GamePanelUnavailable") || e.detail.startsWith("GamePanelThrottled")
+    return { order, plan, variables: options.variables ?? {} }
   })
+
+const progress = reportStep(GAME_STEPS)
 
 /** The panel account is ours, not the customer's: a synthetic address and name, found again by our user id. */
 export const panelUsername = (userId: string) => `zh_${userId.replace(/-/g, "").toLowerCase()}`
@@ -114,7 +96,7 @@ const step2Nodes = (orderId: string) =>
       .filter((n) => n.public && !n.maintenance && fits(n, plan.memoryMiB, plan.diskMiB, 0, 0))
       .sort((a, b) => (b.memoryMiB - b.allocatedMemoryMiB) - (a.memoryMiB - a.allocatedMemoryMiB))
     if (candidates.length === 0) {
-      return yield* new GameStepFailed({ step: 2, reason: "No game node has room for this plan right now.", detail: "no node fits" })
+      return yield* new StepFailed({ step: 2, reason: "No game node has room for this plan right now.", detail: "no node fits" })
     }
     return candidates.map((n) => n.id)
   })
@@ -153,7 +135,7 @@ const step3Allocate = (orderId: string, candidates: ReadonlyArray<number>) =>
       return Option.none()
     })
     if (Option.isNone(claim)) {
-      return yield* new GameStepFailed(
+      return yield* new StepFailed(
         roomy
           ? { step: 3, reason: "No game server address is free right now.", detail: "no free allocation" }
           : { step: 3, reason: "No game node has room for this plan right now.", detail: "no node has room once pending orders count" }
@@ -180,7 +162,7 @@ const step4Create = (orderId: string, panelUser: number, claimed: typeof Claimed
     }
     const egg = yield* panel.egg(plan.panel, plan.eggId).pipe(Effect.mapError(failed(4, panelDown)))
     if (!Object.values(egg.dockerImages).includes(plan.dockerImage)) {
-      return yield* new GameStepFailed({
+      return yield* new StepFailed({
         step: 4,
         reason: "This plan is misconfigured; our team has been told.",
         detail: `docker image ${plan.dockerImage} is not one of egg ${egg.id}'s images`
@@ -188,7 +170,7 @@ const step4Create = (orderId: string, panelUser: number, claimed: typeof Claimed
     }
     const { environment, problems } = checkEnvironment(egg, plan, variables)
     if (problems.length > 0) {
-      return yield* new GameStepFailed({
+      return yield* new StepFailed({
         step: 4,
         reason: problems.some((p) => p.customer)
           ? `Your settings were refused: ${problems.map((p) => `${p.field} ${p.problem}`).join("; ")}.`
@@ -240,14 +222,14 @@ const step5Install = (orderId: string, created: typeof Created.Type, claimed: ty
       )
       if (server.state === "installed" || server.state === "reinstall_failed") break
       if (server.state === "install_failed") {
-        return yield* new GameStepFailed({ step: 5, reason: "The game could not be installed.", detail: "install_failed" })
+        return yield* new StepFailed({ step: 5, reason: "The game could not be installed.", detail: "install_failed" })
       }
       if (server.state === "suspended") {
-        return yield* new GameStepFailed({ step: 5, reason: "The installation was interrupted.", detail: "suspended while installing" })
+        return yield* new StepFailed({ step: 5, reason: "The installation was interrupted.", detail: "suspended while installing" })
       }
       const at = yield* Clock.currentTimeMillis
       if (at >= deadline) {
-        return yield* new GameStepFailed({
+        return yield* new StepFailed({
           step: 5,
           reason: "The game took too long to install.",
           detail: `still ${server.state} after ${Duration.format(settings.installTimeout)}`
@@ -300,25 +282,12 @@ const undo = (orderId: string) =>
   })
 
 export const ProvisionGameLive = ProvisionGame.toLayer(Effect.fn(function*({ orderId }) {
-  const run = Effect.gen(function*() {
-    const user = yield* Activity.make({ name: "user", success: Schema.Int, error: GameStepFailed, execute: step1User(orderId) })
-      .pipe(retryTransient)
-    const nodes = yield* Activity.make({ name: "nodes", success: Schema.Array(Schema.Int), error: GameStepFailed, execute: dieOnDatabaseOutage(step2Nodes(orderId)) })
-      .pipe(retryTransient)
-    const claimed = yield* Activity.make({ name: "allocate", success: Claimed, error: GameStepFailed, execute: dieOnDatabaseOutage(step3Allocate(orderId, nodes)) })
-      .pipe(retryTransient)
-    const created = yield* Activity.make({ name: "create", success: Created, error: GameStepFailed, execute: dieOnDatabaseOutage(step4Create(orderId, user, claimed)) })
-      .pipe(retryTransient)
-    return yield* Activity.make({ name: "install", success: Schema.String, error: GameStepFailed, execute: dieOnDatabaseOutage(step5Install(orderId, created, claimed)) })
+  const build = Effect.gen(function*() {
+    const user = yield* provisioningStep({ name: "user", success: Schema.Int, execute: step1User(orderId) })
+    const nodes = yield* provisioningStep({ name: "nodes", success: Schema.Array(Schema.Int), execute: dieOnDatabaseOutage(step2Nodes(orderId)) })
+    const claimed = yield* provisioningStep({ name: "allocate", success: Claimed, execute: dieOnDatabaseOutage(step3Allocate(orderId, nodes)) })
+    const created = yield* provisioningStep({ name: "create", success: Created, execute: dieOnDatabaseOutage(step4Create(orderId, user, claimed)) })
+    return yield* provisioningStep({ name: "install", success: Schema.String, execute: dieOnDatabaseOutage(step5Install(orderId, created, claimed)) })
   })
-  return yield* run.pipe(
-    Effect.tapError((e) =>
-      Effect.gen(function*() {
-        yield* Effect.logWarning(`provisioning order ${orderId} failed at step ${e.step}: ${e.detail}`)
-        // The customer first: refunded and told at once, however long the undo then takes.
-        yield* Activity.make({ name: "fail-and-refund", execute: dieOnDatabaseOutage(failAndRefund(orderId, e.reason)) })
-        yield* Activity.make({ name: "clean-up", execute: dieOnDatabaseOutage(cleanUp(orderId, undo(orderId))) })
-      })
-    )
-  )
+  return yield* provisioned(orderId, build, () => undo(orderId))
 }))

@@ -1,8 +1,8 @@
 // What time does to a VPS: at the period end without renewal it is stopped, kept from starting with its node, and
-// snapshotted (suspended); after the grace window it is destroyed with its disks and its address goes back to the
-// pool. Every transition is a durable workflow with an idempotency key, so sweeping twice, or resuming after a crash,
-// is harmless. Nothing is stopped or destroyed unless the VM carries our stamp for the VPS's order.
-import { Clock, Duration, Effect, Option, Schema } from "effect"
+// snapshotted (suspended); a renewal brings it back; after the grace window it is destroyed with its disks and its
+// address goes back to the pool. Every transition is a durable workflow with an idempotency key, so sweeping twice,
+// or resuming after a crash, is harmless. Nothing is stopped or destroyed unless the VM carries our stamp for the VPS's order.
+import { Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { Activity } from "effect/workflow"
 import { IpAddresses } from "../../ports/IpAddresses.ts"
 import { Placement } from "../../ports/Placement.ts"
@@ -11,7 +11,7 @@ import { Virtualization, type VmRef } from "../../ports/Virtualization.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
 import type { Vps } from "./Vps.ts"
 import { VpsSettings } from "./VpsSettings.ts"
-import { lapsedFor, lapseWorkflow, stillDue, terminationWorkflow } from "../billing/lapse.ts"
+import { lapsedFor, periodWorkflow, stillDue, terminationWorkflow } from "../billing/lapse.ts"
 import { notOursAlert, ownership } from "./ownership.ts"
 import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 
@@ -23,9 +23,14 @@ export const vmRefOf = (vps: Vps): VmRef => ({ cluster: vps.cluster, node: vps.n
 export const finalSnapshotName = (periodEnd: Date) =>
   `final-${periodEnd.toISOString().slice(0, 16).replace(/[-:T]/g, "")}`
 
-const transient = { times: 5, while: (e: { readonly _tag: string }) => e._tag === "VirtualizationUnavailable" }
+/** The hypervisor being unreachable may pass: tried again after 1 s, 2 s, 4 s … five times. */
+const transient = {
+  times: 5,
+  schedule: Schedule.exponential("1 second"),
+  while: (e: { readonly _tag: string }) => e._tag === "VirtualizationUnavailable"
+}
 
-export const SuspendVps = lapseWorkflow("SuspendVps")
+export const SuspendVps = periodWorkflow("SuspendVps")
 
 export const TerminateVps = terminationWorkflow("TerminateVps")
 
@@ -144,31 +149,23 @@ export const TerminateVpsLive = TerminateVps.toLayer(Effect.fn(function*({ subsc
       if (Option.isNone(vps)) return
       yield* (yield* IpAddresses).release(vps.value.orderId)
       yield* (yield* Placement).releaseVmid(vps.value.orderId)
-      yield* (yield* VpsRecords).setStatus(vps.value.id, "destroyed", { graceUntil: null, destroyedAt: yield* now })
+      // The subscription ends first: whoever sees the VPS destroyed sees its subscription terminated.
       yield* (yield* Subscriptions).setStatus(subscriptionId, "terminated", ["suspended"])
+      yield* (yield* VpsRecords).setStatus(vps.value.id, "destroyed", { graceUntil: null, destroyedAt: yield* now })
     }))
   })
 }))
 
-/** One pass of the lifecycle: suspend what lapsed, terminate what outlived its grace. Run every minute. */
-export const sweepLifecycle = Effect.gen(function*() {
-  const subscriptions = yield* Subscriptions
-  const at = yield* now
-  for (const due of yield* subscriptions.due(at)) {
-    if (due.kind !== "vps") continue
-    yield* SuspendVps.execute(
-      { subscriptionId: due.id, periodEnd: due.currentPeriodEnd.toISOString() },
-      { discard: true }
-    )
-  }
-  for (const suspended of yield* subscriptions.suspended) {
-    if (suspended.kind !== "vps") continue
-    const vps = yield* vpsOf(suspended.id)
-    if (Option.isSome(vps) && vps.value.graceUntil !== null && vps.value.graceUntil.getTime() <= at.getTime()) {
-      yield* TerminateVps.execute(
-        { subscriptionId: suspended.id, graceUntil: vps.value.graceUntil.toISOString() },
-        { discard: true }
-      )
-    }
-  }
+/** A renewal inside the grace window: the same VM comes back, started, and starts with its node again. */
+export const restoreVps = Effect.fn("restoreVps")(function*(subscriptionId: string) {
+  const records = yield* VpsRecords
+  const vps = yield* records.bySubscription(subscriptionId)
+  if (Option.isNone(vps) || vps.value.status === "destroyed") return
+  if (yield* bringBack(vps.value)) yield* records.setStatus(vps.value.id, "running", { graceUntil: null })
 })
+
+/**
+ * The renewal is paid: the VPS must come back even if the hypervisor is down right now, so it runs as a durable
+ * workflow that keeps trying (keyed by the renewed period, so a double renewal brings it back once).
+ */
+export const RestoreVps = periodWorkflow("RestoreVps")

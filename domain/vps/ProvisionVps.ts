@@ -1,9 +1,8 @@
 // The six-step VPS provisioning workflow: each step a durable, idempotent activity; a failure at any step refunds the
 // charge and tells the customer why at once, then undoes what was done (no VM, no address, no reservation left),
 // retrying that undo until it succeeds.
-import { Clock, Effect, Option, Redacted, Result, Schema } from "effect"
+import { Clock, Effect, Option, Result, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
-import { Activity, Workflow } from "effect/workflow"
 import { Catalog } from "../../ports/Catalog.ts"
 import { IpAddresses } from "../../ports/IpAddresses.ts"
 import { Orders } from "../../ports/Orders.ts"
@@ -12,16 +11,23 @@ import { SecretBox } from "../../ports/SecretBox.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Virtualization, type VmNotOurs, type VmRef } from "../../ports/Virtualization.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
-import type { VpsPlan } from "../catalog/Plan.ts"
-import { cleanUp, failAndRefund } from "../billing/compensation.ts"
+import {
+  orderWithOptions,
+  provisioned,
+  provisioningStep,
+  provisioningWorkflow,
+  reportStep,
+  StepFailed,
+  stepFailure
+} from "../billing/provisioning.ts"
 import { notOursAlert, ownership } from "./ownership.ts"
 import { chooseNode } from "./placement.ts"
 import { generatePassword } from "./passwords.ts"
 import { Vps } from "./Vps.ts"
-import type { VpsOrderOptions } from "./VpsOptions.ts"
+import { VpsOrderOptions } from "./VpsOptions.ts"
 import { VpsSettings } from "./VpsSettings.ts"
-import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
+import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 
 export const VPS_STEPS = [
   "Choosing a node",
@@ -32,19 +38,7 @@ export const VPS_STEPS = [
   "Starting the server"
 ] as const
 
-/** A step that could not be done; `reason` is for the customer (no upstream detail), `detail` for the log. */
-export class StepFailed extends Schema.TaggedError<StepFailed>()("StepFailed", {
-  step: Schema.Int,
-  reason: Schema.String,
-  detail: Schema.String
-}) {}
-
-export const ProvisionVps = Workflow.make("ProvisionVps", {
-  payload: { orderId: Schema.String },
-  success: Schema.String,
-  error: StepFailed,
-  idempotencyKey: ({ orderId }) => orderId
-})
+export const ProvisionVps = provisioningWorkflow("ProvisionVps")
 
 const Placed = Schema.Struct({
   cluster: Schema.String,
@@ -59,27 +53,19 @@ const vmOf = (placed: Placed): VmRef => ({ cluster: placed.cluster, node: placed
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-const failed = (step: number, reason: string) => (e: { readonly _tag: string; readonly message: string }) =>
-  new StepFailed({ step, reason, detail: `${e._tag}: ${e.message}` })
+/** The hypervisor being unreachable may pass: such a step is tried again. */
+const failed = stepFailure((e) => e._tag === "VirtualizationUnavailable")
 
 /** The order, its plan and its options, read again by every step (cheap, and always the stored truth). */
 const context = (orderId: string) =>
   Effect.gen(function*() {
-    const order = Option.getOrThrowWith(yield* (yield* Orders).get(orderId), () => new Error(`order ${orderId} vanished`))
-    const plan = yield* (yield* Catalog).plan(order.planId).pipe(Effect.map(Option.getOrThrow))
+    const { options, order } = yield* orderWithOptions(orderId, VpsOrderOptions)
+    const plan = yield* (yield* Catalog).plan(order.planId).pipe(Effect.map(Option.getOrThrow), Effect.orDie)
     if (plan.kind !== "vps") return yield* Effect.die(new Error(`plan ${plan.id} is not a VPS plan`))
-    const options = order.options as unknown as VpsOrderOptions
-    return { order, plan: plan as VpsPlan, options }
-  }).pipe(Effect.orDie)
+    return { order, plan, options }
+  })
 
-const progress = (orderId: string, step: number) =>
-  Effect.flatMap(now, (at) =>
-    Effect.flatMap(Orders, (orders) =>
-      orders.progress(orderId, { status: "provisioning", step, stepName: VPS_STEPS[step - 1]!, now: at })))
-
-/** Transient upstream trouble is retried a few times before the step gives up. */
-const retryTransient = <A, R>(effect: Effect.Effect<A, StepFailed, R>) =>
-  Activity.retry(effect, { times: 3, while: (e) => e.detail.startsWith("VirtualizationUnavailable") })
+const progress = reportStep(VPS_STEPS)
 
 const step1Place = (orderId: string) =>
   Effect.gen(function*() {
@@ -312,33 +298,21 @@ const undo = (orderId: string, placed: Placed | undefined) =>
 
 export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ orderId }) {
   let placed: Placed | undefined
-  const run = Effect.gen(function*() {
-    placed = yield* Activity.make({ name: "place", success: Placed, error: StepFailed, execute: dieOnDatabaseOutage(step1Place(orderId)) }).pipe(retryTransient)
-    const vmid = yield* Activity.make({ name: "clone", success: Schema.Int, error: StepFailed, execute: dieOnDatabaseOutage(step2Clone(orderId, placed)) })
-      .pipe(retryTransient)
+  const build = Effect.gen(function*() {
+    placed = yield* provisioningStep({ name: "place", success: Placed, execute: dieOnDatabaseOutage(step1Place(orderId)) })
+    const vmid = yield* provisioningStep({ name: "clone", success: Schema.Int, execute: dieOnDatabaseOutage(step2Clone(orderId, placed)) })
     placed = { ...placed, vmid }
     const p = placed
     // The address is database work: assigned while the disk is resized. Both finish before either failure counts,
     // so the undo never races a step still running.
     const [resized, addressed] = yield* Effect.all([
-      Activity.make({ name: "resize", error: StepFailed, execute: dieOnDatabaseOutage(step3Resize(orderId, p)) }).pipe(retryTransient, Effect.result),
-      Activity.make({ name: "address", success: Schema.String, error: StepFailed, execute: dieOnDatabaseOutage(step4Address(orderId)) }).pipe(Effect.result)
+      provisioningStep({ name: "resize", success: Schema.Void, execute: dieOnDatabaseOutage(step3Resize(orderId, p)) }).pipe(Effect.result),
+      provisioningStep({ name: "address", success: Schema.String, execute: dieOnDatabaseOutage(step4Address(orderId)) }).pipe(Effect.result)
     ], { concurrency: 2 })
     if (Result.isFailure(resized)) return yield* Effect.fail(resized.failure)
     if (Result.isFailure(addressed)) return yield* Effect.fail(addressed.failure)
-    const sealed = yield* Activity.make({ name: "configure", success: Schema.String, error: StepFailed, execute: dieOnDatabaseOutage(step5Configure(orderId, p)) })
-      .pipe(retryTransient)
-    return yield* Activity.make({ name: "start", success: Schema.String, error: StepFailed, execute: dieOnDatabaseOutage(step6Start(orderId, p, sealed)) })
-      .pipe(retryTransient)
+    const sealed = yield* provisioningStep({ name: "configure", success: Schema.String, execute: dieOnDatabaseOutage(step5Configure(orderId, p)) })
+    return yield* provisioningStep({ name: "start", success: Schema.String, execute: dieOnDatabaseOutage(step6Start(orderId, p, sealed)) })
   })
-  return yield* run.pipe(
-    Effect.tapError((e) =>
-      Effect.gen(function*() {
-        yield* Effect.logWarning(`provisioning order ${orderId} failed at step ${e.step}: ${e.detail}`)
-        // The customer first: refunded and told at once, however long the undo then takes.
-        yield* Activity.make({ name: "fail-and-refund", execute: dieOnDatabaseOutage(failAndRefund(orderId, e.reason)) })
-        yield* Activity.make({ name: "clean-up", execute: dieOnDatabaseOutage(cleanUp(orderId, undo(orderId, placed))) })
-      })
-    )
-  )
+  return yield* provisioned(orderId, build, () => undo(orderId, placed))
 }))

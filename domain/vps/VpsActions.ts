@@ -6,7 +6,7 @@ import { Catalog } from "../../ports/Catalog.ts"
 import { SecretBox } from "../../ports/SecretBox.ts"
 import { Virtualization } from "../../ports/Virtualization.ts"
 import { type SnapshotWork, VpsRecords } from "../../ports/VpsRecords.ts"
-import { bringBack, vmRefOf } from "./Lifecycle.ts"
+import { vmRefOf } from "./Lifecycle.ts"
 import { generatePassword } from "./passwords.ts"
 import type { Vps } from "./Vps.ts"
 
@@ -211,12 +211,4 @@ export const resetRootPassword = Effect.fn("resetRootPassword")(function*(userId
   yield* virtualization.setCloudInitPassword(vm, password)
   yield* (yield* VpsRecords).setSealedRootPassword(vps.id, yield* (yield* SecretBox).seal(password, `vps:${vps.id}:root-password`))
   return { rootPassword: Redacted.value(password), appliesAtNextBoot: !viaAgent }
-})
-
-/** A renewal inside the grace window: the same VM comes back, started, and starts with its node again. */
-export const restoreVps = Effect.fn("restoreVps")(function*(subscriptionId: string) {
-  const records = yield* VpsRecords
-  const vps = yield* records.bySubscription(subscriptionId)
-  if (Option.isNone(vps) || vps.value.status === "destroyed") return
-  if (yield* bringBack(vps.value)) yield* records.setStatus(vps.value.id, "running", { graceUntil: null })
 })

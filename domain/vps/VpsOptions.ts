@@ -1,5 +1,8 @@
 // What a customer chooses when ordering a VPS: OS template, hostname, SSH public key — validated here.
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { Catalog } from "../../ports/Catalog.ts"
+import { InvalidOrderOption } from "../billing/BillingErrors.ts"
+import type { VpsPlan } from "../catalog/Plan.ts"
 
 /** RFC 1123 host name: labels of letters, digits and inner hyphens, at most 253 characters in all. */
 export const isValidHostname = (name: string): boolean =>
@@ -49,3 +52,26 @@ export const VpsOrderOptions = Schema.Struct({
   sshPublicKey: Schema.String.check(Schema.isMaxLength(16 * 1024))
 })
 export type VpsOrderOptions = typeof VpsOrderOptions.Type
+
+/** The options decoded and checked against the plan and the catalog, normalised as they are stored. */
+export const validateVpsOptions = Effect.fn("validateVpsOptions")(function*(plan: VpsPlan, raw: unknown) {
+  const options = yield* Schema.decodeUnknownEffect(VpsOrderOptions)(raw).pipe(
+    Effect.mapError((e) => new InvalidOrderOption({ field: "options", problem: e.message.split("\n")[0] ?? e.message }))
+  )
+  if (!plan.templates.includes(options.templateId)) {
+    return yield* new InvalidOrderOption({ field: "options.templateId", problem: "this plan does not offer that OS template" })
+  }
+  if ((yield* (yield* Catalog).templates(options.templateId)).length === 0) {
+    return yield* new InvalidOrderOption({ field: "options.templateId", problem: "that OS template is no longer offered" })
+  }
+  const hostname = options.hostname.trim().toLowerCase()
+  if (!isValidHostname(hostname)) {
+    return yield* new InvalidOrderOption({
+      field: "options.hostname",
+      problem: "letters, digits and hyphens, in labels of at most 63 characters separated by dots"
+    })
+  }
+  const keyProblem = checkSshPublicKey(options.sshPublicKey)
+  if (keyProblem !== undefined) return yield* new InvalidOrderOption({ field: "options.sshPublicKey", problem: keyProblem })
+  return { templateId: options.templateId, hostname, sshPublicKey: normaliseSshPublicKey(options.sshPublicKey) }
+})

@@ -1,6 +1,7 @@
 // Specification of signing in and of the per-request session check: credentials, constant-time unknown
 // accounts, rehashing, lifetimes, sliding expiry with an absolute cap, server-side records (logout, log out
 // everywhere, a reset end them; "last seen" written at most once a minute), tampering.
+import { NodeCrypto } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Fiber, Option, Redacted, Ref } from "effect"
 import { TestClock } from "effect/testing"
@@ -264,7 +265,7 @@ describe("authenticate refuses", () => {
       const alice = yield* registered()
       const session = yield* signIn()
       const otherKey = Redacted.make(new TextEncoder().encode("someone-else's-32-byte-signing-k"))
-      const foreign = yield* JoseSessionTokens.make(otherKey).issue(
+      const foreign = yield* (yield* JoseSessionTokens.make(otherKey).pipe(Effect.provide(NodeCrypto.layerMac))).issue(
         { sessionId: session.id, userId: alice.id, rememberMe: true, signedInAt: 0, expiresAt: 3600 },
         new Date(0)
       )

@@ -69,7 +69,7 @@ export const domainEnv = (options: DomainEnvOptions = {}) =>
     MemoryMailer.layer,
     FixtureRegistry.layer,
     countingHasher(options.cost ?? defaultCost),
-    JoseSessionTokens.layer(sessionKey),
+    JoseSessionTokens.layer(sessionKey).pipe(Layer.provide(NodeCrypto.layerMac)),
     NodeCrypto.layerSecureRandom,
     NodeCrypto.layerDigest,
     Layer.succeed(AccountSettings, AccountSettings.of({ ...AccountSettings.defaults, publicUrl, ...options.settings }))

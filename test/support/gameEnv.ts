@@ -15,15 +15,12 @@ import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRe
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
-import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
-import * as MemoryVpsRecords from "../../adapters/fake/MemoryVpsRecords.ts"
 import * as SandboxPaymentGateway from "../../adapters/payments/SandboxPaymentGateway.ts"
 import type { GamePlan } from "../../domain/catalog/Plan.ts"
-import { RestoreGameLive, SuspendGameLive, TerminateGameLive } from "../../domain/game/GameLifecycle.ts"
+import { HostedServices } from "../../domain/billing/HostedService.ts"
+import { GameHosting } from "../../domain/game/GameHosting.ts"
 import { GameSettings } from "../../domain/game/GameSettings.ts"
-import { ProvisionGameLive } from "../../domain/game/ProvisionGame.ts"
 import { Catalog } from "../../ports/Catalog.ts"
-import { labSeed } from "./virtualizationMother.ts"
 
 export const gamePlan: GamePlan = {
   kind: "game",
@@ -79,14 +76,11 @@ export const gameEnv = (options: { readonly installDuration?: Duration.Input; re
     Layer.succeed(GameSettings, { ...gameSettings, ...options.settings }),
     SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
     NodeCrypto.layerSecureRandom,
-    IdentityUnitOfWork.layer,
-    // Renewal serves both kinds: the VPS side is there, unused.
-    MemoryVpsRecords.layer,
-    MemoryVirtualization.layer(labSeed())
+    IdentityUnitOfWork.layer
   )
-  const workflows = Layer.mergeAll(ProvisionGameLive, SuspendGameLive, TerminateGameLive, RestoreGameLive)
   return Layer.effectDiscard(seedGameCatalog).pipe(
-    Layer.provideMerge(workflows),
+    // Billing sells one product here: the game server.
+    Layer.provideMerge(GameHosting.pipe(Layer.provideMerge(HostedServices.layer))),
     Layer.provideMerge(WorkflowEngine.layerMemory),
     Layer.provideMerge(services)
   )

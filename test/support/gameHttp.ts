@@ -6,7 +6,7 @@ import WebSocket from "ws"
 import { GameServerView, OrderView } from "../../adapters/http/views.ts"
 import { SandboxPanel } from "../../app/sandbox/SandboxUpstreams.ts"
 import type { SandboxPterodactyl } from "../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
-import { sweepGameLifecycle } from "../../domain/game/GameLifecycle.ts"
+import { sweepLifecycle } from "../../domain/billing/sweepLifecycle.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import {
   type ScannedBrowser,
@@ -173,5 +173,5 @@ export const lapseGame = (server: TestServer, subscriptionId: string, at: Date) 
     if (!(yield* subscriptions.extend(subscriptionId, current.currentPeriodEnd, at))) {
       return yield* Effect.die(new Error(`subscription ${subscriptionId} could not be moved`))
     }
-    yield* sweepGameLifecycle
+    yield* sweepLifecycle
   }))

@@ -6,8 +6,6 @@ import { WorkflowEngine } from "effect/workflow"
 import * as AesGcmSecretBox from "../../adapters/crypto/AesGcmSecretBox.ts"
 import * as IdentityUnitOfWork from "../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
-import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
-import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRecords.ts"
 import * as MemoryIpAddresses from "../../adapters/fake/MemoryIpAddresses.ts"
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
@@ -19,8 +17,8 @@ import * as SandboxPaymentGateway from "../../adapters/payments/SandboxPaymentGa
 import { Result } from "effect"
 import { hostAddresses, parseAddress, parseCidr } from "../../domain/catalog/ipv4.ts"
 import type { VpsPlan } from "../../domain/catalog/Plan.ts"
-import { SuspendVpsLive, TerminateVpsLive } from "../../domain/vps/Lifecycle.ts"
-import { ProvisionVpsLive } from "../../domain/vps/ProvisionVps.ts"
+import { HostedServices } from "../../domain/billing/HostedService.ts"
+import { VpsHosting } from "../../domain/vps/VpsHosting.ts"
 import { VpsSettings } from "../../domain/vps/VpsSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { labCluster, labSeed, labStorage } from "./virtualizationMother.ts"
@@ -92,14 +90,11 @@ export const vpsEnv = (options: { readonly poolSize?: number; readonly paymentLa
     Layer.succeed(VpsSettings, vpsSettings),
     SandboxPaymentGateway.layer({ chargeLatency: options.paymentLatency ?? 0 }).pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
     NodeCrypto.layerSecureRandom,
-    IdentityUnitOfWork.layer,
-    // Ordering serves both kinds: the game side is there, unused.
-    MemoryGamePanel.layer(MemoryGamePanel.defaultOptions),
-    MemoryGameServerRecords.layer
+    IdentityUnitOfWork.layer
   )
-  const workflows = Layer.mergeAll(ProvisionVpsLive, SuspendVpsLive, TerminateVpsLive)
   return Layer.effectDiscard(seedCatalog(options.poolSize ?? 16)).pipe(
-    Layer.provideMerge(workflows),
+    // Billing sells one product here: the VPS.
+    Layer.provideMerge(VpsHosting.pipe(Layer.provideMerge(HostedServices.layer))),
     Layer.provideMerge(WorkflowEngine.layerMemory),
     Layer.provideMerge(services)
   )

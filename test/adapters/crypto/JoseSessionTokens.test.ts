@@ -1,6 +1,7 @@
 // Session tokens: what is signed is a standard HS256 JWT (header, claims) that jose verifies, the same claims in the
 // same second give the same token, a token is refused once expired even when its signature was checked before, and
 // an expired token can still be read (which session it names) while a forged one cannot.
+import { NodeCrypto } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { decodeProtectedHeader, jwtVerify } from "jose"
@@ -10,7 +11,10 @@ import { SessionId } from "../../../domain/account/SessionRecord.ts"
 import { UserId } from "../../../domain/account/User.ts"
 
 const key = new Uint8Array(32).fill(7)
-const tokens = JoseSessionTokens.make(Redacted.make(key))
+/** Tokens signed with `bytes`, on node:crypto's HMAC as in the app. */
+const tokensWith = (bytes: Uint8Array, options?: JoseSessionTokens.Options) =>
+  JoseSessionTokens.make(Redacted.make(bytes), options).pipe(Effect.provide(NodeCrypto.layerMac))
+const tokens = Effect.runSync(tokensWith(key))
 const at = new Date("2026-01-01T10:00:00Z")
 const seconds = Math.floor(at.getTime() / 1000)
 const sessionId = (n: number) => SessionId.make(`5e551011-0000-4000-8000-${String(n).padStart(12, "0")}`)
@@ -49,7 +53,7 @@ describe("JoseSessionTokens", () => {
 
   it.effect("keeps working past its cache's capacity", () =>
     Effect.gen(function*() {
-      const small = JoseSessionTokens.make(Redacted.make(key), { cacheSize: 4 })
+      const small = yield* tokensWith(key, { cacheSize: 4 })
       const issued: Array<string> = []
       for (let v = 0; v < 10; v++) issued.push(yield* small.issue({ ...claims, sessionId: sessionId(v) }, at))
       for (let v = 0; v < 10; v++) assert.strictEqual((yield* small.verify(issued[v]!, at)).sessionId, sessionId(v))
@@ -59,13 +63,13 @@ describe("JoseSessionTokens", () => {
     Effect.gen(function*() {
       const token = yield* tokens.issue(claims, at)
       // A fresh instance: nothing memoised, the signature is checked again.
-      const later = JoseSessionTokens.make(Redacted.make(key))
+      const later = yield* tokensWith(key)
       assert.strictEqual((yield* Effect.flip(later.verify(token, new Date((claims.expiresAt + 60) * 1000)))).reason, "EXPIRED")
       assert.deepStrictEqual(yield* later.read(token), claims)
       const [header, payload, signature] = token.split(".")
       const altered = Buffer.from(Buffer.from(payload!, "base64url").toString("utf8").replace(claims.userId, "someone-else"))
       assert.strictEqual((yield* Effect.flip(later.read(`${header}.${altered.toString("base64url")}.${signature}`))).reason, "BAD_SIGNATURE")
-      const foreign = yield* JoseSessionTokens.make(Redacted.make(new Uint8Array(32).fill(8))).issue(claims, at)
+      const foreign = yield* (yield* tokensWith(new Uint8Array(32).fill(8))).issue(claims, at)
       assert.strictEqual((yield* Effect.flip(later.read(foreign))).reason, "BAD_SIGNATURE")
       assert.strictEqual((yield* Effect.flip(later.read("garbage"))).reason, "MALFORMED")
     }))

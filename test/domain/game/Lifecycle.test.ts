@@ -8,7 +8,7 @@ import { MemoryGamePanelControl } from "../../../adapters/fake/MemoryGamePanel.t
 import { placeOrder } from "../../../domain/billing/Ordering.ts"
 import { renewSubscription } from "../../../domain/billing/Renewal.ts"
 import { checkConsoleToken, issueConsoleToken, ownedByIdentifier, powerGameServer } from "../../../domain/game/GameActions.ts"
-import { sweepGameLifecycle } from "../../../domain/game/GameLifecycle.ts"
+import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
 import { SessionId } from "../../../domain/account/SessionRecord.ts"
 import { UserId } from "../../../domain/account/User.ts"
 import { GameAllocations } from "../../../ports/GameAllocations.ts"
@@ -110,11 +110,11 @@ describe("the game server lifecycle", () => {
       const { server, subscriptionId } = yield* provisioned
       yield* powerGameServer(alice, server.id, "start")
       yield* TestClock.adjust("29 days")
-      yield* sweepGameLifecycle
+      yield* sweepLifecycle
       assert.strictEqual(yield* recordStatus(server.id), "active")
 
       yield* TestClock.adjust("3 days")
-      yield* sweepGameLifecycle
+      yield* sweepLifecycle
       yield* until(Effect.map(subscriptionOf(subscriptionId), (s) => s.status === "suspended"))
       assert.strictEqual(yield* recordStatus(server.id), "suspended")
       const suspended = yield* panelServer(server.uuid)
@@ -124,7 +124,7 @@ describe("the game server lifecycle", () => {
       const holder = { userId: alice, sessionId: SessionId.make("00000000-0000-4000-8000-00000000a004") }
       assert.strictEqual((yield* Effect.flip(issueConsoleToken(holder, server.identifier)))._tag, "GameServerUnavailable")
       // Sweeping again changes nothing.
-      yield* sweepGameLifecycle
+      yield* sweepLifecycle
       assert.strictEqual(yield* recordStatus(server.id), "suspended")
 
       yield* renewSubscription(alice, subscriptionId)
@@ -140,7 +140,7 @@ describe("the game server lifecycle", () => {
         const { server, subscriptionId } = yield* provisioned
         const periodEnd = (yield* subscriptionOf(subscriptionId)).currentPeriodEnd
         yield* TestClock.setTime(periodEnd.getTime() + 1_000)
-        const sweep = yield* Effect.forkChild(sweepGameLifecycle)
+        const sweep = yield* Effect.forkChild(sweepLifecycle)
         for (let i = 0; i < delay; i++) yield* Effect.yieldNow
         yield* renewSubscription(alice, subscriptionId)
         yield* Fiber.join(sweep)
@@ -170,13 +170,13 @@ describe("the game server lifecycle", () => {
     Effect.gen(function*() {
       const { order, server, subscriptionId } = yield* provisioned
       yield* TestClock.adjust("32 days")
-      yield* sweepGameLifecycle
+      yield* sweepLifecycle
       yield* until(Effect.map(subscriptionOf(subscriptionId), (s) => s.status === "suspended"))
       yield* TestClock.adjust("13 days")
-      yield* sweepGameLifecycle
+      yield* sweepLifecycle
       assert.strictEqual(yield* recordStatus(server.id), "suspended")
       yield* TestClock.adjust("2 days")
-      yield* sweepGameLifecycle
+      yield* sweepLifecycle
       yield* until(Effect.map(subscriptionOf(subscriptionId), (s) => s.status === "terminated"))
       assert.strictEqual(yield* recordStatus(server.id), "deleted")
       assert.isUndefined(yield* panelServer(server.uuid))
@@ -188,11 +188,11 @@ describe("the game server lifecycle", () => {
     Effect.gen(function*() {
       const { order, server, subscriptionId } = yield* provisioned
       yield* TestClock.adjust("32 days")
-      yield* sweepGameLifecycle
+      yield* sweepLifecycle
       yield* until(Effect.map(subscriptionOf(subscriptionId), (s) => s.status === "suspended"))
       yield* (yield* MemoryGamePanelControl).setExternalId("sandbox", server.panelServerId, "whmcs-service-17")
       yield* TestClock.adjust("15 days")
-      yield* sweepGameLifecycle
+      yield* sweepLifecycle
       yield* until(Effect.map(alerts, (a) => a.length > 0))
       assert.include((yield* alerts)[0], `refused to delete server ${server.panelServerId}`)
       for (let i = 0; i < 200; i++) yield* Effect.yieldNow

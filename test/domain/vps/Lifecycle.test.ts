@@ -7,15 +7,16 @@ import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
 import { addMonth } from "../../../domain/billing/Billing.ts"
 import { placeOrder } from "../../../domain/billing/Ordering.ts"
 import { cancelSubscription, renewSubscription } from "../../../domain/billing/Renewal.ts"
-import { sweepLifecycle } from "../../../domain/vps/Lifecycle.ts"
+import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
 import { powerVps } from "../../../domain/vps/VpsActions.ts"
 import { IpAddresses } from "../../../ports/IpAddresses.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
-import { Virtualization } from "../../../ports/Virtualization.ts"
+import { Virtualization, VirtualizationUnavailable } from "../../../ports/Virtualization.ts"
 import { VpsRecords } from "../../../ports/VpsRecords.ts"
 import { alerts, capturedLogs } from "../../support/capturedLogs.ts"
+import { eventually } from "../../support/eventually.ts"
 import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
@@ -99,6 +100,22 @@ describe("the VPS lifecycle", () => {
       yield* until(Effect.map(vpsStatus(vps.id), (s) => s === "suspended"))
       assert.isFalse((yield* vmOf(vps.vmid))?.onBoot)
       yield* renewSubscription(alice, subscriptionId)
+      assert.deepInclude(yield* vmOf(vps.vmid), { status: "running", onBoot: true })
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("a renewal while the cluster cannot be reached still brings the VPS back, once the cluster answers", () =>
+    Effect.gen(function*() {
+      const { subscriptionId, vps } = yield* provisioned
+      yield* TestClock.adjust("32 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(vpsStatus(vps.id), (s) => s === "suspended"))
+      const cluster = yield* MemoryCluster
+      const down = new VirtualizationUnavailable({ operation: "start", detail: "596 Connection timed out" })
+      for (let i = 0; i < 3; i++) yield* cluster.failNext("start", down)
+      const renewed = yield* renewSubscription(alice, subscriptionId)
+      assert.strictEqual(renewed.status, "active")
+      assert.strictEqual(yield* vpsStatus(vps.id), "suspended")
+      yield* eventually(vpsStatus(vps.id), (s) => s === "running")
       assert.deepInclude(yield* vmOf(vps.vmid), { status: "running", onBoot: true })
     }).pipe(Effect.provide(vpsEnv())))
 

@@ -1,0 +1,121 @@
+// What billing gives every product's provisioning workflow: its shape (keyed by order id, failing with a StepFailed the
+// customer can read), progress reported on the order, upstream trouble retried with backoff, and what happens on
+// failure: the customer first (refunded and told at once), then the undo of what was built, tried until it succeeds
+// however long the upstream stays down. Both run as durable activities, so a restart carries them on; the order shows
+// as a pending cleanup until the undo is done.
+import { Clock, Effect, Option, Schedule, Schema } from "effect"
+import { Activity, Workflow } from "effect/workflow"
+import { Orders } from "../../ports/Orders.ts"
+import { alert } from "../ops/alert.ts"
+import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
+import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
+import type { Order } from "./Billing.ts"
+import { refundOrder } from "./refund.ts"
+
+/** A step that could not be done; `reason` is for the customer (no upstream detail), `detail` for the log. */
+export class StepFailed extends Schema.TaggedError<StepFailed>()("StepFailed", {
+  step: Schema.Int,
+  reason: Schema.String,
+  detail: Schema.String,
+  /** Upstream trouble that may pass (down, throttled): the step is tried again before it gives up. */
+  transient: Schema.optionalKey(Schema.Boolean)
+}) {}
+
+/** The provisioning workflow of one product: one execution per order. */
+export const provisioningWorkflow = <const Name extends string>(name: Name) =>
+  Workflow.make(name, {
+    payload: { orderId: Schema.String },
+    success: Schema.String,
+    error: StepFailed,
+    idempotencyKey: ({ orderId }) => orderId
+  })
+
+export type ProvisioningWorkflow = ReturnType<typeof provisioningWorkflow<string>>
+
+/**
+ * Maps an upstream error to the failure of `step`, with `reason` for the customer; `transient` says which of the
+ * product's upstream errors are worth another try.
+ */
+export const stepFailure = (transient: (error: { readonly _tag: string }) => boolean) =>
+  (step: number, reason: string) =>
+  (e: { readonly _tag: string; readonly message: string }) =>
+    new StepFailed({ step, reason, detail: `${e._tag}: ${e.message}`, transient: transient(e) })
+
+/**
+ * One durable step of a provisioning: memoised once done. Transient upstream trouble is tried again within the step
+ * after 1 s, 2 s and 4 s before it gives up.
+ */
+export const provisioningStep = <Success extends Schema.Constraint, R>(options: {
+  readonly name: string
+  readonly success: Success
+  readonly execute: Effect.Effect<Success["Type"], StepFailed, R>
+}) =>
+  Activity.make({
+    name: options.name,
+    success: options.success,
+    error: StepFailed,
+    execute: options.execute.pipe(
+      Effect.retry({ schedule: Schedule.exponential("1 second"), times: 3, while: (e) => e.transient === true })
+    )
+  })
+
+/** Tells the customer which step the order is at (1-based, named by `steps`). */
+export const reportStep = (steps: ReadonlyArray<string>) => (orderId: string, step: number) =>
+  Effect.flatMap(Clock.currentTimeMillis, (ms) =>
+    Effect.flatMap(Orders, (orders) =>
+      orders.progress(orderId, { status: "provisioning", step, stepName: steps[step - 1] ?? "", now: new Date(ms) })))
+
+/** The order being provisioned and its options as `schema` stored them; both must exist (a defect otherwise). */
+export const orderWithOptions = <T, RD>(orderId: string, schema: Schema.Decoder<T, RD>) =>
+  Effect.gen(function*() {
+    const found = yield* (yield* Orders).get(orderId)
+    const order: Order = yield* Option.match(found, {
+      onNone: () => Effect.die(new Error(`order ${orderId} vanished`)),
+      onSome: Effect.succeed
+    })
+    const options = yield* Schema.decodeUnknownEffect(schema)(order.options).pipe(Effect.orDie)
+    return { order, options }
+  })
+
+/** Marks the undo pending (so a crash right after leaves a trace), then refunds and fails the order. */
+export const failAndRefund = (orderId: string, reason: string) =>
+  Effect.gen(function*() {
+    yield* (yield* Orders).cleanupPending(orderId, new Date(yield* Clock.currentTimeMillis))
+    yield* refundOrder(orderId, reason)
+  })
+
+/** Runs the order's `undo` until it succeeds; each failure is recorded on the order and logged, alerts first. */
+export const cleanUp = <E, R>(orderId: string, undo: Effect.Effect<void, E, R>) =>
+  Effect.gen(function*() {
+    const orders = yield* Orders
+    yield* keepTrying(undo, {
+      onFailure: (attempt, cause) =>
+        Effect.gen(function*() {
+          const detail = describeCause(cause)
+          yield* dieOnDatabaseOutage(orders.cleanupFailed(orderId, detail))
+          const message = `cleanup of failed order ${orderId} failed (attempt ${attempt}), retrying with backoff: ${detail}`
+          yield* worthAnAlert(attempt) ? alert(message, { orderId, attempt }) : Effect.logWarning(message)
+        })
+    })
+    yield* orders.cleanupDone(orderId)
+  })
+
+/**
+ * The body of a provisioning workflow: `build` runs its steps; when one fails, the customer is refunded and told at
+ * once, then `undo` (read when the failure happens: it undoes what was built so far) runs until it succeeds.
+ */
+export const provisioned = <R, RU>(
+  orderId: string,
+  build: Effect.Effect<string, StepFailed, R>,
+  undo: () => Effect.Effect<void, unknown, RU>
+) =>
+  build.pipe(
+    Effect.tapError((e) =>
+      Effect.gen(function*() {
+        yield* Effect.logWarning(`provisioning order ${orderId} failed at step ${e.step}: ${e.detail}`)
+        // The customer first: refunded and told at once, however long the undo then takes.
+        yield* Activity.make({ name: "fail-and-refund", execute: dieOnDatabaseOutage(failAndRefund(orderId, e.reason)) })
+        yield* Activity.make({ name: "clean-up", execute: dieOnDatabaseOutage(cleanUp(orderId, undo())) })
+      })
+    )
+  )

@@ -1,0 +1,37 @@
+// The game server as billing sells it: its plans and settings, its five-step provisioning, and what its
+// subscription's periods do to it (suspend, unsuspend, delete), registered as the product of kind "game".
+import { Effect, Layer, Option } from "effect"
+import { GameServerRecords } from "../../ports/GameServerRecords.ts"
+import { registerProduct } from "../billing/HostedService.ts"
+import { plansOf } from "../catalog/listPlansForSale.ts"
+import { termsOf } from "../catalog/Plan.ts"
+import { RestoreGame, restoreGame, SuspendGame, SuspendGameLive, TerminateGame, TerminateGameLive } from "./GameLifecycle.ts"
+import { validateGameOptions } from "./GameOptions.ts"
+import { GAME_STEPS, ProvisionGame, ProvisionGameLive } from "./ProvisionGame.ts"
+
+const plans = plansOf("game")
+
+export const GameHosting = Layer.mergeAll(
+  registerProduct({
+    kind: "game",
+    steps: GAME_STEPS,
+    forSale: plans.forSale,
+    plan: plans.terms,
+    termsOf,
+    checkOptions: validateGameOptions,
+    standing: (subscriptionId) =>
+      Effect.map(
+        Effect.flatMap(GameServerRecords, (records) => records.bySubscription(subscriptionId)),
+        Option.map((server) => ({ suspended: server.status === "suspended", graceUntil: server.graceUntil }))
+      ),
+    bringBack: restoreGame,
+    transient: (e) => e._tag === "GamePanelUnavailable" || e._tag === "GamePanelThrottled" || e._tag === "ServerStateConflict",
+    provisioning: ProvisionGame,
+    lapse: SuspendGame,
+    restore: RestoreGame,
+    termination: TerminateGame
+  }),
+  ProvisionGameLive,
+  SuspendGameLive,
+  TerminateGameLive
+)

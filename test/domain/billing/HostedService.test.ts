@@ -1,0 +1,115 @@
+// Specification of the seam between billing and what it sells: a product billing has never heard of (a DNS zone, in
+// test/support) is ordered, provisioned, suspended at its lapse, brought back by a renewal and ended after its grace
+// window, all through billing's own code; and a failed provisioning is refunded by billing, undone by the product.
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Option, Redacted, Ref } from "effect"
+import { TestClock } from "effect/testing"
+import { WorkflowEngine } from "effect/workflow"
+import { NodeCrypto } from "@effect/platform-node"
+import * as AesGcmSecretBox from "../../../adapters/crypto/AesGcmSecretBox.ts"
+import * as IdentityUnitOfWork from "../../../adapters/fake/IdentityUnitOfWork.ts"
+import * as MemoryLedger from "../../../adapters/fake/MemoryLedger.ts"
+import * as MemoryOrders from "../../../adapters/fake/MemoryOrders.ts"
+import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions.ts"
+import * as SandboxPaymentGateway from "../../../adapters/payments/SandboxPaymentGateway.ts"
+import { HostedServices } from "../../../domain/billing/HostedService.ts"
+import { placeOrder, viewOrder } from "../../../domain/billing/Ordering.ts"
+import { renewSubscription } from "../../../domain/billing/Renewal.ts"
+import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
+import { Ledger } from "../../../ports/Ledger.ts"
+import { Subscriptions } from "../../../ports/Subscriptions.ts"
+import { atOnce } from "../../support/eventually.ts"
+import { DNS_STEPS, DnsZoneHosting, dnsPlan, NameServer, ZoneRecords } from "../../support/dnsZoneProduct.ts"
+
+const alice = "00000000-0000-4000-8000-00000000a11c"
+
+/** Billing's own fakes, the in-memory engine, and one product registered: the DNS zone. */
+const dnsEnv = DnsZoneHosting.pipe(
+  Layer.provideMerge(HostedServices.layer),
+  Layer.provideMerge(WorkflowEngine.layerMemory),
+  Layer.provideMerge(Layer.mergeAll(
+    MemoryOrders.layer,
+    MemorySubscriptions.layer,
+    MemoryLedger.layer,
+    IdentityUnitOfWork.layer,
+    NodeCrypto.layerSecureRandom,
+    AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
+    SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom))
+  ))
+)
+
+/** Lets the in-memory workflows run (they never sleep) until `done` holds. */
+const until = <E, R>(done: Effect.Effect<boolean, E, R>) => Effect.asVoid(atOnce(done, (holds) => holds))
+
+const orderStatus = (orderId: string) => Effect.map(Effect.orDie(viewOrder(alice, orderId)), (view) => view.order.status)
+const subscriptionOf = (id: string) => Effect.map(Effect.flatMap(Subscriptions, (s) => s.get(id)), Option.getOrThrow)
+const zone = (name: string) => Effect.map(Effect.flatMap(NameServer, (server) => Ref.get(server.zones)), (zones) => zones.get(name))
+const recordStatus = (subscriptionId: string) =>
+  Effect.map(Effect.flatMap(ZoneRecords, Ref.get), (records) => records.get(subscriptionId)?.status)
+
+const ordered = (name: string) =>
+  Effect.gen(function*() {
+    const order = yield* placeOrder(alice, dnsPlan.id, { zone: name })
+    yield* until(Effect.map(orderStatus(order.id), (s) => s === "completed" || s === "failed"))
+    return (yield* viewOrder(alice, order.id)).order
+  })
+
+describe("a product billing does not know (a DNS zone)", () => {
+  it.effect("is ordered, charged and provisioned in its own named steps", () =>
+    Effect.gen(function*() {
+      const order = yield* ordered("example.fr")
+      assert.strictEqual(order.kind, "dns-zone")
+      assert.strictEqual(order.status, "completed")
+      assert.deepStrictEqual([order.step, order.totalSteps, order.stepName], [2, DNS_STEPS.length, DNS_STEPS[1]])
+      assert.deepInclude(yield* zone("example.fr"), { orderId: order.id, serving: true })
+      const charges = (yield* (yield* Ledger).forOrder(order.id)).map((e) => [e.kind, e.amountCents])
+      assert.deepStrictEqual(charges, [["charge", dnsPlan.priceCents]])
+    }).pipe(Effect.provide(dnsEnv)))
+
+  it.effect("refuses options it does not accept before anything is charged", () =>
+    Effect.gen(function*() {
+      const refused = yield* Effect.flip(placeOrder(alice, dnsPlan.id, { zone: "not a domain" }))
+      assert.deepInclude(refused, { _tag: "InvalidOrderOption", field: "options.zone" })
+      assert.strictEqual((yield* Effect.flip(placeOrder(alice, "no-such-plan", {})))._tag, "PlanUnavailable")
+      assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(alice), [])
+    }).pipe(Effect.provide(dnsEnv)))
+
+  it.effect("a failed provisioning is refunded by billing and undone by the product", () =>
+    Effect.gen(function*() {
+      yield* Effect.flatMap(NameServer, (server) => Ref.set(server.refused, new Set(["refused.fr"])))
+      const order = yield* ordered("refused.fr")
+      assert.strictEqual(order.status, "failed")
+      assert.include(order.failureReason ?? "", "The zone could not be created.")
+      assert.include(order.failureReason ?? "", "refunded")
+      const entries = (yield* (yield* Ledger).forOrder(order.id)).map((e) => e.kind).sort()
+      assert.deepStrictEqual(entries, ["charge", "refund"])
+      assert.strictEqual((yield* subscriptionOf(order.subscriptionId ?? "")).status, "failed")
+      assert.isUndefined(yield* zone("refused.fr"))
+    }).pipe(Effect.provide(dnsEnv)))
+
+  it.effect("lapses into suspension, comes back with a renewal, and ends after its grace window", () =>
+    Effect.gen(function*() {
+      const order = yield* ordered("example.fr")
+      const subscriptionId = order.subscriptionId ?? ""
+      yield* TestClock.adjust("32 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(subscriptionOf(subscriptionId), (s) => s.status === "suspended"))
+      assert.strictEqual(yield* recordStatus(subscriptionId), "suspended")
+      assert.isFalse((yield* zone("example.fr"))?.serving)
+
+      const renewed = yield* renewSubscription(alice, subscriptionId)
+      assert.strictEqual(renewed.status, "active")
+      yield* until(Effect.map(recordStatus(subscriptionId), (s) => s === "active"))
+      assert.isTrue((yield* zone("example.fr"))?.serving)
+
+      // The renewed month runs out, and so does its grace window.
+      yield* TestClock.adjust("32 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(subscriptionOf(subscriptionId), (s) => s.status === "suspended"))
+      yield* TestClock.adjust("8 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(subscriptionOf(subscriptionId), (s) => s.status === "terminated"))
+      assert.strictEqual(yield* recordStatus(subscriptionId), "deleted")
+      assert.isUndefined(yield* zone("example.fr"))
+    }).pipe(Effect.provide(dnsEnv)))
+})

@@ -1,0 +1,184 @@
+// A third product, for tests only: a DNS zone on an in-memory name server. It proves the seam between billing and
+// what it sells — a product is its own folder of code plus one registration, and billing runs it untouched.
+import { Clock, Context, Duration, Effect, Layer, Option, Ref, Schema } from "effect"
+import { Activity } from "effect/workflow"
+import { registerProduct } from "../../domain/billing/HostedService.ts"
+import { InvalidOrderOption } from "../../domain/billing/BillingErrors.ts"
+import { lapsedFor, periodWorkflow, stillDue, terminationWorkflow } from "../../domain/billing/lapse.ts"
+import {
+  orderWithOptions,
+  provisioned,
+  provisioningStep,
+  provisioningWorkflow,
+  reportStep,
+  StepFailed
+} from "../../domain/billing/provisioning.ts"
+import { Orders } from "../../ports/Orders.ts"
+import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { dieOnDatabaseOutage } from "../../domain/ops/dieOnDatabaseOutage.ts"
+
+/** The name server: zones by name, each stamped with the order that made it. */
+export interface Zone {
+  readonly name: string
+  readonly orderId: string
+  readonly serving: boolean
+}
+
+export class NameServer extends Context.Service<NameServer, {
+  readonly zones: Ref.Ref<ReadonlyMap<string, Zone>>
+  /** Names refused from now on, as an upstream that rejects a zone would. */
+  readonly refused: Ref.Ref<ReadonlySet<string>>
+}>()("test/NameServer") {
+  static readonly layer = Layer.effect(
+    NameServer,
+    Effect.all({ zones: Ref.make<ReadonlyMap<string, Zone>>(new Map()), refused: Ref.make<ReadonlySet<string>>(new Set()) })
+  )
+}
+
+const withZone = (name: string, update: (zone: Zone | undefined) => Zone | undefined) =>
+  Effect.flatMap(NameServer, (server) =>
+    Ref.update(server.zones, (zones) => {
+      const next = new Map(zones)
+      const zone = update(zones.get(name))
+      if (zone === undefined) next.delete(name)
+      else next.set(name, zone)
+      return next
+    }))
+
+/** Our record of a zone we sell, per subscription. */
+export interface ZoneRecord {
+  readonly id: string
+  readonly subscriptionId: string
+  readonly orderId: string
+  readonly zone: string
+  readonly status: "active" | "suspended" | "deleted"
+  readonly graceUntil: Date | null
+}
+
+export class ZoneRecords extends Context.Service<ZoneRecords, Ref.Ref<ReadonlyMap<string, ZoneRecord>>>()("test/ZoneRecords") {
+  static readonly layer = Layer.effect(ZoneRecords, Ref.make<ReadonlyMap<string, ZoneRecord>>(new Map()))
+}
+
+const recordOf = (subscriptionId: string) =>
+  Effect.map(Effect.flatMap(ZoneRecords, Ref.get), (records) => Option.fromNullishOr(records.get(subscriptionId)))
+
+const setRecord = (subscriptionId: string, update: (record: ZoneRecord) => ZoneRecord) =>
+  Effect.flatMap(ZoneRecords, (records) =>
+    Ref.update(records, (all) => {
+      const record = all.get(subscriptionId)
+      return record === undefined ? all : new Map(all).set(subscriptionId, update(record))
+    }))
+
+export const dnsPlan = { id: "dns-zone", name: "DNS zone", priceCents: 100 }
+
+const ZoneOptions = Schema.Struct({ zone: Schema.String.check(Schema.isPattern(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/)) })
+
+export const DNS_STEPS = ["Creating the zone", "Publishing the zone"] as const
+
+const gracePeriod = Duration.days(7)
+
+export const ProvisionDnsZone = provisioningWorkflow("ProvisionDnsZone")
+const SuspendDnsZone = periodWorkflow("SuspendDnsZone")
+const RestoreDnsZone = periodWorkflow("RestoreDnsZone")
+const TerminateDnsZone = terminationWorkflow("TerminateDnsZone")
+
+const progress = reportStep(DNS_STEPS)
+
+const ProvisionDnsZoneLive = ProvisionDnsZone.toLayer(Effect.fn(function*({ orderId }) {
+  const build = Effect.gen(function*() {
+    const zone = yield* provisioningStep({
+      name: "create",
+      success: Schema.String,
+      execute: dieOnDatabaseOutage(Effect.gen(function*() {
+        yield* progress(orderId, 1)
+        const { options } = yield* orderWithOptions(orderId, ZoneOptions)
+        if ((yield* Ref.get((yield* NameServer).refused)).has(options.zone)) {
+          return yield* new StepFailed({ step: 1, reason: "The zone could not be created.", detail: "refused" })
+        }
+        yield* withZone(options.zone, () => ({ name: options.zone, orderId, serving: false }))
+        return options.zone
+      }))
+    })
+    return yield* provisioningStep({
+      name: "publish",
+      success: Schema.String,
+      execute: dieOnDatabaseOutage(Effect.gen(function*() {
+        yield* progress(orderId, 2)
+        yield* withZone(zone, (z) => z === undefined ? z : { ...z, serving: true })
+        const { order } = yield* orderWithOptions(orderId, ZoneOptions)
+        const subscriptionId = order.subscriptionId ?? ""
+        const id = `zone-${orderId}`
+        yield* Effect.flatMap(ZoneRecords, (records) =>
+          Ref.update(records, (all) =>
+            new Map(all).set(subscriptionId, { id, subscriptionId, orderId, zone, status: "active", graceUntil: null })))
+        yield* (yield* Subscriptions).attachService(subscriptionId, id)
+        yield* (yield* Orders).complete(orderId, id, null, new Date(yield* Clock.currentTimeMillis))
+        return id
+      }))
+    })
+  })
+  return yield* provisioned(orderId, build, () =>
+    Effect.flatMap(orderWithOptions(orderId, ZoneOptions), ({ options }) => withZone(options.zone, () => undefined)))
+}))
+
+const SuspendDnsZoneLive = SuspendDnsZone.toLayer(Effect.fn(function*({ periodEnd, subscriptionId }) {
+  if (!(yield* Activity.make({ name: "check", success: Schema.Boolean, execute: dieOnDatabaseOutage(stillDue(subscriptionId, periodEnd)) }))) return
+  yield* Activity.make({
+    name: "suspend",
+    execute: dieOnDatabaseOutage(Effect.gen(function*() {
+      const record = yield* recordOf(subscriptionId)
+      if (Option.isNone(record)) return
+      yield* withZone(record.value.zone, (z) => z === undefined ? z : { ...z, serving: false })
+      const graceUntil = new Date(new Date(periodEnd).getTime() + Duration.toMillis(gracePeriod))
+      yield* setRecord(subscriptionId, (r) => ({ ...r, status: "suspended", graceUntil }))
+      yield* lapsedFor(subscriptionId, periodEnd)
+    }))
+  })
+}))
+
+const restoreZone = (subscriptionId: string) =>
+  Effect.gen(function*() {
+    const record = yield* recordOf(subscriptionId)
+    if (Option.isNone(record) || record.value.status === "deleted") return
+    yield* withZone(record.value.zone, (z) => z === undefined ? z : { ...z, serving: true })
+    yield* setRecord(subscriptionId, (r) => ({ ...r, status: "active", graceUntil: null }))
+  })
+
+const TerminateDnsZoneLive = TerminateDnsZone.toLayer(Effect.fn(function*({ subscriptionId }) {
+  yield* Activity.make({
+    name: "delete",
+    execute: dieOnDatabaseOutage(Effect.gen(function*() {
+      const record = yield* recordOf(subscriptionId)
+      if (Option.isNone(record)) return
+      yield* withZone(record.value.zone, () => undefined)
+      yield* setRecord(subscriptionId, (r) => ({ ...r, status: "deleted", graceUntil: null }))
+      yield* (yield* Subscriptions).setStatus(subscriptionId, "terminated", ["suspended"])
+    }))
+  })
+}))
+
+/** The product's registration: the one line a test environment (or app/) adds to sell it. */
+export const DnsZoneHosting = Layer.mergeAll(
+  registerProduct({
+    kind: "dns-zone",
+    steps: DNS_STEPS,
+    forSale: (planId) => Effect.succeed(planId === dnsPlan.id ? Option.some(dnsPlan) : Option.none()),
+    plan: (planId) => Effect.succeed(planId === dnsPlan.id ? Option.some(dnsPlan) : Option.none()),
+    termsOf: (plan) => plan,
+    checkOptions: (_plan, raw) =>
+      Schema.decodeUnknownEffect(ZoneOptions)(raw).pipe(
+        Effect.mapError(() => new InvalidOrderOption({ field: "options.zone", problem: "must be a domain name" }))
+      ),
+    standing: (subscriptionId) =>
+      Effect.map(recordOf(subscriptionId), Option.map((r) => ({ suspended: r.status === "suspended", graceUntil: r.graceUntil }))),
+    bringBack: restoreZone,
+    transient: () => false,
+    provisioning: ProvisionDnsZone,
+    lapse: SuspendDnsZone,
+    restore: RestoreDnsZone,
+    termination: TerminateDnsZone
+  }),
+  ProvisionDnsZoneLive,
+  SuspendDnsZoneLive,
+  TerminateDnsZoneLive
+).pipe(Layer.provideMerge(Layer.mergeAll(NameServer.layer, ZoneRecords.layer)))
