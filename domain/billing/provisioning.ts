@@ -1,16 +1,16 @@
 // What billing gives every product's provisioning workflow: its shape (keyed by order id, failing with a StepFailed the
-// customer can read), progress reported on the order, upstream trouble retried with backoff, and what happens on
-// failure: the customer first (refunded and told at once), then the undo of what was built, tried until it succeeds
-// however long the upstream stays down. Both run as durable activities, so a restart carries them on; the order shows
-// as a pending cleanup until the undo is done.
-import { Clock, Effect, Option, Schedule, Schema } from "effect"
-import { Activity, Workflow } from "effect/workflow"
+// customer can read), progress reported on the order, upstream trouble retried with backoff, durable polling, and
+// what happens on failure: the customer first (refunded and told at once, a durable activity), then, as the
+// workflow's compensation, the undo of what was built in a workflow of its own, tried until it succeeds however long
+// the upstream stays down. The order shows as a pending cleanup until the undo is done.
+import { Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { Activity, DurableClock, Workflow } from "effect/workflow"
 import { Orders } from "../../ports/Orders.ts"
 import { alert } from "../ops/alert.ts"
-import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
 import type { Order } from "./Billing.ts"
 import { refundOrder } from "./refund.ts"
+import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 
 /** A step that could not be done; `reason` is for the customer (no upstream detail), `detail` for the log. */
 export class StepFailed extends Schema.TaggedError<StepFailed>()("StepFailed", {
@@ -59,6 +59,32 @@ export const provisioningStep = <Success extends Schema.Constraint, R>(options: 
     )
   })
 
+/**
+ * Waits for something that takes its time upstream (an install, a clone task): `check(n)`, a durable step, answers
+ * null while it is not done; the workflow then pauses durably (DurableClock: a restart keeps its place, no activity
+ * sleeps in a loop) and checks again, the pauses doubling from `pauses.initial` up to `pauses.max`. `check` decides
+ * when to give up, with a StepFailed.
+ */
+export const pollDurably = <Success extends Schema.Top, R>(options: {
+  readonly name: string
+  readonly success: Success
+  readonly check: (attempt: number) => Effect.Effect<Success["Type"] | null, StepFailed, R>
+  readonly pauses: { readonly initial: Duration.Duration; readonly max: Duration.Duration }
+}) =>
+  Effect.gen(function*() {
+    let pause = options.pauses.initial
+    for (let attempt = 1;; attempt++) {
+      const done = yield* provisioningStep<Schema.NullOr<Success>, R>({
+        name: `${options.name}-${attempt}`,
+        success: Schema.NullOr(options.success),
+        execute: options.check(attempt)
+      })
+      if (done !== null) return done
+      yield* DurableClock.sleep({ name: `${options.name}-pause-${attempt}`, duration: pause })
+      pause = Duration.min(Duration.times(pause, 2), options.pauses.max)
+    }
+  })
+
 /** Tells the customer which step the order is at (1-based, named by `steps`). */
 export const reportStep = (steps: ReadonlyArray<string>) => (orderId: string, step: number) =>
   Effect.flatMap(Clock.currentTimeMillis, (ms) =>
@@ -101,21 +127,32 @@ export const cleanUp = <E, R>(orderId: string, undo: Effect.Effect<void, E, R>) 
   })
 
 /**
- * The body of a provisioning workflow: `build` runs its steps; when one fails, the customer is refunded and told at
- * once, then `undo` (read when the failure happens: it undoes what was built so far) runs until it succeeds.
+ * The body of a product's undo workflow (one per failed order, keyed by it): `undo` runs until it succeeds, however
+ * long the upstream stays down, then the order's pending cleanup is cleared. Apart from the provisioning, it neither
+ * holds that workflow's result back nor stops with it.
+ */
+export const undoing = <E, R>(orderId: string, undo: Effect.Effect<void, E, R>) =>
+  Activity.make({ name: "clean-up", execute: dieOnDatabaseOutage(cleanUp(orderId, undo)) })
+
+/**
+ * The body of a provisioning workflow: `build` runs its steps. When one fails, the customer is refunded and told at
+ * once; then, as the workflow's compensation (Workflow.withCompensation, registered before any step so it covers a
+ * failure at any of them), `startUndo` hands what was built (read when the failure happens) to the product's undo
+ * workflow.
  */
 export const provisioned = <R, RU>(
   orderId: string,
   build: Effect.Effect<string, StepFailed, R>,
-  undo: () => Effect.Effect<void, unknown, RU>
+  startUndo: () => Effect.Effect<unknown, never, RU>
 ) =>
-  build.pipe(
-    Effect.tapError((e) =>
-      Effect.gen(function*() {
-        yield* Effect.logWarning(`provisioning order ${orderId} failed at step ${e.step}: ${e.detail}`)
-        // The customer first: refunded and told at once, however long the undo then takes.
-        yield* Activity.make({ name: "fail-and-refund", execute: dieOnDatabaseOutage(failAndRefund(orderId, e.reason)) })
-        yield* Activity.make({ name: "clean-up", execute: dieOnDatabaseOutage(cleanUp(orderId, undo())) })
-      })
+  Effect.gen(function*() {
+    yield* Workflow.withCompensation(Effect.void, () => Effect.asVoid(startUndo()))
+    return yield* build.pipe(
+      Effect.tapError((e) =>
+        Effect.andThen(
+          Effect.logWarning(`provisioning order ${orderId} failed at step ${e.step}: ${e.detail}`),
+          // The customer first: refunded and told at once, however long the undo then takes.
+          Activity.make({ name: "fail-and-refund", execute: dieOnDatabaseOutage(failAndRefund(orderId, e.reason)) })
+        ))
     )
-  )
+  })

@@ -7,7 +7,7 @@ import { plansOf } from "../catalog/listPlansForSale.ts"
 import { termsOf } from "../catalog/Plan.ts"
 import { RestoreGame, restoreGame, SuspendGame, SuspendGameLive, TerminateGame, TerminateGameLive } from "./GameLifecycle.ts"
 import { validateGameOptions } from "./GameOptions.ts"
-import { GAME_STEPS, ProvisionGame, ProvisionGameLive } from "./ProvisionGame.ts"
+import { GAME_STEPS, ProvisionGame, ProvisionGameLive, UndoGameLive } from "./ProvisionGame.ts"
 
 const plans = plansOf("game")
 
@@ -32,6 +32,7 @@ export const GameHosting = Layer.mergeAll(
     termination: TerminateGame
   }),
   ProvisionGameLive,
+  UndoGameLive,
   SuspendGameLive,
   TerminateGameLive
 )

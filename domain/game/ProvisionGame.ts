@@ -4,6 +4,7 @@
 // until it succeeds.
 import { Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
+import { Workflow } from "effect/workflow"
 import { Catalog } from "../../ports/Catalog.ts"
 import { GameAllocations } from "../../ports/GameAllocations.ts"
 import { GamePanel, type PanelNode } from "../../ports/GamePanel.ts"
@@ -12,12 +13,14 @@ import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import {
   orderWithOptions,
+  pollDurably,
   provisioned,
   provisioningStep,
   provisioningWorkflow,
   reportStep,
   StepFailed,
-  stepFailure
+  stepFailure,
+  undoing
 } from "../billing/provisioning.ts"
 import { alert } from "../ops/alert.ts"
 import { GameServer } from "./GameServer.ts"
@@ -204,40 +207,39 @@ const step4Create = (orderId: string, panelUser: number, claimed: typeof Claimed
   })
 
 /**
- * Reads the panel's `status` (never `container.installed`, which cannot tell a failure) with growing pauses until
- * it is installed or failed, up to the install timeout counted from the creation (a resumed workflow keeps it).
+ * One look at the install: the panel's `status` (never `container.installed`, which cannot tell a failure), installed
+ * or not yet (null), up to the install timeout counted from the creation (a resumed workflow keeps it).
  */
-const step5Install = (orderId: string, created: typeof Created.Type, claimed: typeof Claimed.Type) =>
+const step5Installed = (orderId: string, created: typeof Created.Type) =>
   Effect.gen(function*() {
     yield* progress(orderId, 5)
-    const { order, plan } = yield* context(orderId)
+    const { plan } = yield* context(orderId)
     const settings = yield* GameSettings
-    const panel = yield* GamePanel
-    const deadline = created.createdAt + Duration.toMillis(settings.installTimeout)
-    let pause = Duration.toMillis(settings.installPollInitial)
-    for (;;) {
-      const server = yield* panel.server(plan.panel, created.id).pipe(
-        Effect.retry({ times: 5, schedule: Schedule.exponential("1 second"), while: (e) => e._tag !== "PanelResourceNotFound" }),
-        Effect.mapError(failed(5, "The game server disappeared from the panel during its installation."))
-      )
-      if (server.state === "installed" || server.state === "reinstall_failed") break
-      if (server.state === "install_failed") {
-        return yield* new StepFailed({ step: 5, reason: "The game could not be installed.", detail: "install_failed" })
-      }
-      if (server.state === "suspended") {
-        return yield* new StepFailed({ step: 5, reason: "The installation was interrupted.", detail: "suspended while installing" })
-      }
-      const at = yield* Clock.currentTimeMillis
-      if (at >= deadline) {
-        return yield* new StepFailed({
-          step: 5,
-          reason: "The game took too long to install.",
-          detail: `still ${server.state} after ${Duration.format(settings.installTimeout)}`
-        })
-      }
-      yield* Effect.sleep(Duration.millis(Math.min(pause, deadline - at)))
-      pause = Math.min(pause * 2, Duration.toMillis(settings.installPollMax))
+    const server = yield* (yield* GamePanel).server(plan.panel, created.id).pipe(
+      Effect.retry({ times: 5, schedule: Schedule.exponential("1 second"), while: (e) => e._tag !== "PanelResourceNotFound" }),
+      Effect.mapError(failed(5, "The game server disappeared from the panel during its installation."))
+    )
+    if (server.state === "installed" || server.state === "reinstall_failed") return "installed" as const
+    if (server.state === "install_failed") {
+      return yield* new StepFailed({ step: 5, reason: "The game could not be installed.", detail: "install_failed" })
     }
+    if (server.state === "suspended") {
+      return yield* new StepFailed({ step: 5, reason: "The installation was interrupted.", detail: "suspended while installing" })
+    }
+    if ((yield* Clock.currentTimeMillis) >= created.createdAt + Duration.toMillis(settings.installTimeout)) {
+      return yield* new StepFailed({
+        step: 5,
+        reason: "The game took too long to install.",
+        detail: `still ${server.state} after ${Duration.format(settings.installTimeout)}`
+      })
+    }
+    return null
+  })
+
+/** Installed: our record of the server, and the order completed. */
+const step5Record = (orderId: string, created: typeof Created.Type, claimed: typeof Claimed.Type) =>
+  Effect.gen(function*() {
+    const { order, plan } = yield* context(orderId)
     const at = yield* now
     const record = yield* (yield* GameServerRecords).create(new GameServer({
       id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
@@ -281,13 +283,30 @@ const undo = (orderId: string) =>
     yield* (yield* GameAllocations).release(orderId)
   })
 
+/** The undo of a failed game order: what it made is found again on the panel by the order's external id. */
+export const UndoGame = Workflow.make("UndoProvisionGame", {
+  payload: { orderId: Schema.String },
+  idempotencyKey: ({ orderId }) => orderId
+})
+
+export const UndoGameLive = UndoGame.toLayer(Effect.fn(function*({ orderId }) {
+  yield* undoing(orderId, undo(orderId))
+}))
+
 export const ProvisionGameLive = ProvisionGame.toLayer(Effect.fn(function*({ orderId }) {
   const build = Effect.gen(function*() {
     const user = yield* provisioningStep({ name: "user", success: Schema.Int, execute: step1User(orderId) })
     const nodes = yield* provisioningStep({ name: "nodes", success: Schema.Array(Schema.Int), execute: dieOnDatabaseOutage(step2Nodes(orderId)) })
     const claimed = yield* provisioningStep({ name: "allocate", success: Claimed, execute: dieOnDatabaseOutage(step3Allocate(orderId, nodes)) })
     const created = yield* provisioningStep({ name: "create", success: Created, execute: dieOnDatabaseOutage(step4Create(orderId, user, claimed)) })
-    return yield* provisioningStep({ name: "install", success: Schema.String, execute: dieOnDatabaseOutage(step5Install(orderId, created, claimed)) })
+    const settings = yield* GameSettings
+    yield* pollDurably({
+      name: "install",
+      success: Schema.Literal("installed"),
+      check: () => dieOnDatabaseOutage(step5Installed(orderId, created)),
+      pauses: { initial: settings.installPollInitial, max: settings.installPollMax }
+    })
+    return yield* provisioningStep({ name: "record", success: Schema.String, execute: dieOnDatabaseOutage(step5Record(orderId, created, claimed)) })
   })
-  return yield* provisioned(orderId, build, () => undo(orderId))
+  return yield* provisioned(orderId, build, () => UndoGame.execute({ orderId }, { discard: true, detached: true }))
 }))

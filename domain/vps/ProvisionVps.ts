@@ -1,8 +1,9 @@
 // The six-step VPS provisioning workflow: each step a durable, idempotent activity; a failure at any step refunds the
 // charge and tells the customer why at once, then undoes what was done (no VM, no address, no reservation left),
 // retrying that undo until it succeeds.
-import { Clock, Effect, Option, Result, Schema } from "effect"
+import { Clock, Duration, Effect, Option, Result, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
+import { Workflow } from "effect/workflow"
 import { Catalog } from "../../ports/Catalog.ts"
 import { IpAddresses } from "../../ports/IpAddresses.ts"
 import { Orders } from "../../ports/Orders.ts"
@@ -13,12 +14,14 @@ import { Virtualization, type VmNotOurs, type VmRef } from "../../ports/Virtuali
 import { VpsRecords } from "../../ports/VpsRecords.ts"
 import {
   orderWithOptions,
+  pollDurably,
   provisioned,
   provisioningStep,
   provisioningWorkflow,
   reportStep,
   StepFailed,
-  stepFailure
+  stepFailure,
+  undoing
 } from "../billing/provisioning.ts"
 import { notOursAlert, ownership } from "./ownership.ts"
 import { chooseNode } from "./placement.ts"
@@ -26,8 +29,8 @@ import { generatePassword } from "./passwords.ts"
 import { Vps } from "./Vps.ts"
 import { VpsOrderOptions } from "./VpsOptions.ts"
 import { VpsSettings } from "./VpsSettings.ts"
-import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
+import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 
 export const VPS_STEPS = [
   "Choosing a node",
@@ -130,29 +133,32 @@ const allocateFreeVmid = (
 /** Our VMs are named after their order, so a retry (or the undo) recognises its own and never touches others. */
 export const vmName = (orderId: string) => `vps-${orderId.slice(0, 8)}`
 
-/** Returns the VMID cloned into: another one if something else took ours meanwhile. */
-const step2Clone = (orderId: string, placed: Placed) =>
+/** How often a clone left running by an interrupted process is looked at before the step gives up (about 30 min). */
+const CLONE_CHECKS = 64
+
+/**
+ * Returns the VMID cloned into (another one if something else took ours meanwhile), or null while a clone of ours
+ * that a process died in the middle of is still running there: the workflow waits for it (pollDurably) rather than
+ * clone twice.
+ */
+const step2Clone = (orderId: string, placed: Placed, check: number) =>
   Effect.gen(function*() {
     yield* progress(orderId, 2)
     const virtualization = yield* Virtualization
     const placement = yield* Placement
     const name = vmName(orderId)
     let vmid = placed.vmid
-    let waited = 0
     for (let attempt = 0; attempt < 5; attempt++) {
       // A retried step finds its own clone already there: cloning is done.
       const existing = (yield* virtualization.listVms(placed.cluster).pipe(
         Effect.mapError(failed(2, "The virtualization cluster cannot be reached."))
       )).find((vm) => vm.vmid === vmid)
       if (existing !== undefined && existing.name === name) {
-        // Ours. A process that died mid-clone left the clone task running: wait for it rather than clone twice.
         if (existing.lock === null) return vmid
-        yield* Effect.sleep("2 seconds")
-        attempt--
-        if (++waited > 900) {
+        if (check >= CLONE_CHECKS) {
           return yield* new StepFailed({ step: 2, reason: "Cloning the OS template failed.", detail: "clone stayed locked" })
         }
-        continue
+        return null
       }
       const cloned = yield* virtualization.cloneTemplate({
         template: { cluster: placed.cluster, node: placed.templateNode, vmid: placed.templateVmid },
@@ -296,11 +302,27 @@ const undo = (orderId: string, placed: Placed | undefined) =>
     yield* placement.releaseVmid(orderId)
   })
 
+/** The undo of a failed VPS order, given where it was placed (null: nowhere yet). */
+export const UndoVps = Workflow.make("UndoProvisionVps", {
+  payload: { orderId: Schema.String, placed: Schema.NullOr(Placed) },
+  idempotencyKey: ({ orderId }) => orderId
+})
+
+export const UndoVpsLive = UndoVps.toLayer(Effect.fn(function*({ orderId, placed }) {
+  yield* undoing(orderId, undo(orderId, placed ?? undefined))
+}))
+
 export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ orderId }) {
   let placed: Placed | undefined
   const build = Effect.gen(function*() {
     placed = yield* provisioningStep({ name: "place", success: Placed, execute: dieOnDatabaseOutage(step1Place(orderId)) })
-    const vmid = yield* provisioningStep({ name: "clone", success: Schema.Int, execute: dieOnDatabaseOutage(step2Clone(orderId, placed)) })
+    const p0 = placed
+    const vmid = yield* pollDurably({
+      name: "clone",
+      success: Schema.Int,
+      check: (check) => dieOnDatabaseOutage(step2Clone(orderId, p0, check)),
+      pauses: { initial: Duration.seconds(2), max: Duration.seconds(30) }
+    })
     placed = { ...placed, vmid }
     const p = placed
     // The address is database work: assigned while the disk is resized. Both finish before either failure counts,
@@ -314,5 +336,6 @@ export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ order
     const sealed = yield* provisioningStep({ name: "configure", success: Schema.String, execute: dieOnDatabaseOutage(step5Configure(orderId, p)) })
     return yield* provisioningStep({ name: "start", success: Schema.String, execute: dieOnDatabaseOutage(step6Start(orderId, p, sealed)) })
   })
-  return yield* provisioned(orderId, build, () => undo(orderId, placed))
+  return yield* provisioned(orderId, build, () =>
+    UndoVps.execute({ orderId, placed: placed ?? null }, { discard: true, detached: true }))
 }))

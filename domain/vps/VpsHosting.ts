@@ -6,7 +6,7 @@ import { registerProduct } from "../billing/HostedService.ts"
 import { plansOf } from "../catalog/listPlansForSale.ts"
 import { termsOf } from "../catalog/Plan.ts"
 import { RestoreVps, restoreVps, SuspendVps, SuspendVpsLive, TerminateVps, TerminateVpsLive } from "./Lifecycle.ts"
-import { ProvisionVps, ProvisionVpsLive, VPS_STEPS } from "./ProvisionVps.ts"
+import { ProvisionVps, ProvisionVpsLive, UndoVpsLive, VPS_STEPS } from "./ProvisionVps.ts"
 import { validateVpsOptions } from "./VpsOptions.ts"
 
 const plans = plansOf("vps")
@@ -32,6 +32,7 @@ export const VpsHosting = Layer.mergeAll(
     termination: TerminateVps
   }),
   ProvisionVpsLive,
+  UndoVpsLive,
   SuspendVpsLive,
   TerminateVpsLive
 )

@@ -118,7 +118,7 @@ const ProvisionDnsZoneLive = ProvisionDnsZone.toLayer(Effect.fn(function*({ orde
     })
   })
   return yield* provisioned(orderId, build, () =>
-    Effect.flatMap(orderWithOptions(orderId, ZoneOptions), ({ options }) => withZone(options.zone, () => undefined)))
+    dieOnDatabaseOutage(Effect.flatMap(orderWithOptions(orderId, ZoneOptions), ({ options }) => withZone(options.zone, () => undefined))))
 }))
 
 const SuspendDnsZoneLive = SuspendDnsZone.toLayer(Effect.fn(function*({ periodEnd, subscriptionId }) {
