@@ -55,32 +55,43 @@ export const make = Effect.fn("JoseSessionTokens.make")(function*(secret: Redact
     timeToLive: (exit) => (Exit.isSuccess(exit) ? Duration.infinity : Duration.zero)
   })
 
+  /** JWS compact serialisation (RFC 7515 §7.1): HMAC-SHA-256 over `header.payload`. */
+  const sign = (claims: SessionClaims, iat: number) => {
+    const payload = json64({ sid: claims.sessionId, rm: claims.rememberMe, sat: claims.signedInAt, sub: claims.userId, iat, exp: claims.expiresAt })
+    const input = `${HEADER}.${payload}`
+    return mac.sign(key, encoder.encode(input)).pipe(
+      Effect.map((tag) => `${input}.${base64url(tag)}`),
+      // A byte-backed HMAC key cannot fail to sign.
+      Effect.orDie
+    )
+  }
+
   /**
-   * JWS compact serialisation (RFC 7515 §7.1): HMAC-SHA-256 over `header.payload`. Signing is a pure function of its
-   * input, and every request of a session within the same second signs the same claims: the token is kept for that
-   * second (node:crypto's HMAC on a raw key costs tens of µs, the cache hit a few).
+   * Signing is a pure function of the claims and the second, and every request of a session within the same second
+   * signs the same ones: the token is kept for that second (node:crypto's HMAC on a raw key costs tens of µs, a hit
+   * a few). Keyed by the claims in a line, which is all the lookup needs.
    */
   const signed = yield* Cache.make({
     capacity: options.cacheSize ?? 10_000,
     timeToLive: "2 seconds",
-    lookup: (input: string) =>
-      mac.sign(key, encoder.encode(input)).pipe(
-        Effect.map((tag) => `${input}.${base64url(tag)}`),
-        // A byte-backed HMAC key cannot fail to sign.
-        Effect.orDie
-      )
+    lookup: (line: string) => {
+      const [sessionId, userId, rememberMe, signedInAt, expiresAt, iat] = line.split(" ")
+      return sign({
+        sessionId: SessionId.make(sessionId!),
+        userId: UserId.make(userId!),
+        rememberMe: rememberMe === "1",
+        signedInAt: Number(signedInAt),
+        expiresAt: Number(expiresAt)
+      }, Number(iat))
+    }
   })
 
   return SessionTokens.of({
     issue: (claims, now) =>
-      Cache.get(signed, `${HEADER}.${json64({
-        sid: claims.sessionId,
-        rm: claims.rememberMe,
-        sat: claims.signedInAt,
-        sub: claims.userId,
-        iat: Math.floor(now.getTime() / 1000),
-        exp: claims.expiresAt
-      })}`),
+      Cache.get(
+        signed,
+        `${claims.sessionId} ${claims.userId} ${claims.rememberMe ? 1 : 0} ${claims.signedInAt} ${claims.expiresAt} ${Math.floor(now.getTime() / 1000)}`
+      ),
     verify: (token, now) =>
       Effect.flatMap(Cache.get(verified, token), (claims) =>
         claims.expiresAt > Math.floor(now.getTime() / 1000) ? Effect.succeed(claims) : Effect.fail(new TokenRejected({ reason: "EXPIRED" }))),

@@ -1,7 +1,8 @@
 // The account routes' contract (schemas and endpoints only): /api/auth/* and /api/preferences.
-import { Context, type Option, Schema } from "effect"
+import { Context, type Effect, type Option, Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api"
 import type { Session } from "../../domain/account/Sessions.ts"
+import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 import {
   BadRequest,
   Conflict,
@@ -56,13 +57,14 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
   { error: [Unauthorized, ServiceUnavailable], security: { cookie: SessionCookie } }
 ) {}
 
-/** The session of a signed-in visitor on a public route, if any (provided by SessionIfSignedIn). */
-export class MaybeSession extends Context.Service<MaybeSession, Option.Option<Session>>()("zh/http/MaybeSession") {}
+/** The session of a visitor on a public route, if they are signed in: checked when asked (provided by SessionIfSignedIn). */
+export class MaybeSession extends Context.Service<MaybeSession, Effect.Effect<Option.Option<Session>, DatabaseUnavailable>>()(
+  "zh/http/MaybeSession"
+) {}
 
-/** On a public route: reads the session when the cookie names a live one; never refuses. */
+/** On a public route: the session when the cookie names a live one, for the handler to ask; never refuses. */
 export class SessionIfSignedIn extends HttpApiMiddleware.Service<SessionIfSignedIn, { provides: MaybeSession }>()(
-  "zh/http/SessionIfSignedIn",
-  { error: ServiceUnavailable }
+  "zh/http/SessionIfSignedIn"
 ) {}
 
 /** Turns request decoding failures into the error envelope: 400, or a malformed path id's 404 (see MissingAnswer). */

@@ -141,7 +141,9 @@ export const PreferencesHandlers = HttpApiBuilder.group(Api, "preferences", Effe
   return handlers.handle("update", ({ payload }) =>
     Effect.gen(function*() {
       const session = yield* MaybeSession
-      const kept = yield* choosePreferences(Option.map(session, (s) => s.user.id), payload).pipe(Effect.provideService(Users, users))
+      const kept = yield* choosePreferences(Effect.map(session, Option.map((s) => s.user.id)), payload).pipe(
+        Effect.provideService(Users, users)
+      )
       const cookies: Array<readonly [string, string]> = []
       if (kept.theme !== undefined) cookies.push([PREFERENCE_COOKIES.theme, kept.theme])
       if (kept.proTheme !== undefined) cookies.push([PREFERENCE_COOKIES.proTheme, kept.proTheme])

@@ -66,11 +66,10 @@ export const SessionIfSignedInLive = Layer.effect(
     SessionIfSignedIn.of((httpEffect) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
         // Signed out unless the cookie names a live session; a database that does not answer is answered as such.
-        guard.check(tokenOf(request)).pipe(
-          Effect.asSome,
-          Effect.catchTag("Unauthenticated", () => Effect.succeedNone),
-          mapDomainErrors,
-          Effect.flatMap((session) => Effect.provideService(httpEffect, MaybeSession, session))
+        Effect.provideService(
+          httpEffect,
+          MaybeSession,
+          guard.check(tokenOf(request)).pipe(Effect.asSome, Effect.catchTag("Unauthenticated", () => Effect.succeedNone))
         )))))
 
 /**

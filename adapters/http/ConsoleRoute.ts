@@ -124,16 +124,16 @@ export const consoleRoute = (options: ConsoleRouteOptions) =>
       Effect.gen(function*() {
         const vpsId = (yield* HttpRouter.RouteContext).params["id"] ?? ""
         // Opening it reaches Proxmox (termproxy): the customer's share of the cluster's API is spent first.
-        const spent = yield* Effect.result((yield* CustomerBudgets).spend(session.user.id, "proxmox"))
-        if (spent._tag === "Failure") return refusal(spent.failure)
-        const vps = yield* Effect.result(vpsForConsole(session.user.id, vpsId))
-        if (vps._tag === "Failure") return refusal(vps.failure)
+        yield* (yield* CustomerBudgets).spend(session.user.id, "proxmox")
+        const vps = yield* vpsForConsole(session.user.id, vpsId)
         // Held for the console's life (this handler's scope), VPS and game consoles together.
-        const admitted = yield* Effect.result(admitConsole(session.user.id))
-        if (admitted._tag === "Failure") return refusal(admitted.failure)
-        yield* relay(session, vpsId, vmRefOf(vps.success), request, options)
-        return HttpServerResponse.empty()
-      })))(request).pipe(
+        yield* admitConsole(session.user.id)
+        return { vpsId, vm: vmRefOf(vps) }
+      }).pipe(Effect.matchEffect({
+        // Refused before the upgrade: the browser gets the error table's answer.
+        onFailure: (e) => Effect.succeed(refusal(e)),
+        onSuccess: ({ vm, vpsId }) => Effect.as(relay(session, vpsId, vm, request, options), HttpServerResponse.empty())
+      }))))(request).pipe(
         Effect.scoped,
         Effect.catchCause((cause) =>
           Effect.as(Effect.logWarning("console relay ended with an error", cause), HttpServerResponse.empty())

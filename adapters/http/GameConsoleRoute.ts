@@ -75,18 +75,17 @@ export const gameConsoleRoute = (options: GameConsoleOptions) =>
     consoleHandshake(options.allowedOrigin, requireSession((request, session) =>
       Effect.gen(function*() {
         const identifier = (yield* HttpRouter.RouteContext).params["id"] ?? ""
-        const userId = session.user.id
         // The console's first `auth` opens it on the panel: the customer's share of its budget is spent first.
-        const spent = yield* Effect.result((yield* CustomerBudgets).spend(userId, "game-panel"))
-        if (spent._tag === "Failure") return refusal(spent.failure)
-        const server = yield* Effect.result(gameServerForConsole(userId, identifier))
-        if (server._tag === "Failure") return refusal(server.failure)
+        yield* (yield* CustomerBudgets).spend(session.user.id, "game-panel")
+        const server = yield* gameServerForConsole(session.user.id, identifier)
         // Held for the console's life (this handler's scope), VPS and game consoles together.
-        const admitted = yield* Effect.result(admitConsole(userId))
-        if (admitted._tag === "Failure") return refusal(admitted.failure)
-        yield* relay(session, server.success, request, options)
-        return HttpServerResponse.empty()
-      })))(request).pipe(
+        yield* admitConsole(session.user.id)
+        return server
+      }).pipe(Effect.matchEffect({
+        // Refused before the upgrade: the browser gets the error table's answer.
+        onFailure: (e) => Effect.succeed(refusal(e)),
+        onSuccess: (server) => Effect.as(relay(session, server, request, options), HttpServerResponse.empty())
+      }))))(request).pipe(
         Effect.scoped,
         Effect.catchCause((cause) => Effect.as(Effect.logWarning("game console relay ended with an error", cause), HttpServerResponse.empty()))
       ))

@@ -13,10 +13,17 @@ export interface Preferences {
   readonly language?: Language
 }
 
-/** Applies a visitor's choice (`signedIn`: their account, when they have a session); returns what the browser keeps. */
-export const choosePreferences = Effect.fn("choosePreferences")(function*(signedIn: Option.Option<UserId>, choice: Preferences) {
-  if (choice.language !== undefined && Option.isSome(signedIn)) {
-    yield* (yield* Users).setLanguage(signedIn.value, choice.language)
+/**
+ * Applies a visitor's choice; returns what the browser keeps. `signedIn` finds their account when they have a
+ * session: it is asked only when the account has something to follow (a theme alone is the browser's business).
+ */
+export const choosePreferences = Effect.fn("choosePreferences")(function*<E, R>(
+  signedIn: Effect.Effect<Option.Option<UserId>, E, R>,
+  choice: Preferences
+) {
+  if (choice.language !== undefined) {
+    const account = yield* signedIn
+    if (Option.isSome(account)) yield* (yield* Users).setLanguage(account.value, choice.language)
   }
   return choice
 })
