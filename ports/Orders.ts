@@ -1,11 +1,11 @@
 // Orders and their provisioning progress.
 import { Context, type Effect, type Option } from "effect"
-import type { Order, OrderStatus, PendingCleanup, ServiceKind } from "../domain/billing/Billing.ts"
+import type { Order, OrderId, OrderStatus, PendingCleanup, ServiceKind, SubscriptionId } from "../domain/billing/Billing.ts"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 export class Orders extends Context.Service<Orders, {
   create(order: {
-    readonly id: string
+    readonly id: OrderId
     readonly userId: string
     readonly planId: string
     readonly kind: ServiceKind
@@ -19,7 +19,7 @@ export class Orders extends Context.Service<Orders, {
     readonly status: Extract<OrderStatus, "pending" | "provisioning">
     readonly step: number
     readonly stepName: string
-    readonly subscriptionId?: string
+    readonly subscriptionId?: SubscriptionId
     readonly now: Date
   }): Effect.Effect<void, DatabaseUnavailable>
   /**

@@ -1,15 +1,15 @@
 // Subscriptions: what a customer pays for, month after month, and the state of its service.
 import { Context, type Effect, type Option } from "effect"
-import type { ServiceKind, Subscription, SubscriptionStatus } from "../domain/billing/Billing.ts"
+import type { OrderId, ServiceKind, Subscription, SubscriptionId, SubscriptionStatus } from "../domain/billing/Billing.ts"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 export class Subscriptions extends Context.Service<Subscriptions, {
   create(subscription: {
-    readonly id: string
+    readonly id: SubscriptionId
     readonly userId: string
     readonly planId: string
     readonly kind: ServiceKind
-    readonly orderId: string
+    readonly orderId: OrderId
     readonly currentPeriodEnd: Date
     readonly now: Date
   }): Effect.Effect<Subscription, DatabaseUnavailable>

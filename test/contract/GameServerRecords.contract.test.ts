@@ -17,6 +17,7 @@ import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
 import { sqlBackends } from "../support/databases.ts"
 import { newUser } from "../support/userMother.ts"
+import { OrderId, SubscriptionId } from "../../domain/billing/Billing.ts"
 
 const builtAt = new Date("2026-03-01T10:00:00.000Z")
 const later = (minutes: number) => new Date(builtAt.getTime() + minutes * 60_000)
@@ -33,7 +34,7 @@ const customer = Effect.map(
 const provisioned = (userId: string, createdAt: Date = builtAt) =>
   Effect.gen(function*() {
     const order = yield* (yield* Orders).create({
-      id: randomUUID(),
+      id: OrderId.make(randomUUID()),
       userId,
       planId: "mc-2g",
       kind: "game",
@@ -42,7 +43,7 @@ const provisioned = (userId: string, createdAt: Date = builtAt) =>
       now: createdAt
     })
     const subscription = yield* (yield* Subscriptions).create({
-      id: randomUUID(),
+      id: SubscriptionId.make(randomUUID()),
       userId,
       planId: "mc-2g",
       kind: "game",

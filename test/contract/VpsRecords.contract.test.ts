@@ -17,6 +17,7 @@ import { Users } from "../../ports/Users.ts"
 import { type SnapshotClaimOutcome, type SnapshotWork, VpsRecords } from "../../ports/VpsRecords.ts"
 import { sqlBackends } from "../support/databases.ts"
 import { newUser } from "../support/userMother.ts"
+import { OrderId, SubscriptionId } from "../../domain/billing/Billing.ts"
 
 const builtAt = new Date("2026-03-01T10:00:00.000Z")
 const later = (minutes: number) => new Date(builtAt.getTime() + minutes * 60_000)
@@ -30,7 +31,7 @@ const customer = Effect.map(
 const provisioned = (userId: string, createdAt: Date = builtAt) =>
   Effect.gen(function*() {
     const order = yield* (yield* Orders).create({
-      id: randomUUID(),
+      id: OrderId.make(randomUUID()),
       userId,
       planId: "vps-s",
       kind: "vps",
@@ -39,7 +40,7 @@ const provisioned = (userId: string, createdAt: Date = builtAt) =>
       now: createdAt
     })
     const subscription = yield* (yield* Subscriptions).create({
-      id: randomUUID(),
+      id: SubscriptionId.make(randomUUID()),
       userId,
       planId: "vps-s",
       kind: "vps",

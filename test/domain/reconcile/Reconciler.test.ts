@@ -15,6 +15,7 @@ import { Virtualization, VirtualizationUnavailable } from "../../../ports/Virtua
 import { VpsRecords } from "../../../ports/VpsRecords.ts"
 import { reconcileEnv } from "../../support/reconcileEnv.ts"
 import { labCluster, labStorage, labTemplate } from "../../support/virtualizationMother.ts"
+import { OrderId } from "../../../domain/billing/Billing.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 const at = new Date("2026-03-01T10:00:00.000Z")
@@ -26,7 +27,7 @@ const nextId = (prefix: string) => `${prefix}-${String(++serial).padStart(4, "0"
 const order = (status: "pending" | "completed" | "failed", kind: "vps" | "game" = "vps") =>
   Effect.gen(function*() {
     const orders = yield* Orders
-    const created = yield* orders.create({ id: nextId("order"), userId: alice, planId: "p", kind, options: {}, totalSteps: 6, now: at })
+    const created = yield* orders.create({ id: OrderId.make(nextId("order")), userId: alice, planId: "p", kind, options: {}, totalSteps: 6, now: at })
     if (status === "completed") yield* orders.complete(created.id, nextId("service"), null, at)
     if (status === "failed") yield* orders.fail(created.id, "failed", at)
     return created.id
