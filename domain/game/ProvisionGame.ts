@@ -23,7 +23,8 @@ import {
   undoing
 } from "../billing/provisioning.ts"
 import { alert } from "../ops/alert.ts"
-import { GameServer } from "./GameServer.ts"
+import { GameServer, GameServerId } from "./GameServer.ts"
+import { SubscriptionId } from "../billing/Billing.ts"
 import { checkEnvironment, GameOrderOptions } from "./GameOptions.ts"
 import { GameSettings } from "./GameSettings.ts"
 import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
@@ -242,10 +243,10 @@ const step5Record = (orderId: string, created: typeof Created.Type, claimed: typ
     const { order, plan } = yield* context(orderId)
     const at = yield* now
     const record = yield* (yield* GameServerRecords).create(new GameServer({
-      id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
+      id: GameServerId.make(yield* (yield* SecureRandom.SecureRandom).uuidV4()),
       userId: order.userId,
-      subscriptionId: order.subscriptionId ?? "",
-      orderId,
+      subscriptionId: order.subscriptionId ?? SubscriptionId.make(""),
+      orderId: order.id,
       planId: order.planId,
       panel: plan.panel,
       panelServerId: created.id,

@@ -26,7 +26,8 @@ import {
 import { notOursAlert, ownership } from "./ownership.ts"
 import { chooseNode } from "./placement.ts"
 import { generatePassword } from "./passwords.ts"
-import { Vps } from "./Vps.ts"
+import { Vps, VpsId } from "./Vps.ts"
+import { SubscriptionId } from "../billing/Billing.ts"
 import { VpsOrderOptions } from "./VpsOptions.ts"
 import { VpsSettings } from "./VpsSettings.ts"
 import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
@@ -239,14 +240,14 @@ const step6Start = (orderId: string, placed: Placed, sealedPassword: string) =>
     ], { concurrency: 3 })
     const at = yield* now
     const box = yield* SecretBox
-    const vpsId = yield* (yield* SecureRandom.SecureRandom).uuidV4()
+    const vpsId = VpsId.make(yield* (yield* SecureRandom.SecureRandom).uuidV4())
     const password = yield* box.open(sealedPassword, `order:${orderId}:root-password`).pipe(Effect.orDie)
     const vps = yield* (yield* VpsRecords).create(
       new Vps({
         id: vpsId,
         userId: order.userId,
-        subscriptionId: order.subscriptionId ?? "",
-        orderId,
+        subscriptionId: order.subscriptionId ?? SubscriptionId.make(""),
+        orderId: order.id,
         planId: order.planId,
         cluster: placed.cluster,
         node: placed.node,

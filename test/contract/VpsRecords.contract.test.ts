@@ -10,7 +10,7 @@ import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
 import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
 import * as PgVpsRecords from "../../adapters/postgres/PgVpsRecords.ts"
-import { Vps } from "../../domain/vps/Vps.ts"
+import { Vps, VpsId } from "../../domain/vps/Vps.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
@@ -49,7 +49,7 @@ const provisioned = (userId: string, createdAt: Date = builtAt) =>
       now: createdAt
     })
     return new Vps({
-      id: randomUUID(),
+      id: VpsId.make(randomUUID()),
       userId,
       subscriptionId: subscription.id,
       orderId: order.id,
@@ -110,7 +110,7 @@ const contract = (name: string, impl: Layer.Layer<VpsRecords | Subscriptions | O
         const records = yield* VpsRecords
         const vps = yield* provisioned(yield* customer)
         yield* records.create(vps, "v1:first")
-        const retry = new Vps({ ...vps, id: randomUUID(), vmid: 100_999, createdAt: later(5) })
+        const retry = new Vps({ ...vps, id: VpsId.make(randomUUID()), vmid: 100_999, createdAt: later(5) })
         const retried = yield* records.create(retry, "v1:second")
         assert.deepStrictEqual(retried, vps)
         assert.deepStrictEqual(yield* records.forUser(vps.userId), [vps])
@@ -121,7 +121,7 @@ const contract = (name: string, impl: Layer.Layer<VpsRecords | Subscriptions | O
         const records = yield* VpsRecords
         const vps = yield* provisioned(yield* customer)
         const created = yield* Effect.all(
-          Array.from({ length: 10 }, () => records.create(new Vps({ ...vps, id: randomUUID() }), "v1:raced")),
+          Array.from({ length: 10 }, () => records.create(new Vps({ ...vps, id: VpsId.make(randomUUID()) }), "v1:raced")),
           { concurrency: "unbounded" }
         )
         assert.strictEqual(new Set(created.map((v) => v.id)).size, 1)
