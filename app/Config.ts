@@ -32,6 +32,7 @@ export const SettingsConfig = Config.all({
   databaseConnectTimeoutMs: intSetting("DATABASE_CONNECT_TIMEOUT_MS", 100, 60_000, 2_000),
   // Default by database (resolveSettings): 3 s on DATABASE_URL, 10 s (effect/cluster's) on the embedded one.
   workflowLockRefreshSeconds: Config.option(Config.schema(between(1, 11), "WORKFLOW_LOCK_REFRESH_SECONDS")),
+  workflowPollMs: intSetting("WORKFLOW_POLL_MS", 100, 60_000, 10_000),
   runnerHost: Config.option(Config.schema(HostName, "RUNNER_HOST")),
   runnerListenHost: Config.option(Config.schema(HostName, "RUNNER_LISTEN_HOST")),
   runnerPort: intSetting("RUNNER_PORT", 0, 65_535, 0),

@@ -35,6 +35,12 @@ export interface RunnerOptions {
 export interface EngineOptions {
   readonly embedded: boolean
   readonly lockRefresh: Duration.Duration
+  /**
+   * How often the engine reads its database for messages no call announced (WORKFLOW_POLL_MS; effect/cluster's
+   * default is 10 s): a cron run or a durable timer coming due, a message stored for a shard this runner holds. It
+   * also paces the runner's attempts to take shards assigned to it that it does not hold yet.
+   */
+  readonly poll: Duration.Duration
   readonly runner: RunnerOptions
 }
 
@@ -117,6 +123,7 @@ const SocketRunnerLive = (options: EngineOptions) => {
       runnerAddress: Option.some(self),
       runnerListenAddress: Option.some(RunnerAddress.make(listenHost, port)),
       shardLockRefreshInterval: options.lockRefresh,
+      entityMessagePollInterval: options.poll,
       runnerHealthCheckInterval: options.runner.healthCheck,
       refreshAssignmentsInterval: REFRESH_ASSIGNMENTS
     })
@@ -148,7 +155,8 @@ const EmbeddedRunnerLive = (options: EngineOptions) =>
     Layer.provide(ShardingConfig.layer({
       runnerAddress: Option.some(RunnerAddress.make("embedded", 0)),
       shardLockDisableAdvisory: true,
-      shardLockRefreshInterval: options.lockRefresh
+      shardLockRefreshInterval: options.lockRefresh,
+      entityMessagePollInterval: options.poll
     }))
   )
 

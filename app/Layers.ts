@@ -317,6 +317,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
   const engine = WorkflowEngineLive({
     embedded: Option.isNone(settings.databaseUrl),
     lockRefresh: Duration.seconds(settings.workflowLockRefreshSeconds),
+    poll: Duration.millis(settings.workflowPollMs),
     runner: {
       host: settings.runnerHost,
       listenHost: settings.runnerListenHost,

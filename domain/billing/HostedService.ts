@@ -1,15 +1,11 @@
 // What billing sells, in billing's words: a product (a VPS, a game server, …) implements `HostedService` and app/
-// registers it by kind. Billing asks it for a plan's terms, for the customer's options checked, to build the service
+// registers it by kind (registerProduct.ts). Billing asks it for a plan's terms, for the customer's options checked, to build the service
 // (a durable workflow with named steps that refunds through billing when it fails), and to suspend, bring back and
 // end it as the subscription's periods go; billing never imports a product, and a product never sees a payment.
-import { Context, Effect, Layer, Option } from "effect"
-import { Activity, type WorkflowEngine } from "effect/workflow"
-import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
-import { cappedBackoff } from "../ops/keepTrying.ts"
+import { Context, Effect, Layer, type Option } from "effect"
 import type { ServiceKind } from "./Billing.ts"
 import type { InvalidOrderOption, PlanUnavailable, ProductUnavailable } from "./BillingErrors.ts"
-import type { PeriodWorkflow, TerminationWorkflow } from "./lapse.ts"
-import type { ProvisioningWorkflow } from "./provisioning.ts"
+import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 
 /** Why an order is refused before anything is charged. */
 export type OrderRefused = InvalidOrderOption | PlanUnavailable | ProductUnavailable
@@ -83,88 +79,3 @@ export class HostedServices extends Context.Service<HostedServices, {
     })
   })
 }
-
-/** A product, as it registers itself: what it decides, and the durable workflows that do the work. */
-export interface ProductDefinition<Plan, RP, RO, RS, RB> {
-  readonly kind: ServiceKind
-  readonly steps: ReadonlyArray<string>
-  /** The plan, when it is one of this product's and for sale now. */
-  readonly forSale: (planId: string) => Effect.Effect<Option.Option<Plan>, DatabaseUnavailable, RP>
-  /** One of this product's plans, retired ones included (a renewal bills it). */
-  readonly plan: (planId: string) => Effect.Effect<Option.Option<PlanTerms>, DatabaseUnavailable, RP>
-  readonly termsOf: (plan: Plan) => PlanTerms
-  /** The customer's options decoded and checked against the plan, as they are to be stored with the order. */
-  readonly checkOptions: (plan: Plan, options: unknown) => Effect.Effect<Readonly<Record<string, unknown>>, OrderRefused | DatabaseUnavailable, RO>
-  /** The service's own record of a subscription: suspended or not, and the end of its grace window. */
-  readonly standing: (subscriptionId: string) => Effect.Effect<Option.Option<ServiceStanding>, DatabaseUnavailable, RS>
-  /** Brings a suspended service back (a renewal was paid): at once, or durably (`restore`) when its upstream is down. */
-  readonly bringBack: (subscriptionId: string) => Effect.Effect<void, { readonly _tag: string }, RB>
-  /** The failures of `bringBack` that pass (its upstream down or busy): the durable return retries them, forever. */
-  readonly transient: (error: { readonly _tag: string }) => boolean
-  readonly provisioning: ProvisioningWorkflow
-  readonly lapse: PeriodWorkflow
-  /** The durable return after a renewal; billing gives it its body (`bringBack`, retried). */
-  readonly restore: PeriodWorkflow
-  readonly termination: TerminationWorkflow
-}
-
-export interface ServiceStanding {
-  readonly suspended: boolean
-  readonly graceUntil: Date | null
-}
-
-/**
- * A product's registration, for its layer: its `HostedService`, with what it runs on captured when the layer is
- * built, so billing's calls need none of the product's ports.
- */
-export const registerProduct = <Plan, RP, RO, RS, RB>(
-  product: ProductDefinition<Plan, RP, RO, RS, RB>
-): Layer.Layer<never, never, RO | RP | RS | RB | WorkflowEngine.WorkflowEngine | HostedServices> =>
-  Layer.mergeAll(
-    Layer.effectDiscard(Effect.gen(function*() {
-      const context = yield* Effect.context<RO | RP | RS | RB | WorkflowEngine.WorkflowEngine>()
-      const run = <A, E>(effect: Effect.Effect<A, E, RO | RP | RS | RB | WorkflowEngine.WorkflowEngine>) =>
-        Effect.provideContext(effect, context)
-      const started = (execution: Effect.Effect<string, never, WorkflowEngine.WorkflowEngine>) => run(Effect.asVoid(execution))
-      yield* (yield* HostedServices).register({
-        kind: product.kind,
-        steps: product.steps,
-        prepareOrder: (planId, options) =>
-          run(Effect.flatMap(product.forSale(planId), (plan) =>
-            Option.isNone(plan) ? Effect.succeedNone : Effect.map(
-              product.checkOptions(plan.value, options),
-              (checked) => Option.some({ plan: product.termsOf(plan.value), options: checked })
-            ))),
-        plan: (planId) => run(product.plan(planId)),
-        provision: (orderId) => started(product.provisioning.execute({ orderId }, { discard: true })),
-        suspend: (subscriptionId, periodEnd) =>
-          started(product.lapse.execute({ subscriptionId, periodEnd: periodEnd.toISOString() }, { discard: true })),
-        graceUntil: (subscriptionId) =>
-          run(Effect.map(product.standing(subscriptionId), Option.flatMap((s) => Option.fromNullishOr(s.graceUntil)))),
-        terminate: (subscriptionId, graceUntil) =>
-          started(product.termination.execute({ subscriptionId, graceUntil: graceUntil.toISOString() }, { discard: true })),
-        resume: (subscriptionId, periodEnd) =>
-          run(Effect.gen(function*() {
-            const standing = yield* product.standing(subscriptionId)
-            if (Option.isNone(standing) || !standing.value.suspended) return
-            // Back at once when the upstream answers; when it does not, a durable workflow keeps trying until it does.
-            yield* product.bringBack(subscriptionId).pipe(
-              Effect.catchCause((cause) =>
-                Effect.andThen(
-                  Effect.logWarning(`bringing back the ${product.kind} of subscription ${subscriptionId} failed; retrying durably`, cause),
-                  product.restore.execute({ subscriptionId, periodEnd: periodEnd.toISOString() }, { discard: true })
-                ))
-            )
-          }))
-      })
-    })),
-    product.restore.toLayer(Effect.fn(function*({ subscriptionId }) {
-      yield* Activity.make({
-        name: "bring-back",
-        execute: product.bringBack(subscriptionId).pipe(
-          Effect.retry({ schedule: cappedBackoff("5 minutes"), while: product.transient }),
-          Effect.orDie
-        )
-      })
-    }))
-  )

@@ -3,7 +3,7 @@
 // what happens on failure: the customer first (refunded and told at once, a durable activity), then, as the
 // workflow's compensation, the undo of what was built in a workflow of its own, tried until it succeeds however long
 // the upstream stays down. The order shows as a pending cleanup until the undo is done.
-import { Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { Cause, Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { Activity, DurableClock, Workflow } from "effect/workflow"
 import { Orders } from "../../ports/Orders.ts"
 import { alert } from "../ops/alert.ts"
@@ -146,7 +146,8 @@ export const provisioned = <R, RU>(
   startUndo: () => Effect.Effect<unknown, never, RU>
 ) =>
   Effect.gen(function*() {
-    yield* Workflow.withCompensation(Effect.void, () => Effect.asVoid(startUndo()))
+    // Only a step that failed is undone: an interrupted run (a process stopping) is resumed, never undone.
+    yield* Workflow.withCompensation(Effect.void, (_, cause) => Cause.hasFails(cause) ? Effect.asVoid(startUndo()) : Effect.void)
     return yield* build.pipe(
       Effect.tapError((e) =>
         Effect.andThen(

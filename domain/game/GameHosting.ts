@@ -2,10 +2,10 @@
 // subscription's periods do to it (suspend, unsuspend, delete), registered as the product of kind "game".
 import { Effect, Layer, Option } from "effect"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
-import { registerProduct } from "../billing/HostedService.ts"
+import { registerProduct } from "../billing/registerProduct.ts"
 import { plansOf } from "../catalog/listPlansForSale.ts"
 import { termsOf } from "../catalog/Plan.ts"
-import { RestoreGame, restoreGame, SuspendGame, SuspendGameLive, TerminateGame, TerminateGameLive } from "./GameLifecycle.ts"
+import { releaseGame, removeGame, RestoreGame, restoreGame, SuspendGame, suspendGame, TerminateGame } from "./GameLifecycle.ts"
 import { validateGameOptions } from "./GameOptions.ts"
 import { GAME_STEPS, ProvisionGame, ProvisionGameLive, UndoGameLive } from "./ProvisionGame.ts"
 
@@ -24,7 +24,10 @@ export const GameHosting = Layer.mergeAll(
         Effect.flatMap(GameServerRecords, (records) => records.bySubscription(subscriptionId)),
         Option.map((server) => ({ suspended: server.status === "suspended", graceUntil: server.graceUntil }))
       ),
+    suspend: suspendGame,
     bringBack: restoreGame,
+    remove: removeGame,
+    release: releaseGame,
     transient: (e) => e._tag === "GamePanelUnavailable" || e._tag === "GamePanelThrottled" || e._tag === "ServerStateConflict",
     provisioning: ProvisionGame,
     lapse: SuspendGame,
@@ -32,7 +35,5 @@ export const GameHosting = Layer.mergeAll(
     termination: TerminateGame
   }),
   ProvisionGameLive,
-  UndoGameLive,
-  SuspendGameLive,
-  TerminateGameLive
+  UndoGameLive
 )

@@ -2,10 +2,10 @@
 // do to it (suspend, bring back, destroy), registered as the product of kind "vps".
 import { Effect, Layer, Option } from "effect"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
-import { registerProduct } from "../billing/HostedService.ts"
+import { registerProduct } from "../billing/registerProduct.ts"
 import { plansOf } from "../catalog/listPlansForSale.ts"
 import { termsOf } from "../catalog/Plan.ts"
-import { RestoreVps, restoreVps, SuspendVps, SuspendVpsLive, TerminateVps, TerminateVpsLive } from "./Lifecycle.ts"
+import { releaseVps, removeVps, RestoreVps, restoreVps, SuspendVps, suspendVps, TerminateVps } from "./Lifecycle.ts"
 import { ProvisionVps, ProvisionVpsLive, UndoVpsLive, VPS_STEPS } from "./ProvisionVps.ts"
 import { validateVpsOptions } from "./VpsOptions.ts"
 
@@ -24,7 +24,10 @@ export const VpsHosting = Layer.mergeAll(
         Effect.flatMap(VpsRecords, (records) => records.bySubscription(subscriptionId)),
         Option.map((vps) => ({ suspended: vps.status === "suspended", graceUntil: vps.graceUntil }))
       ),
+    suspend: suspendVps,
     bringBack: restoreVps,
+    remove: removeVps,
+    release: releaseVps,
     transient: (e) => e._tag === "VirtualizationUnavailable",
     provisioning: ProvisionVps,
     lapse: SuspendVps,
@@ -32,7 +35,5 @@ export const VpsHosting = Layer.mergeAll(
     termination: TerminateVps
   }),
   ProvisionVpsLive,
-  UndoVpsLive,
-  SuspendVpsLive,
-  TerminateVpsLive
+  UndoVpsLive
 )

@@ -75,6 +75,12 @@ describe("SettingsConfig and resolveSettings", () => {
         assert.strictEqual((yield* load(set)).workflowLockRefreshSeconds, 8)
       }))
 
+    it.effect("the workflow engine reads its database for due work every 10 s, or as WORKFLOW_POLL_MS says", () =>
+      Effect.gen(function*() {
+        assert.strictEqual((yield* load({})).workflowPollMs, 10_000)
+        assert.strictEqual((yield* load({ WORKFLOW_POLL_MS: "500" })).workflowPollMs, 500)
+      }))
+
     it.effect("the workflow runner: address and port chosen at start, others pinged every 2 s, unless set", () =>
       Effect.gen(function*() {
         const defaults = yield* load({})
@@ -187,6 +193,8 @@ describe("SettingsConfig and resolveSettings", () => {
       // effect/cluster confirms at least every third of the 35 s lock lease: past 11 s the setting would mean nothing.
       ["WORKFLOW_LOCK_REFRESH_SECONDS", "0"],
       ["WORKFLOW_LOCK_REFRESH_SECONDS", "12"],
+      ["WORKFLOW_POLL_MS", "99"],
+      ["WORKFLOW_POLL_MS", "60001"],
       ["RUNNER_HOST", "10.0.0.5:4000"],
       ["RUNNER_HOST", "http://runner.internal"],
       ["RUNNER_LISTEN_HOST", "every interface"],

@@ -1,6 +1,7 @@
 // Two server processes on one PostgreSQL: the subscription sweep is a cluster-wide cron, so each scheduled time it runs
 // in exactly one of them (the engine's shard lock decides which), never in both, never in neither. LIFECYCLE_CRON is
-// every 5 seconds here (every minute by default): the same cron, less waiting.
+// every 2 seconds here (every minute by default), and the engine reads its due runs every half second (WORKFLOW_POLL_MS,
+// 10 s by default): the same cron, less waiting.
 import { randomBytes } from "node:crypto"
 import { afterEach, describe, expect, it } from "vitest"
 import { testDatabaseUrl } from "../support/databases.ts"
@@ -37,7 +38,8 @@ describe.skipIf(testDatabaseUrl === undefined)("the lifecycle cron with two inst
       ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       BCRYPT_COST: "4",
       LOG_LEVEL: "Debug",
-      LIFECYCLE_CRON: "*/5 * * * * *"
+      LIFECYCLE_CRON: "*/2 * * * * *",
+      WORKFLOW_POLL_MS: "500"
     }
     const migrated = await run("app/cli.ts", ["migrate"], { ...env, DATA_DIR: await tempDir("cron-migrate") })
     expect(migrated.code, migrated.stderr).toBe(0)

@@ -1,6 +1,6 @@
 // Two server processes on one PostgreSQL, one killed (SIGKILL) while `POST /api/orders` calls are in flight on it:
 // some after their charge and before its record, some before their charge. The other process, still running, settles
-// every one within a minute (ORDER_RECOVERY_SECONDS is short here): an order is either completed with exactly one
+// every one within a minute (ORDER_RECOVERY_SECONDS and WORKFLOW_POLL_MS are short here): an order is either completed with exactly one
 // charge, or failed with no charge (or one charge and its refund), and no failed order keeps an active subscription.
 import { randomBytes } from "node:crypto"
 import { Effect, Redacted, Schema } from "effect"
@@ -66,13 +66,16 @@ describe.skipIf(testDatabaseUrl === undefined)("orders interrupted by a killed p
       ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       BCRYPT_COST: "4",
       SANDBOX_TASK_SPEED: "instant",
-      // Longer than the slow gateway's calls below, as it must be longer than any gateway call in production.
-      ORDER_RECOVERY_SECONDS: "10"
+      // Longer than the slow gateway's calls below (4 s), as it must be longer than any gateway call in production.
+      ORDER_RECOVERY_SECONDS: "5",
+      // The recovery's runs, and the shards the killed instance held, are picked up within half a second (10 s by default).
+      WORKFLOW_POLL_MS: "500"
     }
     const migrated = await run("app/cli.ts", ["migrate"], { ...env, DATA_DIR: await tempDir("recovery-migrate") })
     expect(migrated.code, migrated.stderr).toBe(0)
-    // The instance to kill answers charges slowly (3 s before and 3 s after taking one), so the kill lands between.
-    const doomed = await startServer({ ...env, DATA_DIR: await tempDir("recovery-a"), SANDBOX_PAYMENT_LATENCY_MS: "3000" })
+    // The instance to kill answers charges slowly (2 s before and 2 s after taking one), so the kill lands between.
+    // The survivor starts last: each instance registers its own sandbox cluster at start, and the last one stays.
+    const doomed = await startServer({ ...env, DATA_DIR: await tempDir("recovery-a"), SANDBOX_PAYMENT_LATENCY_MS: "2000" })
     const survivor = await startServer({ ...env, DATA_DIR: await tempDir("recovery-b") })
 
     const browser = new Browser(doomed.url)

@@ -15,7 +15,7 @@ import { Orders } from "../../ports/Orders.ts"
 import { Virtualization } from "../../ports/Virtualization.ts"
 import { reconcileEnv } from "../support/reconcileEnv.ts"
 import { labCluster, labStorage, labTemplate } from "../support/virtualizationMother.ts"
-import { cleanUp, run, startServer, stop, tempDir } from "./processes.ts"
+import { cleanUp, migratedDataDir, run, startServer, stop } from "./processes.ts"
 import { OrderId } from "../../domain/billing/Billing.ts"
 
 const at = new Date("2026-03-02T09:00:00.000Z")
@@ -93,7 +93,8 @@ describe("`reconcile`, as a process", () => {
   afterEach(cleanUp)
 
   it("reads the running server's sandbox cluster and panel and prints a JSON report with nothing to report", async () => {
-    const env = { NODE_ENV: "development", DATA_DIR: await tempDir("reconcile"), SANDBOX_TASK_SPEED: "instant" }
+    // Not a first start: the embedded database from the migrated template.
+    const env = { NODE_ENV: "development", DATA_DIR: await migratedDataDir("reconcile"), SANDBOX_TASK_SPEED: "instant" }
     const server = await startServer(env)
     const answer = await run("app/cli.ts", ["reconcile", "--json"], env, { ms: 60_000 })
     expect(answer.code, answer.stderr).toBe(0)

@@ -38,8 +38,10 @@ describe.skipIf(testDatabaseUrl === undefined)("sessions with two instances", ()
     }
     const migrated = await run("app/cli.ts", ["migrate"], { ...env, DATA_DIR: await tempDir("sessions-migrate") })
     expect(migrated.code, migrated.stderr).toBe(0)
-    const a = await startServer({ ...env, DATA_DIR: await tempDir("sessions-a") })
-    const b = await startServer({ ...env, DATA_DIR: await tempDir("sessions-b") })
+    const [a, b] = await Promise.all([
+      startServer({ ...env, DATA_DIR: await tempDir("sessions-a") }),
+      startServer({ ...env, DATA_DIR: await tempDir("sessions-b") })
+    ])
 
     const email = `instances.${Date.now()}@example.com`
     const password = "correct horse battery"

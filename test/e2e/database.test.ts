@@ -12,8 +12,12 @@ import type { Cut } from "../support/tcpProxy.ts"
 import { testServerLayer, testSettings, TestServer } from "../support/testServer.ts"
 import { PANEL_ORIGIN, sleep } from "../support/vpsHttp.ts"
 
-/** DATABASE_CONNECT_TIMEOUT_MS: how long opening a connection may take before the request gives up. */
-const settings = testSettings({ databaseConnectTimeoutMs: 1000 })
+/**
+ * DATABASE_CONNECT_TIMEOUT_MS: how long opening a connection may take before the request gives up. The workflow
+ * engine's locks are confirmed every second (10 s by default on this wiring): its stop, after the outages, waits out
+ * one lock deadline on the connection an outage broke.
+ */
+const settings = testSettings({ databaseConnectTimeoutMs: 1000, workflowLockRefreshSeconds: 1 })
 /**
  * What a request may take while the database is away: the connect timeout (twice: the pool's slots are shared with the
  * workflow engine's own attempts) and some room for a loaded machine.

@@ -95,6 +95,8 @@ describe("game servers under faults", () => {
   }, 60_000)
 
   describe("on a running server", () => {
+    /** The panel's Retry-After when it throttles us: short, as the window is waited out before the next test. */
+    const THROTTLE_SECONDS = 3
     let browser: ScannedBrowser
     let identifier: string
 
@@ -104,7 +106,7 @@ describe("game servers under faults", () => {
     }, 30_000)
 
     it("a throttled panel gets the customer a 429 with our Retry-After at once, and the next calls wait it out", async () => {
-      panel.control.throttleNext({ times: 1, retryAfterSeconds: 7 })
+      panel.control.throttleNext({ times: 1, retryAfterSeconds: THROTTLE_SECONDS })
       const first = await browser.get(`/api/client/servers/${identifier}/files/list?directory=%2F`)
       expect(errorCode(first, 429)).toBe("GAME_PANEL_BUSY")
       expect(Number(first.headers.get("retry-after"))).toBeGreaterThan(0)
@@ -116,7 +118,8 @@ describe("game servers under faults", () => {
     })
 
     it("a failing panel gets the customer our 503, never the panel's own words", async () => {
-      await new Promise((r) => setTimeout(r, 7_500))
+      // The throttling window of the test before ends first.
+      await new Promise((r) => setTimeout(r, THROTTLE_SECONDS * 1000 + 500))
       panel.control.failNext({ path: /\/files\/list$/, times: 20, status: 500, code: "DaemonConnectionException", detail: "cURL error 7: Failed to connect to wings.internal port 8080" })
       try {
         const reply = await browser.get(`/api/client/servers/${identifier}/files/list?directory=%2F`)

@@ -4,7 +4,7 @@
 // address, reservation or VMID is left behind a failed order, its charge is refunded, and no order stays in progress.
 //
 // The Proxmox adapter's waits come from the test settings (PROXMOX_RETRY_BASE_DELAY_MS 20, PROXMOX_REQUEST_TIMEOUT_MS
-// 5000; production: 500 and 35000): a persistent 5xx still costs 5 HTTP attempts with back-off (20+40+80+160 ms) times 4
+// 2500 here; production: 500 and 35000): a persistent 5xx still costs 5 HTTP attempts with back-off (20+40+80+160 ms) times 4
 // activity attempts, and a hung request the whole request timeout.
 import type { Duration } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
@@ -33,7 +33,9 @@ beforeAll(async () => {
     databaseUrl: process.env["TEST_DATABASE_URL"],
     poolSize: POOL_SIZE,
     // Short but not instant, so a restart finds a step under way.
-    taskDurations: { default: 100, qmclone: 200 }
+    taskDurations: { default: 100, qmclone: 200 },
+    // A hung request costs this; the sandbox answers the others in milliseconds.
+    requestTimeoutMs: 2_500
   })
 }, 60_000)
 afterAll(() => lab?.close(), 60_000)

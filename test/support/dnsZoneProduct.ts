@@ -1,17 +1,18 @@
 // A third product, for tests only: a DNS zone on an in-memory name server. It proves the seam between billing and
 // what it sells — a product is its own folder of code plus one registration, and billing runs it untouched.
 import { Clock, Context, Duration, Effect, Layer, Option, Ref, Schema } from "effect"
-import { Activity } from "effect/workflow"
-import { registerProduct } from "../../domain/billing/HostedService.ts"
+import { Workflow } from "effect/workflow"
+import { registerProduct } from "../../domain/billing/registerProduct.ts"
 import { InvalidOrderOption } from "../../domain/billing/BillingErrors.ts"
-import { lapsedFor, periodWorkflow, stillDue, terminationWorkflow } from "../../domain/billing/lapse.ts"
+import { periodWorkflow, terminationWorkflow } from "../../domain/billing/lapse.ts"
 import {
   orderWithOptions,
   provisioned,
   provisioningStep,
   provisioningWorkflow,
   reportStep,
-  StepFailed
+  StepFailed,
+  undoing
 } from "../../domain/billing/provisioning.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
@@ -92,9 +93,6 @@ const ProvisionDnsZoneLive = ProvisionDnsZone.toLayer(Effect.fn(function*({ orde
       execute: dieOnDatabaseOutage(Effect.gen(function*() {
         yield* progress(orderId, 1)
         const { options } = yield* orderWithOptions(orderId, ZoneOptions)
-        if ((yield* Ref.get((yield* NameServer).refused)).has(options.zone)) {
-          return yield* new StepFailed({ step: 1, reason: "The zone could not be created.", detail: "refused" })
-        }
         yield* withZone(options.zone, () => ({ name: options.zone, orderId, serving: false }))
         return options.zone
       }))
@@ -104,6 +102,9 @@ const ProvisionDnsZoneLive = ProvisionDnsZone.toLayer(Effect.fn(function*({ orde
       success: Schema.String,
       execute: dieOnDatabaseOutage(Effect.gen(function*() {
         yield* progress(orderId, 2)
+        if ((yield* Ref.get((yield* NameServer).refused)).has(zone)) {
+          return yield* new StepFailed({ step: 2, reason: "The zone could not be published.", detail: "refused" })
+        }
         yield* withZone(zone, (z) => z === undefined ? z : { ...z, serving: true })
         const { order } = yield* orderWithOptions(orderId, ZoneOptions)
         const subscriptionId = order.subscriptionId ?? ""
@@ -117,24 +118,29 @@ const ProvisionDnsZoneLive = ProvisionDnsZone.toLayer(Effect.fn(function*({ orde
       }))
     })
   })
-  return yield* provisioned(orderId, build, () =>
-    dieOnDatabaseOutage(Effect.flatMap(orderWithOptions(orderId, ZoneOptions), ({ options }) => withZone(options.zone, () => undefined))))
+  return yield* provisioned(orderId, build, () => UndoDnsZone.execute({ orderId }, { discard: true, detached: true }))
 }))
 
-const SuspendDnsZoneLive = SuspendDnsZone.toLayer(Effect.fn(function*({ periodEnd, subscriptionId }) {
-  if (!(yield* Activity.make({ name: "check", success: Schema.Boolean, execute: dieOnDatabaseOutage(stillDue(subscriptionId, periodEnd)) }))) return
-  yield* Activity.make({
-    name: "suspend",
-    execute: dieOnDatabaseOutage(Effect.gen(function*() {
-      const record = yield* recordOf(subscriptionId)
-      if (Option.isNone(record)) return
-      yield* withZone(record.value.zone, (z) => z === undefined ? z : { ...z, serving: false })
-      const graceUntil = new Date(new Date(periodEnd).getTime() + Duration.toMillis(gracePeriod))
-      yield* setRecord(subscriptionId, (r) => ({ ...r, status: "suspended", graceUntil }))
-      yield* lapsedFor(subscriptionId, periodEnd)
-    }))
-  })
+const UndoDnsZone = Workflow.make("UndoProvisionDnsZone", {
+  payload: { orderId: Schema.String },
+  idempotencyKey: ({ orderId }) => orderId
+})
+
+const UndoDnsZoneLive = UndoDnsZone.toLayer(Effect.fn(function*({ orderId }) {
+  yield* undoing(
+    orderId,
+    Effect.flatMap(orderWithOptions(orderId, ZoneOptions), ({ options }) => withZone(options.zone, () => undefined))
+  )
 }))
+
+const suspendZone = (subscriptionId: string, periodEnd: Date) =>
+  Effect.gen(function*() {
+    const record = yield* recordOf(subscriptionId)
+    if (Option.isNone(record) || record.value.status === "deleted") return
+    yield* withZone(record.value.zone, (z) => z === undefined ? z : { ...z, serving: false })
+    const graceUntil = new Date(periodEnd.getTime() + Duration.toMillis(gracePeriod))
+    yield* setRecord(subscriptionId, (r) => ({ ...r, status: "suspended", graceUntil }))
+  })
 
 const restoreZone = (subscriptionId: string) =>
   Effect.gen(function*() {
@@ -144,18 +150,14 @@ const restoreZone = (subscriptionId: string) =>
     yield* setRecord(subscriptionId, (r) => ({ ...r, status: "active", graceUntil: null }))
   })
 
-const TerminateDnsZoneLive = TerminateDnsZone.toLayer(Effect.fn(function*({ subscriptionId }) {
-  yield* Activity.make({
-    name: "delete",
-    execute: dieOnDatabaseOutage(Effect.gen(function*() {
-      const record = yield* recordOf(subscriptionId)
-      if (Option.isNone(record)) return
-      yield* withZone(record.value.zone, () => undefined)
-      yield* setRecord(subscriptionId, (r) => ({ ...r, status: "deleted", graceUntil: null }))
-      yield* (yield* Subscriptions).setStatus(subscriptionId, "terminated", ["suspended"])
-    }))
+const removeZone = (subscriptionId: string) =>
+  Effect.gen(function*() {
+    const record = yield* recordOf(subscriptionId)
+    if (Option.isSome(record)) yield* withZone(record.value.zone, () => undefined)
+    return true
   })
-}))
+
+const releaseZone = (subscriptionId: string) => setRecord(subscriptionId, (r) => ({ ...r, status: "deleted", graceUntil: null }))
 
 /** The product's registration: the one line a test environment (or app/) adds to sell it. */
 export const DnsZoneHosting = Layer.mergeAll(
@@ -171,7 +173,10 @@ export const DnsZoneHosting = Layer.mergeAll(
       ),
     standing: (subscriptionId) =>
       Effect.map(recordOf(subscriptionId), Option.map((r) => ({ suspended: r.status === "suspended", graceUntil: r.graceUntil }))),
+    suspend: suspendZone,
     bringBack: restoreZone,
+    remove: removeZone,
+    release: releaseZone,
     transient: () => false,
     provisioning: ProvisionDnsZone,
     lapse: SuspendDnsZone,
@@ -179,6 +184,5 @@ export const DnsZoneHosting = Layer.mergeAll(
     termination: TerminateDnsZone
   }),
   ProvisionDnsZoneLive,
-  SuspendDnsZoneLive,
-  TerminateDnsZoneLive
+  UndoDnsZoneLive
 ).pipe(Layer.provideMerge(Layer.mergeAll(NameServer.layer, ZoneRecords.layer)))

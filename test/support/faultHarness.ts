@@ -112,11 +112,16 @@ export const startLab = async (options: {
   readonly databaseUrl: string | undefined
   readonly poolSize: number
   readonly taskDurations: Partial<Record<string, number>>
+  /** PROXMOX_REQUEST_TIMEOUT_MS: what a hung request costs (the test settings' 5 s by default). */
+  readonly requestTimeoutMs?: number
 }): Promise<Lab> => {
   const sandbox = await startSandboxProxmox({ taskDurations: options.taskDurations })
   const database = await durableDatabase(options.databaseUrl)
   // With a real Postgres the workflow engine takes its shard locks as advisory locks, as in production.
-  const settings = testSettings({ databaseUrl: database.databaseUrl })
+  const settings = testSettings({
+    databaseUrl: database.databaseUrl,
+    ...(options.requestTimeoutMs === undefined ? {} : { proxmoxRequestTimeoutMs: options.requestTimeoutMs })
+  })
   const db = seededDatabase(settings, database.layer, seedLab(sandbox.url, options.poolSize))
   const start = async () => {
     const app = appRuntime(settings, await db.context())

@@ -21,6 +21,7 @@ import { HostedServices } from "../../domain/billing/HostedService.ts"
 import { GameHosting } from "../../domain/game/GameHosting.ts"
 import { GameSettings } from "../../domain/game/GameSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
+import { promptWebCrypto } from "./promptWebCrypto.ts"
 
 export const gamePlan: GamePlan = {
   kind: "game",
@@ -76,7 +77,9 @@ export const gameEnv = (options: { readonly installDuration?: Duration.Input; re
     Layer.succeed(GameSettings, { ...gameSettings, ...options.settings }),
     SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
     NodeCrypto.layerSecureRandom,
-    IdentityUnitOfWork.layer
+    IdentityUnitOfWork.layer,
+    // Workflow ids are hashed at once, so a test moving the clock in a loop never outruns a workflow.
+    promptWebCrypto
   )
   return Layer.effectDiscard(seedGameCatalog).pipe(
     // Billing sells one product here: the game server.

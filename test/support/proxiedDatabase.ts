@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { runMigrations } from "../../adapters/postgres/Migrations.ts"
 import { postgres } from "../../app/Database.ts"
 import { EmbeddedPgServer } from "../../app/EmbeddedPgServer.ts"
-import { testDatabaseUrl } from "./databases.ts"
+import { pgliteTemplate, testDatabaseUrl } from "./databases.ts"
 import { startTcpProxy, type TcpProxy } from "./tcpProxy.ts"
 
 export type DatabaseKind = "postgres" | "pglite"
@@ -57,7 +57,8 @@ const realBackend = async (realUrl: string): Promise<Backend> => {
 
 const embeddedBackend = async (): Promise<Backend> => {
   const dir = mkdtempSync(join(tmpdir(), "zh-proxied-"))
-  const db = await PGlite.create("memory://")
+  // From the migrated template: no initdb (seconds of WebAssembly); the migrations then find nothing to do.
+  const db = await PGlite.create("memory://", { loadDataDir: await Effect.runPromise(pgliteTemplate) })
   const server = new EmbeddedPgServer(db)
   await server.listen(join(dir, "pg.sock"))
   return {

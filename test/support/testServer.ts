@@ -31,6 +31,8 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   databaseMaxConnections: 5,
   databaseConnectTimeoutMs: 1000,
   workflowLockRefreshSeconds: 10,
+  // The engine's own poll of its database (production: 10 s): a cron run or durable timer is picked up this late.
+  workflowPollMs: 500,
   // Used with a databaseUrl only (the engine's socket runner): on loopback, on a port chosen at start.
   runnerHost: Option.some("127.0.0.1"),
   runnerListenHost: Option.none(),

@@ -21,6 +21,7 @@ import { HostedServices } from "../../domain/billing/HostedService.ts"
 import { VpsHosting } from "../../domain/vps/VpsHosting.ts"
 import { VpsSettings } from "../../domain/vps/VpsSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
+import { promptWebCrypto } from "./promptWebCrypto.ts"
 import { labCluster, labSeed, labStorage } from "./virtualizationMother.ts"
 
 export const vpsPlan: VpsPlan = {
@@ -90,7 +91,9 @@ export const vpsEnv = (options: { readonly poolSize?: number; readonly paymentLa
     Layer.succeed(VpsSettings, vpsSettings),
     SandboxPaymentGateway.layer({ chargeLatency: options.paymentLatency ?? 0 }).pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
     NodeCrypto.layerSecureRandom,
-    IdentityUnitOfWork.layer
+    IdentityUnitOfWork.layer,
+    // Workflow ids are hashed at once, so a test moving the clock in a loop never outruns a workflow.
+    promptWebCrypto
   )
   return Layer.effectDiscard(seedCatalog(options.poolSize ?? 16)).pipe(
     // Billing sells one product here: the VPS.

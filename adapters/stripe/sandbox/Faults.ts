@@ -14,7 +14,7 @@ export interface DeliveryPlan {
 
 export class Faults {
   private api: Array<{ fault: ApiFault; remaining: number; readonly path: RegExp | undefined }> = []
-  private duplicates = 0
+  private duplicates: Array<{ remaining: number; readonly copies: number }> = []
   private delays: Array<{ remaining: number; readonly ms: number }> = []
   private reorder: { remaining: number; readonly held: Array<Delivery> } | undefined
 
@@ -32,8 +32,10 @@ export class Faults {
     return armed.fault
   }
 
-  duplicateNext(events: number): void {
-    this.duplicates += events
+  /** The next `events` deliveries are each sent `copies` times (2 by default). */
+  duplicateNext(events: number, copies = 2): void {
+    if (!Number.isInteger(copies) || copies < 1) throw new RangeError("copies must be a positive integer")
+    this.duplicates.push({ remaining: events, copies })
   }
 
   delayNext(events: number, ms: number): void {
@@ -47,8 +49,12 @@ export class Faults {
 
   /** How the next event is delivered; a held event's delivery starts when `release` is called. */
   planNext(): DeliveryPlan {
-    const copies = this.duplicates > 0 ? 2 : 1
-    if (this.duplicates > 0) this.duplicates -= 1
+    const duplicate = this.duplicates[0]
+    if (duplicate !== undefined) {
+      duplicate.remaining -= 1
+      if (duplicate.remaining <= 0) this.duplicates.shift()
+    }
+    const copies = duplicate?.copies ?? 1
     const delay = this.delays[0]
     if (delay !== undefined) {
       delay.remaining -= 1
@@ -74,7 +80,7 @@ export class Faults {
   /** Disarms everything; returns the deliveries a reorder was holding, to send now. */
   clear(): ReadonlyArray<Delivery> {
     this.api = []
-    this.duplicates = 0
+    this.duplicates = []
     this.delays = []
     const held = this.reorder?.held ?? []
     this.reorder = undefined

@@ -6,6 +6,7 @@ import type {
   Charge,
   CheckoutSession,
   Customer,
+  Dispute,
   LineItem,
   PaymentIntent,
   PaymentMethod,
@@ -26,13 +27,22 @@ export interface SessionExtras {
   readonly paymentIntentMetadata: Record<string, string>
   readonly setupIntentMetadata: Record<string, string>
   /** An attempt waiting for the cardholder's answer on the challenge page. */
-  challenge: { readonly cardNumber: string } | undefined
+  awaitingAuthentication: boolean
 }
 
 export interface SavedCard {
   readonly number: string
   /** Set up for off-session use: saved with `setup_future_usage: off_session` or in a setup-mode session. */
   setUpForOffSession: boolean
+}
+
+/** The first answer given under an Idempotency-Key, and the parameters it was given for. */
+export interface IdempotentAnswer {
+  /** When it was first answered (the sandbox's clock, unix seconds): Stripe forgets a key after 24 hours. */
+  readonly at: number
+  readonly fingerprint: string
+  readonly status: number
+  readonly body: unknown
 }
 
 export interface Store {
@@ -45,13 +55,17 @@ export interface Store {
   readonly setupIntents: Map<string, SetupIntent>
   readonly charges: Map<string, Charge>
   readonly refunds: Map<string, Refund>
+  readonly disputes: Map<string, Dispute>
   /** Oldest first. */
   readonly events: Array<StripeEvent>
   readonly eventsById: Map<string, StripeEvent>
   readonly endpoints: Map<string, WebhookEndpoint>
   readonly endpointSecrets: Map<string, string>
+  /** Secrets replaced by a roll, still signing until `until` (epoch ms). */
+  readonly previousSecrets: Map<string, ReadonlyArray<{ readonly secret: string; readonly until: number }>>
   /** The endpoints listening to each event's type when it happened. */
   readonly eventTargets: Map<string, ReadonlyArray<string>>
+  readonly idempotent: Map<string, IdempotentAnswer>
   /** Seconds added to the real clock by `advanceTime`. */
   offsetSeconds: number
   /** Where the checkout and authentication pages are served (set once the listener is bound). */
@@ -74,11 +88,14 @@ export const makeStore = Effect.gen(function*() {
     setupIntents: new Map(),
     charges: new Map(),
     refunds: new Map(),
+    disputes: new Map(),
     events: [],
     eventsById: new Map(),
     endpoints: new Map(),
     endpointSecrets: new Map(),
+    previousSecrets: new Map(),
     eventTargets: new Map(),
+    idempotent: new Map(),
     offsetSeconds: 0,
     baseUrl: "http://127.0.0.1",
     published,
@@ -125,6 +142,20 @@ export const emit = (store: Store, type: string, object: object, previous?: Reco
     return event
   })
 
+const IDEMPOTENCY_SECONDS = 24 * 3600
+const EVENT_SECONDS = 30 * 24 * 3600
+
+/** Forgets what Stripe forgets: idempotency keys after 24 hours, events after 30 days (they stop being listed). */
+export const forgetOld = (store: Store) =>
+  Effect.map(nowSeconds(store), (now) => {
+    for (const [key, answer] of store.idempotent) if (answer.at <= now - IDEMPOTENCY_SECONDS) store.idempotent.delete(key)
+    while (store.events[0] !== undefined && store.events[0].created <= now - EVENT_SECONDS) {
+      const old = store.events.shift()!
+      store.eventsById.delete(old.id)
+      store.eventTargets.delete(old.id)
+    }
+  })
+
 /** The endpoints an event goes to: those registered when it happened and listening to its type (and still there). */
 export const endpointsFor = (store: Store, event: StripeEvent): ReadonlyArray<WebhookEndpoint> =>
   (store.eventTargets.get(event.id) ?? []).flatMap((id) => store.endpoints.get(id) ?? [])
@@ -139,7 +170,8 @@ export const lookup = (store: Store, id: string): object | undefined => {
     pm: store.paymentMethods,
     seti: store.setupIntents,
     ch: store.charges,
-    re: store.refunds
+    re: store.refunds,
+    dp: store.disputes
   }
   return maps[prefix]?.get(id)
 }
@@ -154,7 +186,11 @@ export const expand = (store: Store, object: object, paths: ReadonlyArray<string
     const [head, ...rest] = path.split(".")
     if (head === undefined) continue
     const value = out[head]
-    if (Array.isArray(value) && rest.length > 0) {
+    // A session's line items are no field of it but expandable all the same (Stripe's `includable` property).
+    const items = head === "line_items" && out["object"] === "checkout.session" ? store.sessionExtras.get(String(out["id"]))?.lineItems : undefined
+    if (items !== undefined) {
+      out[head] = { object: "list", data: copy(items), has_more: false, url: `/v1/checkout/sessions/${String(out["id"])}/line_items` }
+    } else if (Array.isArray(value) && rest.length > 0) {
       out[head] = value.map((item: unknown) => (typeof item === "object" && item !== null ? expand(store, item, [rest.join(".")]) : item))
     } else if (typeof value === "string") {
       const found = lookup(store, value)

@@ -12,6 +12,7 @@ import {
   deleteEndpoint,
   getCharge,
   getCustomer,
+  getDispute,
   getEndpoint,
   getEvent,
   getPaymentIntent,
@@ -20,12 +21,13 @@ import {
   getSession,
   getSetupIntent,
   listEndpoints,
+  listCustomers,
   listEvents,
   listPaymentMethods,
   updateCustomer
 } from "./resources.ts"
 import { createSession, expireSession, lineItems, listSessions } from "./sessions.ts"
-import { API_VERSION, expand, type Store } from "./Store.ts"
+import { API_VERSION, expand, nowSeconds, type Store } from "./Store.ts"
 import { StripeFailure, unknownPath } from "./StripeFailure.ts"
 import { randomId } from "./objects.ts"
 
@@ -57,6 +59,7 @@ const id = (ids: ReadonlyArray<string>) => ids[0] ?? ""
 
 const routes: ReadonlyArray<readonly [string, RegExp, Handler]> = [
   ["POST", /^\/v1\/customers$/, with_(P.CustomerCreate, (s, _, p) => createCustomer(s, p))],
+  ["GET", /^\/v1\/customers$/, with_(P.CustomerList, (s, _, p, url) => listCustomers(s, url, p))],
   ["GET", /^\/v1\/customers\/([^/]+)$/, with_(P.Retrieve, (s, ids) => getCustomer(s, id(ids)))],
   ["POST", /^\/v1\/customers\/([^/]+)$/, with_(P.CustomerUpdate, (s, ids, p) => updateCustomer(s, id(ids), p))],
   ["GET", /^\/v1\/customers\/([^/]+)\/payment_methods$/, with_(P.PaymentMethodList, (s, ids, p, url) => listPaymentMethods(s, url, p, id(ids)))],
@@ -73,6 +76,7 @@ const routes: ReadonlyArray<readonly [string, RegExp, Handler]> = [
   ["GET", /^\/v1\/charges\/([^/]+)$/, with_(P.Retrieve, (s, ids) => getCharge(s, id(ids)))],
   ["POST", /^\/v1\/refunds$/, with_(P.RefundCreate, (s, _, p) => createRefund(s, p))],
   ["GET", /^\/v1\/refunds\/([^/]+)$/, with_(P.Retrieve, (s, ids) => getRefund(s, id(ids)))],
+  ["GET", /^\/v1\/disputes\/([^/]+)$/, with_(P.Retrieve, (s, ids) => getDispute(s, id(ids)))],
   ["GET", /^\/v1\/events$/, with_(P.EventList, (s, _, p, url) => listEvents(s, url, p))],
   ["GET", /^\/v1\/events\/([^/]+)$/, with_(P.Retrieve, (s, ids) => getEvent(s, id(ids)))],
   ["POST", /^\/v1\/webhook_endpoints$/, with_(P.WebhookEndpointCreate, (s, _, p) => createEndpoint(s, p))],
@@ -95,15 +99,9 @@ const authenticate = (authorization: string | undefined, secretKey: string): Str
   })
 }
 
-interface Stored {
-  readonly fingerprint: string
-  readonly status: number
-  readonly body: unknown
-}
-
 /** The API over `store`, answering only callers that present `secretKey`. */
 export const makeStripeApi = (store: Store, secretKey: string) => {
-  const idempotent = new Map<string, Stored>()
+  const idempotent = store.idempotent
 
   const execute = (request: ApiRequest, params: FormTree): Effect.Effect<{ readonly status: number; readonly body: unknown; readonly keep: boolean }> => {
     const route = routes.find(([method, pattern]) => method === request.method && pattern.test(request.path))
@@ -150,7 +148,7 @@ export const makeStripeApi = (store: Store, secretKey: string) => {
       }
       const { body, keep, status } = yield* execute(request, params)
       // Stripe keeps the result of every request whose endpoint ran, errors included; not a validation failure.
-      if (keep) idempotent.set(key, { fingerprint: print, status, body })
+      if (keep) idempotent.set(key, { at: yield* nowSeconds(store), fingerprint: print, status, body })
       return { status, body, headers }
     }))
 

@@ -41,6 +41,7 @@ const nouns: Record<string, string> = {
   seti: "setup_intent",
   ch: "charge",
   re: "refund",
+  dp: "dispute",
   evt: "event",
   we: "webhook_endpoint"
 }

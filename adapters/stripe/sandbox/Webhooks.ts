@@ -29,6 +29,20 @@ export interface DeliveryAttempt {
   readonly at: number
 }
 
+const MAX_ATTEMPTS_KEPT = 10_000
+
+/**
+ * `t=<time>,v1=<sig>[,v1=<sig>…]`: one `v1` per secret, as Stripe signs while a rolled secret's predecessor is still
+ * valid (reference/stripe.md § Webhooks: any `v1` may match). Each signature is the SDK's own.
+ */
+const signatureHeader = (payload: string, timestamp: number, secrets: ReadonlyArray<string>): string =>
+  [
+    `t=${timestamp}`,
+    ...secrets.map((secret) =>
+      Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp }).split(",").find((part) => part.startsWith("v1=")) ?? ""
+    )
+  ].join(",")
+
 export const makeWebhookDelivery = (store: Store, faults: Faults, options: WebhookOptions = {}) =>
   Effect.gen(function*() {
     const attempts: Array<DeliveryAttempt> = []
@@ -47,8 +61,10 @@ export const makeWebhookDelivery = (store: Store, faults: Faults, options: Webho
         if (secret === undefined) return
         const payload = JSON.stringify(event, null, 2)
         // The signature's time is the wall clock's: the receiver checks it against its own (constructEvent's 300 s).
-        const timestamp = Math.floor(Date.now() / 1000)
-        const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp })
+        const now = Date.now()
+        const timestamp = Math.floor(now / 1000)
+        const stillValid = (store.previousSecrets.get(endpoint.id) ?? []).filter((p) => p.until > now).map((p) => p.secret)
+        const signature = signatureHeader(payload, timestamp, [secret, ...stillValid])
         const request = HttpClientRequest.post(endpoint.url).pipe(
           HttpClientRequest.setHeaders({ "Stripe-Signature": signature, "User-Agent": "Stripe/1.0 (+https://stripe.com/docs/webhooks)" }),
           HttpClientRequest.bodyText(payload, "application/json; charset=utf-8")
@@ -56,7 +72,11 @@ export const makeWebhookDelivery = (store: Store, faults: Faults, options: Webho
         attempt.n += 1
         const record = (outcome: DeliveryAttempt["outcome"]) =>
           Effect.flatMap(Clock.currentTimeMillis, (at) =>
-            Effect.sync(() => attempts.push({ eventId: event.id, type: event.type, endpointId: endpoint.id, attempt: attempt.n, outcome, at })))
+            Effect.sync(() => {
+              attempts.push({ eventId: event.id, type: event.type, endpointId: endpoint.id, attempt: attempt.n, outcome, at })
+              // The log is for tests; a long-running sandbox keeps the latest attempts only.
+              if (attempts.length > MAX_ATTEMPTS_KEPT) attempts.splice(0, attempts.length - MAX_ATTEMPTS_KEPT)
+            }))
         yield* client.execute(request).pipe(
           Effect.flatMap((response) => Effect.andThen(response.text, record(response.status))),
           Effect.timeout(Duration.millis(options.attemptTimeoutMs ?? 10_000)),
@@ -84,10 +104,12 @@ export const makeWebhookDelivery = (store: Store, faults: Faults, options: Webho
 
     const deliver = (event: StripeEvent) =>
       Effect.gen(function*() {
-        const plan = faults.planNext()
         const targets = endpointsFor(store, event)
+        // Faults count deliveries: an event no endpoint listens to uses none of them.
+        if (targets.length === 0) return
+        const plan = faults.planNext()
         const delivery = Effect.andThen(
-          Effect.sleep(Duration.millis(plan.delayMs)),
+          plan.delayMs > 0 ? Effect.sleep(Duration.millis(plan.delayMs)) : Effect.void,
           Effect.forEach(targets, (endpoint) => toEndpoint(event, endpoint, plan.copies), { concurrency: "unbounded", discard: true })
         )
         const now = faults.hold(delivery)

@@ -113,6 +113,7 @@ export interface Charge {
   amount_captured: number
   amount_refunded: number
   refunded: boolean
+  disputed: boolean
   readonly currency: string
   readonly customer: string | null
   readonly payment_intent: string
@@ -154,6 +155,20 @@ export interface Refund {
   readonly metadata: Metadata
 }
 
+export interface Dispute {
+  readonly id: string
+  readonly object: "dispute"
+  readonly created: number
+  readonly livemode: false
+  readonly amount: number
+  readonly currency: string
+  readonly charge: string
+  readonly payment_intent: string
+  readonly reason: string
+  readonly status: "needs_response"
+  readonly metadata: Metadata
+}
+
 export interface StripeEvent {
   readonly id: string
   readonly object: "event"
@@ -187,6 +202,9 @@ export const randomId = (prefix: string, length = 24): string => {
   for (const b of bytes) out += alphabet[b % 62]
   return `${prefix}_${out}`
 }
+
+/** A webhook endpoint's signing secret. */
+export const newWebhookSecret = () => `whsec_${randomId("x", 32).slice(2)}`
 
 export interface ListObject<A> {
   readonly object: "list"

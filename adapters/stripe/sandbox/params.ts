@@ -121,6 +121,7 @@ export const EventList = Schema.Struct({
   created: opt(Schema.Struct({ gt: opt(FormInt), gte: opt(FormInt), lt: opt(FormInt), lte: opt(FormInt) }))
 })
 export const SessionList = Schema.Struct({ ...ListParams, customer: opt(Schema.String), payment_intent: opt(Schema.String) })
+export const CustomerList = Schema.Struct({ ...ListParams, email: opt(Schema.String) })
 export const PaymentMethodList = Schema.Struct({ ...ListParams, customer: opt(Schema.String), type: opt(Schema.Literal("card")) })
 export const PlainList = Schema.Struct(ListParams)
 export const Retrieve = Schema.Struct(common)

@@ -1,7 +1,7 @@
 // Money moving: a card saved as a payment method, one attempt on a payment intent (a charge that succeeds or fails,
 // or a wait for the cardholder's authentication), and refunds of a charge. Each change emits the events Stripe sends.
 import { Effect } from "effect"
-import type { Charge, PaymentIntent, PaymentMethod, Refund, StripeErrorObject } from "./objects.ts"
+import type { Charge, Dispute, PaymentIntent, PaymentMethod, Refund, StripeErrorObject } from "./objects.ts"
 import { randomId } from "./objects.ts"
 import { clientSecret, emit, nowSeconds, stamp, type Store } from "./Store.ts"
 import { invalid, StripeFailure } from "./StripeFailure.ts"
@@ -57,6 +57,7 @@ const makeCharge = (store: Store, pi: PaymentIntent, pm: PaymentMethod, failure:
       amount_captured: failure === undefined ? pi.amount : 0,
       amount_refunded: 0,
       refunded: false,
+      disputed: false,
       currency: pi.currency,
       customer: pi.customer,
       payment_intent: pi.id,
@@ -127,6 +128,26 @@ export const attemptPayment = (store: Store, pi: PaymentIntent, pm: PaymentMetho
         yield* emit(store, "payment_intent.requires_action", pi)
         return undefined
     }
+  })
+
+/** The cardholder disputes the charge with their bank: a dispute needing a response, `charge.dispute.created`. */
+export const disputeCharge = (store: Store, charge: Charge, reason: string) =>
+  Effect.gen(function*() {
+    if (charge.status !== "succeeded") return yield* invalid(`Charge ${charge.id} was not paid: there is nothing to dispute.`)
+    const dispute: Dispute = {
+      ...(yield* stamp(store, randomId("dp"), "dispute")),
+      amount: charge.amount_captured - charge.amount_refunded,
+      currency: charge.currency,
+      charge: charge.id,
+      payment_intent: charge.payment_intent,
+      reason,
+      status: "needs_response",
+      metadata: {}
+    }
+    store.disputes.set(dispute.id, dispute)
+    charge.disputed = true
+    yield* emit(store, "charge.dispute.created", dispute)
+    return dispute
   })
 
 /** Refunds `amount` (default: what is left) of the intent's successful charge; never more than was captured. */

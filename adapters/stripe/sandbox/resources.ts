@@ -1,8 +1,8 @@
 // Customers, payment methods, events and webhook endpoints: the plain resources of the API subset.
 import { Effect } from "effect"
 import type { Customer, StripeEvent, WebhookEndpoint } from "./objects.ts"
-import { page, randomId } from "./objects.ts"
-import type { CustomerCreate, CustomerUpdate, EventList, PaymentMethodList, PlainList, WebhookEndpointCreate } from "./params.ts"
+import { newWebhookSecret, page, randomId } from "./objects.ts"
+import type { CustomerCreate, CustomerList, CustomerUpdate, EventList, PaymentMethodList, PlainList, WebhookEndpointCreate } from "./params.ts"
 import { emit, nowSeconds, stamp, type Store } from "./Store.ts"
 import { invalid, noSuch } from "./StripeFailure.ts"
 
@@ -20,6 +20,7 @@ export const getPaymentMethod = (store: Store, id: string, param?: string) => fo
 export const getSetupIntent = (store: Store, id: string) => found(store.setupIntents, "seti", id)
 export const getCharge = (store: Store, id: string, param?: string) => found(store.charges, "ch", id, param)
 export const getRefund = (store: Store, id: string) => found(store.refunds, "re", id)
+export const getDispute = (store: Store, id: string) => found(store.disputes, "dp", id)
 export const getEvent = (store: Store, id: string) => found(store.eventsById, "evt", id)
 export const getEndpoint = (store: Store, id: string) => found(store.endpoints, "we", id)
 
@@ -74,8 +75,14 @@ export const updateCustomer = (store: Store, id: string, p: typeof CustomerUpdat
       previous["invoice_settings"] = { ...customer.invoice_settings }
       customer.invoice_settings = { default_payment_method: pm?.id ?? null }
     }
-    yield* emit(store, "customer.updated", customer, previous)
+    if (Object.keys(previous).length > 0) yield* emit(store, "customer.updated", customer, previous)
     return customer
+  })
+
+export const listCustomers = (store: Store, url: string, p: typeof CustomerList.Type) =>
+  Effect.sync(() => {
+    const all = newestFirst(store.customers.values()).filter((c) => p.email === undefined || c.email === p.email)
+    return page(url, all, { limit: p.limit, startingAfter: p.starting_after, endingBefore: p.ending_before })
   })
 
 export const listPaymentMethods = (store: Store, url: string, p: typeof PaymentMethodList.Type, customer: string | undefined) =>
@@ -114,7 +121,7 @@ export const createEndpoint = (store: Store, p: typeof WebhookEndpointCreate.Typ
       metadata: { ...p.metadata },
       status: "enabled"
     }
-    const signing = secret ?? `whsec_${randomId("x", 32).slice(2)}`
+    const signing = secret ?? newWebhookSecret()
     store.endpoints.set(endpoint.id, endpoint)
     store.endpointSecrets.set(endpoint.id, signing)
     return { ...endpoint, secret: signing }

@@ -6,7 +6,7 @@ import { page, randomId } from "./objects.ts"
 import type { CheckoutSessionCreate, SessionList } from "./params.ts"
 import { cardError, failAttempt, keepForLater, newPaymentIntent, savePaymentMethod, succeedAttempt } from "./payments.ts"
 import { getCustomer, getPaymentIntent, getPaymentMethod, getSession, getSetupIntent } from "./resources.ts"
-import { clientSecret, emit, nowSeconds, type SessionExtras, stamp, type Store } from "./Store.ts"
+import { clientSecret, emit, forgetOld, nowSeconds, type SessionExtras, stamp, type Store } from "./Store.ts"
 import { invalid, type StripeFailure } from "./StripeFailure.ts"
 import { attempt, readCard } from "./testCards.ts"
 
@@ -76,7 +76,7 @@ export const createSession = (store: Store, p: typeof CheckoutSessionCreate.Type
       paymentIntentDescription: p.payment_intent_data?.description ?? null,
       paymentIntentMetadata: { ...p.payment_intent_data?.metadata },
       setupIntentMetadata: { ...p.setup_intent_data?.metadata },
-      challenge: undefined
+      awaitingAuthentication: false
     })
     return session
   })
@@ -106,7 +106,7 @@ export const expireSession = (store: Store, id: string) =>
     }
     session.status = "expired"
     session.url = null
-    extrasOf(store, session).challenge = undefined
+    extrasOf(store, session).awaitingAuthentication = false
     const pi = session.payment_intent === null ? undefined : store.paymentIntents.get(session.payment_intent)
     if (pi !== undefined && pi.status !== "succeeded") {
       pi.status = "canceled"
@@ -117,9 +117,13 @@ export const expireSession = (store: Store, id: string) =>
     return session
   })
 
-/** Expires every open session whose `expires_at` has passed (the sandbox's clock, advanced or not). */
+/**
+ * Expires every open session whose `expires_at` has passed (the sandbox's clock, advanced or not), and forgets the
+ * idempotency keys and events Stripe no longer keeps.
+ */
 export const expireDue = (store: Store) =>
   Effect.gen(function*() {
+    yield* forgetOld(store)
     const now = yield* nowSeconds(store)
     const due = [...store.sessions.values()].filter((s) => s.status === "open" && s.expires_at <= now)
     for (const s of due) yield* expireSession(store, s.id)
@@ -143,7 +147,7 @@ const complete = (store: Store, session: CheckoutSession) =>
     session.status = "complete"
     session.url = null
     if (session.mode === "payment") session.payment_status = "paid"
-    extrasOf(store, session).challenge = undefined
+    extrasOf(store, session).awaitingAuthentication = false
     yield* emit(store, "checkout.session.completed", session)
     return successLocation(session)
   })
@@ -228,7 +232,7 @@ export const submitCard = (store: Store, id: string, fields: { readonly card: st
       if (outcome.kind === "pass") return yield* saved(store, session, si, pm)
       if (outcome.kind === "decline") return yield* setupFailed(store, si, pm, "card_declined", outcome.declineCode)
       si.status = "requires_action"
-      extrasOf(store, session).challenge = { cardNumber: card.number }
+      extrasOf(store, session).awaitingAuthentication = true
       yield* emit(store, "setup_intent.requires_action", si)
       return { kind: "challenge" } satisfies PageResult
     }
@@ -237,7 +241,7 @@ export const submitCard = (store: Store, id: string, fields: { readonly card: st
     if (outcome.kind === "pass") return yield* paid(store, session, pi, pm)
     if (outcome.kind === "decline") return declinedForm(yield* failAttempt(store, pi, pm, "card_declined", outcome.declineCode))
     pi.status = "requires_action"
-    extrasOf(store, session).challenge = { cardNumber: card.number }
+    extrasOf(store, session).awaitingAuthentication = true
     yield* emit(store, "payment_intent.requires_action", pi)
     return { kind: "challenge" } satisfies PageResult
   })
@@ -248,8 +252,8 @@ export const answerChallenge = (store: Store, id: string, approve: boolean) =>
     const session = yield* getSession(store, id)
     if (session.status !== "open") return { kind: "closed", session } satisfies PageResult
     const extras = extrasOf(store, session)
-    if (extras.challenge === undefined) return { kind: "form", status: 400, message: "There is no authentication to answer." } satisfies PageResult
-    extras.challenge = undefined
+    if (!extras.awaitingAuthentication) return { kind: "form", status: 400, message: "There is no authentication to answer." } satisfies PageResult
+    extras.awaitingAuthentication = false
     if (session.mode === "setup") {
       const si = yield* getSetupIntent(store, session.setup_intent ?? "")
       const pm = yield* getPaymentMethod(store, si.payment_method ?? "")

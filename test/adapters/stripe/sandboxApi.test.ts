@@ -1,9 +1,9 @@
 // The sandbox Stripe's REST subset, driven only through the official SDK: customers, checkout sessions, payment
 // intents' refusals, events, webhook endpoints, the secret key check, Stripe's parameter errors and Idempotency-Key.
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import Stripe from "stripe"
-import { layerSandboxStripe, SandboxStripeInstance } from "../../../adapters/stripe/sandbox/SandboxStripe.ts"
+import { layerSandboxStripe, SandboxStripeInstance, sandboxStripe } from "../../../adapters/stripe/sandbox/SandboxStripe.ts"
 import { call, getPage, lineItem, sdk } from "./support.ts"
 
 const client = Effect.map(SandboxStripeInstance, (sandbox) => sdk(sandbox))
@@ -23,7 +23,7 @@ const paymentSession = (stripe: Stripe, customer: string, orderId: string, optio
 
 describe("sandbox Stripe API", () => {
   layer(layerSandboxStripe(), { excludeTestServices: true })("through the SDK", (it) => {
-    it.effect("a customer is created with metadata, retrieved, and updated (metadata merged, an empty value unsets)", () =>
+    it.effect("a customer is created with metadata, retrieved, updated (metadata merged, an empty value unsets), and found by e-mail", () =>
       Effect.gen(function*() {
         const stripe = yield* client
         const created = yield* call(() => stripe.customers.create({ email: "ann@example.fr", name: "Ann", metadata: { userId: "u1", plan: "s" } }))
@@ -36,6 +36,8 @@ describe("sandbox Stripe API", () => {
         assert.strictEqual(updated.name, "Ann B")
         assert.strictEqual(updated.email, "ann@example.fr")
         assert.deepStrictEqual(updated.metadata, { userId: "u1", tier: "gold" })
+        const byEmail = yield* call(() => stripe.customers.list({ email: "ann@example.fr" }))
+        assert.deepStrictEqual(byEmail.data.map((c) => c.id), [created.id])
       }))
 
     it.effect("an unknown id is a 404 resource_missing naming the object, as Stripe words it", () =>
@@ -72,6 +74,8 @@ describe("sandbox Stripe API", () => {
         assert.include(page.body, "name=\"card\"")
         const items = yield* call(() => stripe.checkout.sessions.listLineItems(session.id))
         assert.deepStrictEqual(items.data.map((i) => [i.description, i.amount_total, i.quantity]), [["VPS S, first month", 1200, 1], ["Backup option", 300, 1]])
+        const expanded = yield* call(() => stripe.checkout.sessions.retrieve(session.id, { expand: ["line_items"] }))
+        assert.deepStrictEqual(expanded.line_items?.data, items.data)
         const listed = yield* call(() => stripe.checkout.sessions.list({ customer: customer.id }))
         assert.deepStrictEqual(listed.data.map((s) => s.id), [session.id])
       }))
@@ -230,3 +234,22 @@ describe("sandbox Stripe API", () => {
       }))
   })
 })
+
+describe("sandbox Stripe's memory", () => {
+  it.live("an idempotency key is forgotten after 24 hours and an event after 30 days, as Stripe forgets them", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const sandbox = yield* sandboxStripe()
+      const stripe = sdk(sandbox)
+      const first = yield* call(() => stripe.customers.create({ metadata: { userId: "u1" } }, { idempotencyKey: "customer:u1" }))
+      yield* sandbox.control.advanceTime(23 * 3600)
+      assert.strictEqual((yield* call(() => stripe.customers.create({ metadata: { userId: "u1" } }, { idempotencyKey: "customer:u1" }))).id, first.id)
+      yield* sandbox.control.advanceTime(3600)
+      const later = yield* call(() => stripe.customers.create({ metadata: { userId: "u2" } }, { idempotencyKey: "customer:u1" }))
+      assert.notStrictEqual(later.id, first.id)
+      assert.strictEqual((yield* call(() => stripe.events.list())).data.length, 2)
+      yield* sandbox.control.advanceTime(30 * 24 * 3600)
+      assert.strictEqual((yield* call(() => stripe.events.list())).data.length, 0)
+      assert.deepStrictEqual((yield* call(() => stripe.customers.retrieve(first.id))).id, first.id)
+    })))
+})
+

@@ -5,37 +5,9 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import Stripe from "stripe"
 import { layerSandboxStripe, SandboxStripeInstance } from "../../../adapters/stripe/sandbox/SandboxStripe.ts"
-import { call, getPage, lineItem, payWith, postPage, sdk } from "./support.ts"
+import { call, checkout, getPage, payWith, postPage, savedCard, sdk } from "./support.ts"
 
 const client = Effect.map(SandboxStripeInstance, (sandbox) => sdk(sandbox))
-
-const checkout = (stripe: Stripe, usage: "off_session" | "on_session" | undefined = "off_session") =>
-  Effect.gen(function*() {
-    const customer = yield* call(() => stripe.customers.create({ metadata: { userId: "u" } }))
-    const session = yield* call(() =>
-      stripe.checkout.sessions.create({
-        mode: "payment",
-        customer: customer.id,
-        client_reference_id: "order-1",
-        line_items: [lineItem("VPS S, first month", 1500)],
-        ...(usage === undefined ? {} : { payment_intent_data: { setup_future_usage: usage } }),
-        success_url: "http://panel.test/orders/order-1?session={CHECKOUT_SESSION_ID}",
-        cancel_url: "http://panel.test/orders/order-1/cancelled"
-      })
-    )
-    return { customer, session, url: session.url ?? "" }
-  })
-
-/** A card saved through a paid checkout (authenticated when it asks), as the first order of a subscription does. */
-const savedCard = (stripe: Stripe, card: string, usage: "off_session" | "on_session" = "off_session") =>
-  Effect.gen(function*() {
-    const { customer, session, url } = yield* checkout(stripe, usage)
-    const first = yield* payWith(url, card)
-    if (first.status === 200) assert.strictEqual((yield* postPage(url, { outcome: "approve" })).status, 303)
-    const paid = yield* call(() => stripe.checkout.sessions.retrieve(session.id, { expand: ["payment_intent"] }))
-    const pi = paid.payment_intent as Stripe.PaymentIntent
-    return { customer, paymentMethod: pi.payment_method as string }
-  })
 
 const renew = (stripe: Stripe, customer: string, paymentMethod: string, key?: string) =>
   call(() =>
@@ -63,6 +35,8 @@ describe("sandbox Stripe checkout page", () => {
         const pi = paid.payment_intent as Stripe.PaymentIntent
         assert.strictEqual(pi.status, "succeeded")
         assert.strictEqual(pi.amount_received, 1500)
+        assert.deepStrictEqual(pi.metadata, { orderId: "order-1" })
+        assert.strictEqual(pi.setup_future_usage, "off_session")
         const charge = pi.latest_charge as Stripe.Charge
         assert.strictEqual(charge.status, "succeeded")
         assert.strictEqual(charge.amount, 1500)
@@ -240,6 +214,23 @@ describe("sandbox Stripe checkout page", () => {
         assert.strictEqual(again.code, "charge_already_refunded")
         const refunded = yield* call(() => stripe.events.list({ type: "charge.refunded", limit: 2 }))
         assert.deepStrictEqual(refunded.data.map((e) => (e.data.object as Stripe.Charge).amount_refunded), [1500, 500])
+      }))
+
+    it.effect("a paid charge disputed through the control: a dispute needing a response and charge.dispute.created", () =>
+      Effect.gen(function*() {
+        const sandbox = yield* SandboxStripeInstance
+        const stripe = sdk(sandbox)
+        const { customer, paymentMethod } = yield* savedCard(stripe, "4242424242424242")
+        const pi = yield* renew(stripe, customer.id, paymentMethod)
+        const id = yield* sandbox.control.disputeCharge(pi.id)
+        const dispute = yield* call(() => stripe.disputes.retrieve(id))
+        assert.match(dispute.id, /^dp_/)
+        assert.strictEqual(dispute.charge, pi.latest_charge)
+        assert.strictEqual(dispute.amount, 1500)
+        assert.strictEqual(dispute.status, "needs_response")
+        assert.isTrue((yield* call(() => stripe.charges.retrieve(pi.latest_charge as string))).disputed)
+        const events = yield* call(() => stripe.events.list({ type: "charge.dispute.created", limit: 1 }))
+        assert.strictEqual((events.data[0]?.data.object as Stripe.Dispute).id, id)
       }))
   })
 })

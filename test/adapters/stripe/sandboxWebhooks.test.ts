@@ -101,16 +101,18 @@ describe("sandbox Stripe webhooks", () => {
       assert.isAtLeast(gaps[2]!, 79)
     })))
 
-  it.live("duplicate delivery: the next events each arrive twice", () =>
+  it.live("duplicate delivery: the next events each arrive twice, or as many times as asked", () =>
     Effect.scoped(Effect.gen(function*() {
       const { endpoint, sandbox, secret, stripe } = yield* setUp(["customer.created"])
       yield* sandbox.control.duplicateNextEvents(2)
+      yield* sandbox.control.duplicateNextEvents(1, 5)
       const a = yield* call(() => stripe.customers.create({}))
       const b = yield* call(() => stripe.customers.create({}))
       const c = yield* call(() => stripe.customers.create({}))
+      const d = yield* call(() => stripe.customers.create({}))
       yield* sandbox.control.awaitDeliveries
       const ids = customerIds(verified(endpoint.received, secret))
-      assert.deepStrictEqual([a.id, b.id, c.id].map((id) => ids.filter((x) => x === id).length), [2, 2, 1])
+      assert.deepStrictEqual([a.id, b.id, c.id, d.id].map((id) => ids.filter((x) => x === id).length), [2, 2, 5, 1])
     })))
 
   it.live("out-of-order delivery: the next events are held and arrive newest first", () =>
@@ -127,6 +129,21 @@ describe("sandbox Stripe webhooks", () => {
       const later = yield* call(() => stripe.customers.create({}))
       yield* sandbox.control.awaitDeliveries
       assert.strictEqual(customerIds(verified(endpoint.received, secret)).at(-1), later.id)
+    })))
+
+  it.live("both at once: each of the next events delivered 5 times, newest first", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { endpoint, sandbox, secret, stripe } = yield* setUp(["customer.created"])
+      yield* sandbox.control.duplicateNextEvents(3, 5)
+      yield* sandbox.control.reorderNextEvents(3)
+      const made = [
+        yield* call(() => stripe.customers.create({})),
+        yield* call(() => stripe.customers.create({})),
+        yield* call(() => stripe.customers.create({}))
+      ]
+      yield* sandbox.control.awaitDeliveries
+      const [a, b, c] = made.map((customer) => customer.id)
+      assert.deepStrictEqual(customerIds(verified(endpoint.received, secret)), [c, c, c, c, c, b, b, b, b, b, a, a, a, a, a])
     })))
 
   it.live("delayed delivery: the next event arrives only after the delay", () =>
@@ -190,5 +207,47 @@ describe("sandbox Stripe webhooks", () => {
       yield* sandbox.control.awaitDeliveries
       const events = verified(endpoint.received, secret)
       assert.deepStrictEqual(events.map((e) => e.type).sort(), ["payment_intent.payment_failed", "payment_intent.requires_action"])
+    })))
+
+  it.live("100 checkouts paid at once: 100 sessions paid, one charge each, 100 completions delivered", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { endpoint, sandbox, secret, stripe } = yield* setUp(["checkout.session.completed"])
+      const orders = Array.from({ length: 100 }, (_, i) => `order-${i}`)
+      const sessions = yield* Effect.forEach(orders, (order) =>
+        Effect.gen(function*() {
+          const session = yield* call(() =>
+            stripe.checkout.sessions.create(
+              { mode: "payment", client_reference_id: order, line_items: [lineItem("VPS S", 1200)], success_url: "http://panel.test/ok" },
+              { idempotencyKey: `checkout:${order}` }
+            )
+          )
+          assert.strictEqual((yield* payWith(session.url ?? "", "4242424242424242")).status, 303)
+          return session
+        }), { concurrency: "unbounded" })
+      yield* sandbox.control.awaitDeliveries
+      const completed = verified(endpoint.received, secret).map((e) => e.data.object as Stripe.Checkout.Session)
+      assert.deepStrictEqual(new Set(completed.map((s) => s.client_reference_id)), new Set(orders))
+      assert.isTrue(completed.every((s) => s.payment_status === "paid"))
+      const charges = (yield* sandbox.control.events).filter((e) => e.type === "charge.succeeded")
+      assert.strictEqual(charges.length, 100)
+      assert.strictEqual(new Set(sessions.map((s) => s.id)).size, 100)
+    })))
+
+  it.live("a rolled secret: deliveries carry a signature for the new and the still-valid previous secret, then the new one only", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { endpoint, sandbox, secret, stripe } = yield* setUp(["customer.created"])
+      const rolled = yield* sandbox.control.rollWebhookSecret(endpoint.url)
+      assert.notStrictEqual(rolled, secret)
+      yield* call(() => stripe.customers.create({}))
+      yield* sandbox.control.awaitDeliveries
+      assert.strictEqual(verified(endpoint.received, rolled).length, 1)
+      assert.strictEqual(verified(endpoint.received, secret).length, 1, "the previous secret still verifies during the roll")
+      const again = yield* sandbox.control.rollWebhookSecret(endpoint.url, { previousValidForMs: 0 })
+      endpoint.received.length = 0
+      yield* call(() => stripe.customers.create({}))
+      yield* sandbox.control.awaitDeliveries
+      assert.strictEqual(verified(endpoint.received, again).length, 1)
+      assert.throws(() => verified(endpoint.received, rolled), Stripe.errors.StripeSignatureVerificationError)
+      assert.strictEqual(String(endpoint.received[0]?.headers["stripe-signature"]).split(",").length, 3, "t and the two still-valid secrets' v1")
     })))
 })

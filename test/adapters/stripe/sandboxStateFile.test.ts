@@ -1,0 +1,68 @@
+// The sandbox Stripe's state file: a restart finds what the platform's records name (customers, saved cards) and an
+// idempotency key used before it still replays (a process killed between a charge and its record charges once).
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { sandboxStripe } from "../../../adapters/stripe/sandbox/SandboxStripe.ts"
+import { call, savedCard, sdk } from "./support.ts"
+
+const tempDir = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "sandbox-stripe-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+const secretKey = "sk_test_statefilestatefilestatefile"
+
+describe("sandbox Stripe state file", () => {
+  it.live("a restart keeps customers, saved cards, events and idempotency answers; the start's endpoint keeps its secret", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const dir = yield* tempDir
+      const stateFile = join(dir, "sandbox-stripe.json")
+      const options = { stateFile, secretKey, webhook: { url: "http://127.0.0.1:9/webhook" } }
+      const before = yield* Effect.scoped(Effect.gen(function*() {
+        const sandbox = yield* sandboxStripe(options)
+        const stripe = sdk(sandbox)
+        const { customer, paymentMethod } = yield* savedCard(stripe, "4242424242424242")
+        const renewal = yield* call(() =>
+          stripe.paymentIntents.create(
+            { amount: 1200, currency: "eur", customer: customer.id, payment_method: paymentMethod, off_session: true, confirm: true },
+            { idempotencyKey: "renew:s1:2026-12-01" }
+          )
+        )
+        return { customer, paymentMethod, renewal, webhookSecret: sandbox.webhookSecret, events: (yield* sandbox.control.events).length }
+      }))
+      assert.isTrue(existsSync(stateFile))
+      assert.strictEqual(statSync(stateFile).mode & 0o777, 0o600)
+
+      const sandbox = yield* sandboxStripe(options)
+      const stripe = sdk(sandbox)
+      assert.strictEqual(sandbox.webhookSecret, before.webhookSecret)
+      assert.strictEqual((yield* call(() => stripe.webhookEndpoints.list())).data.length, 1)
+      const customer = yield* call(() => stripe.customers.retrieve(before.customer.id))
+      assert.deepStrictEqual("metadata" in customer ? customer.metadata : undefined, { userId: "u" })
+      const replay = yield* call(() =>
+        stripe.paymentIntents.create(
+          { amount: 1200, currency: "eur", customer: before.customer.id, payment_method: before.paymentMethod, off_session: true, confirm: true },
+          { idempotencyKey: "renew:s1:2026-12-01" }
+        )
+      )
+      assert.strictEqual(replay.id, before.renewal.id)
+      assert.strictEqual((yield* sandbox.control.events).length, before.events)
+      const next = yield* call(() =>
+        stripe.paymentIntents.create({ amount: 1200, currency: "eur", customer: before.customer.id, payment_method: before.paymentMethod, off_session: true, confirm: true })
+      )
+      assert.strictEqual(next.status, "succeeded")
+    })))
+
+  it.live("a file it did not write is moved aside and the sandbox starts empty", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const dir = yield* tempDir
+      const stateFile = join(dir, "sandbox-stripe.json")
+      writeFileSync(stateFile, JSON.stringify({ version: 1, customers: "nope" }))
+      const sandbox = yield* sandboxStripe({ stateFile })
+      assert.strictEqual((yield* call(() => sdk(sandbox).events.list())).data.length, 0)
+      assert.isTrue(readdirSync(dir).some((name) => name.startsWith("sandbox-stripe.json.invalid-")))
+    })))
+})
