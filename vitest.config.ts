@@ -3,11 +3,18 @@ import { defineConfig } from "vitest/config"
 import { SlowFirstSequencer } from "./test/support/slowFirst.ts"
 
 /**
- * Tests that open no database, start no server, process or browser, and change no process-wide state: they share
- * their worker's modules (isolate: false), so each file does not load effect and the application again (most of such
- * a file's time). Any other test, and any file listed in `ownProcess`, runs in a process of its own.
+ * Tests that open no database (no WebAssembly), spawn no process or browser, and change no process-wide state: they
+ * share their worker's modules (isolate: false), so each file does not load effect and the application again (most of
+ * such a file's time). Any other test, and any file listed in `ownProcess`, runs in a process of its own.
  */
-const shared = ["test/domain/**/*.test.ts", "test/adapters/**/*.test.ts", "test/sandbox/**/*.test.ts"]
+const shared = [
+  "test/domain/**/*.test.ts",
+  "test/adapters/**/*.test.ts",
+  "test/sandbox/**/*.test.ts",
+  "test/app/{CachedSessions,CachedUsers,Config,Engine,EngineLocks,UpstreamCredentials,panelTextFile,readme}.test.ts",
+  "test/ci/slowFirst.test.ts",
+  "test/contract/Virtualization.contract.test.ts"
+]
 const ownProcess = [
   // Spawns a node process and reads its own thread priorities.
   "test/adapters/crypto/BcryptPasswordHasher.test.ts",

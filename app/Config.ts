@@ -81,6 +81,7 @@ export const SettingsConfig = Config.all({
   storageMarginGiB: intSetting("STORAGE_MARGIN_GIB", 0, 100_000, 10),
   vpsNameservers: withDefault(Config.String("VPS_NAMESERVERS"), "1.1.1.1,9.9.9.9"),
   vpsGraceDays: intSetting("VPS_GRACE_DAYS", 0, 365, 7),
+  vpsClonePollMs: intSetting("VPS_CLONE_POLL_MS", 10, 60_000, 2_000),
   gameGraceDays: intSetting("GAME_GRACE_DAYS", 0, 365, 14),
   gameInstallTimeoutMinutes: intSetting("GAME_INSTALL_TIMEOUT_MINUTES", 1, 24 * 60, 30),
   gamePanelUserDomain: withDefault(Config.String("GAME_PANEL_USER_DOMAIN"), "users.zh.invalid"),
@@ -92,7 +93,11 @@ export const SettingsConfig = Config.all({
   lifecycleCron: withDefault(Config.String("LIFECYCLE_CRON"), "* * * * *"),
   sandboxTaskSpeed: withDefault(Config.Literals(["realistic", "instant"], "SANDBOX_TASK_SPEED"), "realistic"),
   sandboxPaymentLatencyMs: intSetting("SANDBOX_PAYMENT_LATENCY_MS", 0, 600_000, 0),
+  stripeApiUrl: Config.option(Config.URL("STRIPE_API_URL")),
+  stripeTimeoutMs: intSetting("STRIPE_TIMEOUT_MS", 1_000, 120_000, 20_000),
+  stripeRetries: intSetting("STRIPE_RETRIES", 0, 10, 2),
   orderRecoverySeconds: intSetting("ORDER_RECOVERY_SECONDS", 1, 60, 60),
+  provisioningRetryBaseDelayMs: intSetting("PROVISIONING_RETRY_BASE_DELAY_MS", 1, 60_000, 1_000),
   logLevel: withDefault(Config.LogLevel("LOG_LEVEL"), "Info"),
   logFormat: Config.option(Config.Literals(["pretty", "json"], "LOG_FORMAT"))
 })

@@ -20,12 +20,15 @@ import * as OutboxMailer from "../adapters/mail/OutboxMailer.ts"
 import * as SmtpMailer from "../adapters/mail/SmtpMailer.ts"
 import { requireCurrentSchema, runMigrations, type SchemaBehind } from "../adapters/postgres/Migrations.ts"
 import * as SandboxPaymentGateway from "../adapters/payments/SandboxPaymentGateway.ts"
-import * as UnconfiguredPaymentGateway from "../adapters/payments/UnconfiguredPaymentGateway.ts"
+import * as StripePaymentGateway from "../adapters/stripe/StripePaymentGateway.ts"
+import { apiAt } from "../adapters/stripe/StripePaymentGateway.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgHealth from "../adapters/postgres/PgHealth.ts"
 import * as PgIpAddresses from "../adapters/postgres/PgIpAddresses.ts"
 import * as PgLedger from "../adapters/postgres/PgLedger.ts"
 import * as PgOrders from "../adapters/postgres/PgOrders.ts"
+import * as PgPaymentCustomers from "../adapters/postgres/PgPaymentCustomers.ts"
+import * as PgPaymentNotifications from "../adapters/postgres/PgPaymentNotifications.ts"
 import * as PgPlacement from "../adapters/postgres/PgPlacement.ts"
 import * as PgSubscriptions from "../adapters/postgres/PgSubscriptions.ts"
 import * as PgVpsRecords from "../adapters/postgres/PgVpsRecords.ts"
@@ -47,11 +50,14 @@ import * as InseeRegistry from "../adapters/registry/InseeRegistry.ts"
 import * as RechercheEntreprisesRegistry from "../adapters/registry/RechercheEntreprisesRegistry.ts"
 import { AccountSettings } from "../domain/account/AccountSettings.ts"
 import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
+import { StepRetryBaseDelay } from "../domain/billing/provisioning.ts"
 import { UnsoldUpstreams } from "../domain/catalog/listPlansForSale.ts"
 import { VpsSettings } from "../domain/vps/VpsSettings.ts"
 import { BusinessRegistry } from "../ports/BusinessRegistry.ts"
 import { Mailer } from "../ports/Mailer.ts"
 import type { PaymentGateway } from "../ports/PaymentGateway.ts"
+import type { UpstreamSecrets } from "../ports/UpstreamSecrets.ts"
+import { stripeCredentials } from "./StripeCredentials.ts"
 import * as CachedSessions from "./CachedSessions.ts"
 import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
@@ -105,6 +111,8 @@ export const RepositoriesLive = Layer.mergeAll(
   PgOrders.layer,
   PgSubscriptions.layer,
   PgLedger.layer,
+  PgPaymentCustomers.layer,
+  PgPaymentNotifications.layer,
   PgVpsRecords.layer,
   PgPlacement.layer,
   PgGameServerRecords.layer,
@@ -161,16 +169,30 @@ const RegistryLive = (settings: Settings) => {
 }
 
 /**
- * The payment gateway: in sandbox mode the one that approves every charge; otherwise the configured provider —
- * none exists yet, so every order is refused before anything is created (503 PAYMENTS_NOT_CONFIGURED).
+ * The payment gateway: in sandbox mode the one that approves every charge (today's order flow); otherwise Stripe,
+ * configured once the operator stores `stripe:secret-key` (until then every order is refused before anything is
+ * created: 503 PAYMENTS_NOT_CONFIGURED). The keys are read from the sealed secrets at most every 5 seconds, so a key
+ * stored or rotated while the server runs is used without a restart.
  */
-const PaymentsLive = (settings: Settings): Layer.Layer<PaymentGateway, never, SqlClient.SqlClient> =>
+const PaymentsLive = (settings: Settings): Layer.Layer<PaymentGateway, never, SqlClient.SqlClient | UpstreamSecrets> =>
   settings.sandbox
     // Its charges are kept in the database: every instance sees them, as every instance sees a real provider.
     ? SandboxPaymentGateway.layerSql({ chargeLatency: Duration.millis(settings.sandboxPaymentLatencyMs) }).pipe(
       Layer.provide(NodeCrypto.layerSecureRandom)
     )
-    : UnconfiguredPaymentGateway.layer
+    : Layer.unwrap(Effect.gen(function*() {
+      const context = yield* Effect.context<UpstreamSecrets>()
+      const credentials = yield* Effect.cachedWithTTL(
+        stripeCredentials.pipe(Effect.provide(AesGcmSecretBox.layer(settings.encryptionKeys)), Effect.provideContext(context)),
+        "5 seconds"
+      )
+      return StripePaymentGateway.layer({
+        credentials,
+        api: Option.getOrUndefined(Option.map(settings.stripeApiUrl, apiAt)),
+        timeoutMs: settings.stripeTimeoutMs,
+        maxNetworkRetries: settings.stripeRetries
+      })
+    }))
 
 /**
  * What sandbox mode decides beyond mail, registry and payments: the public platform answer, a warning at every
@@ -239,7 +261,8 @@ export const vpsSettings = (settings: Settings): VpsSettings["Service"] => ({
   storage: settings.proxmoxStorage,
   storageMarginGiB: settings.storageMarginGiB,
   nameservers: settings.vpsNameservers.split(",").map((s) => s.trim()).filter((s) => s !== ""),
-  gracePeriod: Duration.days(settings.vpsGraceDays)
+  gracePeriod: Duration.days(settings.vpsGraceDays),
+  clonePoll: { initial: Duration.millis(settings.vpsClonePollMs), max: Duration.seconds(30) }
 })
 
 export const gameSettings = (settings: Settings): GameSettings["Service"] => ({
@@ -331,6 +354,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     ReconcileCronLive
   ).pipe(
     Layer.provideMerge(ProductsLive),
+    Layer.provide(Layer.succeed(StepRetryBaseDelay, Duration.millis(settings.provisioningRetryBaseDelayMs))),
     Layer.provideMerge(engine),
     Layer.provideMerge(virtualization)
   )

@@ -1,7 +1,7 @@
 // The admin CLI (`npm run admin -- …`): migrations, the sandbox outbox, sealed upstream credentials, the catalog, and
 // the reconciliation of our records with the upstreams.
 import { NodeHttpClient, NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Console, Context, Effect, FileSystem, Layer, Option, Redacted } from "effect"
+import { Console, Context, Effect, FileSystem, Layer, Option, Redacted, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
 import { runMigrations } from "../adapters/postgres/Migrations.ts"
@@ -17,7 +17,10 @@ import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.
 import { retireEntry } from "../domain/catalog/retireEntry.ts"
 import { formatReport, reconcile } from "../domain/reconcile/Reconciler.ts"
 import { VpsSettings } from "../domain/vps/VpsSettings.ts"
-import { listSecrets, removeSecret, rotateSecrets, storeSecret, validName } from "../domain/secrets/UpstreamCredentials.ts"
+import { HANDLED_EVENTS } from "../adapters/stripe/notifications.ts"
+import { apiAt, type StripeApi } from "../adapters/stripe/StripePaymentGateway.ts"
+import { registerWebhookEndpoint } from "../adapters/stripe/StripeWebhookEndpoints.ts"
+import { listSecrets, readSecret, removeSecret, rotateSecrets, storeSecret, validName } from "../domain/secrets/UpstreamCredentials.ts"
 import { Catalog, type ClusterEntry } from "../ports/Catalog.ts"
 import type { GamePanel } from "../ports/GamePanel.ts"
 import type { GameServerRecords } from "../ports/GameServerRecords.ts"
@@ -33,6 +36,13 @@ import * as GamePanelsLive from "./GamePanelsLive.ts"
 import { DatabaseLive, LoggerLive, vpsSettings } from "./Layers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { loadSettings, startupFailure } from "./loadSettings.ts"
+import { PREVIOUS_WEBHOOK_SECRET, rotateWebhookSecret, SECRET_KEY, WEBHOOK_SECRET } from "./StripeCredentials.ts"
+
+export class StripeKeyMissing extends Schema.TaggedError<StripeKeyMissing>()("StripeKeyMissing", {}) {
+  override get message() {
+    return `No Stripe key: store it first with \`npm run admin -- secrets put ${SECRET_KEY}\` (a restricted key is recommended).`
+  }
+}
 
 /** Where a secret's value comes from: never the command line, which other users can read in `ps`. */
 export class SecretInput extends Context.Service<SecretInput, {
@@ -169,7 +179,9 @@ export const makeAdmin = <E>(
   services: Layer.Layer<AdminServices | SecretInput, E>,
   migrateDatabase: Effect.Effect<ReadonlyArray<readonly [number, string]>, E>,
   catalog?: Layer.Layer<Catalog, E>,
-  reconciler?: Layer.Layer<ReconcileServices, E>
+  reconciler?: Layer.Layer<ReconcileServices, E>,
+  /** Another Stripe API than Stripe's own (STRIPE_API_URL: the sandbox Stripe). */
+  stripeApi?: StripeApi
 ) => {
 
   const outbox = Command.make("outbox", {
@@ -226,6 +238,25 @@ export const makeAdmin = <E>(
       Command.provide(services)
     )
 
+  const registerWebhook = Command.make("register-webhook", {
+    url: Argument.String("url").pipe(Argument.withDescription("the public address of POST /api/payments/stripe/webhook"))
+  }, ({ url }) =>
+    Effect.gen(function*() {
+      const secretKey = yield* readSecret(SECRET_KEY).pipe(
+        Effect.catchTag("SecretNotFound", () =>
+          Effect.fail(new StripeKeyMissing()))
+      )
+      const endpoint = yield* registerWebhookEndpoint({ secretKey, api: stripeApi, url })
+      yield* rotateWebhookSecret(endpoint.secret)
+      yield* Console.log(
+        `Registered webhook endpoint ${endpoint.id} for ${HANDLED_EVENTS.join(", ")}; its secret is stored as ` +
+          `"${WEBHOOK_SECRET}" (sealed), the one before it as "${PREVIOUS_WEBHOOK_SECRET}".`
+      )
+    })).pipe(
+      Command.withDescription("Register this platform's webhook endpoint with Stripe and store its signing secret"),
+      Command.provide(services)
+    )
+
   const migrate = Command.make("migrate", {}, () =>
     Effect.flatMap(migrateDatabase, (applied) =>
       Console.log(
@@ -243,6 +274,10 @@ export const makeAdmin = <E>(
         Command.withDescription("Sealed upstream credentials"),
         Command.withSubcommands([put, list, remove, rotate])
       ),
+      Command.make("stripe").pipe(
+        Command.withDescription("The Stripe account (its key is the secret stripe:secret-key)"),
+        Command.withSubcommands([registerWebhook])
+      ),
       ...(catalog === undefined
         ? []
         : [catalogCommand(Layer.merge(services, catalog)), applyCommand(Layer.merge(services, catalog))]),
@@ -258,7 +293,10 @@ if (import.meta.main) {
   const services = Layer.unwrap(Effect.map(settings, (s) => Layer.merge(AdminServicesLive(s), SecretInput.stdin)))
   const migrateDatabase = Effect.flatMap(settings, (s) => runMigrations.pipe(Effect.provide(DatabaseLive(s, "migrate"))))
   const program = Effect.flatMap(settings, (s) =>
-    Command.run(makeAdmin(services, migrateDatabase, services, ReconcileServicesLive(s)), { version: "0.1.0" }).pipe(
+    Command.run(
+      makeAdmin(services, migrateDatabase, services, ReconcileServicesLive(s), Option.getOrUndefined(Option.map(s.stripeApiUrl, apiAt))),
+      { version: "0.1.0" }
+    ).pipe(
       Effect.provide(LoggerLive(s))
     )).pipe(
       Effect.catch((e) =>

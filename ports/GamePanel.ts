@@ -45,9 +45,31 @@ export interface EggVariable {
   readonly defaultValue: string
   readonly userViewable: boolean
   readonly userEditable: boolean
-  /** Laravel rule string, e.g. `required|string|max:20`. */
-  readonly rules: string
+  /** What the panel accepts for it, decoded by the adapter from the panel's own rule language. */
+  readonly accepts: AcceptedValue
 }
+
+/**
+ * What a game setting accepts. `required`: an empty or missing value is refused. `checks` apply to a given value in
+ * order, the first one it fails being its problem; what the panel checks that this model cannot say is left to the
+ * panel (its refusal arrives as `PanelValidationFailed`).
+ */
+export interface AcceptedValue {
+  readonly required: boolean
+  readonly checks: ReadonlyArray<ValueCheck>
+}
+
+/** `of`: whether a bound applies to the text's length (in characters) or to its value as a number. */
+export type ValueCheck =
+  | { readonly _tag: "Number" }
+  | { readonly _tag: "WholeNumber" }
+  | { readonly _tag: "TrueOrFalse" }
+  | { readonly _tag: "LettersAndDigits"; readonly dashes: boolean }
+  | { readonly _tag: "AtMost"; readonly bound: number; readonly of: "length" | "value" }
+  | { readonly _tag: "AtLeast"; readonly bound: number; readonly of: "length" | "value" }
+  | { readonly _tag: "Between"; readonly low: number; readonly high: number; readonly of: "length" | "value" }
+  | { readonly _tag: "OneOf"; readonly values: ReadonlyArray<string> }
+  | { readonly _tag: "Matches"; readonly pattern: RegExp }
 
 export interface Egg {
   readonly id: number
@@ -114,13 +136,20 @@ export interface ConsoleEvent {
   readonly raw?: string
 }
 
+/** What a console is asked to do: run a command, change the power state, replay recent output, report resource use. */
+export type ConsoleRequest =
+  | { readonly _tag: "Command"; readonly line: string }
+  | { readonly _tag: "Power"; readonly signal: PowerSignal }
+  | { readonly _tag: "SendLogs" }
+  | { readonly _tag: "SendStats" }
+
 /**
  * A live console on a server, authenticated upstream by the adapter (which keeps the Wings token to itself and
  * renews it before it expires: the token lifecycle events never appear in `events`).
  */
 export interface GameConsole {
   readonly events: Stream.Stream<ConsoleEvent, ConsoleEnded>
-  send(event: ConsoleEvent): Effect.Effect<void, ConsoleEnded>
+  send(request: ConsoleRequest): Effect.Effect<void, ConsoleEnded>
 }
 
 /** A Client-API call relayed for a server: `path` is below `/api/client/servers/{server}/` (e.g. `files/list`). */

@@ -7,4 +7,6 @@ export class Ledger extends Context.Service<Ledger, {
   record(entry: LedgerEntry): Effect.Effect<void, DatabaseUnavailable>
   forOrder(orderId: string): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
   forSubscription(subscriptionId: string): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
+  /** A customer's charges and refunds, newest first (at most `limit`). */
+  forUser(userId: string, limit: number): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
 }>()("zh/ports/Ledger") {}

@@ -1,9 +1,20 @@
-// Taking and giving back money. Idempotency keys make a retried charge or refund happen once.
+// Taking and giving back money through a payment provider that keeps the card: a customer per user, a hosted page for
+// a first payment (which saves the card) and one to change the card, charges of the saved card while the customer is
+// away, refunds, and the provider's verified notifications. Idempotency keys make a retried call happen once.
 import { Context, type Effect, type Option, Schema } from "effect"
 
 export class PaymentDeclined extends Schema.TaggedError<PaymentDeclined>()("PaymentDeclined", { reason: Schema.String }) {
   override get message() {
     return `The payment was declined: ${this.reason}`
+  }
+}
+
+/** The card's issuer wants the customer present to approve this payment: it must be paid on a hosted page. */
+export class PaymentAuthenticationRequired
+  extends Schema.TaggedError<PaymentAuthenticationRequired>()("PaymentAuthenticationRequired", {})
+{
+  override get message() {
+    return "The bank asks the card holder to approve this payment: it must be paid from the panel."
   }
 }
 
@@ -20,18 +31,81 @@ export class PaymentsNotConfigured extends Schema.TaggedError<PaymentsNotConfigu
   }
 }
 
+/** A notification that does not carry a valid signature of the provider (forged, altered, or too old to trust). */
+export class NotificationSignatureInvalid
+  extends Schema.TaggedError<NotificationSignatureInvalid>()("NotificationSignatureInvalid", {})
+{
+  override get message() {
+    return "The notification's signature is not valid."
+  }
+}
+
+/** The card kept for a customer's charges while they are away. */
+export interface SavedCard {
+  readonly brand: string
+  readonly last4: string
+  readonly expMonth: number
+  readonly expYear: number
+}
+
+/**
+ * What the provider tells us, verified, in billing's words. `id` is the notification's own id (delivered at least
+ * once: the receiver stores it under a unique constraint with the notification's effect).
+ */
+export type PaymentNotification =
+  /** The first payment of an order was taken on the hosted page (its card is now saved for later charges). */
+  | { readonly _tag: "OrderPaid"; readonly id: string; readonly orderId: string; readonly payment: string; readonly amountCents: number }
+  /** The hosted page of an order was left unpaid until it expired. */
+  | { readonly _tag: "CheckoutExpired"; readonly id: string; readonly orderId: string }
+  /** A customer saved a new card on the card page. */
+  | { readonly _tag: "CardSaved"; readonly id: string; readonly customer: string }
+  /** A charge made while the customer was away failed after all (declined, or authentication demanded). */
+  | { readonly _tag: "ChargeFailed"; readonly id: string; readonly payment: string; readonly reason: string }
+  /** Money given back: `refundedCents` in all, so far, of `payment`. */
+  | { readonly _tag: "RefundConfirmed"; readonly id: string; readonly payment: string; readonly refundedCents: number }
+  /** Verified, but of a kind billing does not act on. */
+  | { readonly _tag: "Ignored"; readonly id: string; readonly type: string }
+
 export class PaymentGateway extends Context.Service<PaymentGateway, {
   /**
    * Whether this gateway can take payments at all; asked before anything of an order is created, so an order that
    * could never be paid for leaves nothing behind.
    */
   readonly ready: Effect.Effect<void, PaymentsNotConfigured>
+  /** A new customer at the provider for one of our users; the key (`customer:<userId>`) makes a retry create one. */
+  createCustomer(request: {
+    readonly userId: string
+    readonly email: string
+    readonly idempotencyKey: string
+  }): Effect.Effect<{ readonly customer: string }, PaymentUnavailable>
+  /**
+   * A hosted page where the customer pays an order's first amount; the card is saved for later charges. The order
+   * is paid when the `OrderPaid` notification says so, never when the browser comes back to `successUrl`.
+   */
+  checkout(request: {
+    readonly customer: string
+    readonly orderId: string
+    readonly description: string
+    readonly amountCents: number
+    readonly successUrl: string
+    readonly cancelUrl: string
+    readonly idempotencyKey: string
+  }): Effect.Effect<{ readonly url: string }, PaymentUnavailable>
+  /** A hosted page where the customer saves another card (`CardSaved` when done), then comes back to `returnUrl`. */
+  cardPage(request: {
+    readonly customer: string
+    readonly returnUrl: string
+  }): Effect.Effect<{ readonly url: string }, PaymentUnavailable>
+  /** Charges the customer's saved card while they are away (a renewal); `reference` identifies the payment. */
   charge(request: {
     readonly customer: string
     readonly amountCents: number
     readonly description: string
     readonly idempotencyKey: string
-  }): Effect.Effect<{ readonly reference: string }, PaymentDeclined | PaymentUnavailable>
+  }): Effect.Effect<
+    { readonly reference: string },
+    PaymentDeclined | PaymentAuthenticationRequired | PaymentUnavailable
+  >
   /**
    * The charge made with `idempotencyKey`, if there is one: an order interrupted between its charge and our record of
    * it asks this before deciding (charged → delivered; not charged → failed, nothing to refund). Stripe answers it by
@@ -47,4 +121,11 @@ export class PaymentGateway extends Context.Service<PaymentGateway, {
     readonly amountCents: number
     readonly idempotencyKey: string
   }): Effect.Effect<{ readonly reference: string }, PaymentUnavailable>
+  /** The card charges would use now, if one is saved. */
+  savedCard(customer: string): Effect.Effect<Option.Option<SavedCard>, PaymentUnavailable>
+  /** Verifies a notification exactly as received (the raw body, never re-serialised) and says what it means. */
+  verifyNotification(request: {
+    readonly payload: string | Uint8Array
+    readonly signature: string
+  }): Effect.Effect<PaymentNotification, NotificationSignatureInvalid | PaymentsNotConfigured>
 }>()("zh/ports/PaymentGateway") {}

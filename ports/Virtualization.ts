@@ -33,8 +33,8 @@ export interface VmSummary extends VmRef {
   readonly stamp: string | null
   readonly status: PowerState
   readonly template: boolean
-  /** A running operation's lock (`clone`, `snapshot`, …), null when unlocked. */
-  readonly lock: string | null
+  /** An operation (a clone, a snapshot, …) holds the VM right now: what it is may not be final yet. */
+  readonly busy: boolean
   readonly cpus: number
   readonly memoryBytes: number
   readonly diskBytes: number
@@ -42,7 +42,8 @@ export interface VmSummary extends VmRef {
 
 export interface VmStatus {
   readonly status: PowerState
-  readonly lock: string | null
+  /** An operation holds the VM right now. */
+  readonly busy: boolean
   /** Whether the guest agent is enabled in the VM's configuration (not whether it answers). */
   readonly agentEnabled: boolean
 }
@@ -75,8 +76,8 @@ export interface CloudInit {
 export interface VmOwnership {
   /** The order our stamp names; null when the VM carries none (not made by us, or its stamp was removed). */
   readonly stamp: string | null
-  /** A running operation's lock: a clone in progress may not carry its stamp yet. */
-  readonly lock: string | null
+  /** An operation holds the VM right now: a clone in progress may not carry its stamp yet. */
+  readonly busy: boolean
 }
 
 export interface GuestCommandResult {

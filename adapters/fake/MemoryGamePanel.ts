@@ -5,9 +5,9 @@ import { Buffer } from "node:buffer"
 import { createHash } from "node:crypto"
 import { type Cause, Clock, Context, Duration, Effect, Layer, Option, Queue, Random, Ref, Schema, Stream, SynchronizedRef } from "effect"
 import {
-  type ClientRequest, type ClientResponse, ConsoleEnded, type ConsoleEvent, type Egg, type GameConsole, GamePanel,
+  type AcceptedValue, type ClientRequest, type ClientResponse, ConsoleEnded, type ConsoleEvent, type ConsoleRequest, type Egg, type GameConsole, GamePanel,
   GamePanelThrottled, type NewServer, type PanelAllocation, type PanelNode, PanelRejected, PanelResourceNotFound, PanelServerNotOurs,
-  type PanelServer, type PanelUser, PanelUnknown, PanelValidationFailed, ServerStateConflict
+  type PanelServer, type PanelUser, PanelUnknown, PanelValidationFailed, ServerStateConflict, type ValueCheck
 } from "../../ports/GamePanel.ts"
 
 /** How a server's install ends once its duration is over; `hang` never reports back (reference §2.4 point 2). */
@@ -49,7 +49,8 @@ export interface Options {
   readonly installOutcome?: InstallOutcome
 }
 
-const paperJar = "required|regex:/^([\\w\\d._-]+)(\\.jar)$/"
+const paperJar: AcceptedValue = { required: true, checks: [{ _tag: "Matches", pattern: /^([\w\d._-]+)(\.jar)$/ }] }
+const shortText: AcceptedValue = { required: true, checks: [{ _tag: "AtMost", bound: 20, of: "length" }] }
 /** The sandbox panel's defaults: one public node, ten ports on loopback, Paper (egg 5) and a list-shaped egg 6. */
 export const sandboxPanel: PanelSeed = {
   name: "sandbox",
@@ -61,9 +62,9 @@ export const sandboxPanel: PanelSeed = {
       startup: "java -Xms128M -XX:MaxRAMPercentage=95.0 -Dterminal.jline=false -Dterminal.ansi=true -jar {{SERVER_JARFILE}}",
       dockerImages: { "Java 17": "ghcr.io/pterodactyl/yolks:java_17", "Java 21": "ghcr.io/pterodactyl/yolks:java_21" },
       variables: [
-        { name: "Server Jar File", envVariable: "SERVER_JARFILE", defaultValue: "server.jar", userViewable: true, userEditable: true, rules: paperJar },
-        { name: "Minecraft Version", envVariable: "MINECRAFT_VERSION", defaultValue: "latest", userViewable: true, userEditable: true, rules: "required|string|max:20" },
-        { name: "Build Number", envVariable: "BUILD_NUMBER", defaultValue: "latest", userViewable: true, userEditable: true, rules: "required|string|max:20" }
+        { name: "Server Jar File", envVariable: "SERVER_JARFILE", defaultValue: "server.jar", userViewable: true, userEditable: true, accepts: paperJar },
+        { name: "Minecraft Version", envVariable: "MINECRAFT_VERSION", defaultValue: "latest", userViewable: true, userEditable: true, accepts: shortText },
+        { name: "Build Number", envVariable: "BUILD_NUMBER", defaultValue: "latest", userViewable: true, userEditable: true, accepts: shortText }
       ]
     },
     {
@@ -71,8 +72,8 @@ export const sandboxPanel: PanelSeed = {
       startup: "java -Xms128M -XX:MaxRAMPercentage=95.0 -jar {{SERVER_JARFILE}}",
       dockerImages: ["ghcr.io/pterodactyl/yolks:java_11", "ghcr.io/pterodactyl/yolks:java_17"],
       variables: [
-        { name: "Bungeecord Version", envVariable: "BUNGEE_VERSION", defaultValue: "latest", userViewable: true, userEditable: true, rules: "required|string|max:20" },
-        { name: "Bungeecord Jar File", envVariable: "SERVER_JARFILE", defaultValue: "bungeecord.jar", userViewable: true, userEditable: true, rules: paperJar }
+        { name: "Bungeecord Version", envVariable: "BUNGEE_VERSION", defaultValue: "latest", userViewable: true, userEditable: true, accepts: shortText },
+        { name: "Bungeecord Jar File", envVariable: "SERVER_JARFILE", defaultValue: "bungeecord.jar", userViewable: true, userEditable: true, accepts: paperJar }
       ]
     }
   ]
@@ -184,39 +185,41 @@ function addAllocationsTo(p: PanelState, seeds: ReadonlyArray<AllocationSeed>) {
   return [added, { ...p, allocations: [...p.allocations, ...added] }] as const
 }
 
-// --- validation (Laravel rule strings, §2.2 and §2.9) -------------------------------------------------------
+// --- validation (the panel's 422 for egg variables, §2.2 and §2.9, over what each variable accepts) ----------
 
 type Failure = { readonly field: string; readonly rule: string; readonly detail: string }
-/** Splits `required|regex:/a|b/` on the pipes that are not inside the regex. */
-const splitRules = (rules: string) =>
-  rules.split("|").reduce<Array<string>>((out, part) => {
-    const last = out[out.length - 1]
-    return last !== undefined && /^regex:\//.test(last) && !/^regex:\/.*\/[a-z]*$/.test(last) && last.length > 7
-      ? [...out.slice(0, -1), `${last}|${part}`]
-      : [...out, part]
-  }, [])
-const phpRegex = (rule: string) => {
-  const m = /^\/(.*)\/([a-z]*)$/s.exec(rule)
-  try {
-    return m === null ? null : new RegExp(m[1] ?? "", (m[2] ?? "").replace(/[^imsu]/g, ""))
-  } catch {
-    return null
+/** The Laravel rule the panel names for a failed check, and the end of its message. */
+const refusal = (check: ValueCheck, value: string): readonly [string, string] | undefined => {
+  const size = "of" in check && check.of === "value" ? Number(value) : [...value].length
+  switch (check._tag) {
+    case "Number":
+      return Number.isFinite(Number(value)) ? undefined : ["numeric", "must be a number."]
+    case "WholeNumber":
+      return /^-?\d+$/.test(value) ? undefined : ["integer", "must be an integer."]
+    case "TrueOrFalse":
+      return ["0", "1", "true", "false"].includes(value) ? undefined : ["boolean", "must be true or false."]
+    case "LettersAndDigits":
+      return (check.dashes ? /^[\p{L}\p{N}_-]+$/u : /^[\p{L}\p{N}]+$/u).test(value)
+        ? undefined
+        : [check.dashes ? "alpha_dash" : "alpha_num", "format is invalid."]
+    case "AtMost":
+      return size > check.bound ? ["max", `must not be greater than ${check.bound}.`] : undefined
+    case "AtLeast":
+      return size < check.bound ? ["min", `must be at least ${check.bound}.`] : undefined
+    case "Between":
+      return size < check.low || size > check.high ? ["between", `must be between ${check.low} and ${check.high}.`] : undefined
+    case "OneOf":
+      return check.values.includes(value) ? undefined : ["in", "is invalid."]
+    case "Matches":
+      return check.pattern.test(value) ? undefined : ["regex", "format is invalid."]
   }
 }
-const checkVariable = (field: string, label: string, value: string | undefined, rules: string): Array<Failure> => {
-  const list = splitRules(rules)
+const checkVariable = (field: string, label: string, value: string | undefined, accepts: AcceptedValue): Array<Failure> => {
   const fail = (rule: string, detail: string) => [{ field, rule, detail: `The ${label} variable field ${detail}` }]
-  if (value === undefined || value === "") return list.includes("required") ? fail("required", "is required.") : []
-  const numeric = list.includes("numeric") || list.includes("integer")
-  for (const rule of list) {
-    const [name = "", arg = ""] = rule.split(/:(.*)/s)
-    const size = numeric ? Number(value) : [...value].length
-    if (name === "numeric" && !Number.isFinite(Number(value))) return fail(name, "must be a number.")
-    if (name === "integer" && !/^-?\d+$/.test(value)) return fail(name, "must be an integer.")
-    if (name === "max" && size > Number(arg)) return fail(name, `must not be greater than ${arg}.`)
-    if (name === "min" && size < Number(arg)) return fail(name, `must be at least ${arg}.`)
-    if (name === "in" && !arg.split(",").includes(value)) return fail(name, "is invalid.")
-    if (name === "regex" && phpRegex(arg)?.test(value) === false) return fail(name, "format is invalid.")
+  if (value === undefined || value === "") return accepts.required ? fail("required", "is required.") : []
+  for (const check of accepts.checks) {
+    const refused = refusal(check, value)
+    if (refused !== undefined) return fail(...refused)
   }
   return []
 }
@@ -686,7 +689,7 @@ export const make = (options: Options) =>
           const allocation = p.allocations.find((a) => a.id === server.allocation)
           if (allocation === undefined || assigned(p, allocation.id)) add("allocation.default", "exists", "The selected allocation.default is invalid.")
           for (const v of egg?.variables ?? []) {
-            fields.push(...checkVariable(`environment.${v.envVariable}`, v.name, server.environment[v.envVariable], v.rules))
+            fields.push(...checkVariable(`environment.${v.envVariable}`, v.name, server.environment[v.envVariable], v.accepts))
           }
           if (fields.length > 0 || allocation === undefined) {
             return Effect.fail(new PanelValidationFailed({ operation: "createServer", fields }))
@@ -762,7 +765,7 @@ export const make = (options: Options) =>
             Effect.andThen(Ref.update(ended, (r) => r ?? "console closed")),
             Effect.andThen(Queue.end(queue))
           ))
-        const send = (inbound: ConsoleEvent) =>
+        const send = (inbound: ConsoleRequest) =>
           Effect.gen(function*() {
             const reason = yield* Ref.get(ended)
             if (reason !== null) return yield* new ConsoleEnded({ reason })
@@ -770,16 +773,15 @@ export const make = (options: Options) =>
               Effect.gen(function*() {
                 const s = p.servers.find((x) => x.uuid === uuid)
                 if (s === undefined) return yield* new ConsoleEnded({ reason: "server deleted" })
-                const [arg = ""] = inbound.args
                 const busy = s.state !== "installed"
-                if (inbound.event === "send logs" && s.power === "running") {
+                if (inbound._tag === "SendLogs" && s.power === "running") {
                   yield* Queue.offerAll(queue, s.log.map((line) => event("console output", line)))
                 }
-                if (inbound.event === "send stats") yield* Queue.offer(queue, stats(s, now))
-                const next = busy ? null : inbound.event === "send command"
-                  ? commandStep(s, arg, now)
-                  : inbound.event === "set state"
-                  ? powerStep(s, arg, now)
+                if (inbound._tag === "SendStats") yield* Queue.offer(queue, stats(s, now))
+                const next = busy ? null : inbound._tag === "Command"
+                  ? commandStep(s, inbound.line, now)
+                  : inbound._tag === "Power"
+                  ? powerStep(s, inbound.signal, now)
                   : null
                 return [undefined, next === null ? p : yield* step(panel, p, next)] as const
               })).pipe(Effect.catchTag("PanelUnknown", (e) => Effect.fail(new ConsoleEnded({ reason: `panel ${e.panel} is gone` }))))

@@ -18,7 +18,8 @@ export const make = Effect.gen(function*() {
         return [true, [...all, { ...entry }]]
       }).pipe(Effect.flatMap((ok) => ok ? Effect.void : Effect.die(`ledger entry ${entry.id} already exists`))),
     forOrder: (orderId) => select((e) => e.orderId === orderId),
-    forSubscription: (subscriptionId) => select((e) => e.subscriptionId === subscriptionId)
+    forSubscription: (subscriptionId) => select((e) => e.subscriptionId === subscriptionId),
+    forUser: (userId, limit) => Effect.map(select((e) => e.userId === userId), (all) => all.reverse().slice(0, limit))
   })
 })
 

@@ -32,7 +32,9 @@ export interface ClusterSeed {
 export interface Options { readonly clusters: ReadonlyArray<ClusterSeed> }
 
 /** A VM as the fake holds it: its summary, the parts of its config that matter, and its guest. */
-export interface MemoryVm extends VmSummary {
+export interface MemoryVm extends Omit<VmSummary, "busy"> {
+  /** The operation holding the VM (`clone`, `snapshot`, …), as Proxmox names it; the port says only `busy`. */
+  readonly lock: string | null
   /**
    * The order our stamp on the VM's own record names (PVE: the description a clone is given, then the tags too).
    * `stamp` (from VmSummary) is what the cluster's listing shows: the tags, written by `configure` only.
@@ -115,7 +117,7 @@ const encoder = new TextEncoder()
 const freshGuest = (hostname: string) =>
   ({ cloudInit: null, hostname, guestUsers: new Map([["root", null]]), snapshots: [] }) as const
 const summary = ({ cluster, cpus, diskBytes, lock, memoryBytes, name, node, stamp, status, template, vmid }: MemoryVm) =>
-  ({ cluster, node, vmid, name, stamp, status, template, lock, cpus, memoryBytes, diskBytes }) satisfies VmSummary
+  ({ cluster, node, vmid, name, stamp, status, template, busy: lock !== null, cpus, memoryBytes, diskBytes }) satisfies VmSummary
 
 /** The few programs of the simulated guest, shared by the agent and the console's shell. */
 const runProgram = (vm: MemoryVm, user: string, argv: ReadonlyArray<string>, input = ""): GuestCommandResult => {
@@ -330,9 +332,9 @@ export const make = (options: Options) =>
             const grown = { ...vm, diskBytes: vm.diskBytes + delta }
             return [undefined, withVm(yield* claim(s, vm, delta, "resizeDisk"), grown)] as const
           }))),
-      ownerOf: (ref) => guard("ownerOf")(read(ref, (vm) => ({ stamp: vm.ownStamp, lock: vm.lock }))),
+      ownerOf: (ref) => guard("ownerOf")(read(ref, (vm) => ({ stamp: vm.ownStamp, busy: vm.lock !== null }))),
       status: (ref) =>
-        guard("status")(read(ref, (vm) => ({ status: vm.status, lock: vm.lock, agentEnabled: vm.agentEnabled }))),
+        guard("status")(read(ref, (vm) => ({ status: vm.status, busy: vm.lock !== null, agentEnabled: vm.agentEnabled }))),
       // Start regenerates the cloud-init drive (§5.7): the guest takes its host name and password from it.
       start: (ref) =>
         guard("start")(edit(ref, (vm) => {

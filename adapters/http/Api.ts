@@ -5,6 +5,7 @@ import { AuthApi, PreferencesApi, RequestValidation, SessionApi } from "./Accoun
 import { ServiceUnavailable } from "./ApiErrors.ts"
 import { CatalogApi } from "./CatalogApi.ts"
 import { GameClientApi, GameServersApi } from "./GameApi.ts"
+import { PaymentHistoryApi, PaymentMethodApi, PaymentsApi } from "./PaymentsApi.ts"
 import { OrdersApi, SubscriptionsApi, VpsApi } from "./ServicesApi.ts"
 
 export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
@@ -33,6 +34,9 @@ export class Api extends HttpApi.make("zh")
   .add(CatalogApi)
   .add(OrdersApi)
   .add(SubscriptionsApi)
+  .add(PaymentMethodApi)
+  .add(PaymentHistoryApi)
+  .add(PaymentsApi)
   .add(VpsApi)
   .add(GameServersApi)
   .add(GameClientApi)

@@ -13,10 +13,10 @@ import type { Session } from "../../domain/account/Sessions.ts"
 import { admitConsole, type ConsoleSlots } from "../../domain/consoles/ConsoleAdmission.ts"
 import { watchConsole } from "../../domain/consoles/watchConsole.ts"
 import { checkConsoleToken } from "../../domain/game/GameActions.ts"
-import { allowedConsoleEvent, gameConsoleUsable, gameServerForConsole } from "../../domain/game/GameConsole.ts"
+import { allowedConsoleRequest, gameConsoleUsable, gameServerForConsole } from "../../domain/game/GameConsole.ts"
 import type { GameServer } from "../../domain/game/GameServer.ts"
 import { ConsoleTokens } from "../../ports/ConsoleTokens.ts"
-import { type ConsoleEvent, type GameConsole, GamePanel } from "../../ports/GamePanel.ts"
+import { type ConsoleEvent, type ConsoleRequest, type GameConsole, GamePanel, type PowerSignal } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import type { SessionRecords } from "../../ports/SessionRecords.ts"
 import { requireSession, type SessionGuard } from "./Authentication.ts"
@@ -65,6 +65,29 @@ export const outbound = (event: ConsoleEvent): string | undefined => {
   if (event.event === "install output" || event.event === "transfer logs" || event.event === "transfer status") return undefined
   if (event.event === "daemon error") return DAEMON_ERROR
   return event.raw ?? encode(event)
+}
+
+const POWER_SIGNALS: ReadonlyArray<PowerSignal> = ["start", "stop", "restart", "kill"]
+const isPowerSignal = (text: string): text is PowerSignal => (POWER_SIGNALS as ReadonlyArray<string>).includes(text)
+
+/**
+ * What a customer's frame asks of the console, in the panel's own console protocol (which ours keeps): a command,
+ * a power state, logs or stats; none for anything else (`auth` is ours to answer).
+ */
+export const inbound = (frame: { readonly event: string; readonly args: ReadonlyArray<string> }): ConsoleRequest | undefined => {
+  const [only] = frame.args
+  switch (frame.event) {
+    case "send command":
+      return frame.args.length === 1 && only !== undefined ? { _tag: "Command", line: only } : undefined
+    case "set state":
+      return frame.args.length === 1 && only !== undefined && isPowerSignal(only) ? { _tag: "Power", signal: only } : undefined
+    case "send logs":
+      return { _tag: "SendLogs" }
+    case "send stats":
+      return { _tag: "SendStats" }
+    default:
+      return undefined
+  }
 }
 
 /** Like Wings: `token expiring` when a minute or less is left. */
@@ -182,7 +205,10 @@ const relay = (session: Session, server: GameServer, request: HttpServerRequest.
           const frame: ConsoleEvent = { event: decoded.value.event, args: decoded.value.args ?? [] }
           if (frame.event === "auth") yield* onAuth(frame.args[0] ?? "")
           else if (!authenticated() || upstream === undefined) yield* send(NOT_AUTHENTICATED)
-          else if (allowedConsoleEvent(frame)) yield* upstream.send(frame)
+          else {
+            const request = inbound(frame)
+            if (request !== undefined && allowedConsoleRequest(request)) yield* upstream.send(request)
+          }
         }
       })))
 

@@ -15,6 +15,7 @@ import { type ConsoleRouteOptions, type ConsoleRouteServices, consoleRoute } fro
 import { type GameConsoleServices, gameConsoleRoute } from "./GameConsoleRoute.ts"
 import { GameHandlers } from "./GameHandlers.ts"
 import { type GameRelayOptions, type GameRelayServices, gameRelayRoutes } from "./GameRelayRoutes.ts"
+import { PaymentHistoryHandlers, PaymentMethodHandlers, PaymentsHandlers } from "./PaymentsHandlers.ts"
 import { OrdersHandlers, SubscriptionsHandlers, VpsHandlers } from "./ServicesHandlers.ts"
 import { edgeMiddleware } from "./edge.ts"
 import { HttpSettings } from "./HttpSettings.ts"
@@ -34,6 +35,9 @@ const ApiRoutes = (publicUrl: string) =>
       CatalogHandlers,
       OrdersHandlers,
       SubscriptionsHandlers,
+      PaymentsHandlers,
+      PaymentMethodHandlers(publicUrl),
+      PaymentHistoryHandlers,
       VpsHandlers,
       ...GameHandlers(publicUrl),
       SystemHandlers
@@ -63,9 +67,9 @@ const DocsRoutes = HttpApiScalar.layer(Api, { path: "/docs", scalar: { withDefau
 
 /**
  * State-changing routes that other origins may call, as `"METHOD /path"` (see security.ts): only routes whose callers
- * prove who they are otherwise, such as `"POST /api/payments/stripe/webhook"` (Stripe's signature). None yet.
+ * prove who they are otherwise: Stripe's webhook (server to server, sending no `Origin`; its signature is checked).
  */
-const CSRF_EXEMPT: ReadonlyArray<string> = []
+const CSRF_EXEMPT: ReadonlyArray<string> = ["POST /api/payments/stripe/webhook"]
 
 export const HttpApp = (options: HttpAppOptions) =>
   Layer.mergeAll(

@@ -1,6 +1,7 @@
 // The HTTP edge around every route: body size limit, and the error envelope for whatever the router or the
 // framework answers on its own (unknown route, unsupported media type, oversize body, unexpected defect) — including
-// a database that does not answer (503, try again) and a unique constraint lost to a concurrent request (409).
+// a database that does not answer (503, try again) and a unique constraint lost to a concurrent request (409); and
+// `Connection: close` on a refused protocol switch, whose connection the server closes.
 import { ByteSize, Cause, Effect } from "effect"
 import { type Headers, HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlError } from "effect/sql"
@@ -31,6 +32,19 @@ const envelope = (response: HttpServerResponse.HttpServerResponse) =>
 /** The replaced body's own headers must not describe the new one. */
 const withoutBodyHeaders = (headers: Headers.Headers) =>
   Object.fromEntries(Object.entries(headers).filter(([name]) => name !== "content-type" && name !== "content-length"))
+
+/**
+ * A request asking to switch protocols (`Connection: upgrade` with an `Upgrade` header, RFC 9110 §7.8) leaves Node's
+ * HTTP parser on its `upgrade` event, and the server closes its connection after any answer but a switch. An answer
+ * that refuses the switch says so (RFC 9112 §9.6): otherwise it reads as kept alive, and a client that reuses
+ * connections (Node's agent with queued requests, a reverse proxy's upstream pool) sends its next request on one
+ * already closing and gets no answer at all ("socket hang up").
+ */
+const lastOnItsConnection = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
+  response.status !== 101 && request.headers["upgrade"] !== undefined &&
+    (request.headers["connection"] ?? "").split(",").some((token) => token.trim().toLowerCase() === "upgrade")
+    ? HttpServerResponse.setHeader(response, "connection", "close")
+    : response
 
 const isRelayed = (url: string) => /^\/api\/client\/servers\/[^/]+\/(files|backups)(\/|\?|$)/.test(url)
 
@@ -88,13 +102,13 @@ export const edgeMiddleware = (settings: HttpSettings["Service"]) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         const declared = Number(request.headers["content-length"] ?? "0")
         // The game relay streams uploads and enforces its own limits (GameRelayRoutes).
-        if (declared > settings.maxBodyBytes && !isRelayed(request.url)) return tooLarge
-        return yield* httpEffect.pipe(
+        const response = declared > settings.maxBodyBytes && !isRelayed(request.url) ? tooLarge : yield* httpEffect.pipe(
           Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(settings.maxBodyBytes)),
           Effect.catchCause((cause) =>
             Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : unhandled(request, cause))
         )
-      }).pipe(Effect.map(envelope)),
+        return lastOnItsConnection(request, envelope(response))
+      }),
     { global: true }
   )
 

@@ -13,7 +13,13 @@ import * as VpsActions from "../../domain/vps/VpsActions.ts"
 import type * as GamePanel from "../../ports/GamePanel.ts"
 import type { RegistryUnavailable } from "../../ports/BusinessRegistry.ts"
 import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
-import type { PaymentDeclined, PaymentsNotConfigured, PaymentUnavailable } from "../../ports/PaymentGateway.ts"
+import type {
+  NotificationSignatureInvalid,
+  PaymentAuthenticationRequired,
+  PaymentDeclined,
+  PaymentsNotConfigured,
+  PaymentUnavailable
+} from "../../ports/PaymentGateway.ts"
 import type * as Virtualization from "../../ports/Virtualization.ts"
 import {
   type ApiError,
@@ -100,7 +106,10 @@ export type DomainError =
   | BillingErrors.OrderNotFound
   | BillingErrors.SubscriptionNotFound
   | BillingErrors.SubscriptionEnded
+  | BillingErrors.PaymentMethodNotFound
   | PaymentDeclined
+  | PaymentAuthenticationRequired
+  | NotificationSignatureInvalid
   | PaymentUnavailable
   | PaymentsNotConfigured
   | VpsActions.VpsNotFound
@@ -174,9 +183,12 @@ const table = {
   OrderNotFound: own(404, "ORDER_NOT_FOUND"),
   SubscriptionNotFound: own(404, "SUBSCRIPTION_NOT_FOUND"),
   SubscriptionEnded: own(409, "SUBSCRIPTION_ENDED"),
+  PaymentMethodNotFound: own(404, "PAYMENT_METHOD_NOT_FOUND"),
   ProductUnavailable: (e) =>
     answer(e.busy ? 429 : 503, e.code, e.message, e.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: e.retryAfterSeconds }),
   PaymentDeclined: own(402, "PAYMENT_DECLINED"),
+  PaymentAuthenticationRequired: own(402, "PAYMENT_AUTHENTICATION_REQUIRED"),
+  NotificationSignatureInvalid: own(400, "WEBHOOK_SIGNATURE_INVALID"),
   PaymentUnavailable: own(503, "PAYMENT_UNAVAILABLE"),
   PaymentsNotConfigured: own(503, "PAYMENTS_NOT_CONFIGURED"),
   VpsNotFound: own(404, "VPS_NOT_FOUND"),

@@ -1,11 +1,13 @@
 // The sandbox payment gateway: approves every charge (idempotently, by key) unless told to decline, so the whole
 // order flow can be clicked through and tested without a payment provider. It stands for an external provider, so
 // what it took outlives our processes: `layerSql` keeps its charges and refunds in the database (every instance sees
-// them, as every instance sees a real provider); `layer` keeps them in memory, for tests of one process.
+// them, as every instance sees a real provider); `layer` keeps them in memory, for tests of one process. It has no
+// hosted pages and keeps no card: a checkout is approved at once (the page's URL is the success URL), and it sends no
+// notifications (every one presented to it is refused). Wired only in sandbox mode.
 import { Context, Duration, Effect, Layer, Option, Ref, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { SqlClient } from "effect/sql"
-import { PaymentDeclined, PaymentGateway } from "../../ports/PaymentGateway.ts"
+import { NotificationSignatureInvalid, PaymentDeclined, PaymentGateway } from "../../ports/PaymentGateway.ts"
 
 export interface SandboxCharge {
   readonly reference: string
@@ -178,6 +180,24 @@ const gatewayOn = (store: Store, options: SandboxGatewayOptions) =>
           yield* pause
           return { reference }
         }),
+      createCustomer: (request) => Effect.succeed({ customer: `cus_sandbox_${request.userId}` }),
+      checkout: (request) =>
+        Effect.gen(function*() {
+          const known = yield* store.byKey(request.idempotencyKey)
+          if (Option.isNone(known)) {
+            yield* store.charge({
+              reference: yield* fresh("ch"),
+              idempotencyKey: request.idempotencyKey,
+              customer: request.customer,
+              amountCents: request.amountCents,
+              description: request.description
+            })
+          }
+          return { url: request.successUrl }
+        }),
+      cardPage: (request) => Effect.succeed({ url: request.returnUrl }),
+      savedCard: () => Effect.succeed(Option.none()),
+      verifyNotification: () => Effect.fail(new NotificationSignatureInvalid()),
       findCharge: (idempotencyKey) => store.byKey(idempotencyKey),
       refund: (request) =>
         Effect.map(Effect.flatMap(fresh("re"), (reference) => store.refund({ ...request, reference })), (reference) => ({ reference }))

@@ -6,7 +6,12 @@ import { PaymentGateway, PaymentsNotConfigured, PaymentUnavailable } from "../..
 
 export const layer: Layer.Layer<PaymentGateway> = Layer.succeed(PaymentGateway, PaymentGateway.of({
   ready: Effect.fail(new PaymentsNotConfigured()),
+  createCustomer: () => Effect.fail(new PaymentUnavailable()),
+  checkout: () => Effect.fail(new PaymentUnavailable()),
+  cardPage: () => Effect.fail(new PaymentUnavailable()),
   charge: () => Effect.fail(new PaymentUnavailable()),
+  savedCard: () => Effect.succeed(Option.none()),
+  verifyNotification: () => Effect.fail(new PaymentsNotConfigured()),
   // Nothing was ever charged through it: an interrupted order is settled as unpaid.
   findCharge: () => Effect.succeed(Option.none()),
   refund: () => Effect.fail(new PaymentUnavailable())

@@ -9,6 +9,7 @@ import gameServers from "./migrations/0005_game_servers.ts"
 import sessions from "./migrations/0006_sessions.ts"
 import recovery from "./migrations/0007_recovery.ts"
 import snapshotClaims from "./migrations/0008_snapshot_claims.ts"
+import payments from "./migrations/0009_payments.ts"
 
 const all = {
   "1_accounts": accounts,
@@ -18,7 +19,8 @@ const all = {
   "5_game_servers": gameServers,
   "6_sessions": sessions,
   "7_recovery": recovery,
-  "8_snapshot_claims": snapshotClaims
+  "8_snapshot_claims": snapshotClaims,
+  "9_payments": payments
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))

@@ -32,10 +32,17 @@ export const make = Effect.gen(function*() {
     Result: EntryRow,
     execute: (id) => sql`SELECT * FROM ledger_entries WHERE subscription_id = ${id} ORDER BY created_at, id`
   })
+  const forUser = SqlSchema.findAll({
+    Request: Schema.Struct({ userId: Schema.String, limit: Schema.Int }),
+    Result: EntryRow,
+    execute: ({ limit, userId }) =>
+      sql`SELECT * FROM ledger_entries WHERE user_id = ${userId} ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+  })
   return Ledger.of({
     record: (entry) => record(entry).pipe(stored),
     forOrder: (orderId) => forOrder(orderId).pipe(stored),
-    forSubscription: (subscriptionId) => forSubscription(subscriptionId).pipe(stored)
+    forSubscription: (subscriptionId) => forSubscription(subscriptionId).pipe(stored),
+    forUser: (userId, limit) => forUser({ userId, limit }).pipe(stored)
   })
 })
 

@@ -187,7 +187,7 @@ export const layerWith = (
                 stamp: stampOfTags(r.tags),
                 status: powerStateOf(r.status),
                 template: r.template ?? false,
-                lock: lockOf(r.lock),
+                busy: lockOf(r.lock) !== null,
                 cpus: r.maxcpu ?? 0,
                 memoryBytes: r.maxmem ?? 0,
                 diskBytes: r.maxdisk ?? 0
@@ -247,7 +247,7 @@ export const layerWith = (
 
         ownerOf: (vm) =>
           withCluster(vm.cluster, (ctx) => call(ctx, "ownerOf", requests.config(vm), VmConfigStamp)).pipe(
-            Effect.map((config) => ({ stamp: stampOf(config.tags, config.description), lock: lockOf(config.lock) })),
+            Effect.map((config) => ({ stamp: stampOf(config.tags, config.description), busy: lockOf(config.lock) !== null })),
             vmErrors(vm),
             logged("ownerOf")
           ),
@@ -261,7 +261,7 @@ export const layerWith = (
           withCluster(vm.cluster, (ctx) => call(ctx, "status", requests.statusCurrent(vm), VmCurrentStatus)).pipe(
             Effect.map((s) => ({
               status: powerStateOf(s.status),
-              lock: lockOf(s.lock),
+              busy: lockOf(s.lock) !== null,
               agentEnabled: s.agent ?? false
             })),
             vmErrors(vm),

@@ -11,6 +11,7 @@ import {
   type ClientCallError,
   ConsoleEnded,
   type ConsoleEvent,
+  type ConsoleRequest,
   type GameConsole,
   GamePanelUnavailable
 } from "../../ports/GamePanel.ts"
@@ -263,7 +264,20 @@ export const openGameConsole = (
 
     return {
       events: Stream.fromQueue(events),
-      // The adapter owns authentication: a caller's `auth` frame would replace its token.
-      send: (event) => (event.event === "auth" ? Effect.void : write(JSON.stringify({ event: event.event, args: event.args })))
+      send: (request) => write(JSON.stringify(wingsFrame(request)))
     } satisfies GameConsole
   })
+
+/** A console request as the Wings frame that asks for it (§3.3). */
+const wingsFrame = (request: ConsoleRequest): { readonly event: string; readonly args: ReadonlyArray<string> } => {
+  switch (request._tag) {
+    case "Command":
+      return { event: "send command", args: [request.line] }
+    case "Power":
+      return { event: "set state", args: [request.signal] }
+    case "SendLogs":
+      return { event: "send logs", args: [] }
+    case "SendStats":
+      return { event: "send stats", args: [] }
+  }
+}

@@ -2,6 +2,7 @@
 // decoded at the edge and turned into the port's values. Only the fields the port needs are declared.
 import { Schema } from "effect"
 import type { Egg, PanelAllocation, PanelNode, PanelServer, PanelUser, ServerState } from "../../ports/GamePanel.ts"
+import { decodeEggRules } from "./eggRules.ts"
 
 const item = <S extends Schema.Top>(attributes: S) => Schema.Struct({ attributes })
 
@@ -185,7 +186,7 @@ export const toEgg = (e: typeof EggAttributes.Type): Egg => ({
     defaultValue: v.default_value ?? "",
     userViewable: v.user_viewable,
     userEditable: v.user_editable,
-    rules: v.rules ?? ""
+    accepts: decodeEggRules(v.rules ?? "")
   }))
 })
 

@@ -49,3 +49,10 @@ export class ProductUnavailable extends Schema.TaggedError<ProductUnavailable>()
     return this.description
   }
 }
+
+/** The customer has no card saved with the payment provider. */
+export class PaymentMethodNotFound extends Schema.TaggedError<PaymentMethodNotFound>()("PaymentMethodNotFound", {}) {
+  override get message() {
+    return "No card is saved for this account."
+  }
+}

@@ -59,7 +59,7 @@ export const placeOrder = Effect.fn("placeOrder")(function*(userId: string, plan
     amountCents: plan.priceCents,
     description: `${plan.name}, first month`,
     idempotencyKey: orderChargeKey(orderId)
-  }).pipe(Effect.tapError((e) => e._tag === "PaymentDeclined" ? orders.fail(orderId, e.message, at) : Effect.void))
+  }).pipe(Effect.tapError((e) => e._tag === "PaymentUnavailable" ? Effect.void : orders.fail(orderId, e.message, at)))
 
   yield* recordPayment(order, { reference: charge.reference, amountCents: plan.priceCents })
   return Option.getOrThrow(yield* orders.get(orderId))

@@ -3,7 +3,7 @@
 // what happens on failure: the customer first (refunded and told at once, a durable activity), then, as the
 // workflow's compensation, the undo of what was built in a workflow of its own, tried until it succeeds however long
 // the upstream stays down. The order shows as a pending cleanup until the undo is done.
-import { Cause, Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { Activity, DurableClock, Workflow } from "effect/workflow"
 import { Orders } from "../../ports/Orders.ts"
 import { alert } from "../ops/alert.ts"
@@ -41,9 +41,14 @@ export const stepFailure = (transient: (error: { readonly _tag: string }) => boo
   (e: { readonly _tag: string; readonly message: string }) =>
     new StepFailed({ step, reason, detail: `${e._tag}: ${e.message}`, transient: transient(e) })
 
+/** The first pause before a step tries transient upstream trouble again, doubled at each retry (1 s by default). */
+export const StepRetryBaseDelay = Context.Reference<Duration.Duration>("zh/domain/billing/StepRetryBaseDelay", {
+  defaultValue: () => Duration.seconds(1)
+})
+
 /**
  * One durable step of a provisioning: memoised once done. Transient upstream trouble is tried again within the step
- * after 1 s, 2 s and 4 s before it gives up.
+ * after 1 s, 2 s and 4 s (with the default StepRetryBaseDelay) before it gives up.
  */
 export const provisioningStep = <Success extends Schema.Constraint, R>(options: {
   readonly name: string
@@ -54,9 +59,10 @@ export const provisioningStep = <Success extends Schema.Constraint, R>(options: 
     name: options.name,
     success: options.success,
     error: StepFailed,
-    execute: options.execute.pipe(
-      Effect.retry({ schedule: Schedule.exponential("1 second"), times: 3, while: (e) => e.transient === true })
-    )
+    execute: Effect.flatMap(StepRetryBaseDelay, (base) =>
+      options.execute.pipe(
+        Effect.retry({ schedule: Schedule.exponential(base), times: 3, while: (e) => e.transient === true })
+      ))
   })
 
 /**

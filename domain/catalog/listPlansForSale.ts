@@ -99,9 +99,11 @@ export const planForSale = Effect.fn("planForSale")(function*(planId: string) {
 /** One product's plans: those of `kind` for sale now, and the terms of any of them (retired ones too, for renewals). */
 export const plansOf = <const Kind extends Plan["kind"]>(kind: Kind) => {
   const ofKind = (plan: Plan): plan is Extract<Plan, { readonly kind: Kind }> => plan.kind === kind
+  /** Any of them, retired ones included. */
+  const any = (planId: string) => Effect.map(Effect.flatMap(Catalog, (catalog) => catalog.plan(planId)), Option.filter(ofKind))
   return {
     forSale: (planId: string) => Effect.map(planForSale(planId), Option.filter(ofKind)),
-    terms: (planId: string) =>
-      Effect.map(Effect.flatMap(Catalog, (catalog) => catalog.plan(planId)), (plan) => Option.map(Option.filter(plan, ofKind), termsOf))
+    any,
+    terms: (planId: string) => Effect.map(any(planId), Option.map(termsOf))
   }
 }

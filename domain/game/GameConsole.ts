@@ -2,7 +2,7 @@
 // customer may send upstream only what the panel's own console offers them (the admin token upstream would allow
 // anything).
 import { Effect, Option } from "effect"
-import type { ConsoleEvent } from "../../ports/GamePanel.ts"
+import type { ConsoleRequest } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { ownedByIdentifier, usableGameServer } from "./GameActions.ts"
 
@@ -15,19 +15,9 @@ export const gameConsoleUsable = (serverId: string, userId: string) =>
   Effect.map(Effect.flatMap(GameServerRecords, (records) => records.get(serverId)), (current) =>
     Option.isSome(current) && current.value.status === "active" && current.value.userId === userId)
 
-const POWER = new Set(["start", "stop", "restart", "kill"])
+/** A command longer than this is not one a person typed. */
+const MAX_COMMAND_LENGTH = 4096
 
 /** What the customer may send upstream: a command (bounded), a power signal, a request for logs or stats. */
-export const allowedConsoleEvent = (frame: ConsoleEvent): boolean => {
-  switch (frame.event) {
-    case "send command":
-      return frame.args.length === 1 && frame.args[0]!.length <= 4096
-    case "set state":
-      return frame.args.length === 1 && POWER.has(frame.args[0]!)
-    case "send logs":
-    case "send stats":
-      return true
-    default:
-      return false
-  }
-}
+export const allowedConsoleRequest = (request: ConsoleRequest): boolean =>
+  request._tag !== "Command" || request.line.length <= MAX_COMMAND_LENGTH

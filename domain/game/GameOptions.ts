@@ -1,10 +1,10 @@
 // What a customer chooses when ordering a game server (`{ variables?: { NAME: value } }`), checked against the
-// plan (only its `userVariables`) and the egg's own rules, and the environment the panel server is created with.
+// plan (only its `userVariables`) and what the egg accepts, and the environment the panel server is created with.
 import { Effect, Schema } from "effect"
 import { type Egg, GamePanel } from "../../ports/GamePanel.ts"
 import type { GamePlan } from "../catalog/Plan.ts"
 import { InvalidOrderOption, PlanUnavailable, ProductUnavailable } from "../billing/BillingErrors.ts"
-import { checkEggRules } from "./eggRules.ts"
+import { problemWith } from "./acceptedValue.ts"
 
 export const GameOrderOptions = Schema.Struct({
   variables: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
@@ -47,12 +47,12 @@ export const environmentFor = (egg: Egg, plan: GamePlan, variables: Readonly<Rec
   return environment
 }
 
-/** Every egg rule the environment breaks, blamed on the customer's field when it is theirs, else on the plan. */
+/** Every egg variable the environment gives a value it does not accept, blamed on the customer's field when it is theirs, else on the plan. */
 export const checkEnvironment = (egg: Egg, plan: GamePlan, variables: Readonly<Record<string, string>>) => {
   const environment = environmentFor(egg, plan, variables)
   const problems: Array<{ readonly field: string; readonly problem: string; readonly customer: boolean }> = []
   for (const v of egg.variables) {
-    const problem = checkEggRules(v.rules, environment[v.envVariable])
+    const problem = problemWith(v.accepts, environment[v.envVariable])
     if (problem === undefined) continue
     const customer = Object.hasOwn(variables, v.envVariable)
     problems.push({ field: customer ? `options.variables.${v.envVariable}` : `environment.${v.envVariable}`, problem, customer })
@@ -61,7 +61,7 @@ export const checkEnvironment = (egg: Egg, plan: GamePlan, variables: Readonly<R
 }
 
 /**
- * The customer's settings are checked against the plan and against the egg's own rules (read from the panel)
+ * The customer's settings are checked against the plan and against what the egg accepts (read from the panel)
  * before anything is charged; the plan's own values are the operator's business (a misconfigured plan fails
  * its provisioning with a clear reason and a refund).
  */

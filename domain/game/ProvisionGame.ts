@@ -5,7 +5,7 @@
 import { Clock, Duration, Effect, Option, Schedule, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Workflow } from "effect/workflow"
-import { Catalog } from "../../ports/Catalog.ts"
+import { plansOf } from "../catalog/listPlansForSale.ts"
 import { GameAllocations } from "../../ports/GameAllocations.ts"
 import { GamePanel, type PanelNode } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
@@ -49,8 +49,10 @@ const panelDown = "The game panel cannot be reached."
 const context = (orderId: string) =>
   Effect.gen(function*() {
     const { options, order } = yield* orderWithOptions(orderId, GameOrderOptions)
-    const plan = yield* (yield* Catalog).plan(order.planId).pipe(Effect.map(Option.getOrThrow), Effect.orDie)
-    if (plan.kind !== "game") return yield* Effect.die(new Error(`plan ${plan.id} is not a game plan`))
+    const plan = yield* Effect.flatMap(plansOf("game").any(order.planId), Option.match({
+      onNone: () => Effect.die(new Error(`plan ${order.planId} is not a game plan`)),
+      onSome: Effect.succeed
+    }))
     return { order, plan, variables: options.variables ?? {} }
   })
 

@@ -5,6 +5,7 @@ import { Clock, Duration, Effect, Option, Result, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Workflow } from "effect/workflow"
 import { Catalog } from "../../ports/Catalog.ts"
+import { plansOf } from "../catalog/listPlansForSale.ts"
 import { IpAddresses } from "../../ports/IpAddresses.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Placement } from "../../ports/Placement.ts"
@@ -64,8 +65,10 @@ const failed = stepFailure((e) => e._tag === "VirtualizationUnavailable")
 const context = (orderId: string) =>
   Effect.gen(function*() {
     const { options, order } = yield* orderWithOptions(orderId, VpsOrderOptions)
-    const plan = yield* (yield* Catalog).plan(order.planId).pipe(Effect.map(Option.getOrThrow), Effect.orDie)
-    if (plan.kind !== "vps") return yield* Effect.die(new Error(`plan ${plan.id} is not a VPS plan`))
+    const plan = yield* Effect.flatMap(plansOf("vps").any(order.planId), Option.match({
+      onNone: () => Effect.die(new Error(`plan ${order.planId} is not a VPS plan`)),
+      onSome: Effect.succeed
+    }))
     return { order, plan, options }
   })
 
@@ -155,7 +158,7 @@ const step2Clone = (orderId: string, placed: Placed, check: number) =>
         Effect.mapError(failed(2, "The virtualization cluster cannot be reached."))
       )).find((vm) => vm.vmid === vmid)
       if (existing !== undefined && existing.name === name) {
-        if (existing.lock === null) return vmid
+        if (!existing.busy) return vmid
         if (check >= CLONE_CHECKS) {
           return yield* new StepFailed({ step: 2, reason: "Cloning the OS template failed.", detail: "clone stayed locked" })
         }
@@ -322,7 +325,7 @@ export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ order
       name: "clone",
       success: Schema.Int,
       check: (check) => dieOnDatabaseOutage(step2Clone(orderId, p0, check)),
-      pauses: { initial: Duration.seconds(2), max: Duration.seconds(30) }
+      pauses: (yield* VpsSettings).clonePoll
     })
     placed = { ...placed, vmid }
     const p = placed

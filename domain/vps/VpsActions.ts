@@ -2,7 +2,7 @@
 // Another user's VPS does not exist for them (VpsNotFound), and nothing runs on a suspended or destroyed one.
 import { Clock, Duration, Effect, Option, Redacted, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
-import { Catalog } from "../../ports/Catalog.ts"
+import { plansOf } from "../catalog/listPlansForSale.ts"
 import { SecretBox } from "../../ports/SecretBox.ts"
 import { Virtualization } from "../../ports/Virtualization.ts"
 import { type SnapshotWork, VpsRecords } from "../../ports/VpsRecords.ts"
@@ -160,8 +160,7 @@ export const createSnapshot = Effect.fn("createSnapshot")(function*(
   if (!SNAPSHOT_NAME.test(name) || name.startsWith("final-") || RESERVED_SNAPSHOT_NAMES.has(name.toLowerCase())) {
     return yield* new InvalidSnapshotName()
   }
-  const plan = Option.getOrThrow(yield* (yield* Catalog).plan(vps.planId))
-  const limit = plan.kind === "vps" ? plan.snapshotLimit : 0
+  const limit = Option.match(yield* plansOf("vps").any(vps.planId), { onNone: () => 0, onSome: (plan) => plan.snapshotLimit })
   const virtualization = yield* Virtualization
   const vm = vmRefOf(vps)
   const lower = (n: string) => n.toLowerCase()

@@ -13,4 +13,6 @@ export class VpsSettings extends Context.Service<VpsSettings, {
   readonly nameservers: ReadonlyArray<string>
   /** How long a lapsed VPS is kept (stopped, with its final snapshot) before it is destroyed. */
   readonly gracePeriod: Duration.Duration
+  /** The pause before a clone task under way is checked again, doubling up to `max`. */
+  readonly clonePoll: { readonly initial: Duration.Duration; readonly max: Duration.Duration }
 }>()("zh/domain/VpsSettings") {}

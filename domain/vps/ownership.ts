@@ -29,7 +29,7 @@ export const ownership = (vm: VmRef, orderId: string) =>
     const of = (found: Ownership) => ({ owner: found, vm: at })
     if (Option.isNone(owner)) return of("gone")
     if (owner.value.stamp === orderId) return of("ours")
-    return of(owner.value.stamp === null && owner.value.lock !== null ? "busy" : "foreign")
+    return of(owner.value.stamp === null && owner.value.busy ? "busy" : "foreign")
   })
 
 /** The alert for a refused destructive call on `vm`, which should have been order `orderId`'s. */

@@ -75,6 +75,18 @@ describe("SettingsConfig and resolveSettings", () => {
         assert.strictEqual((yield* load(set)).workflowLockRefreshSeconds, 8)
       }))
 
+    it.effect("a provisioning step retries transient trouble from 1 s, or as PROVISIONING_RETRY_BASE_DELAY_MS says", () =>
+      Effect.gen(function*() {
+        assert.strictEqual((yield* load({})).provisioningRetryBaseDelayMs, 1_000)
+        assert.strictEqual((yield* load({ PROVISIONING_RETRY_BASE_DELAY_MS: "20" })).provisioningRetryBaseDelayMs, 20)
+      }))
+
+    it.effect("a clone under way is checked again after 2 s, or as VPS_CLONE_POLL_MS says", () =>
+      Effect.gen(function*() {
+        assert.strictEqual((yield* load({})).vpsClonePollMs, 2_000)
+        assert.strictEqual((yield* load({ VPS_CLONE_POLL_MS: "100" })).vpsClonePollMs, 100)
+      }))
+
     it.effect("the workflow engine reads its database for due work every 10 s, or as WORKFLOW_POLL_MS says", () =>
       Effect.gen(function*() {
         assert.strictEqual((yield* load({})).workflowPollMs, 10_000)
@@ -194,6 +206,8 @@ describe("SettingsConfig and resolveSettings", () => {
       ["WORKFLOW_LOCK_REFRESH_SECONDS", "0"],
       ["WORKFLOW_LOCK_REFRESH_SECONDS", "12"],
       ["WORKFLOW_POLL_MS", "99"],
+      ["PROVISIONING_RETRY_BASE_DELAY_MS", "0"],
+      ["VPS_CLONE_POLL_MS", "9"],
       ["WORKFLOW_POLL_MS", "60001"],
       ["RUNNER_HOST", "10.0.0.5:4000"],
       ["RUNNER_HOST", "http://runner.internal"],

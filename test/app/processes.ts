@@ -96,16 +96,23 @@ export const run = async (script: string, args: ReadonlyArray<string>, env: Env,
   return { ...exit, stdout: child.stdout(), stderr: child.stderr() }
 }
 
-/** A port nobody listens on right now. */
-export const freePort = (): Promise<number> =>
-  new Promise((done, fail) => {
-    const server = createServer()
-    server.once("error", fail)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? done(address.port) : fail(new Error("no port"))))
+/**
+ * A port nobody listens on right now, below the kernel's ephemeral range (32768–60999 on Linux): a port the system
+ * hands out on its own (a runner's RUNNER_PORT=0, any client socket) can never take it between this check and the
+ * child's bind. Random in 20000–32767, so two test files starting servers at once hardly ever pick the same one.
+ */
+export const freePort = async (): Promise<number> => {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_768)
+    const free = await new Promise<boolean>((done) => {
+      const server = createServer()
+      server.once("error", () => done(false))
+      server.listen(port, "127.0.0.1", () => server.close(() => done(true)))
     })
-  })
+    if (free) return port
+  }
+  throw new Error("no free port in 20000–32767 after 50 tries")
+}
 
 /** Polls `url` until it answers `status`, the process exits, or `ms` pass. */
 const waitForStatus = async (child: Child, url: string, status: number, ms: number) => {
@@ -124,18 +131,26 @@ export interface Server extends Child {
   readonly url: string
 }
 
-/** `node app/main.ts` on `env.PORT` or a free port, once /healthz answers 200 (killed if it does not within `ms`). */
+/**
+ * `node app/main.ts` on `env.PORT` or a free port, once /healthz answers 200 (killed if it does not within `ms`). On a
+ * port of our choosing, a start that lost the port to another test file's server in the meantime is made again on
+ * another one.
+ */
 export const startServer = async (env: Env, ms = 120_000): Promise<Server> => {
-  const port = env["PORT"] === undefined ? await freePort() : Number(env["PORT"])
-  const child = spawnNode("app/main.ts", [], { HOST: "127.0.0.1", PORT: String(port), ...env })
-  const url = `http://127.0.0.1:${port}`
-  try {
-    await waitForStatus(child, `${url}/healthz`, 200, ms)
-  } catch (error) {
-    child.process.kill("SIGKILL")
-    throw error
+  for (let attempt = 1; ; attempt++) {
+    const chosen = env["PORT"] === undefined
+    const port = chosen ? await freePort() : Number(env["PORT"])
+    const child = spawnNode("app/main.ts", [], { HOST: "127.0.0.1", PORT: String(port), ...env })
+    const url = `http://127.0.0.1:${port}`
+    try {
+      await waitForStatus(child, `${url}/healthz`, 200, ms)
+      return { ...child, url }
+    } catch (error) {
+      child.process.kill("SIGKILL")
+      if (chosen && attempt < 3 && child.stderr().includes("EADDRINUSE")) continue
+      throw error
+    }
   }
-  return { ...child, url }
 }
 
 /** SIGTERM, then the exit within `ms`. */

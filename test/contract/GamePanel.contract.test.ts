@@ -153,13 +153,17 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
         assert.strictEqual((yield* publicNode).allocatedMemoryMiB, before.allocatedMemoryMiB)
       }))
 
-    it.effect("an egg gives its startup, its variables with defaults and rules, and its images by display name", () =>
+    it.effect("an egg gives its startup, its variables with defaults and what they accept, and its images by display name", () =>
       Effect.gen(function*() {
         const p = yield* port
         const egg = yield* p.egg(panel, harness.eggs.paper)
         const jar = egg.variables.find((v) => v.envVariable === "SERVER_JARFILE")
         assert.strictEqual(jar?.defaultValue, "server.jar")
-        assert.include(jar?.rules ?? "", "required")
+        assert.isTrue(jar?.accepts.required)
+        const accepted = (value: string) =>
+          (jar?.accepts.checks ?? []).every((c) => c._tag !== "Matches" || c.pattern.test(value))
+        assert.isTrue(accepted("paper.jar"))
+        assert.isFalse(accepted("paper.zip"))
         assert.include(egg.startup, "{{SERVER_JARFILE}}")
         const images = Object.entries(egg.dockerImages)
         assert.isNotEmpty(images)
@@ -274,9 +278,9 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
         yield* seen.until((e) => e.event === "status", "first status")
         yield* p.power(panel, server.uuid, "start")
         yield* seen.until((e) => e.event === "status" && e.args[0] === "running", "status running")
-        yield* gameConsole.send({ event: "send command", args: ["say hello from the contract"] })
+        yield* gameConsole.send({ _tag: "Command", line: "say hello from the contract" })
         yield* seen.until((e) => e.event === "console output" && (e.args[0] ?? "").includes("hello from the contract"), "the answer")
-        yield* gameConsole.send({ event: "set state", args: ["stop"] })
+        yield* gameConsole.send({ _tag: "Power", signal: "stop" })
         yield* seen.until((e) => e.event === "status" && e.args[0] === "offline", "status offline")
       }))
 
@@ -470,7 +474,7 @@ describe("MemoryGamePanel control surface", () => {
           yield* p.suspend("sandbox", server.id)
           const ended = yield* Effect.flip(Stream.runDrain(gameConsole.events))
           assert.strictEqual(ended._tag, "ConsoleEnded")
-          assert.strictEqual((yield* Effect.flip(gameConsole.send({ event: "send stats", args: [] })))._tag, "ConsoleEnded")
+          assert.strictEqual((yield* Effect.flip(gameConsole.send({ _tag: "SendStats" })))._tag, "ConsoleEnded")
         }))
         assert.strictEqual(yield* control.openConsoles("sandbox", server.uuid), 0)
       }))

@@ -74,6 +74,19 @@ const contract = (name: string, impl: Layer.Layer<Ledger | Subscriptions | Order
         assert.deepStrictEqual(yield* forOrder(randomUUID()), [])
       }))
 
+    it.effect("a customer's entries read back newest first, at most the limit, and no one else's", () =>
+      Effect.gen(function*() {
+        const { entry } = yield* purchase
+        const charge = entry()
+        const refund = entry({ kind: "refund", amountCents: 100, createdAt: later(5) })
+        const renewal = entry({ createdAt: later(10) })
+        for (const e of [charge, refund, renewal]) yield* record(e)
+        yield* record((yield* purchase).entry())
+        const forUser = (limit: number) => Effect.flatMap(Ledger, (ledger) => ledger.forUser(charge.userId, limit))
+        assert.deepStrictEqual(yield* forUser(10), [renewal, refund, charge])
+        assert.deepStrictEqual(yield* forUser(2), [renewal, refund])
+      }))
+
     it.effect("a charge recorded twice under the same reference is one entry, the first", () =>
       Effect.gen(function*() {
         const { entry, orderId } = yield* purchase

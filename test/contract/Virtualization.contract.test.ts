@@ -126,7 +126,7 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
           name: hostname(vm), template: false, cpus: 4, memoryBytes: 4 * GiB, diskBytes: 20 * GiB
         })
         yield* v.start(vm)
-        assert.deepStrictEqual(yield* v.status(vm), { status: "running", lock: null, agentEnabled: true })
+        assert.deepStrictEqual(yield* v.status(vm), { status: "running", busy: false, agentEnabled: true })
         yield* v.createSnapshot(vm, "before-upgrade", "taken by the contract suite")
         const [snapshot, ...others] = yield* v.listSnapshots(vm)
         assert.deepStrictEqual(others, [])
@@ -242,10 +242,10 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
       Effect.gen(function*() {
         const v = yield* Virtualization
         const vm = yield* clone(21)
-        assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: stamp(vm), lock: null })
+        assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: stamp(vm), busy: false })
         yield* v.configure(vm, cloudInit(hostname(vm)))
         assert.strictEqual((yield* summaryOf(vm))?.stamp, stamp(vm))
-        assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: stamp(vm), lock: null })
+        assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: stamp(vm), busy: false })
       }))
 
     it.effect("destroy refuses a VM that carries another order's stamp, or none, and leaves it as it is", () =>

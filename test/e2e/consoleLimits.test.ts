@@ -1,13 +1,14 @@
 // What bounds the console WebSockets, over real sockets: anything but a valid WebSocket upgrade is refused with our
-// JSON envelope (never a raw stream, never text/html); a frame over 64 KiB closes the socket with 1009 from its
-// header, before its payload is read; a user holds at most MAX_CONSOLES_PER_USER consoles (VPS and game together,
-// JSON 429 beyond); input floods are cut (VPS: closed with 4429; game: dropped with `throttled`, as Wings does); and
-// consoles open when the server stops close with 1001.
+// JSON envelope (never a raw stream, never text/html), as the last answer on its connection and saying so; a frame
+// over 64 KiB closes the socket with 1009 from its header, before its payload is read; a user holds at most
+// MAX_CONSOLES_PER_USER consoles (VPS and game together, JSON 429 beyond); input floods are cut (VPS: closed with 4429;
+// game: dropped with `throttled`, as Wings does); and consoles open when the server stops close with 1001.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import type { SandboxPterodactyl } from "../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
 import { GameEnvelopes, gameLeakScanner, openGameConsole, provisionedGame, refusedUpgrade, sandboxPanelOf } from "../support/gameHttp.ts"
-import { closeCodeIn, frameHeaderOnly, handshakeHeaders, plainAnswer, rawWebSocket } from "../support/rawWebSocket.ts"
+import { errorOf, inParallel, send } from "../support/fuzz.ts"
+import { closeCodeIn, frameHeaderOnly, handshakeHeaders, lastAnswer, plainAnswer, rawWebSocket } from "../support/rawWebSocket.ts"
 import { startTestServer } from "../support/testServer.ts"
 import {
   allOf,
@@ -95,6 +96,53 @@ describe("anything but a valid WebSocket upgrade", () => {
       }
     }
   })
+})
+
+/**
+ * The upgrade requests a console refuses before its session is looked at (so none spends the user's upstream budget),
+ * with the status each gets.
+ */
+const refusedUpgrades = (): ReadonlyArray<readonly [string, Record<string, string>, number]> => {
+  const session = { cookie: cookieOf(owner), origin: PANEL_ORIGIN }
+  const { "sec-websocket-key": _key, ...noKey } = handshakeHeaders()
+  return [
+    ["Upgrade: h2c", { ...session, connection: "Upgrade", upgrade: "h2c" }, 426],
+    ["Upgrade: foo", { ...session, connection: "keep-alive, Upgrade", upgrade: "foo" }, 426],
+    ["no key", { ...session, ...noKey }, 400],
+    ["bad version", { ...session, ...handshakeHeaders(), "sec-websocket-version": "7" }, 426],
+    ["bad subprotocol", { ...session, ...handshakeHeaders(), "sec-websocket-protocol": "a,,b" }, 400],
+    ["foreign Origin", { ...handshakeHeaders(), cookie: cookieOf(owner), origin: "http://evil.test" }, 403],
+    ["no session", { ...handshakeHeaders(), origin: PANEL_ORIGIN }, 401]
+  ]
+}
+
+describe("a refused upgrade ends its connection, and says so", () => {
+  it("each refusal carries `Connection: close`, nothing follows it, and the server closes the connection", async () => {
+    for (const [, url] of consolePaths()) {
+      for (const [label, headers, status] of refusedUpgrades()) {
+        const answer = await lastAnswer(server.url, url, headers)
+        expect([answer.status, answer.headers["connection"], answer.after], `${url} [${label}]`).toEqual([status, "close", 0])
+        refusalCode(answer)
+      }
+    }
+  })
+
+  it("hundreds of refusals at once, through a client that reuses connections, each arrive complete as JSON", async () => {
+    // Node's agent (8 sockets here, 32 requests in flight) hands a queued request the connection of an answer that
+    // did not say `close`: one the server is closing, which then answers nothing ("socket hang up").
+    const tasks = Array.from({ length: 20 }).flatMap(() =>
+      consolePaths().flatMap(([, path]) =>
+        refusedUpgrades().map(([label, headers, status]) => async () => {
+          const reply = await send(server.url, { method: "GET", path, headers })
+          return reply.status === status && errorOf(reply) !== undefined
+            ? undefined
+            : `${path} [${label}]: ${reply.status} ${reply.text.slice(0, 120)}`
+        })
+      )
+    )
+    const problems = (await inParallel(tasks, 32)).filter((p) => p !== undefined)
+    expect(problems, `${problems.length} of ${tasks.length}:\n${problems.slice(0, 20).join("\n")}`).toEqual([])
+  }, 60_000)
 })
 
 describe("frames over 64 KiB", () => {

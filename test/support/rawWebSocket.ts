@@ -9,6 +9,27 @@ export interface PlainAnswer {
   readonly body: string
 }
 
+/** The first answer in `bytes` (its status line, headers and Content-Length body), or undefined while incomplete. */
+const answerIn = (bytes: Buffer): PlainAnswer | undefined => {
+  const end = bytes.indexOf("\r\n\r\n")
+  if (end < 0) return undefined
+  const [status = "", ...fields] = bytes.subarray(0, end).toString("latin1").split("\r\n")
+  const parsed: Record<string, string> = {}
+  for (const field of fields) {
+    const colon = field.indexOf(":")
+    parsed[field.slice(0, colon).trim().toLowerCase()] = field.slice(colon + 1).trim()
+  }
+  const code = Number(status.split(" ")[1])
+  const length = code === 101 ? 0 : Number(parsed["content-length"] ?? "0")
+  if (bytes.length < end + 4 + length) return undefined
+  return { status: code, headers: parsed, body: bytes.subarray(end + 4, end + 4 + length).toString("utf8") }
+}
+
+const writeGet = (socket: Socket, url: URL, path: string, headers: Record<string, string>) => {
+  const lines = [`GET ${path} HTTP/1.1`, `Host: ${url.host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
+  socket.write(`${lines.join("\r\n")}\r\n\r\n`)
+}
+
 /**
  * A GET with these headers written on a raw connection and read as plain HTTP (Node's client gives up on some answers
  * to an `Upgrade` request); an accepted upgrade (101) fails the promise.
@@ -19,24 +40,11 @@ export const plainAnswer = (baseUrl: string, path: string, headers: Record<strin
     const socket = connect(Number(url.port), url.hostname)
     let buffer = Buffer.alloc(0)
     const settle = () => {
-      const end = buffer.indexOf("\r\n\r\n")
-      if (end < 0) return false
-      const [status = "", ...fields] = buffer.subarray(0, end).toString("latin1").split("\r\n")
-      const code = Number(status.split(" ")[1])
-      if (code === 101) {
-        socket.destroy()
-        reject(new Error(`${path} was upgraded for ${JSON.stringify(headers)}: ${status}`))
-        return true
-      }
-      const parsed: Record<string, string> = {}
-      for (const field of fields) {
-        const colon = field.indexOf(":")
-        parsed[field.slice(0, colon).trim().toLowerCase()] = field.slice(colon + 1).trim()
-      }
-      const length = Number(parsed["content-length"] ?? "0")
-      if (buffer.length < end + 4 + length) return false
+      const answer = answerIn(buffer)
+      if (answer === undefined) return false
       socket.destroy()
-      resolve({ status: code, headers: parsed, body: buffer.subarray(end + 4, end + 4 + length).toString("utf8") })
+      if (answer.status === 101) reject(new Error(`${path} was upgraded for ${JSON.stringify(headers)}`))
+      else resolve(answer)
       return true
     }
     socket.on("data", (chunk: Buffer) => {
@@ -47,8 +55,33 @@ export const plainAnswer = (baseUrl: string, path: string, headers: Record<strin
     socket.once("close", () => {
       if (!settle()) reject(new Error(`no complete answer for ${path}: ${JSON.stringify(buffer.toString("latin1"))}`))
     })
-    const lines = [`GET ${path} HTTP/1.1`, `Host: ${url.host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
-    socket.write(`${lines.join("\r\n")}\r\n\r\n`)
+    writeGet(socket, url, path, headers)
+  })
+
+/**
+ * Like `plainAnswer`, read until the server closes the connection: its one answer, and the bytes after it (none, from
+ * a server that keeps its word). Fails when the connection is still open after `timeoutMs`.
+ */
+export const lastAnswer = (baseUrl: string, path: string, headers: Record<string, string>, timeoutMs = 5_000) =>
+  new Promise<PlainAnswer & { readonly after: number }>((resolve, reject) => {
+    const url = new URL(baseUrl)
+    const socket = connect(Number(url.port), url.hostname)
+    let buffer = Buffer.alloc(0)
+    const timer = setTimeout(() => {
+      socket.destroy()
+      reject(new Error(`${path}: the connection was still open ${timeoutMs} ms after ${JSON.stringify(buffer.toString("latin1"))}`))
+    }, timeoutMs)
+    socket.on("data", (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk])
+    })
+    socket.once("error", reject)
+    socket.once("close", () => {
+      clearTimeout(timer)
+      const answer = answerIn(buffer)
+      if (answer === undefined) reject(new Error(`no complete answer for ${path}: ${JSON.stringify(buffer.toString("latin1"))}`))
+      else resolve({ ...answer, after: buffer.length - buffer.indexOf("\r\n\r\n") - 4 - Buffer.byteLength(answer.body) })
+    })
+    writeGet(socket, url, path, headers)
   })
 
 /** The headers of a valid WebSocket handshake (version 13, a fresh key). */
@@ -83,8 +116,7 @@ export const rawWebSocket = (baseUrl: string, path: string, headers: Record<stri
       buffer = buffer.subarray(end + 4)
       resolve({ socket, received: () => buffer, ended })
     })
-    const lines = [`GET ${path} HTTP/1.1`, `Host: ${url.host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
-    socket.write(`${lines.join("\r\n")}\r\n\r\n`)
+    writeGet(socket, url, path, headers)
   })
 
 /** A client frame's header (masked, as clients must) announcing `length` payload bytes; the payload is not written. */

@@ -73,6 +73,8 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   storageMarginGiB: 10,
   vpsNameservers: "1.1.1.1",
   vpsGraceDays: 7,
+  // A clone under way is checked again after 100 ms, doubling (production: from 2 s): the same checks, sooner.
+  vpsClonePollMs: 100,
   gameGraceDays: 14,
   gameInstallTimeoutMinutes: 30,
   gamePanelUserDomain: "users.zh.invalid",
@@ -84,7 +86,12 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   lifecycleCron: "* * * * *",
   sandboxTaskSpeed: "instant",
   sandboxPaymentLatencyMs: 0,
+  stripeApiUrl: Option.none(),
+  stripeTimeoutMs: 20_000,
+  stripeRetries: 2,
   orderRecoverySeconds: 60,
+  // A provisioning step's own retries of transient upstream trouble (production: from 1 s): the same retries, sooner.
+  provisioningRetryBaseDelayMs: 20,
   logLevel: "Warn",
   logFormat: "pretty",
   sessionIdle: Duration.minutes(120),

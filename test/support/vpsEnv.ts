@@ -71,7 +71,8 @@ export const vpsSettings = {
   storage: labStorage,
   storageMarginGiB: 5,
   nameservers: ["1.1.1.1"],
-  gracePeriod: Duration.days(7)
+  gracePeriod: Duration.days(7),
+  clonePoll: { initial: Duration.seconds(2), max: Duration.seconds(30) }
 }
 
 export const vpsEnv = (options: { readonly poolSize?: number; readonly paymentLatency?: Duration.Input } = {}) => {

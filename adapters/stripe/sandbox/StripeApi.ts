@@ -24,6 +24,7 @@ import {
   listCustomers,
   listEvents,
   listPaymentMethods,
+  searchPaymentIntents,
   updateCustomer
 } from "./resources.ts"
 import { createSession, expireSession, lineItems, listSessions } from "./sessions.ts"
@@ -69,6 +70,7 @@ const routes: ReadonlyArray<readonly [string, RegExp, Handler]> = [
   ["POST", /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/, with_(P.Retrieve, (s, ids) => expireSession(s, id(ids)))],
   ["GET", /^\/v1\/checkout\/sessions\/([^/]+)\/line_items$/, with_(P.PlainList, (s, ids, _, url) => lineItems(s, url, id(ids)))],
   ["POST", /^\/v1\/payment_intents$/, with_(P.PaymentIntentCreate, (s, _, p) => createPaymentIntent(s, p))],
+  ["GET", /^\/v1\/payment_intents\/search$/, with_(P.Search, (s, _, p, url) => searchPaymentIntents(s, url, p))],
   ["GET", /^\/v1\/payment_intents\/([^/]+)$/, with_(P.Retrieve, (s, ids) => getPaymentIntent(s, id(ids)))],
   ["GET", /^\/v1\/payment_methods$/, with_(P.PaymentMethodList, (s, _, p, url) => listPaymentMethods(s, url, p, undefined))],
   ["GET", /^\/v1\/payment_methods\/([^/]+)$/, with_(P.Retrieve, (s, ids) => getPaymentMethod(s, id(ids)))],

@@ -124,6 +124,8 @@ export const SessionList = Schema.Struct({ ...ListParams, customer: opt(Schema.S
 export const CustomerList = Schema.Struct({ ...ListParams, email: opt(Schema.String) })
 export const PaymentMethodList = Schema.Struct({ ...ListParams, customer: opt(Schema.String), type: opt(Schema.Literal("card")) })
 export const PlainList = Schema.Struct(ListParams)
+/** Search (`/v1/…/search`): the sandbox understands one clause, `metadata['KEY']:'VALUE'`. */
+export const Search = Schema.Struct({ ...common, query: Schema.String, limit: opt(FormInt), page: opt(Schema.String) })
 export const Retrieve = Schema.Struct(common)
 
 const bracketed = (path: ReadonlyArray<PropertyKey>): string =>

@@ -2,7 +2,7 @@
 import { Effect } from "effect"
 import type { Customer, StripeEvent, WebhookEndpoint } from "./objects.ts"
 import { newWebhookSecret, page, randomId } from "./objects.ts"
-import type { CustomerCreate, CustomerList, CustomerUpdate, EventList, PaymentMethodList, PlainList, WebhookEndpointCreate } from "./params.ts"
+import type { CustomerCreate, CustomerList, CustomerUpdate, EventList, PaymentMethodList, PlainList, Search, WebhookEndpointCreate } from "./params.ts"
 import { emit, nowSeconds, stamp, type Store } from "./Store.ts"
 import { invalid, noSuch } from "./StripeFailure.ts"
 
@@ -136,4 +136,18 @@ export const deleteEndpoint = (store: Store, id: string) =>
     store.endpoints.delete(id)
     store.endpointSecrets.delete(id)
     return { id, object: "webhook_endpoint", deleted: true }
+  })
+
+/**
+ * PaymentIntents by one metadata value (`metadata['KEY']:'VALUE'`, the only clause the platform sends), newest first,
+ * as Stripe's search answers them (its index lags behind by up to a minute; the sandbox's does not).
+ */
+export const searchPaymentIntents = (store: Store, url: string, p: typeof Search.Type) =>
+  Effect.gen(function*() {
+    const clause = /^metadata\['([^']+)'\]:'((?:[^'\\]|\\.)*)'$/.exec(p.query.trim())
+    if (clause === null) return yield* invalid("The sandbox's search understands only `metadata['KEY']:'VALUE'`.", { param: "query" })
+    const [, key = "", raw = ""] = clause
+    const value = raw.replace(/\\(.)/g, "$1")
+    const data = newestFirst(store.paymentIntents.values()).filter((pi) => pi.metadata[key] === value).slice(0, p.limit ?? 10)
+    return { object: "search_result", url, data, has_more: false, next_page: null }
   })

@@ -167,7 +167,7 @@ describe("configuration and power", () => {
     scenario(
       (stub) => stub.route(`GET ${base}/status/current`, () => ({ data: { status: "running", lock: "snapshot", agent: 0, vmid: "101" } })),
       (v) =>
-        Effect.map(v.status(vm), (s) => assert.deepStrictEqual(s, { status: "running", lock: "snapshot", agentEnabled: false }))
+        Effect.map(v.status(vm), (s) => assert.deepStrictEqual(s, { status: "running", busy: true, agentEnabled: false }))
     ))
 })
 
@@ -184,9 +184,9 @@ describe("ownership stamp", () => {
         })),
       (v) =>
         Effect.gen(function*() {
-          assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: "o-101", lock: null })
-          assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: "o-101", lock: "clone" })
-          assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: null, lock: null })
+          assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: "o-101", busy: false })
+          assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: "o-101", busy: true })
+          assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: null, busy: false })
         })
     ))
 

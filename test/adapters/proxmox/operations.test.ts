@@ -124,9 +124,9 @@ describe("cluster views", () => {
       (v) =>
         Effect.map(v.listVms("c1"), (vms) =>
           assert.deepStrictEqual(vms, [
-            { cluster: "c1", node: "pve1", vmid: 101, name: "web-1", stamp: "o-101", status: "running", template: false, lock: null, cpus: 2, memoryBytes: 2147483648, diskBytes: 21474836480 },
-            { cluster: "c1", node: "pve1", vmid: 9000, name: "debian-12", stamp: null, status: "stopped", template: true, lock: null, cpus: 1, memoryBytes: 1073741824, diskBytes: 2147483648 },
-            { cluster: "c1", node: "pve2", vmid: 102, name: "", stamp: null, status: "unknown", template: false, lock: null, cpus: 0, memoryBytes: 0, diskBytes: 0 }
+            { cluster: "c1", node: "pve1", vmid: 101, name: "web-1", stamp: "o-101", status: "running", template: false, busy: false, cpus: 2, memoryBytes: 2147483648, diskBytes: 21474836480 },
+            { cluster: "c1", node: "pve1", vmid: 9000, name: "debian-12", stamp: null, status: "stopped", template: true, busy: false, cpus: 1, memoryBytes: 1073741824, diskBytes: 2147483648 },
+            { cluster: "c1", node: "pve2", vmid: 102, name: "", stamp: null, status: "unknown", template: false, busy: false, cpus: 0, memoryBytes: 0, diskBytes: 0 }
           ]))
     ))
 

@@ -148,7 +148,7 @@ describe("error mapping", () => {
       },
       (v) =>
         Effect.gen(function*() {
-          assert.deepStrictEqual(yield* v.status(vm), { status: "stopped", lock: null, agentEnabled: true })
+          assert.deepStrictEqual(yield* v.status(vm), { status: "stopped", busy: false, agentEnabled: true })
           assert.deepStrictEqual(yield* v.listVms("c1"), [])
         })
     ))

@@ -124,7 +124,7 @@ describe("PterodactylGamePanel against the sandbox", () => {
           yield* panel.power(p, created.uuid, "start")
           yield* awaitEvent(console.events, seen, (e) => e.event === "status" && e.args[0] === "running")
           yield* Effect.sleep("2500 millis")
-          yield* console.send({ event: "send command", args: ["say hello"] })
+          yield* console.send({ _tag: "Command", line: "say hello" })
           yield* awaitEvent(console.events, seen, (e) => e.event === "console output" && (e.args[0] ?? "").includes("[Server] hello"))
           const lifecycle = ["auth success", "token expiring", "token expired", "jwt error"]
           assert.isFalse(seen.some((e) => lifecycle.includes(e.event)), "no token lifecycle event reaches the caller")

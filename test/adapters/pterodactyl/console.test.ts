@@ -77,7 +77,7 @@ describe("PterodactylGamePanel console", () => {
           { event: "status", args: ["running"] },
           { event: "console output", args: ["[Server] Done (3.2s)!"] }
         ])
-        yield* console.send({ event: "send command", args: ["say hi"] })
+        yield* console.send({ _tag: "Command", line: "say hi" })
         yield* until(() => socket.received.length === 2)
         assert.deepStrictEqual(socket.received[1], { event: "send command", args: ["say hi"] })
       }).pipe(Effect.scoped))
@@ -133,7 +133,7 @@ describe("PterodactylGamePanel console", () => {
         const error = yield* Effect.flip(Stream.runDrain(console.events))
         assert.deepStrictEqual(error._tag, "ConsoleEnded")
         assert.strictEqual(error.reason, "the server is suspended")
-        assert.strictEqual((yield* Effect.flip(console.send({ event: "send logs", args: [] })))._tag, "ConsoleEnded")
+        assert.strictEqual((yield* Effect.flip(console.send({ _tag: "SendLogs" })))._tag, "ConsoleEnded")
       }).pipe(Effect.scoped))
   })
 

@@ -321,7 +321,7 @@ describe("PterodactylGamePanel, Application API", () => {
           defaultValue: "server.jar",
           userViewable: true,
           userEditable: true,
-          rules: "required|regex:/^([\\w\\d._-]+)(\\.jar)$/"
+          accepts: { required: true, checks: [{ _tag: "Matches", pattern: /^([\w\d._-]+)(\.jar)$/ }] }
         }])
         assert.strictEqual(stub.calls("GET /api/application/nests/2/eggs/5")[0]?.query.get("include"), "variables")
         const objectShaped = yield* panel.egg("p1", 6)

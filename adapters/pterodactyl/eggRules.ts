@@ -1,63 +1,54 @@
 // Pterodactyl validates every egg variable against a Laravel rule string (`required|string|max:20`,
-// `required|regex:/^…$/`…). Checking the customer's values with the same rules before paying turns a panel 422
-// after the charge into a clear answer before it. Rules we do not know are left to the panel.
+// `required|regex:/^…$/`…): decoded here into what the domain reads, `AcceptedValue`. Rules the model cannot say
+// are left out, so the panel judges them.
+import type { AcceptedValue, ValueCheck } from "../../ports/GamePanel.ts"
 
-/** The problem with `value` under `rules`, or undefined when it passes. `value` undefined = not given. */
-export const checkEggRules = (rules: string, value: string | undefined): string | undefined => {
+export const decodeEggRules = (rules: string): AcceptedValue => {
   const parts = splitRules(rules)
-  if (value === undefined || value === "") {
-    if (parts.includes("required")) return "is required"
-    return undefined
-  }
+  const of = isNumericRule(parts) ? "value" : "length"
+  const checks: Array<ValueCheck> = []
   for (const part of parts) {
     const [name, argument = ""] = splitOnce(part, ":")
     switch (name) {
-      case "string":
-        break
       case "numeric":
-        if (!/^-?\d+(\.\d+)?$/.test(value)) return "must be a number"
+        checks.push({ _tag: "Number" })
         break
       case "integer":
-        if (!/^-?\d+$/.test(value)) return "must be a whole number"
+        checks.push({ _tag: "WholeNumber" })
         break
       case "boolean":
-        if (!["0", "1", "true", "false"].includes(value)) return "must be true or false"
+        checks.push({ _tag: "TrueOrFalse" })
         break
       case "alpha_num":
-        if (!/^[\p{L}\p{N}]+$/u.test(value)) return "must contain only letters and digits"
+        checks.push({ _tag: "LettersAndDigits", dashes: false })
         break
       case "alpha_dash":
-        if (!/^[\p{L}\p{N}_-]+$/u.test(value)) return "must contain only letters, digits, dashes and underscores"
+        checks.push({ _tag: "LettersAndDigits", dashes: true })
         break
-      case "max": {
-        const bound = Number(argument)
-        if (isNumericRule(parts) ? Number(value) > bound : [...value].length > bound) return `must be at most ${argument}${isNumericRule(parts) ? "" : " characters"}`
+      case "max":
+        checks.push({ _tag: "AtMost", bound: Number(argument), of })
         break
-      }
-      case "min": {
-        const bound = Number(argument)
-        if (isNumericRule(parts) ? Number(value) < bound : [...value].length < bound) return `must be at least ${argument}${isNumericRule(parts) ? "" : " characters"}`
+      case "min":
+        checks.push({ _tag: "AtLeast", bound: Number(argument), of })
         break
-      }
       case "between": {
         const [low = "", high = ""] = argument.split(",")
-        const size = isNumericRule(parts) ? Number(value) : [...value].length
-        if (size < Number(low) || size > Number(high)) return `must be between ${low} and ${high}`
+        checks.push({ _tag: "Between", low: Number(low), high: Number(high), of })
         break
       }
       case "in":
-        if (!argument.split(",").includes(value)) return `must be one of ${argument.split(",").join(", ")}`
+        checks.push({ _tag: "OneOf", values: argument.split(",") })
         break
       case "regex": {
         const pattern = parseRegex(argument)
-        if (pattern !== undefined && !pattern.test(value)) return "has an invalid format"
+        if (pattern !== undefined) checks.push({ _tag: "Matches", pattern })
         break
       }
       default:
         break
     }
   }
-  return undefined
+  return { required: parts.includes("required"), checks }
 }
 
 const isNumericRule = (parts: ReadonlyArray<string>) => parts.includes("numeric") || parts.includes("integer")

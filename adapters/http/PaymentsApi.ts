@@ -1,0 +1,65 @@
+// The contract of payments: the customer's saved card and the page to change it; the payment provider's calls to us
+// (Stripe's webhook, authenticated by its signature alone).
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Authentication } from "./AccountsApi.ts"
+import { BadRequest, NotFound, ServiceUnavailable } from "./ApiErrors.ts"
+
+export class PaymentsApi extends HttpApiGroup.make("payments")
+  .add(
+    HttpApiEndpoint.post("stripeWebhook", "/stripe/webhook", {
+      // The exact bytes: the signature covers them, so the body is never parsed before it is verified.
+      payload: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "application/json" })),
+      headers: Schema.Struct({ "stripe-signature": Schema.optionalKey(Schema.String) }),
+      success: Schema.Struct({ received: Schema.Literal(true), ignored: Schema.Boolean, duplicate: Schema.Boolean }),
+      error: [BadRequest, ServiceUnavailable]
+    }).annotateMerge(OpenApi.annotations({
+      description: "Stripe's events, verified with the `Stripe-Signature` header (300 s tolerance); " +
+        "400 WEBHOOK_SIGNATURE_INVALID otherwise. A verified event of a type not handled is answered 200 and ignored."
+    }))
+  )
+  .prefix("/api/payments")
+  .annotateMerge(OpenApi.annotations({ title: "Payment provider", description: "Notifications from the payment provider" }))
+{}
+
+export const SavedCardView = Schema.Struct({
+  brand: Schema.String,
+  last4: Schema.String,
+  expMonth: Schema.Int,
+  expYear: Schema.Int
+})
+
+export class PaymentMethodApi extends HttpApiGroup.make("paymentMethod")
+  .add(
+    HttpApiEndpoint.get("get", "/", { success: SavedCardView, error: [NotFound, ServiceUnavailable] }),
+    HttpApiEndpoint.post("update", "/update", {
+      success: Schema.Struct({ url: Schema.String }),
+      error: ServiceUnavailable
+    })
+  )
+  .middleware(Authentication)
+  .prefix("/api/payment-method")
+  .annotateMerge(OpenApi.annotations({
+    title: "Payment method",
+    description: "The saved card (brand, last 4 digits, expiry) and the payment provider's page to change it"
+  }))
+{}
+
+export const PaymentView = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.Literals(["charge", "refund"]),
+  amountCents: Schema.Int,
+  orderId: Schema.NullOr(Schema.String),
+  subscriptionId: Schema.NullOr(Schema.String),
+  createdAt: Schema.String
+})
+
+export class PaymentHistoryApi extends HttpApiGroup.make("paymentHistory")
+  .add(HttpApiEndpoint.get("list", "/", { success: Schema.Struct({ payments: Schema.Array(PaymentView) }) }))
+  .middleware(Authentication)
+  .prefix("/api/payments")
+  .annotateMerge(OpenApi.annotations({
+    title: "Payments",
+    description: "The customer's charges and refunds, newest first (the latest 100)"
+  }))
+{}

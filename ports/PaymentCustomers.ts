@@ -1,0 +1,8 @@
+// Which customer of the payment provider each user is: created once at the provider, then remembered here.
+import { Context, type Effect, type Option } from "effect"
+
+export class PaymentCustomers extends Context.Service<PaymentCustomers, {
+  get(userId: string): Effect.Effect<Option.Option<string>>
+  /** Remembers `customer` unless the user already has one; answers the one that holds. */
+  remember(userId: string, customer: string, now: Date): Effect.Effect<string>
+}>()("zh/ports/PaymentCustomers") {}
