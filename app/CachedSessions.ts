@@ -5,7 +5,7 @@
 // within `ttl` (the cache never serves what the database said more than `ttl` ago). No notification channel is
 // needed, so the embedded database works the same as PostgreSQL.
 import { Effect, Layer, Option } from "effect"
-import type { SessionRecord } from "../domain/account/SessionRecord.ts"
+import type { SessionId } from "../domain/account/SessionRecord.ts"
 import { SessionRecords } from "../ports/SessionRecords.ts"
 import { makeReadCache, type ReadCacheOptions } from "./ReadCache.ts"
 
@@ -14,10 +14,10 @@ export const layer = (options: ReadCacheOptions) =>
     SessionRecords,
     Effect.gen(function*() {
       const sessions = yield* SessionRecords
-      const cache = yield* makeReadCache<Option.Option<SessionRecord>>(options)
+      const cache = yield* makeReadCache((id: SessionId) => sessions.find(id), options)
       return SessionRecords.of({
         ...sessions,
-        find: (id) => cache.through(id, sessions.find(id)),
+        find: cache.get,
         // The cached copy moves too, so the next requests of this session do not write again.
         touch: (id, at) =>
           Effect.andThen(

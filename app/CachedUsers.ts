@@ -4,8 +4,8 @@
 // writes made through this instance (password change, language) evict the entry at once, so only a change made by
 // *another* instance can go unseen, and for at most `ttl`. Lookups by e-mail (sign-in) and every write go straight
 // to the repository.
-import { Effect, Layer, type Option } from "effect"
-import type { User } from "../domain/account/User.ts"
+import { Effect, Layer } from "effect"
+import type { UserId } from "../domain/account/User.ts"
 import { Users } from "../ports/Users.ts"
 import { makeReadCache, type ReadCacheOptions } from "./ReadCache.ts"
 
@@ -14,11 +14,11 @@ export const layer = (options: ReadCacheOptions) =>
     Users,
     Effect.gen(function*() {
       const users = yield* Users
-      const cache = yield* makeReadCache<Option.Option<User>>(options)
+      const cache = yield* makeReadCache((id: UserId) => users.findById(id), options)
       return Users.of({
         ...users,
-        // On every authenticated request: a hit is one clock read and one map lookup.
-        findById: (id) => cache.through(id, users.findById(id)),
+        // On every authenticated request.
+        findById: cache.get,
         setPasswordHash: (id, hash) => Effect.ensuring(users.setPasswordHash(id, hash), cache.evict(id)),
         upgradePasswordHash: (id, expected, next) => Effect.ensuring(users.upgradePasswordHash(id, expected, next), cache.evict(id)),
         setLanguage: (id, language) => Effect.ensuring(users.setLanguage(id, language), cache.evict(id))

@@ -1,12 +1,14 @@
 // GamePanels from the catalog: where a panel is and its two API keys opened from the sealed secrets the catalog file
 // stored (`pterodactyl:<name>:application-key`, `pterodactyl:<name>:client-key`).
-import { Clock, Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { panelSecretNames } from "../domain/catalog/catalogSecrets.ts"
 import { readSecret } from "../domain/secrets/UpstreamCredentials.ts"
+import { dieOnDatabaseOutage } from "../domain/ops/dieOnDatabaseOutage.ts"
 import { Catalog } from "../ports/Catalog.ts"
 import { GamePanels, type PanelConnection, PanelUnknown } from "../ports/GamePanel.ts"
 import { SecretBox } from "../ports/SecretBox.ts"
 import { UpstreamSecrets } from "../ports/UpstreamSecrets.ts"
+import { makeReadCache } from "./ReadCache.ts"
 
 export const make = Effect.gen(function*() {
   const catalog = yield* Catalog
@@ -24,9 +26,6 @@ export const make = Effect.gen(function*() {
       )
     )
 
-  // Every panel call asks for its panel: keep the opened answer a few seconds rather than read and decrypt it each
-  // time; a catalog change (new URL, rotated key) is seen within that time.
-  const cache = new Map<string, { readonly connection: PanelConnection; readonly until: number }>()
   const load = Effect.fn("GamePanels.load")(function*(name: string) {
     const found = yield* catalog.panel(name)
     if (Option.isNone(found) || found.value.retired) return yield* new PanelUnknown({ panel: name })
@@ -38,17 +37,11 @@ export const make = Effect.gen(function*() {
       clientKey: yield* open(name, names.clientKey)
     } satisfies PanelConnection
   })
-  return GamePanels.of({
-    get: (name) =>
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        const hit = cache.get(name)
-        if (hit !== undefined && hit.until > now) return hit.connection
-        const connection = yield* load(name)
-        cache.set(name, { connection, until: now + 5_000 })
-        return connection
-      })
-  })
+  // Every panel call asks for its panel: keep the opened answer a few seconds rather than read and decrypt it each
+  // time; a catalog change (new URL, rotated key) is seen within that time.
+  // The panel port speaks only of the panel: a catalog that cannot be read stays a defect, as it always was.
+  const cache = yield* makeReadCache((name: string) => dieOnDatabaseOutage(load(name)), { ttl: "5 seconds", capacity: 100 })
+  return GamePanels.of({ get: cache.get })
 })
 
 /** Needs Catalog, UpstreamSecrets and SecretBox. */

@@ -1,12 +1,14 @@
 // ProxmoxClusters from the catalog: where a cluster is, how to verify its certificate, and its credentials opened
 // from the sealed secrets the catalog file stored (`proxmox:<name>:password`, `proxmox:<name>:token-secret`).
-import { Clock, Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { clusterSecretNames } from "../domain/catalog/catalogSecrets.ts"
 import { readSecret } from "../domain/secrets/UpstreamCredentials.ts"
+import { dieOnDatabaseOutage } from "../domain/ops/dieOnDatabaseOutage.ts"
 import { Catalog } from "../ports/Catalog.ts"
 import { type ProxmoxAuth, type ProxmoxCluster, ProxmoxClusters } from "../ports/ProxmoxClusters.ts"
 import { SecretBox } from "../ports/SecretBox.ts"
 import { UpstreamSecrets } from "../ports/UpstreamSecrets.ts"
+import { makeReadCache } from "./ReadCache.ts"
 import { ClusterUnknown } from "../ports/Virtualization.ts"
 
 export const make = Effect.gen(function*() {
@@ -21,9 +23,6 @@ export const make = Effect.gen(function*() {
       Effect.catch((e) => Effect.die(new Error(`Cannot open the credential "${name}": ${e.message}`)))
     )
 
-  // Every Proxmox call asks for its cluster: keep the opened answer a few seconds rather than read and decrypt
-  // it each time; a catalog change (new URL, rotated password) is seen within that time.
-  const cache = new Map<string, { readonly cluster: ProxmoxCluster; readonly until: number }>()
   const load = Effect.fn("ProxmoxClusters.load")(function*(name: string) {
     const found = yield* catalog.cluster(name)
     if (Option.isNone(found) || found.value.retired) return yield* new ClusterUnknown({ cluster: name })
@@ -39,17 +38,11 @@ export const make = Effect.gen(function*() {
       : yield* Effect.die(new Error(`Cluster "${name}" has neither a username nor an API token`))
     return { name: cluster.name, url: cluster.url, auth, tls: cluster.tls } satisfies ProxmoxCluster
   })
-  return ProxmoxClusters.of({
-    get: (name) =>
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        const hit = cache.get(name)
-        if (hit !== undefined && hit.until > now) return hit.cluster
-        const cluster = yield* load(name)
-        cache.set(name, { cluster, until: now + 5_000 })
-        return cluster
-      })
-  })
+  // Every Proxmox call asks for its cluster: keep the opened answer a few seconds rather than read and decrypt
+  // it each time; a catalog change (new URL, rotated password) is seen within that time.
+  // The cluster port speaks only of the cluster: a catalog that cannot be read stays a defect, as it always was.
+  const cache = yield* makeReadCache((name: string) => dieOnDatabaseOutage(load(name)), { ttl: "5 seconds", capacity: 100 })
+  return ProxmoxClusters.of({ get: cache.get })
 })
 
 /** Needs Catalog, UpstreamSecrets and SecretBox. */

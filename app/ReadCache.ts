@@ -1,44 +1,47 @@
-// A bounded per-instance read cache whose entries live `ttl` at most: what the per-request session check reads
-// (its user, its session record) is looked up in the database at most once per `ttl` per key.
-import { Clock, Duration, Effect } from "effect"
+// A bounded per-instance read cache whose entries live `ttl` at most, on effect's Cache: what the per-request session
+// check reads (its user, its session record) is looked up in the database at most once per `ttl` per key; concurrent
+// misses of one key share one lookup, and the least recently read entry goes first when the cache is full.
+import { Cache, Clock, Duration, Effect, Exit } from "effect"
 
 export interface ReadCacheOptions {
   readonly ttl: Duration.Input
   readonly capacity: number
 }
 
-/** A cache on the clock of the layer that builds it (a hit is one clock read and one map lookup, no effect step). */
-export const makeReadCache = <V>(options: ReadCacheOptions) =>
-  Effect.map(Clock.Clock, (clock) => {
+/** A cached value and when the lookup that read it started. */
+interface Read<V> {
+  readonly value: V
+  readonly readAt: number
+}
+
+/**
+ * A cache of `lookup` on the clock of the layer that builds it. An entry expires `ttl` after its lookup *started*:
+ * what the database said then is never served more than `ttl` after a change that committed before it. A failed
+ * lookup (the database does not answer) is not kept.
+ */
+export const makeReadCache = <K, V, E>(lookup: (key: K) => Effect.Effect<V, E>, options: ReadCacheOptions) =>
+  Effect.gen(function*() {
+    const clock = yield* Clock.Clock
     const ttl = Duration.toMillis(Duration.fromInputUnsafe(options.ttl))
-    const entries = new Map<string, { readonly value: V; readonly until: number }>()
+    const left = (exit: Exit.Exit<Read<V>, E>) =>
+      Exit.isSuccess(exit) ? Math.max(0, exit.value.readAt + ttl - clock.currentTimeMillisUnsafe()) : 0
+    const cache = yield* Cache.makeWith(
+      (key: K) => Effect.flatMap(Clock.currentTimeMillis, (readAt) => Effect.map(lookup(key), (value): Read<V> => ({ value, readAt }))),
+      { capacity: options.capacity, timeToLive: left }
+    )
     return {
-      /**
-       * The cached value, or `load`'s. The entry expires `ttl` after the lookup *started*: what the database said
-       * then is never served more than `ttl` after a change that committed before it.
-       */
-      through: <E, R>(key: string, load: Effect.Effect<V, E, R>): Effect.Effect<V, E, R> => {
-        const now = clock.currentTimeMillisUnsafe()
-        const hit = entries.get(key)
-        if (hit !== undefined && hit.until > now) return Effect.succeed(hit.value)
-        return Effect.tap(load, (value) =>
-          Effect.sync(() => {
-            // Map order is insertion order: the oldest entry goes first.
-            if (entries.size >= options.capacity) entries.delete(entries.keys().next().value!)
-            entries.set(key, { value, until: now + ttl })
-          }))
-      },
-      evict: (key: string) => Effect.sync(() => void entries.delete(key)),
+      get: (key: K): Effect.Effect<V, E> => Effect.map(Cache.get(cache, key), (read) => read.value),
+      evict: (key: K) => Cache.invalidate(cache, key),
       /** Changes a cached value in place (same expiry), when there is one. */
-      update: (key: string, f: (value: V) => V) =>
-        Effect.sync(() => {
-          const entry = entries.get(key)
-          if (entry !== undefined) entries.set(key, { value: f(entry.value), until: entry.until })
-        }),
+      update: (key: K, f: (value: V) => V) =>
+        Effect.flatMap(Cache.getOption(cache, key), (read) =>
+          read._tag === "Some" ? Cache.set(cache, key, { value: f(read.value.value), readAt: read.value.readAt }) : Effect.void).pipe(
+            // A lookup of this key failing meanwhile leaves nothing to change.
+            Effect.ignore
+          ),
       /** Drops every entry whose value `doomed` picks (a rare write, such as logging a user out everywhere). */
       evictWhere: (doomed: (value: V) => boolean) =>
-        Effect.sync(() => {
-          for (const [key, entry] of entries) if (doomed(entry.value)) entries.delete(key)
-        })
+        Effect.flatMap(Cache.entries(cache), (all) =>
+          Effect.forEach([...all].filter(([, read]) => doomed(read.value)), ([key]) => Cache.invalidate(cache, key), { discard: true }))
     }
   })

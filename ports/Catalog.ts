@@ -2,6 +2,7 @@
 // are sealed elsewhere, in UpstreamSecrets). Applying a catalog file is idempotent; retired entries stay for history.
 import { Context, type Effect, type Option } from "effect"
 import type { IpPool, OsTemplate, Plan } from "../domain/catalog/Plan.ts"
+import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 export interface ClusterEntry {
   readonly name: string
@@ -24,34 +25,34 @@ export type CatalogKind = "plan" | "template" | "ipPool" | "cluster" | "panel"
 export type UpsertOutcome = "created" | "updated" | "unchanged"
 
 export class Catalog extends Context.Service<Catalog, {
-  upsertCluster(cluster: ClusterEntry): Effect.Effect<UpsertOutcome>
-  upsertPanel(panel: PanelEntry): Effect.Effect<UpsertOutcome>
+  upsertCluster(cluster: ClusterEntry): Effect.Effect<UpsertOutcome, DatabaseUnavailable>
+  upsertPanel(panel: PanelEntry): Effect.Effect<UpsertOutcome, DatabaseUnavailable>
   /** The template's cluster must exist (a defect otherwise). */
-  upsertTemplate(template: OsTemplate): Effect.Effect<UpsertOutcome>
+  upsertTemplate(template: OsTemplate): Effect.Effect<UpsertOutcome, DatabaseUnavailable>
   /**
    * Creates or updates the pool (its cluster must exist) and adds its host addresses; assigned addresses are never
    * touched. Free addresses no longer listed are dropped; assigned ones no longer listed are withdrawn: kept by their
    * holder, never assigned again once released.
    */
-  upsertIpPool(pool: IpPool, addresses: ReadonlyArray<string>): Effect.Effect<UpsertOutcome>
-  upsertPlan(plan: Plan): Effect.Effect<UpsertOutcome>
+  upsertIpPool(pool: IpPool, addresses: ReadonlyArray<string>): Effect.Effect<UpsertOutcome, DatabaseUnavailable>
+  upsertPlan(plan: Plan): Effect.Effect<UpsertOutcome, DatabaseUnavailable>
   /**
    * Retired entries are no longer sold or chosen, but services using them keep working. False if unknown.
    * Upserting never brings a retired entry back.
    */
-  retire(kind: CatalogKind, id: string): Effect.Effect<boolean>
+  retire(kind: CatalogKind, id: string): Effect.Effect<boolean, DatabaseUnavailable>
   /** Active plans (not retired), by price. */
-  readonly plans: Effect.Effect<ReadonlyArray<Plan>>
+  readonly plans: Effect.Effect<ReadonlyArray<Plan>, DatabaseUnavailable>
   /** Every plan, retired ones included, by id. */
-  readonly allPlans: Effect.Effect<ReadonlyArray<Plan & { readonly retired: boolean }>>
+  readonly allPlans: Effect.Effect<ReadonlyArray<Plan & { readonly retired: boolean }>, DatabaseUnavailable>
   /** A plan by id, retired ones included (existing subscriptions renew on them). */
-  plan(id: string): Effect.Effect<Option.Option<Plan & { readonly retired: boolean }>>
+  plan(id: string): Effect.Effect<Option.Option<Plan & { readonly retired: boolean }>, DatabaseUnavailable>
   /** The active template rows with this id (one per node holding a copy), on active clusters. */
-  templates(id: string): Effect.Effect<ReadonlyArray<OsTemplate>>
-  readonly allTemplates: Effect.Effect<ReadonlyArray<OsTemplate & { readonly retired: boolean }>>
-  readonly ipPools: Effect.Effect<ReadonlyArray<IpPool & { readonly retired: boolean; readonly free: number; readonly assigned: number }>>
-  cluster(name: string): Effect.Effect<Option.Option<ClusterEntry & { readonly retired: boolean }>>
-  readonly clusters: Effect.Effect<ReadonlyArray<ClusterEntry & { readonly retired: boolean }>>
-  panel(name: string): Effect.Effect<Option.Option<PanelEntry & { readonly retired: boolean }>>
-  readonly panels: Effect.Effect<ReadonlyArray<PanelEntry & { readonly retired: boolean }>>
+  templates(id: string): Effect.Effect<ReadonlyArray<OsTemplate>, DatabaseUnavailable>
+  readonly allTemplates: Effect.Effect<ReadonlyArray<OsTemplate & { readonly retired: boolean }>, DatabaseUnavailable>
+  readonly ipPools: Effect.Effect<ReadonlyArray<IpPool & { readonly retired: boolean; readonly free: number; readonly assigned: number }>, DatabaseUnavailable>
+  cluster(name: string): Effect.Effect<Option.Option<ClusterEntry & { readonly retired: boolean }>, DatabaseUnavailable>
+  readonly clusters: Effect.Effect<ReadonlyArray<ClusterEntry & { readonly retired: boolean }>, DatabaseUnavailable>
+  panel(name: string): Effect.Effect<Option.Option<PanelEntry & { readonly retired: boolean }>, DatabaseUnavailable>
+  readonly panels: Effect.Effect<ReadonlyArray<PanelEntry & { readonly retired: boolean }>, DatabaseUnavailable>
 }>()("zh/ports/Catalog") {}

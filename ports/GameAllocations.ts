@@ -2,6 +2,7 @@
 // orders never get the same allocation, nor both the last room on a node.
 import { Context, type Effect, type Option } from "effect"
 import type { AllocationClaim } from "../domain/game/GameServer.ts"
+import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 export class GameAllocations extends Context.Service<GameAllocations, {
   /**
@@ -13,10 +14,10 @@ export class GameAllocations extends Context.Service<GameAllocations, {
     panel: string,
     holder: string,
     choose: (claimed: ReadonlyArray<AllocationClaim>) => Option.Option<Omit<AllocationClaim, "holder" | "panel" | "created">>
-  ): Effect.Effect<Option.Option<AllocationClaim>>
-  held(holder: string): Effect.Effect<Option.Option<AllocationClaim>>
+  ): Effect.Effect<Option.Option<AllocationClaim>, DatabaseUnavailable>
+  held(holder: string): Effect.Effect<Option.Option<AllocationClaim>, DatabaseUnavailable>
   /** The server exists on the panel now: its node's figures include it, the claim's resources stop counting. */
-  markCreated(holder: string): Effect.Effect<void>
+  markCreated(holder: string): Effect.Effect<void, DatabaseUnavailable>
   /** The allocation went back to the panel (server deleted, or never created). */
-  release(holder: string): Effect.Effect<void>
+  release(holder: string): Effect.Effect<void, DatabaseUnavailable>
 }>()("zh/ports/GameAllocations") {}

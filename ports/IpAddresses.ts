@@ -1,5 +1,6 @@
 // Public IPv4 addresses of the catalog's pools: each assigned to at most one holder, atomically.
 import { Context, type Effect, Schema } from "effect"
+import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 export class PoolExhausted extends Schema.TaggedError<PoolExhausted>()("PoolExhausted", {
   pools: Schema.Array(Schema.String)
@@ -21,9 +22,9 @@ export class IpAddresses extends Context.Service<IpAddresses, {
    * Idempotent per holder: a holder that already has an address gets the same one back. Never assigns an
    * address twice, also under concurrent calls.
    */
-  assign(holder: string, pools: ReadonlyArray<string>): Effect.Effect<AssignedAddress, PoolExhausted>
+  assign(holder: string, pools: ReadonlyArray<string>): Effect.Effect<AssignedAddress, PoolExhausted | DatabaseUnavailable>
   /** Frees whatever `holder` holds; nothing held is fine. */
-  release(holder: string): Effect.Effect<void>
+  release(holder: string): Effect.Effect<void, DatabaseUnavailable>
   /** What `holder` holds, if anything. */
-  held(holder: string): Effect.Effect<AssignedAddress | undefined>
+  held(holder: string): Effect.Effect<AssignedAddress | undefined, DatabaseUnavailable>
 }>()("zh/ports/IpAddresses") {}

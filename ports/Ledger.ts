@@ -1,11 +1,12 @@
 // The record of money taken and given back.
 import { Context, type Effect } from "effect"
 import type { LedgerEntry } from "../domain/billing/Billing.ts"
+import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 export class Ledger extends Context.Service<Ledger, {
-  record(entry: LedgerEntry): Effect.Effect<void>
-  forOrder(orderId: string): Effect.Effect<ReadonlyArray<LedgerEntry>>
-  forSubscription(subscriptionId: string): Effect.Effect<ReadonlyArray<LedgerEntry>>
+  record(entry: LedgerEntry): Effect.Effect<void, DatabaseUnavailable>
+  forOrder(orderId: string): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
+  forSubscription(subscriptionId: string): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
   /** A customer's charges and refunds, newest first (at most `limit`). */
-  forUser(userId: string, limit: number): Effect.Effect<ReadonlyArray<LedgerEntry>>
+  forUser(userId: string, limit: number): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
 }>()("zh/ports/Ledger") {}

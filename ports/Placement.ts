@@ -1,6 +1,7 @@
 // Where new VMs go: capacity reservations per node and VMIDs from our own range, both decided atomically.
 import { Context, type Effect, type Option } from "effect"
 import type { Reservation } from "../domain/vps/Vps.ts"
+import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 export class Placement extends Context.Service<Placement, {
   /**
@@ -11,17 +12,17 @@ export class Placement extends Context.Service<Placement, {
     cluster: string,
     holder: string,
     choose: (pending: ReadonlyArray<Reservation>) => Option.Option<Omit<Reservation, "holder" | "cluster" | "vmid">>
-  ): Effect.Effect<Option.Option<Reservation>>
-  releaseReservation(holder: string): Effect.Effect<void>
+  ): Effect.Effect<Option.Option<Reservation>, DatabaseUnavailable>
+  releaseReservation(holder: string): Effect.Effect<void, DatabaseUnavailable>
   /**
    * The lowest VMID of [from, to) that neither we nor anyone (`taken`) use, recorded for `holder`;
    * the holder's current one if it has one. None when the range is full.
    */
-  allocateVmid(cluster: string, holder: string, range: { readonly from: number; readonly to: number }): Effect.Effect<Option.Option<number>>
+  allocateVmid(cluster: string, holder: string, range: { readonly from: number; readonly to: number }): Effect.Effect<Option.Option<number>, DatabaseUnavailable>
   /** A VMID found in use upstream by something else: never hand it out again; the holder gets a new one. */
-  markVmidForeign(cluster: string, vmid: number): Effect.Effect<void>
+  markVmidForeign(cluster: string, vmid: number): Effect.Effect<void, DatabaseUnavailable>
   /** Frees the holder's VMID once its VM is destroyed. */
-  releaseVmid(holder: string): Effect.Effect<void>
+  releaseVmid(holder: string): Effect.Effect<void, DatabaseUnavailable>
   /** The VMID on the reservation, so the VM stops counting twice once it exists upstream. */
-  attachVmid(holder: string, vmid: number): Effect.Effect<void>
+  attachVmid(holder: string, vmid: number): Effect.Effect<void, DatabaseUnavailable>
 }>()("zh/ports/Placement") {}

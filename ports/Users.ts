@@ -1,20 +1,21 @@
 // Persistence of user accounts, one row per user.
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { Language, NewUser, User, UserId } from "../domain/account/User.ts"
+import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 export class EmailTaken extends Schema.TaggedError<EmailTaken>()("EmailTaken", {}) {}
 
 export class Users extends Context.Service<Users, {
   /** Fails `EmailTaken` when the e-mail (case-insensitive) is already registered; never check-then-insert. */
-  insert(user: NewUser): Effect.Effect<User, EmailTaken>
-  findById(id: UserId): Effect.Effect<Option.Option<User>>
-  findByEmail(email: string): Effect.Effect<Option.Option<User>>
+  insert(user: NewUser): Effect.Effect<User, EmailTaken | DatabaseUnavailable>
+  findById(id: UserId): Effect.Effect<Option.Option<User>, DatabaseUnavailable>
+  findByEmail(email: string): Effect.Effect<Option.Option<User>, DatabaseUnavailable>
   /** Replaces the hash (a reset: ending the user's sessions is the SessionRecords' part of the same unit of work). */
-  setPasswordHash(id: UserId, hash: string): Effect.Effect<void>
+  setPasswordHash(id: UserId, hash: string): Effect.Effect<void, DatabaseUnavailable>
   /**
    * Replaces the hash only if it is still `expected` (a stronger rehash of the same password after login);
    * false when the password changed meanwhile, so a slow rehash never brings an old password back.
    */
-  upgradePasswordHash(id: UserId, expected: string, next: string): Effect.Effect<boolean>
-  setLanguage(id: UserId, language: Language): Effect.Effect<void>
+  upgradePasswordHash(id: UserId, expected: string, next: string): Effect.Effect<boolean, DatabaseUnavailable>
+  setLanguage(id: UserId, language: Language): Effect.Effect<void, DatabaseUnavailable>
 }>()("zh/ports/Users") {}

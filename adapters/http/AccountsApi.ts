@@ -2,6 +2,7 @@
 import { Context, type Effect, type Option, Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, HttpApiSecurity, OpenApi } from "effect/http-api"
 import type { Session } from "../../domain/account/Sessions.ts"
+import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 import {
   BadRequest,
   Conflict,
@@ -53,11 +54,13 @@ export const SessionCookie = HttpApiSecurity.apiKey({ key: "zh_token", in: "cook
 /** The guard of every authenticated route (cookie session, revocation check, sliding expiry). */
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentSession }>()(
   "zh/http/Authentication",
-  { error: Unauthorized, security: { cookie: SessionCookie } }
+  { error: [Unauthorized, ServiceUnavailable], security: { cookie: SessionCookie } }
 ) {}
 
 /** The session of a visitor on a public route, if they are signed in: checked when asked (provided by SessionIfSignedIn). */
-export class MaybeSession extends Context.Service<MaybeSession, Effect.Effect<Option.Option<Session>>>()("zh/http/MaybeSession") {}
+export class MaybeSession extends Context.Service<MaybeSession, Effect.Effect<Option.Option<Session>, DatabaseUnavailable>>()(
+  "zh/http/MaybeSession"
+) {}
 
 /** On a public route: the session when the cookie names a live one, for the handler to ask; never refuses. */
 export class SessionIfSignedIn extends HttpApiMiddleware.Service<SessionIfSignedIn, { provides: MaybeSession }>()(

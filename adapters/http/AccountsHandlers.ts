@@ -92,7 +92,7 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", Effect.fn(function
         return { user: userView(session.user) }
       }).pipe(mapDomainErrors))
     .handle("logout", ({ request }) =>
-      Effect.andThen(run(endSession(request.cookies[SessionCookie.key])), expireSessionCookie(settings)))
+      Effect.andThen(run(endSession(request.cookies[SessionCookie.key])), expireSessionCookie(settings)).pipe(mapDomainErrors))
     .handle("forgotPassword", ({ payload }) =>
       // Answered at once and identically for every address; the lookup and the mail happen afterwards, so
       // neither the body nor the timing tells whether the account exists.
@@ -132,7 +132,7 @@ export const SessionHandlers = HttpApiBuilder.group(Api, "session", Effect.fn(fu
         const session = yield* CurrentSession
         yield* endAllSessions(session.user.id).pipe(Effect.provideService(SessionRecords, sessions))
         yield* expireSessionCookie(settings)
-      }))
+      }).pipe(mapDomainErrors))
 }))
 
 export const PreferencesHandlers = HttpApiBuilder.group(Api, "preferences", Effect.fn(function*(handlers) {
@@ -149,7 +149,7 @@ export const PreferencesHandlers = HttpApiBuilder.group(Api, "preferences", Effe
       if (kept.proTheme !== undefined) cookies.push([PREFERENCE_COOKIES.proTheme, kept.proTheme])
       if (kept.language !== undefined) cookies.push([PREFERENCE_COOKIES.language, kept.language])
       yield* setPreferenceCookies(settings, cookies)
-    }))
+    }).pipe(mapDomainErrors))
 }))
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()

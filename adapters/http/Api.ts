@@ -1,6 +1,6 @@
 // The whole HTTP API definition: every group, the shared request validation, and the OpenAPI metadata.
 import { Schema } from "effect"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { AuthApi, PreferencesApi, RequestValidation, SessionApi } from "./AccountsApi.ts"
 import { ServiceUnavailable } from "./ApiErrors.ts"
 import { CatalogApi } from "./CatalogApi.ts"
@@ -19,6 +19,14 @@ export class SystemApi extends HttpApiGroup.make("system", { topLevel: true })
   .annotateMerge(OpenApi.annotations({ title: "System", description: "Liveness (process) and readiness (database)" }))
 {}
 
+/**
+ * Every route needs the database, so each may answer 503 DATABASE_UNREACHABLE with Retry-After (the domain's
+ * DatabaseUnavailable, mapped in errorMapping.ts): declared once here, for the contract and the encoder.
+ */
+export class DatabaseOutage extends HttpApiMiddleware.Service<DatabaseOutage>()("zh/http/DatabaseOutage", {
+  error: ServiceUnavailable
+}) {}
+
 export class Api extends HttpApi.make("zh")
   .add(AuthApi)
   .add(SessionApi)
@@ -34,6 +42,7 @@ export class Api extends HttpApi.make("zh")
   .add(GameClientApi)
   .add(SystemApi)
   .middleware(RequestValidation)
+  .middleware(DatabaseOutage)
   .annotateMerge(OpenApi.annotations({
     title: "ZH hosting platform API",
     version: "0.1.0",

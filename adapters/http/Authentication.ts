@@ -5,6 +5,7 @@
 import { Cache, Context, Duration, Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
 import type { Unauthenticated } from "../../domain/account/AccountErrors.ts"
+import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 import { makeAuthenticator, type Session } from "../../domain/account/Sessions.ts"
 import { Authentication, CurrentSession, MaybeSession, SessionCookie, SessionIfSignedIn } from "./AccountsApi.ts"
 import { setSessionCookie, tokenCookie, withCookie } from "./cookies.ts"
@@ -13,7 +14,7 @@ import { HttpSettings } from "./HttpSettings.ts"
 
 /** The session check of a request's cookie, its services resolved once: it runs on every authenticated request. */
 export class SessionGuard extends Context.Service<SessionGuard, {
-  check(token: string | undefined): Effect.Effect<Session, Unauthenticated>
+  check(token: string | undefined): Effect.Effect<Session, Unauthenticated | DatabaseUnavailable>
 }>()("zh/http/SessionGuard") {
   static readonly layer = Layer.effect(SessionGuard, Effect.map(makeAuthenticator, (check) => SessionGuard.of({ check })))
 }
@@ -64,7 +65,12 @@ export const SessionIfSignedInLive = Layer.effect(
   Effect.map(SessionGuard, (guard) =>
     SessionIfSignedIn.of((httpEffect) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-        Effect.provideService(httpEffect, MaybeSession, Effect.option(guard.check(tokenOf(request))))))))
+        // Signed out unless the cookie names a live session; a database that does not answer is answered as such.
+        Effect.provideService(
+          httpEffect,
+          MaybeSession,
+          guard.check(tokenOf(request)).pipe(Effect.asSome, Effect.catchTag("Unauthenticated", () => Effect.succeedNone))
+        )))))
 
 /**
  * A route outside the HttpApi (relay, consoles) for signed-in customers only: the handler runs with the session, or

@@ -5,6 +5,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { listPlansForSale, UnsoldUpstreams } from "../../domain/catalog/listPlansForSale.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { Api } from "./Api.ts"
+import { mapDomainErrors } from "./errorMapping.ts"
 
 /** How this deployment runs, as the public may know it; the app builds it from configuration. */
 export class PlatformInfo extends Context.Service<PlatformInfo, {
@@ -21,7 +22,8 @@ export const CatalogHandlers = HttpApiBuilder.group(Api, "catalog", Effect.fn(fu
       listPlansForSale.pipe(
         Effect.provideService(Catalog, catalog),
         Effect.provideService(UnsoldUpstreams, unsold),
-        Effect.map((plans) => ({ plans }))
+        Effect.map((plans) => ({ plans })),
+        mapDomainErrors
       ))
     .handle("platform", () => Effect.succeed({ sandbox: platform.sandbox }))
 }))

@@ -46,7 +46,8 @@ export const GameHandlers = (publicUrl: string) => [
     return handlers
       .handle("list", () =>
         Effect.flatMap(userId, (user) => run(listGameServers(user))).pipe(
-          Effect.map((all) => ({ gameServers: all.map(gameServerView) }))
+          Effect.map((all) => ({ gameServers: all.map(gameServerView) })),
+          mapDomainErrors
         ))
       .handle("get", ({ params }) =>
         Effect.flatMap(userId, (user) => run(ownedGameServer(user, params.id))).pipe(

@@ -8,7 +8,7 @@ import {
   RequestValidationLive,
   SessionHandlers
 } from "./AccountsHandlers.ts"
-import { Api } from "./Api.ts"
+import { Api, DatabaseOutage } from "./Api.ts"
 import { AuthenticationLive, SessionGuard, SessionIfSignedInLive } from "./Authentication.ts"
 import { CatalogHandlers } from "./CatalogHandlers.ts"
 import { type ConsoleRouteOptions, type ConsoleRouteServices, consoleRoute } from "./ConsoleRoute.ts"
@@ -22,6 +22,9 @@ import { HttpSettings } from "./HttpSettings.ts"
 import { securityMiddleware } from "./security.ts"
 import { staticRoutes } from "./StaticRoutes.ts"
 import { SystemHandlers } from "./SystemHandlers.ts"
+
+/** Declares the 503 only: handlers answer it themselves (mapDomainErrors, with its Retry-After and a log line). */
+export const DatabaseOutageLive = Layer.succeed(DatabaseOutage, DatabaseOutage.of((httpEffect) => httpEffect))
 
 const ApiRoutes = (publicUrl: string) =>
   HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
@@ -39,7 +42,7 @@ const ApiRoutes = (publicUrl: string) =>
       ...GameHandlers(publicUrl),
       SystemHandlers
     ]),
-    Layer.provide([AuthenticationLive, SessionIfSignedInLive, RequestValidationLive])
+    Layer.provide([AuthenticationLive, SessionIfSignedInLive, RequestValidationLive, DatabaseOutageLive])
   )
 
 /** The console WebSocket runs on the services captured when the routes are built. */

@@ -50,6 +50,7 @@ export const PaymentHistoryHandlers = HttpApiBuilder.group(Api, "paymentHistory"
           createdAt: e.createdAt.toISOString()
         }))
       })),
-      Effect.provideContext(services)
+      Effect.provideContext(services),
+      mapDomainErrors
     ))
 }))

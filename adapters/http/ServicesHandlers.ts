@@ -93,7 +93,8 @@ export const SubscriptionsHandlers = HttpApiBuilder.group(Api, "subscriptions", 
   return handlers
     .handle("list", () =>
       Effect.flatMap(userId, (user) => run(listSubscriptions(user))).pipe(
-        Effect.map((all) => ({ subscriptions: all.map(subscriptionView) }))
+        Effect.map((all) => ({ subscriptions: all.map(subscriptionView) })),
+        mapDomainErrors
       ))
     .handle("renew", ({ params }) =>
       Effect.flatMap(userId, (user) => run(renewSubscription(user, params.id))).pipe(
@@ -123,7 +124,7 @@ export const VpsHandlers = HttpApiBuilder.group(Api, "vps", Effect.fn(function*(
     proxmox((user) => powerVps(user, id, action)).pipe(Effect.map((vps) => ({ vps: vpsView(vps) })))
   return handlers
     .handle("list", () =>
-      Effect.flatMap(userId, (user) => run(listVps(user))).pipe(Effect.map((all) => ({ vps: all.map(vpsView) }))))
+      Effect.flatMap(userId, (user) => run(listVps(user))).pipe(Effect.map((all) => ({ vps: all.map(vpsView) })), mapDomainErrors))
     .handle("get", ({ params }) =>
       Effect.flatMap(userId, (user) => run(ownedVps(user, params.id))).pipe(
         Effect.map((vps) => ({ vps: vpsView(vps) })),

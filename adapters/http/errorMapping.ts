@@ -3,7 +3,7 @@
 // routes (relay, consoles) and the WebSocket refusals all answer from here, in the envelope
 // `{ "error": { "code", "message", "details"? } }`.
 import { Effect } from "effect"
-import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { STATUS_CODES } from "node:http"
 import type * as AccountErrors from "../../domain/account/AccountErrors.ts"
 import type { TooManyConsoles } from "../../domain/consoles/ConsoleAdmission.ts"
@@ -12,6 +12,7 @@ import * as GameErrors from "../../domain/game/GameErrors.ts"
 import * as VpsActions from "../../domain/vps/VpsActions.ts"
 import type * as GamePanel from "../../ports/GamePanel.ts"
 import type { RegistryUnavailable } from "../../ports/BusinessRegistry.ts"
+import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 import type {
   NotificationSignatureInvalid,
   PaymentAuthenticationRequired,
@@ -135,6 +136,7 @@ export type DomainError =
   | GamePanel.PanelRejected
   | BudgetExceeded
   | TooManyConsoles
+  | DatabaseUnavailable
 
 type Table = { readonly [K in DomainError["_tag"]]: (e: Extract<DomainError, { _tag: K }>) => Answer }
 
@@ -221,7 +223,9 @@ const table = {
   PanelResourceNotFound: () => answer(404, "NOT_FOUND", "No such file, folder or backup."),
   PanelRejected: (e) => panelRefusal(e.code),
   BudgetExceeded: (e) => answer(429, "RATE_LIMITED", e.message, { retryAfterSeconds: e.retryAfterSeconds }),
-  TooManyConsoles: own(429, "TOO_MANY_CONSOLES")
+  TooManyConsoles: own(429, "TOO_MANY_CONSOLES"),
+  // Every route may meet it (the Api's DatabaseOutage middleware declares it); the driver's words stay in our logs.
+  DatabaseUnavailable: () => databaseUnreachable
 } satisfies Table
 
 export const answerOf = (e: DomainError): Answer => (table[e._tag] as (e: DomainError) => Answer)(e)
@@ -273,11 +277,19 @@ export const mapDomainErrors = <A, E extends DomainError, R>(
 ): Effect.Effect<A, ApiError, R | HttpServerRequest.HttpServerRequest> =>
   Effect.catch(effect, (e) => {
     const a = answerOf(e)
-    const failure = Effect.fail(toApiError(a))
+    const failure = e._tag === "DatabaseUnavailable" ? Effect.andThen(logOutage(e), Effect.fail(toApiError(a))) : Effect.fail(toApiError(a))
     return a.retryAfterSeconds === undefined
       ? failure
       : Effect.andThen(HttpEffect.appendPreResponseHandler((_request, response) => Effect.succeed(withRetryAfter(a)(response))), failure)
   })
+
+/** One warning line per request the database could not serve, as the edge logs one that arrives as a defect. */
+const logOutage = (e: DatabaseUnavailable) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    Effect.logWarning(
+      `database unreachable while serving ${request.method} ${request.url.split("?")[0] ?? ""}` +
+        (e.cause instanceof Error ? `: ${e.cause.message}` : "")
+    ))
 
 /** The answer for an order, subscription, VPS or game server that is not the caller's (or a malformed id of one). */
 export const missingAnswers = {

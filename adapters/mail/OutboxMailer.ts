@@ -1,6 +1,6 @@
 // The sandbox Mailer used when no SMTP server is configured: logs each message and keeps the latest ones.
 import { Clock, Effect, Layer } from "effect"
-import { Mailer } from "../../ports/Mailer.ts"
+import { Mailer, MailNotSent } from "../../ports/Mailer.ts"
 import { Outbox } from "../../ports/Outbox.ts"
 
 export interface OutboxMailerOptions {
@@ -21,7 +21,9 @@ export const layer = (options: OutboxMailerOptions) =>
       return Mailer.of({
         send: (message) =>
           Effect.gen(function*() {
-            yield* outbox.append(message, new Date(yield* Clock.currentTimeMillis), options.keep)
+            yield* outbox.append(message, new Date(yield* Clock.currentTimeMillis), options.keep).pipe(
+              Effect.catchTag("DatabaseUnavailable", () => Effect.fail(new MailNotSent({ detail: "the outbox does not answer" })))
+            )
             yield* Effect.logInfo(
               options.logBodies
                 ? `sandbox outbox: mail to ${message.to}: ${message.subject}\n${message.text}`

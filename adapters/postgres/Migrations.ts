@@ -49,4 +49,5 @@ export const requireCurrentSchema = Effect.gen(function*() {
     ))[0]?.version ?? 0
     : 0
   if (current < latestMigrationId) return yield* new SchemaBehind({ current, latest: latestMigrationId })
+  // At start-up: a database that cannot be read stops the start, as any other failure to begin.
 }).pipe(Effect.catchTag(["SqlError", "SchemaError"], Effect.die))

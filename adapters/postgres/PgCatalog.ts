@@ -4,6 +4,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Plan } from "../../domain/catalog/Plan.ts"
 import { Catalog, type CatalogKind, type UpsertOutcome } from "../../ports/Catalog.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const Outcome = Schema.Struct({ created: Schema.Boolean })
@@ -94,17 +95,17 @@ export const make = Effect.gen(function*() {
                  proxmox_clusters.tls_fingerprint, proxmox_clusters.tls_insecure)
             IS DISTINCT FROM (excluded.url, excluded.username, excluded.token_id, excluded.tls_ca,
                  excluded.tls_fingerprint, excluded.tls_insecure)
-          RETURNING (xmax = 0) AS created`.pipe(upsert, Effect.orDie),
+          RETURNING (xmax = 0) AS created`.pipe(upsert, stored),
     upsertPanel: (p) =>
       sql`INSERT INTO pterodactyl_panels (name, url) VALUES (${p.name}, ${p.url})
           ON CONFLICT (name) DO UPDATE SET url = excluded.url, updated_at = now()
           WHERE pterodactyl_panels.url IS DISTINCT FROM excluded.url
-          RETURNING (xmax = 0) AS created`.pipe(upsert, Effect.orDie),
+          RETURNING (xmax = 0) AS created`.pipe(upsert, stored),
     upsertTemplate: (t) =>
       sql`INSERT INTO os_templates (id, cluster, node, vmid, name) VALUES (${t.id}, ${t.cluster}, ${t.node}, ${t.vmid}, ${t.name})
           ON CONFLICT (id, cluster, node) DO UPDATE SET vmid = excluded.vmid, name = excluded.name, updated_at = now()
           WHERE (os_templates.vmid, os_templates.name) IS DISTINCT FROM (excluded.vmid, excluded.name)
-          RETURNING (xmax = 0) AS created`.pipe(upsert, Effect.orDie),
+          RETURNING (xmax = 0) AS created`.pipe(upsert, stored),
     upsertIpPool: (pool, addresses) =>
       sql.withTransaction(Effect.gen(function*() {
         const row = yield* upsert(sql`
@@ -117,7 +118,7 @@ export const make = Effect.gen(function*() {
           RETURNING (xmax = 0) AS created`)
         const changed = yield* poolAddresses(pool.id, addresses)
         return row === "unchanged" && changed > 0 ? "updated" as const : row
-      })).pipe(Effect.orDie),
+      })).pipe(stored),
     upsertPlan: (plan) => {
       const { id, kind, name, priceCents, ...spec } = plan
       return sql`INSERT INTO plans (id, kind, name, price_cents, spec) VALUES (${id}, ${kind}, ${name}, ${priceCents}, ${JSON.stringify(spec)}::jsonb)
@@ -125,7 +126,7 @@ export const make = Effect.gen(function*() {
             spec = excluded.spec, updated_at = now()
           WHERE (plans.kind, plans.name, plans.price_cents, plans.spec)
             IS DISTINCT FROM (excluded.kind, excluded.name, excluded.price_cents, excluded.spec)
-          RETURNING (xmax = 0) AS created`.pipe(upsert, Effect.orDie)
+          RETURNING (xmax = 0) AS created`.pipe(upsert, stored)
     },
     retire: (kind: CatalogKind, id) => {
       const statement = {
@@ -135,17 +136,17 @@ export const make = Effect.gen(function*() {
         cluster: () => sql`UPDATE proxmox_clusters SET retired_at = coalesce(retired_at, now()) WHERE name = ${id} RETURNING 1`,
         panel: () => sql`UPDATE pterodactyl_panels SET retired_at = coalesce(retired_at, now()) WHERE name = ${id} RETURNING 1`
       }[kind]
-      return statement().pipe(Effect.map((r) => r.length > 0), Effect.orDie)
+      return statement().pipe(Effect.map((r) => r.length > 0), stored)
     },
     plans: planRows(sql`SELECT ${planColumns} FROM plans WHERE retired_at IS NULL ORDER BY price_cents, id COLLATE "C"`).pipe(
       Effect.map((all) => all.map(({ retired: _, ...plan }) => plan)),
-      Effect.orDie
+      stored
     ),
-    allPlans: planRows(sql`SELECT ${planColumns} FROM plans ORDER BY id COLLATE "C"`).pipe(Effect.orDie),
+    allPlans: planRows(sql`SELECT ${planColumns} FROM plans ORDER BY id COLLATE "C"`).pipe(stored),
     plan: (id) =>
       planRows(sql`SELECT ${planColumns} FROM plans WHERE id = ${id}`).pipe(
         Effect.map((found) => Option.fromNullishOr(found[0])),
-        Effect.orDie
+        stored
       ),
     templates: (id) =>
       sql`SELECT t.id, t.name, t.cluster, t.node, t.vmid, false AS retired FROM os_templates t
@@ -154,28 +155,28 @@ export const make = Effect.gen(function*() {
           ORDER BY t.cluster COLLATE "C", t.node COLLATE "C"`.pipe(
         all(TemplateRow),
         Effect.map((all) => all.map(({ retired: _, ...template }) => template)),
-        Effect.orDie
+        stored
       ),
     allTemplates: sql`SELECT id, name, cluster, node, vmid, retired_at IS NOT NULL AS retired FROM os_templates
-        ORDER BY id COLLATE "C", cluster COLLATE "C", node COLLATE "C"`.pipe(all(TemplateRow), Effect.orDie),
+        ORDER BY id COLLATE "C", cluster COLLATE "C", node COLLATE "C"`.pipe(all(TemplateRow), stored),
     ipPools: sql`SELECT p.id, p.cluster, p.cidr::text AS cidr, host(p.gateway) AS gateway, p.bridge, p.nodes,
           p.retired_at IS NOT NULL AS retired,
           (SELECT count(*)::int FROM ip_addresses a WHERE a.pool_id = p.id AND a.holder IS NULL AND a.withdrawn_at IS NULL) AS free,
           (SELECT count(*)::int FROM ip_addresses a WHERE a.pool_id = p.id AND a.holder IS NOT NULL) AS assigned
-        FROM ip_pools p ORDER BY p.id COLLATE "C"`.pipe(all(PoolRow), Effect.orDie),
+        FROM ip_pools p ORDER BY p.id COLLATE "C"`.pipe(all(PoolRow), stored),
     cluster: (name) =>
       clusterRows(sql`SELECT ${clusterColumns} FROM proxmox_clusters WHERE name = ${name}`).pipe(
         Effect.map((found) => Option.fromNullishOr(found[0])),
-        Effect.orDie
+        stored
       ),
-    clusters: clusterRows(sql`SELECT ${clusterColumns} FROM proxmox_clusters ORDER BY name COLLATE "C"`).pipe(Effect.orDie),
+    clusters: clusterRows(sql`SELECT ${clusterColumns} FROM proxmox_clusters ORDER BY name COLLATE "C"`).pipe(stored),
     panel: (name) =>
       panelRows(sql`SELECT name, url, retired_at IS NOT NULL AS retired FROM pterodactyl_panels WHERE name = ${name}`).pipe(
         Effect.map((found) => Option.fromNullishOr(found[0])),
-        Effect.orDie
+        stored
       ),
     panels: panelRows(sql`SELECT name, url, retired_at IS NOT NULL AS retired FROM pterodactyl_panels ORDER BY name COLLATE "C"`)
-      .pipe(Effect.orDie)
+      .pipe(stored)
   })
 })
 

@@ -3,6 +3,7 @@
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { GameAllocations } from "../../ports/GameAllocations.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const ClaimRow = snakeColumns(
@@ -54,12 +55,12 @@ export const make = Effect.gen(function*() {
         const raced = yield* heldBy(holder)
         if (Option.isSome(raced)) return raced
         return yield* Effect.die(`allocation ${claim.allocationId} on panel ${panel} is already held by another claim`)
-      })).pipe(Effect.orDie),
-    held: (holder) => heldBy(holder).pipe(Effect.orDie),
+      })).pipe(stored),
+    held: (holder) => heldBy(holder).pipe(stored),
     markCreated: (holder) =>
-      sql`UPDATE game_allocation_claims SET created = true WHERE holder = ${holder}`.pipe(Effect.asVoid, Effect.orDie),
+      sql`UPDATE game_allocation_claims SET created = true WHERE holder = ${holder}`.pipe(Effect.asVoid, stored),
     release: (holder) =>
-      sql`DELETE FROM game_allocation_claims WHERE holder = ${holder}`.pipe(Effect.asVoid, Effect.orDie)
+      sql`DELETE FROM game_allocation_claims WHERE holder = ${holder}`.pipe(Effect.asVoid, stored)
   })
 })
 

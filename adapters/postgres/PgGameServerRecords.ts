@@ -3,6 +3,8 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { GameServer } from "../../domain/game/GameServer.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
+import { stored } from "./failures.ts"
+import { setLifeStatus } from "./lifeStatus.ts"
 import { snakeColumns } from "./columns.ts"
 
 const GameServerRow = snakeColumns(GameServer)
@@ -10,6 +12,7 @@ const NewGameServerRow = snakeColumns(Schema.Struct(GameServer.fields))
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const lifeStatus = setLifeStatus(sql, "game_servers", "deleted_at")
   // No conflict target: with every unique index an arbiter, two racing creations for one order (different ids,
   // same subscription and identifier) end in DO NOTHING rather than tripping another index first.
   const insert = SqlSchema.void({
@@ -47,24 +50,14 @@ export const make = Effect.gen(function*() {
             ),
           onSome: Effect.succeed
         })),
-        Effect.orDie
+        stored
       ),
-    get: (id) => byId(id).pipe(Effect.orDie),
-    byIdentifier: (identifier) => byIdentifier(identifier).pipe(Effect.orDie),
-    bySubscription: (subscriptionId) => bySubscription(subscriptionId).pipe(Effect.orDie),
-    forUser: (userId) => forUser(userId).pipe(Effect.orDie),
-    live: live(undefined).pipe(Effect.orDie),
-    setStatus: (id, status, options = {}) => {
-      // Absent options keep their column; an explicit null grace period clears it.
-      const keepGrace = options.graceUntil === undefined
-      const keepDeleted = options.deletedAt === undefined
-      const grace = options.graceUntil ?? null
-      const deleted = options.deletedAt ?? null
-      return sql`UPDATE game_servers SET status = ${status},
-                   grace_until = CASE WHEN ${keepGrace} THEN grace_until ELSE ${grace}::timestamptz END,
-                   deleted_at = CASE WHEN ${keepDeleted} THEN deleted_at ELSE ${deleted}::timestamptz END
-                 WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
-    }
+    get: (id) => byId(id).pipe(stored),
+    byIdentifier: (identifier) => byIdentifier(identifier).pipe(stored),
+    bySubscription: (subscriptionId) => bySubscription(subscriptionId).pipe(stored),
+    forUser: (userId) => forUser(userId).pipe(stored),
+    live: live(undefined).pipe(stored),
+    setStatus: (id, status, options = {}) => lifeStatus(id, status, { graceUntil: options.graceUntil, endedAt: options.deletedAt })
   })
 })
 

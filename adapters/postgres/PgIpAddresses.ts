@@ -3,6 +3,7 @@
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { IpAddresses, PoolExhausted } from "../../ports/IpAddresses.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const AssignedRow = snakeColumns(Schema.Struct({
@@ -23,7 +24,7 @@ export const make = Effect.gen(function*() {
       sql`SELECT a.pool_id AS pool, host(a.address) AS address, masklen(p.cidr) AS prefix_length, host(p.gateway) AS gateway, p.bridge
           FROM ip_addresses a JOIN ip_pools p ON p.id = a.pool_id WHERE a.holder = ${holder}`
   })
-  const held = (holder: string) => heldBy(holder).pipe(Effect.map(Option.getOrUndefined), Effect.orDie)
+  const held = (holder: string) => heldBy(holder).pipe(Effect.map(Option.getOrUndefined), stored)
 
   // Pools rank in the caller's order, addresses in numeric order (inet); retired pools and withdrawn addresses
   // are never taken. The inner SELECT locks the row it picks; SKIP LOCKED moves past rows others are taking.
@@ -55,14 +56,14 @@ export const make = Effect.gen(function*() {
         const taken = yield* take({ holder, pools }).pipe(
           Effect.map(Option.getOrUndefined),
           // The same holder assigned concurrently: the unique index on holder lets one win; hand back its address.
-          Effect.catchTag("SqlError", (e) => e.reason._tag === "UniqueViolation" ? held(holder) : Effect.die(e)),
-          Effect.catchTag("SchemaError", Effect.die)
+          Effect.catchIf((e) => e._tag === "SqlError" && e.reason._tag === "UniqueViolation", () => held(holder)),
+          stored
         )
         if (taken === undefined) return yield* new PoolExhausted({ pools })
         return taken
       }),
     release: (holder) =>
-      sql`UPDATE ip_addresses SET holder = NULL, assigned_at = NULL WHERE holder = ${holder}`.pipe(Effect.asVoid, Effect.orDie),
+      sql`UPDATE ip_addresses SET holder = NULL, assigned_at = NULL WHERE holder = ${holder}`.pipe(Effect.asVoid, stored),
     held
   })
 })

@@ -2,6 +2,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Ledger } from "../../ports/Ledger.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const EntryRow = snakeColumns(Schema.Struct({
@@ -38,10 +39,10 @@ export const make = Effect.gen(function*() {
       sql`SELECT * FROM ledger_entries WHERE user_id = ${userId} ORDER BY created_at DESC, id DESC LIMIT ${limit}`
   })
   return Ledger.of({
-    record: (entry) => record(entry).pipe(Effect.orDie),
-    forOrder: (orderId) => forOrder(orderId).pipe(Effect.orDie),
-    forSubscription: (subscriptionId) => forSubscription(subscriptionId).pipe(Effect.orDie),
-    forUser: (userId, limit) => forUser({ userId, limit }).pipe(Effect.orDie)
+    record: (entry) => record(entry).pipe(stored),
+    forOrder: (orderId) => forOrder(orderId).pipe(stored),
+    forSubscription: (subscriptionId) => forSubscription(subscriptionId).pipe(stored),
+    forUser: (userId, limit) => forUser({ userId, limit }).pipe(stored)
   })
 })
 

@@ -2,6 +2,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { LoginAttempts } from "../../ports/LoginAttempts.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const Hit = Schema.Struct({ key: Schema.String, now: Schema.Date, end: Schema.Date })
@@ -23,10 +24,10 @@ export const make = Effect.gen(function*() {
         RETURNING count, window_end`
   })
   return LoginAttempts.of({
-    hit: (key, now, windowMillis) => hit({ key, now, end: new Date(now.getTime() + windowMillis) }).pipe(Effect.orDie),
+    hit: (key, now, windowMillis) => hit({ key, now, end: new Date(now.getTime() + windowMillis) }).pipe(stored),
     undo: (key) =>
-      sql`UPDATE login_attempts SET count = greatest(count - 1, 0) WHERE key = ${key}`.pipe(Effect.asVoid, Effect.orDie),
-    clear: (key) => sql`DELETE FROM login_attempts WHERE key = ${key}`.pipe(Effect.asVoid, Effect.orDie)
+      sql`UPDATE login_attempts SET count = greatest(count - 1, 0) WHERE key = ${key}`.pipe(Effect.asVoid, stored),
+    clear: (key) => sql`DELETE FROM login_attempts WHERE key = ${key}`.pipe(Effect.asVoid, stored)
   })
 })
 

@@ -3,6 +3,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Order, ServiceKind } from "../../domain/billing/Billing.ts"
 import { Orders } from "../../ports/Orders.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const OrderRow = snakeColumns(Order)
@@ -75,38 +76,38 @@ export const make = Effect.gen(function*() {
   })
 
   return Orders.of({
-    create: (order) => insert(order).pipe(Effect.orDie),
-    get: (id) => byId(id).pipe(Effect.orDie),
+    create: (order) => insert(order).pipe(stored),
+    get: (id) => byId(id).pipe(stored),
     progress: (id, update) =>
       sql`UPDATE orders SET status = ${update.status}, step = ${update.step}, step_name = ${update.stepName},
             subscription_id = coalesce(${update.subscriptionId ?? null}::uuid, subscription_id),
             updated_at = ${update.now}
-          WHERE id = ${id} AND status = ANY(${unfinishedStatuses})`.pipe(Effect.asVoid, Effect.orDie),
+          WHERE id = ${id} AND status = ANY(${unfinishedStatuses})`.pipe(Effect.asVoid, stored),
     startProvisioning: (id, now) =>
       sql`UPDATE orders SET status = 'provisioning', step = 0, step_name = 'Queued', updated_at = ${now}
-          WHERE id = ${id} AND status = 'pending' RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
+          WHERE id = ${id} AND status = 'pending' RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), stored),
     complete: (id, serviceId, oneTimeSecret, now) =>
       sql`UPDATE orders SET status = 'completed', service_id = ${serviceId}, one_time_secret = ${oneTimeSecret},
             updated_at = ${now}
-          WHERE id = ${id} AND status = ANY(${unfinishedStatuses})`.pipe(Effect.asVoid, Effect.orDie),
+          WHERE id = ${id} AND status = ANY(${unfinishedStatuses})`.pipe(Effect.asVoid, stored),
     fail: (id, reason, now) =>
       sql`UPDATE orders SET status = 'failed', failure_reason = ${reason}, updated_at = ${now}
-          WHERE id = ${id} AND status = ANY(${unfinishedStatuses})`.pipe(Effect.asVoid, Effect.orDie),
+          WHERE id = ${id} AND status = ANY(${unfinishedStatuses})`.pipe(Effect.asVoid, stored),
     takeOneTimeSecret: (id) =>
-      takeSecret(id).pipe(Effect.map((row) => row.pipe(Option.map((r) => r.one_time_secret))), Effect.orDie),
-    unfinished: unfinished(undefined).pipe(Effect.orDie),
+      takeSecret(id).pipe(Effect.map((row) => row.pipe(Option.map((r) => r.one_time_secret))), stored),
+    unfinished: unfinished(undefined).pipe(stored),
     cleanupPending: (id, now) =>
       sql`UPDATE orders SET cleanup_pending_since = coalesce(cleanup_pending_since, ${now}) WHERE id = ${id}`.pipe(
         Effect.asVoid,
-        Effect.orDie
+        stored
       ),
     cleanupFailed: (id, error) =>
       sql`UPDATE orders SET cleanup_attempts = cleanup_attempts + 1, cleanup_last_error = ${error}
-          WHERE id = ${id} AND cleanup_pending_since IS NOT NULL`.pipe(Effect.asVoid, Effect.orDie),
+          WHERE id = ${id} AND cleanup_pending_since IS NOT NULL`.pipe(Effect.asVoid, stored),
     cleanupDone: (id) =>
       sql`UPDATE orders SET cleanup_pending_since = NULL, cleanup_attempts = 0, cleanup_last_error = NULL
-          WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
-    pendingCleanups: pendingCleanups(undefined).pipe(Effect.orDie)
+          WHERE id = ${id}`.pipe(Effect.asVoid, stored),
+    pendingCleanups: pendingCleanups(undefined).pipe(stored)
   })
 })
 

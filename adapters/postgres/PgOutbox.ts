@@ -2,6 +2,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Outbox } from "../../ports/Outbox.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const EntryRow = snakeColumns(
@@ -31,8 +32,8 @@ export const make = Effect.gen(function*() {
         yield* sql`INSERT INTO mail_outbox (recipient, subject, text_body, html_body, sent_at)
                    VALUES (${message.to}, ${message.subject}, ${message.text}, ${message.html}, ${sentAt})`
         yield* sql`DELETE FROM mail_outbox WHERE id NOT IN (SELECT id FROM mail_outbox ORDER BY id DESC LIMIT ${keep})`
-      })).pipe(Effect.orDie),
-    latest: (limit) => latest(limit).pipe(Effect.orDie)
+      })).pipe(stored),
+    latest: (limit) => latest(limit).pipe(stored)
   })
 })
 

@@ -3,6 +3,7 @@ import { Effect, Layer, Option, Result, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { UserId } from "../../domain/account/User.ts"
 import { PasswordResets, ResetNotRedeemable } from "../../ports/PasswordResets.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const ResetRow = snakeColumns(Schema.Struct({
@@ -52,7 +53,7 @@ export const make = Effect.gen(function*() {
   return PasswordResets.of({
     check: (digest, now) =>
       stateOf(digest).pipe(
-        Effect.orDie,
+        stored,
         Effect.flatMap((state) => Effect.fromResult(redeemable(state, now)))
       ),
     issue: (reset) =>
@@ -60,7 +61,7 @@ export const make = Effect.gen(function*() {
         yield* sql`UPDATE password_resets SET invalidated_at = ${reset.createdAt}
                    WHERE user_id = ${reset.userId} AND used_at IS NULL AND invalidated_at IS NULL`
         yield* insert(reset)
-      })).pipe(Effect.orDie),
+      })).pipe(stored),
     redeem: (digest, now) =>
       Effect.gen(function*() {
         const won = yield* use({ digest, now })
@@ -68,7 +69,7 @@ export const make = Effect.gen(function*() {
         // Lost or never valid: say why, for the user's sake. Classifying after the fact cannot let a loser win.
         const why = redeemable(yield* stateOf(digest), now)
         return yield* Result.isFailure(why) ? why.failure : new ResetNotRedeemable({ reason: "EXPIRED" })
-      }).pipe(Effect.catchTag(["SqlError", "SchemaError"], Effect.die))
+      }).pipe(stored)
   })
 })
 

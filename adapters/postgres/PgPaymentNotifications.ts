@@ -2,6 +2,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { PaymentNotification } from "../../ports/PaymentGateway.ts"
+import { stored } from "./failures.ts"
 import { PaymentNotifications } from "../../ports/PaymentNotifications.ts"
 
 const Refunded = Schema.Array(Schema.Struct({ refunded: Schema.NullOr(Schema.Int) }))
@@ -21,14 +22,14 @@ export const make = Effect.gen(function*() {
     record: (notification, now) =>
       sql`INSERT INTO payment_notifications ${sql.insert(rowOf(notification, now))} ON CONFLICT (id) DO NOTHING RETURNING id`.pipe(
         Effect.map((rows) => rows.length > 0),
-        Effect.orDie
+        stored
       ),
     confirmedRefundCents: (payment) =>
       sql`SELECT max(refunded_cents) AS refunded FROM payment_notifications
           WHERE payment = ${payment} AND kind = 'RefundConfirmed'`.pipe(
         Effect.flatMap(Schema.decodeUnknownEffect(Refunded)),
         Effect.map((rows) => rows[0]?.refunded ?? 0),
-        Effect.orDie
+        stored
       )
   })
 })

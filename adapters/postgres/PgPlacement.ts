@@ -3,6 +3,7 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, type SqlError, SqlSchema } from "effect/sql"
 import type { Reservation } from "../../domain/vps/Vps.ts"
 import { Placement } from "../../ports/Placement.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const ReservationRow = snakeColumns(
@@ -100,16 +101,16 @@ export const make = Effect.gen(function*() {
         const reservation: Reservation = { holder, cluster, node, cpus, memoryMiB, diskGiB, vmid: null }
         yield* insertReservation(reservation)
         return Option.some(reservation)
-      })).pipe(Effect.orDie),
+      })).pipe(stored),
     releaseReservation: (holder) =>
-      sql`DELETE FROM node_reservations WHERE holder = ${holder}`.pipe(Effect.asVoid, Effect.orDie),
-    allocateVmid: (cluster, holder, { from, to }) => allocate(cluster, holder, from, to).pipe(Effect.orDie),
+      sql`DELETE FROM node_reservations WHERE holder = ${holder}`.pipe(Effect.asVoid, stored),
+    allocateVmid: (cluster, holder, { from, to }) => allocate(cluster, holder, from, to).pipe(stored),
     markVmidForeign: (cluster, vmid) =>
       sql`INSERT INTO vmid_allocations (cluster, vmid, holder, is_foreign) VALUES (${cluster}, ${vmid}, NULL, true)
-          ON CONFLICT (cluster, vmid) DO UPDATE SET holder = NULL, is_foreign = true`.pipe(Effect.asVoid, Effect.orDie),
-    releaseVmid: (holder) => sql`DELETE FROM vmid_allocations WHERE holder = ${holder}`.pipe(Effect.asVoid, Effect.orDie),
+          ON CONFLICT (cluster, vmid) DO UPDATE SET holder = NULL, is_foreign = true`.pipe(Effect.asVoid, stored),
+    releaseVmid: (holder) => sql`DELETE FROM vmid_allocations WHERE holder = ${holder}`.pipe(Effect.asVoid, stored),
     attachVmid: (holder, vmid) =>
-      sql`UPDATE node_reservations SET vmid = ${vmid} WHERE holder = ${holder}`.pipe(Effect.asVoid, Effect.orDie)
+      sql`UPDATE node_reservations SET vmid = ${vmid} WHERE holder = ${holder}`.pipe(Effect.asVoid, stored)
   })
 })
 

@@ -4,6 +4,7 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import { SessionId } from "../../domain/account/SessionRecord.ts"
 import { UserId } from "../../domain/account/User.ts"
 import { SessionRecords } from "../../ports/SessionRecords.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const SessionRow = snakeColumns(Schema.Struct({
@@ -29,18 +30,18 @@ export const make = Effect.gen(function*() {
     execute: (id) => sql`SELECT * FROM sessions WHERE id = ${id}`
   })
   return SessionRecords.of({
-    create: (session) => insert(session).pipe(Effect.orDie),
-    find: (id) => byId(id).pipe(Effect.orDie),
+    create: (session) => insert(session).pipe(stored),
+    find: (id) => byId(id).pipe(stored),
     touch: (id, at) =>
-      sql`UPDATE sessions SET last_seen_at = ${at} WHERE id = ${id} AND last_seen_at < ${at}`.pipe(Effect.asVoid, Effect.orDie),
-    end: (id) => sql`DELETE FROM sessions WHERE id = ${id} RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+      sql`UPDATE sessions SET last_seen_at = ${at} WHERE id = ${id} AND last_seen_at < ${at}`.pipe(Effect.asVoid, stored),
+    end: (id) => sql`DELETE FROM sessions WHERE id = ${id} RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), stored),
     endAllOf: (userId) =>
-      sql`DELETE FROM sessions WHERE user_id = ${userId} RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie),
+      sql`DELETE FROM sessions WHERE user_id = ${userId} RETURNING id`.pipe(Effect.map((rows) => rows.length), stored),
     purgeExpired: (now, limit) =>
       // Bounded, and SKIP LOCKED so that concurrent purges (every sign-in runs one) never wait on each other.
       sql`DELETE FROM sessions WHERE id IN (
             SELECT id FROM sessions WHERE expires_at <= ${now} ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
-          ) RETURNING id`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
+          ) RETURNING id`.pipe(Effect.map((rows) => rows.length), stored)
   })
 })
 

@@ -3,6 +3,7 @@ import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Subscription } from "../../domain/billing/Billing.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const SubscriptionRow = snakeColumns(Subscription)
@@ -38,7 +39,7 @@ export const make = Effect.gen(function*() {
   })
   /** Whether the conditional statement (with `RETURNING id`) changed a row. */
   const changed = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-    query.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie)
+    query.pipe(Effect.map((rows) => rows.length === 1), stored)
 
   /**
    * The stored period end is the one the caller read: compared at the precision the caller holds it (a JavaScript
@@ -48,11 +49,11 @@ export const make = Effect.gen(function*() {
 
   return Subscriptions.of({
     create: ({ now, ...s }) =>
-      insert({ ...s, status: "active", cancelAtPeriodEnd: false, serviceId: null, createdAt: now }).pipe(Effect.orDie),
-    get: (id) => byId(id).pipe(Effect.orDie),
-    forUser: (userId) => forUser(userId).pipe(Effect.orDie),
+      insert({ ...s, status: "active", cancelAtPeriodEnd: false, serviceId: null, createdAt: now }).pipe(stored),
+    get: (id) => byId(id).pipe(stored),
+    forUser: (userId) => forUser(userId).pipe(stored),
     attachService: (id, serviceId) =>
-      sql`UPDATE subscriptions SET service_id = ${serviceId} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      sql`UPDATE subscriptions SET service_id = ${serviceId} WHERE id = ${id}`.pipe(Effect.asVoid, stored),
     extend: (id, expected, next) =>
       changed(sql`UPDATE subscriptions SET current_period_end = ${next}, status = 'active'
                   WHERE id = ${id} AND ${samePeriodEnd(expected)} AND status IN ('active', 'suspended')
@@ -64,9 +65,9 @@ export const make = Effect.gen(function*() {
       changed(sql`UPDATE subscriptions SET status = 'suspended'
                   WHERE id = ${id} AND status = 'active' AND ${samePeriodEnd(periodEnd)} RETURNING id`),
     setCancelAtPeriodEnd: (id, cancel) =>
-      sql`UPDATE subscriptions SET cancel_at_period_end = ${cancel} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
-    due: (now) => due(now).pipe(Effect.orDie),
-    suspended: suspended(undefined).pipe(Effect.orDie)
+      sql`UPDATE subscriptions SET cancel_at_period_end = ${cancel} WHERE id = ${id}`.pipe(Effect.asVoid, stored),
+    due: (now) => due(now).pipe(stored),
+    suspended: suspended(undefined).pipe(stored)
   })
 })
 

@@ -2,6 +2,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { UpstreamSecrets } from "../../ports/UpstreamSecrets.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const SecretRow = snakeColumns(Schema.Struct({ name: Schema.String, sealed: Schema.String, updatedAt: Schema.Date }))
@@ -31,15 +32,15 @@ export const make = Effect.gen(function*() {
     execute: () => sql`SELECT name, updated_at FROM upstream_secrets ORDER BY name`
   })
   return UpstreamSecrets.of({
-    put: (name, sealed, updatedAt) => put({ name, sealed, updatedAt }).pipe(Effect.orDie),
-    get: (name) => byName(name).pipe(Effect.orDie),
-    list: list(undefined).pipe(Effect.orDie),
+    put: (name, sealed, updatedAt) => put({ name, sealed, updatedAt }).pipe(stored),
+    get: (name) => byName(name).pipe(stored),
+    list: list(undefined).pipe(stored),
     remove: (name) =>
       sql`DELETE FROM upstream_secrets WHERE name = ${name} RETURNING name`.pipe(
         Effect.map((rows) => rows.length > 0),
-        Effect.orDie
+        stored
       ),
-    all: all(undefined).pipe(Effect.orDie)
+    all: all(undefined).pipe(stored)
   })
 })
 

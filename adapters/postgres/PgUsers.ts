@@ -3,6 +3,7 @@ import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { User, UserId } from "../../domain/account/User.ts"
 import { EmailTaken, Users } from "../../ports/Users.ts"
+import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
 const NewUserRow = snakeColumns(Schema.Struct(User.fields))
@@ -29,19 +30,19 @@ export const make = Effect.gen(function*() {
   return Users.of({
     insert: (user) =>
       insert(user).pipe(
-        Effect.catchTag("SqlError", (e) => e.reason._tag === "UniqueViolation" ? Effect.fail(new EmailTaken()) : Effect.die(e)),
-        Effect.catchTag(["SchemaError", "NoSuchElementError"], Effect.die)
+        Effect.catchIf((e) => e._tag === "SqlError" && e.reason._tag === "UniqueViolation", () => Effect.fail(new EmailTaken())),
+        stored
       ),
-    findById: (id) => byId(id).pipe(Effect.orDie),
-    findByEmail: (email) => byEmail(email).pipe(Effect.orDie),
+    findById: (id) => byId(id).pipe(stored),
+    findByEmail: (email) => byEmail(email).pipe(stored),
     setPasswordHash: (id, hash) =>
-      sql`UPDATE users SET password_hash = ${hash} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      sql`UPDATE users SET password_hash = ${hash} WHERE id = ${id}`.pipe(Effect.asVoid, stored),
     upgradePasswordHash: (id, expected, next) =>
       sql`UPDATE users SET password_hash = ${next} WHERE id = ${id} AND password_hash = ${expected} RETURNING id`.pipe(
         Effect.map((rows) => rows.length === 1),
-        Effect.orDie
+        stored
       ),
-    setLanguage: (id, language) => sql`UPDATE users SET language = ${language} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+    setLanguage: (id, language) => sql`UPDATE users SET language = ${language} WHERE id = ${id}`.pipe(Effect.asVoid, stored)
   })
 })
 

@@ -4,6 +4,8 @@ import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Vps } from "../../domain/vps/Vps.ts"
 import { type SnapshotClaimOutcome, VpsRecords } from "../../ports/VpsRecords.ts"
+import { stored } from "./failures.ts"
+import { setLifeStatus } from "./lifeStatus.ts"
 import { snakeColumns } from "./columns.ts"
 
 const VpsRow = snakeColumns(Vps)
@@ -23,6 +25,7 @@ const columns = "id, user_id, subscription_id, order_id, plan_id, cluster, node,
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const lifeStatus = setLifeStatus(sql, "vps", "destroyed_at")
   const select = sql.unsafe(`SELECT ${columns} FROM vps`)
   // No conflict target: with every unique index an arbiter, two racing creations for one order (different ids,
   // same subscription) end in DO NOTHING rather than tripping the subscription index first.
@@ -66,25 +69,15 @@ export const make = Effect.gen(function*() {
           onNone: () => Effect.die(`VPS ${vps.id} or one for subscription ${vps.subscriptionId} exists under another order`),
           onSome: Effect.succeed
         })),
-        Effect.orDie
+        stored
       ),
-    get: (id) => byId(id).pipe(Effect.orDie),
-    bySubscription: (subscriptionId) => bySubscription(subscriptionId).pipe(Effect.orDie),
-    forUser: (userId) => forUser(userId).pipe(Effect.orDie),
-    live: live(undefined).pipe(Effect.orDie),
-    setStatus: (id, status, options = {}) => {
-      // Absent options keep their column; an explicit null grace period clears it.
-      const keepGrace = options.graceUntil === undefined
-      const keepDestroyed = options.destroyedAt === undefined
-      const grace = options.graceUntil ?? null
-      const destroyed = options.destroyedAt ?? null
-      return sql`UPDATE vps SET status = ${status},
-                   grace_until = CASE WHEN ${keepGrace} THEN grace_until ELSE ${grace}::timestamptz END,
-                   destroyed_at = CASE WHEN ${keepDestroyed} THEN destroyed_at ELSE ${destroyed}::timestamptz END
-                 WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
-    },
+    get: (id) => byId(id).pipe(stored),
+    bySubscription: (subscriptionId) => bySubscription(subscriptionId).pipe(stored),
+    forUser: (userId) => forUser(userId).pipe(stored),
+    live: live(undefined).pipe(stored),
+    setStatus: (id, status, options = {}) => lifeStatus(id, status, { graceUntil: options.graceUntil, endedAt: options.destroyedAt }),
     setSealedRootPassword: (id, sealed) =>
-      sql`UPDATE vps SET root_password_sealed = ${sealed} WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+      sql`UPDATE vps SET root_password_sealed = ${sealed} WHERE id = ${id}`.pipe(Effect.asVoid, stored),
     claimSnapshotName: ({ now, ...claim }) =>
       sql.withTransaction(Effect.gen(function*() {
         // Claims of one VPS queue here until commit: each sees every claim committed before it, none half-made.
@@ -98,8 +91,8 @@ export const make = Effect.gen(function*() {
         yield* insertClaim({ ...claim, claimedAt: now })
         const othersBeingTaken = live.filter((c) => c.work === "create").map((c) => c.name)
         return { _tag: "Claimed", othersBeingTaken } satisfies SnapshotClaimOutcome
-      })).pipe(Effect.orDie),
-    releaseSnapshotClaim: (id) => sql`DELETE FROM snapshot_claims WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+      })).pipe(stored),
+    releaseSnapshotClaim: (id) => sql`DELETE FROM snapshot_claims WHERE id = ${id}`.pipe(Effect.asVoid, stored)
   })
 })
 

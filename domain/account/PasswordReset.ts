@@ -4,7 +4,7 @@ import { Digest, SecureRandom } from "effect/crypto"
 import { LoginAttempts } from "../../ports/LoginAttempts.ts"
 import { Mailer } from "../../ports/Mailer.ts"
 import { PasswordHasher } from "../../ports/PasswordHasher.ts"
-import { PasswordResets, type ResetNotRedeemable } from "../../ports/PasswordResets.ts"
+import { PasswordResets, ResetNotRedeemable } from "../../ports/PasswordResets.ts"
 import { SessionRecords } from "../../ports/SessionRecords.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
@@ -52,9 +52,11 @@ export const requestPasswordReset = Effect.fn("requestPasswordReset")(function*(
   }))
 })
 
-const mapRefusal = Effect.mapError((e: ResetNotRedeemable) =>
-  e.reason === "EXPIRED" ? new ResetTokenExpired() : e.reason === "USED" ? new ResetTokenUsed() : new ResetTokenInvalid()
-)
+const mapRefusal = <A, E, R>(effect: Effect.Effect<A, E | ResetNotRedeemable, R>) =>
+  Effect.catchIf(effect, (e): e is ResetNotRedeemable => e instanceof ResetNotRedeemable, (e) =>
+    Effect.fail(
+      e.reason === "EXPIRED" ? new ResetTokenExpired() : e.reason === "USED" ? new ResetTokenUsed() : new ResetTokenInvalid()
+    ))
 
 /**
  * Redeems the token once (even under concurrent use), sets the new password and ends every session of the user.

@@ -4,6 +4,7 @@
 // carries the sliding expiry; the record carries the absolute cap and a coarse "last seen".
 import { Clock, Duration, Effect, Option, type Redacted } from "effect"
 import { SecureRandom } from "effect/crypto"
+import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 import { PasswordHasher } from "../../ports/PasswordHasher.ts"
 import { SessionRecords } from "../../ports/SessionRecords.ts"
 import { type SessionClaims, SessionTokens } from "../../ports/SessionTokens.ts"
@@ -122,11 +123,11 @@ export const makeAuthenticator = Effect.gen(function*() {
   const sessions = yield* SessionRecords
   const settings = yield* AccountSettings
   const revoked = Effect.fail(new Unauthenticated({ reason: "REVOKED" }))
-  const resume = (claims: SessionClaims, at: Date) =>
+  const resume = (claims: SessionClaims, at: Date): Effect.Effect<Session, Unauthenticated | DatabaseUnavailable> =>
     Effect.flatMap(sessions.find(claims.sessionId), (record) => {
       if (Option.isNone(record) || record.value.userId !== claims.userId || record.value.expiresAt <= at) return revoked
       const lastSeen = record.value.lastSeenAt
-      return Effect.flatMap(users.findById(claims.userId), (user) => {
+      return Effect.flatMap(users.findById(claims.userId), (user): Effect.Effect<Session, Unauthenticated | DatabaseUnavailable> => {
         if (Option.isNone(user)) return revoked
         const issued = issueWith(tokens, settings, claims.sessionId, user.value, claims.rememberMe, claims.signedInAt, at)
         return at.getTime() - lastSeen.getTime() >= TOUCH_MILLIS
@@ -134,7 +135,7 @@ export const makeAuthenticator = Effect.gen(function*() {
           : issued
       })
     })
-  return (token: string | undefined): Effect.Effect<Session, Unauthenticated> => {
+  return (token: string | undefined): Effect.Effect<Session, Unauthenticated | DatabaseUnavailable> => {
     if (token === undefined || token === "") return Effect.fail(new Unauthenticated({ reason: "MISSING" }))
     return Effect.flatMap(now, (at) =>
       tokens.verify(token, at).pipe(

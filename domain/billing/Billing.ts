@@ -8,8 +8,16 @@ export type OrderStatus = typeof OrderStatus.Type
 export const ServiceKind = Schema.String.check(Schema.isPattern(/^[a-z][a-z0-9-]{0,31}$/))
 export type ServiceKind = typeof ServiceKind.Type
 
+/** An order's id (a UUID). */
+export const OrderId = Schema.String.pipe(Schema.brand("OrderId"))
+export type OrderId = typeof OrderId.Type
+
+/** A subscription's id (a UUID). */
+export const SubscriptionId = Schema.String.pipe(Schema.brand("SubscriptionId"))
+export type SubscriptionId = typeof SubscriptionId.Type
+
 export class Order extends Schema.Class<Order>("Order")({
-  id: Schema.String,
+  id: OrderId,
   userId: Schema.String,
   planId: Schema.String,
   kind: ServiceKind,
@@ -20,7 +28,7 @@ export class Order extends Schema.Class<Order>("Order")({
   totalSteps: Schema.Int,
   stepName: Schema.String,
   failureReason: Schema.NullOr(Schema.String),
-  subscriptionId: Schema.NullOr(Schema.String),
+  subscriptionId: Schema.NullOr(SubscriptionId),
   serviceId: Schema.NullOr(Schema.String),
   createdAt: Schema.Date,
   updatedAt: Schema.Date
@@ -48,11 +56,11 @@ export const SubscriptionStatus = Schema.Literals([
 export type SubscriptionStatus = typeof SubscriptionStatus.Type
 
 export class Subscription extends Schema.Class<Subscription>("Subscription")({
-  id: Schema.String,
+  id: SubscriptionId,
   userId: Schema.String,
   planId: Schema.String,
   kind: ServiceKind,
-  orderId: Schema.String,
+  orderId: OrderId,
   status: SubscriptionStatus,
   currentPeriodEnd: Schema.Date,
   /** Cancelled by the customer: it ends at the period end and is not renewed. */

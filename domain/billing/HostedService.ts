@@ -5,6 +5,7 @@
 import { Context, Effect, Layer, type Option } from "effect"
 import type { ServiceKind } from "./Billing.ts"
 import type { InvalidOrderOption, PlanUnavailable, ProductUnavailable } from "./BillingErrors.ts"
+import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 
 /** Why an order is refused before anything is charged. */
 export type OrderRefused = InvalidOrderOption | PlanUnavailable | ProductUnavailable
@@ -30,9 +31,9 @@ export interface HostedService {
    * None when the plan is not one of this product's or is not for sale now; else the customer's options, decoded and
    * checked against it (InvalidOrderOption names the field), before anything is charged.
    */
-  prepareOrder(planId: string, options: unknown): Effect.Effect<Option.Option<PreparedOrder>, OrderRefused>
+  prepareOrder(planId: string, options: unknown): Effect.Effect<Option.Option<PreparedOrder>, OrderRefused | DatabaseUnavailable>
   /** One of this product's plans, retired ones included (a renewal bills it). */
-  plan(planId: string): Effect.Effect<Option.Option<PlanTerms>>
+  plan(planId: string): Effect.Effect<Option.Option<PlanTerms>, DatabaseUnavailable>
   /**
    * Starts (or joins: idempotent by order id) the durable provisioning of a paid order. It reports its steps on the
    * order and completes it, or refunds and fails it (billing's `failAndRefund`) and undoes what it built.
@@ -41,14 +42,14 @@ export interface HostedService {
   /** Starts the durable lapse of the period ending `periodEnd`: the service stops, kept for the grace window. */
   suspend(subscriptionId: string, periodEnd: Date): Effect.Effect<void>
   /** When the grace window of a suspended service ends (none: nothing of it left to end). */
-  graceUntil(subscriptionId: string): Effect.Effect<Option.Option<Date>>
+  graceUntil(subscriptionId: string): Effect.Effect<Option.Option<Date>, DatabaseUnavailable>
   /** Starts the durable end of a service whose grace window ended: it is gone for good, the subscription terminated. */
   terminate(subscriptionId: string, graceUntil: Date): Effect.Effect<void>
   /**
    * A renewal was paid for the period that ended `periodEnd`: a suspended service comes back, at once when its upstream
    * answers, else durably (a workflow keeps trying, once per renewed period).
    */
-  resume(subscriptionId: string, periodEnd: Date): Effect.Effect<void>
+  resume(subscriptionId: string, periodEnd: Date): Effect.Effect<void, DatabaseUnavailable>
 }
 
 /**

@@ -9,7 +9,7 @@ import { SecretBox } from "../../ports/SecretBox.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { refundOrder } from "./refund.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
-import { addMonth, type Order, type ServiceKind } from "./Billing.ts"
+import { addMonth, type Order, OrderId, type ServiceKind, SubscriptionId } from "./Billing.ts"
 import { OrderNotFound, PlanUnavailable } from "./BillingErrors.ts"
 import { HostedServices } from "./HostedService.ts"
 
@@ -50,7 +50,7 @@ export const placeOrder = Effect.fn("placeOrder")(function*(userId: string, plan
   const totalSteps = product.steps.length
 
   const orders = yield* Orders
-  const orderId = yield* (yield* SecureRandom.SecureRandom).uuidV4()
+  const orderId = OrderId.make(yield* (yield* SecureRandom.SecureRandom).uuidV4())
   const at = yield* now
   const order = yield* orders.create({ id: orderId, userId, planId, kind: product.kind, options, totalSteps, now: at })
 
@@ -77,7 +77,7 @@ const recordPayment = (order: Order, charge: { readonly reference: string; reado
     const orders = yield* Orders
     const ledger = yield* Ledger
     const at = yield* now
-    const subscriptionId = yield* random.uuidV4()
+    const subscriptionId = SubscriptionId.make(yield* random.uuidV4())
     const entry = (subscription: string | null) =>
       Effect.flatMap(random.uuidV4(), (id) =>
         ledger.record({

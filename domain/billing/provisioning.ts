@@ -10,6 +10,7 @@ import { alert } from "../ops/alert.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
 import type { Order } from "./Billing.ts"
 import { refundOrder } from "./refund.ts"
+import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 
 /** A step that could not be done; `reason` is for the customer (no upstream detail), `detail` for the log. */
 export class StepFailed extends Schema.TaggedError<StepFailed>()("StepFailed", {
@@ -123,7 +124,7 @@ export const cleanUp = <E, R>(orderId: string, undo: Effect.Effect<void, E, R>) 
       onFailure: (attempt, cause) =>
         Effect.gen(function*() {
           const detail = describeCause(cause)
-          yield* orders.cleanupFailed(orderId, detail)
+          yield* dieOnDatabaseOutage(orders.cleanupFailed(orderId, detail))
           const message = `cleanup of failed order ${orderId} failed (attempt ${attempt}), retrying with backoff: ${detail}`
           yield* worthAnAlert(attempt) ? alert(message, { orderId, attempt }) : Effect.logWarning(message)
         })
@@ -137,7 +138,7 @@ export const cleanUp = <E, R>(orderId: string, undo: Effect.Effect<void, E, R>) 
  * holds that workflow's result back nor stops with it.
  */
 export const undoing = <E, R>(orderId: string, undo: Effect.Effect<void, E, R>) =>
-  Activity.make({ name: "clean-up", execute: cleanUp(orderId, undo) })
+  Activity.make({ name: "clean-up", execute: dieOnDatabaseOutage(cleanUp(orderId, undo)) })
 
 /**
  * The body of a provisioning workflow: `build` runs its steps. When one fails, the customer is refunded and told at
@@ -158,7 +159,7 @@ export const provisioned = <R, RU>(
         Effect.andThen(
           Effect.logWarning(`provisioning order ${orderId} failed at step ${e.step}: ${e.detail}`),
           // The customer first: refunded and told at once, however long the undo then takes.
-          Activity.make({ name: "fail-and-refund", execute: failAndRefund(orderId, e.reason) })
+          Activity.make({ name: "fail-and-refund", execute: dieOnDatabaseOutage(failAndRefund(orderId, e.reason)) })
         ))
     )
   })

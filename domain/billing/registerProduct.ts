@@ -10,6 +10,8 @@ import type { ServiceKind } from "./Billing.ts"
 import { HostedServices, type OrderRefused, type PlanTerms } from "./HostedService.ts"
 import { lapsedFor, type PeriodWorkflow, stillDue, type TerminationWorkflow } from "./lapse.ts"
 import type { ProvisioningWorkflow } from "./provisioning.ts"
+import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
+import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 
 /** A failure of the product's upstream: `transient` says which may pass. */
 type UpstreamError = { readonly _tag: string }
@@ -19,14 +21,14 @@ export interface ProductDefinition<Plan, RP, RO, RS, RB, RL, RR, RE> {
   readonly kind: ServiceKind
   readonly steps: ReadonlyArray<string>
   /** The plan, when it is one of this product's and for sale now. */
-  readonly forSale: (planId: string) => Effect.Effect<Option.Option<Plan>, never, RP>
+  readonly forSale: (planId: string) => Effect.Effect<Option.Option<Plan>, DatabaseUnavailable, RP>
   /** One of this product's plans, retired ones included (a renewal bills it). */
-  readonly plan: (planId: string) => Effect.Effect<Option.Option<PlanTerms>, never, RP>
+  readonly plan: (planId: string) => Effect.Effect<Option.Option<PlanTerms>, DatabaseUnavailable, RP>
   readonly termsOf: (plan: Plan) => PlanTerms
   /** The customer's options decoded and checked against the plan, as they are to be stored with the order. */
-  readonly checkOptions: (plan: Plan, options: unknown) => Effect.Effect<Readonly<Record<string, unknown>>, OrderRefused, RO>
+  readonly checkOptions: (plan: Plan, options: unknown) => Effect.Effect<Readonly<Record<string, unknown>>, OrderRefused | DatabaseUnavailable, RO>
   /** The service's own record of a subscription: suspended or not, and the end of its grace window. */
-  readonly standing: (subscriptionId: string) => Effect.Effect<Option.Option<ServiceStanding>, never, RS>
+  readonly standing: (subscriptionId: string) => Effect.Effect<Option.Option<ServiceStanding>, DatabaseUnavailable, RS>
   /**
    * The lapse of the period ending `periodEnd`: the service stops (kept, for the grace window) and its record says
    * suspended until the grace window's end. Idempotent.
@@ -37,7 +39,7 @@ export interface ProductDefinition<Plan, RP, RO, RS, RB, RL, RR, RE> {
   /** Removes the service upstream for good: false when it refuses to (what is there is not ours: an alert, left). */
   readonly remove: (subscriptionId: string) => Effect.Effect<boolean, UpstreamError, RR>
   /** After the removal: what the service held goes back, and its record says it is gone. */
-  readonly release: (subscriptionId: string) => Effect.Effect<void, never, RE>
+  readonly release: (subscriptionId: string) => Effect.Effect<void, DatabaseUnavailable, RE>
   /** The upstream failures that pass (down, busy): tried again with backoff. */
   readonly transient: (error: UpstreamError) => boolean
   readonly provisioning: ProvisioningWorkflow
@@ -100,18 +102,18 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
   }))
   /** The lapse, decided against a renewal racing it: the service stops; if the renewal won meanwhile, it comes back. */
   const lapse = product.lapse.toLayer(Effect.fn(function*({ periodEnd, subscriptionId }) {
-    const due = yield* Activity.make({ name: "check", success: Schema.Boolean, execute: stillDue(subscriptionId, periodEnd) })
+    const due = yield* Activity.make({ name: "check", success: Schema.Boolean, execute: dieOnDatabaseOutage(stillDue(subscriptionId, periodEnd)) })
     if (!due) return
     // One activity: the service's record and its subscription say suspended within moments of each other.
     yield* Activity.make({
       name: "suspend",
-      execute: Effect.gen(function*() {
+      execute: dieOnDatabaseOutage(Effect.gen(function*() {
         yield* retried(product.suspend(subscriptionId, new Date(periodEnd)))
         // Atomic against a renewal: either the lapse of this period is recorded, or the renewal extended it first.
         if (yield* lapsedFor(subscriptionId, periodEnd)) return
         // Renewed while we stopped it: bring it back.
         yield* retried(product.bringBack(subscriptionId))
-      })
+      }))
     })
   }))
   /** A renewal's durable return: paid for, it happens however long the upstream stays down (once per period). */
@@ -129,13 +131,13 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
     const proceed = yield* Activity.make({
       name: "check",
       success: Schema.Boolean,
-      execute: Effect.gen(function*() {
+      execute: dieOnDatabaseOutage(Effect.gen(function*() {
         const subscription = yield* (yield* Subscriptions).get(subscriptionId)
         const standing = yield* product.standing(subscriptionId)
         const graceUntil = Option.isSome(standing) ? standing.value.graceUntil : null
         return Option.isSome(subscription) && subscription.value.status === "suspended" && graceUntil !== null &&
           graceUntil.getTime() <= (yield* Clock.currentTimeMillis)
-      })
+      }))
     })
     if (!proceed) return
     // Refused when what is there upstream is not ours: the service then stays as it is, for an operator.
@@ -143,11 +145,11 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
     if (!removed) return
     yield* Activity.make({
       name: "release",
-      execute: Effect.gen(function*() {
+      execute: dieOnDatabaseOutage(Effect.gen(function*() {
         // The subscription ends first: whoever sees the service gone sees its subscription terminated.
         yield* (yield* Subscriptions).setStatus(subscriptionId, "terminated", ["suspended"])
         yield* product.release(subscriptionId)
-      })
+      }))
     })
   }))
   return Layer.mergeAll(registration, lapse, restore, termination)

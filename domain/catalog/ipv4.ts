@@ -1,6 +1,8 @@
-// IPv4 arithmetic for the catalog's address pools: parsing dotted quads and CIDR blocks, and the host addresses
-// of a pool. Addresses are unsigned 32-bit numbers internally; everything here is pure.
+// IPv4 for the catalog's address pools: dotted quads and CIDR blocks are read and written by effect's strict parsers
+// (effect/net: no leading zeros, no host bits, no padding), and the pool arithmetic — which addresses a pool hands
+// out, which gateway is valid — works on addresses as unsigned 32-bit numbers. Everything here is pure.
 import { Result } from "effect"
+import { IpNetwork, NetAddress } from "effect/net"
 
 export interface Cidr {
   /** The network address, as an unsigned 32-bit number. */
@@ -8,49 +10,45 @@ export interface Cidr {
   readonly prefixLength: number
 }
 
-const OCTET = /^(0|[1-9][0-9]{0,2})$/
+const toNumber = (address: NetAddress.Ipv4Address) =>
+  NetAddress.ipv4ToOctets(address).reduce((value, octet) => value * 256 + octet, 0)
+
+const toAddress = (value: number) =>
+  NetAddress.ipv4FromOctets([value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255])
+
+const toNetwork = (cidr: Cidr) => IpNetwork.makeUnsafe(Result.getOrThrow(toAddress(cidr.network)), cidr.prefixLength)
 
 /** A dotted quad as a number; leading zeros are refused (some tools read them as octal). */
-export const parseAddress = (text: string): number | undefined => {
-  const parts = text.split(".")
-  if (parts.length !== 4) return undefined
-  let value = 0
-  for (const part of parts) {
-    if (!OCTET.test(part)) return undefined
-    const octet = Number(part)
-    if (octet > 255) return undefined
-    value = value * 256 + octet
-  }
-  return value
-}
+export const parseAddress = (text: string): number | undefined =>
+  Result.getOrUndefined(Result.map(NetAddress.ipv4FromString(text), toNumber))
 
-export const formatAddress = (value: number): string =>
-  [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join(".")
-
-const size = (prefixLength: number) => 2 ** (32 - prefixLength)
+export const formatAddress = (value: number): string => NetAddress.formatIp(Result.getOrThrow(toAddress(value)))
 
 /** `203.0.113.0/28`; the address must be the network address (no host bits set). */
 export const parseCidr = (text: string): Result.Result<Cidr, string> => {
-  const match = /^([^/]+)\/(0|[1-9][0-9]?)$/.exec(text)
-  const address = match?.[1] === undefined ? undefined : parseAddress(match[1])
-  const prefixLength = Number(match?.[2])
-  if (address === undefined || !(prefixLength <= 32)) {
-    return Result.fail(`"${text}" is not an IPv4 CIDR block like 203.0.113.0/28`)
+  const block = IpNetwork.ipv4FromString(text)
+  if (Result.isSuccess(block)) {
+    return Result.succeed({ network: toNumber(block.success.address), prefixLength: block.success.prefixLength })
   }
-  const network = address - (address % size(prefixLength))
-  if (network !== address) {
-    return Result.fail(`"${text}" has host bits set; the block is ${formatAddress(network)}/${prefixLength}`)
-  }
-  return Result.succeed({ network, prefixLength })
+  // Refused: say which block was meant when only host bits are wrong.
+  const [addressText = "", prefixText = "", ...rest] = text.split("/")
+  const address = NetAddress.ipv4FromString(addressText)
+  const meant = rest.length === 0 && Result.isSuccess(address) && /^(0|[1-9][0-9]?)$/.test(prefixText)
+    ? IpNetwork.fromAddress(address.success, Number(prefixText))
+    : undefined
+  return meant !== undefined && Result.isSuccess(meant)
+    ? Result.fail(`"${text}" has host bits set; the block is ${IpNetwork.format(meant.success)}`)
+    : Result.fail(`"${text}" is not an IPv4 CIDR block like 203.0.113.0/28`)
 }
 
-export const formatCidr = (cidr: Cidr) => `${formatAddress(cidr.network)}/${cidr.prefixLength}`
+export const formatCidr = (cidr: Cidr) => IpNetwork.format(toNetwork(cidr))
 
-export const contains = (cidr: Cidr, address: number) => address >= cidr.network && address < cidr.network + size(cidr.prefixLength)
+export const contains = (cidr: Cidr, address: number) =>
+  Result.match(toAddress(address), { onFailure: () => false, onSuccess: (a) => IpNetwork.contains(toNetwork(cidr), a) })
 
-export const overlaps = (a: Cidr, b: Cidr) => contains(a, b.network) || contains(b, a.network)
+export const overlaps = (a: Cidr, b: Cidr) => IpNetwork.overlaps(toNetwork(a), toNetwork(b))
 
-export const broadcastOf = (cidr: Cidr) => cidr.network + size(cidr.prefixLength) - 1
+export const broadcastOf = (cidr: Cidr) => toNumber(IpNetwork.lastAddress(toNetwork(cidr)))
 
 /**
  * Whether `address` may serve as the gateway of `cidr`: inside the block, and not its network or broadcast

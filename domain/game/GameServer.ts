@@ -1,6 +1,7 @@
 // A game server as we record it: who owns it, which panel server it is (id, uuid, identifier), where players
 // reach it, and its life state. The panel is never trusted to remember a suspension: this record is the truth.
 import { Schema } from "effect"
+import { OrderId, SubscriptionId } from "../billing/Billing.ts"
 
 export const GameServerStatus = Schema.Literals([
   "active",
@@ -11,11 +12,15 @@ export const GameServerStatus = Schema.Literals([
 ])
 export type GameServerStatus = typeof GameServerStatus.Type
 
+/** A game server's id (a UUID; the service id of its order and subscription). */
+export const GameServerId = Schema.String.pipe(Schema.brand("GameServerId"))
+export type GameServerId = typeof GameServerId.Type
+
 export class GameServer extends Schema.Class<GameServer>("GameServer")({
-  id: Schema.String,
+  id: GameServerId,
   userId: Schema.String,
-  subscriptionId: Schema.String,
-  orderId: Schema.String,
+  subscriptionId: SubscriptionId,
+  orderId: OrderId,
   planId: Schema.String,
   /** The panel's name in the catalog. */
   panel: Schema.String,

@@ -23,9 +23,11 @@ import {
   undoing
 } from "../billing/provisioning.ts"
 import { alert } from "../ops/alert.ts"
-import { GameServer } from "./GameServer.ts"
+import { GameServer, GameServerId } from "./GameServer.ts"
+import { SubscriptionId } from "../billing/Billing.ts"
 import { checkEnvironment, GameOrderOptions } from "./GameOptions.ts"
 import { GameSettings } from "./GameSettings.ts"
+import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 
 export const GAME_STEPS = [
   "Preparing your panel account",
@@ -243,10 +245,10 @@ const step5Record = (orderId: string, created: typeof Created.Type, claimed: typ
     const { order, plan } = yield* context(orderId)
     const at = yield* now
     const record = yield* (yield* GameServerRecords).create(new GameServer({
-      id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
+      id: GameServerId.make(yield* (yield* SecureRandom.SecureRandom).uuidV4()),
       userId: order.userId,
-      subscriptionId: order.subscriptionId ?? "",
-      orderId,
+      subscriptionId: order.subscriptionId ?? SubscriptionId.make(""),
+      orderId: order.id,
       planId: order.planId,
       panel: plan.panel,
       panelServerId: created.id,
@@ -297,17 +299,17 @@ export const UndoGameLive = UndoGame.toLayer(Effect.fn(function*({ orderId }) {
 export const ProvisionGameLive = ProvisionGame.toLayer(Effect.fn(function*({ orderId }) {
   const build = Effect.gen(function*() {
     const user = yield* provisioningStep({ name: "user", success: Schema.Int, execute: step1User(orderId) })
-    const nodes = yield* provisioningStep({ name: "nodes", success: Schema.Array(Schema.Int), execute: step2Nodes(orderId) })
-    const claimed = yield* provisioningStep({ name: "allocate", success: Claimed, execute: step3Allocate(orderId, nodes) })
-    const created = yield* provisioningStep({ name: "create", success: Created, execute: step4Create(orderId, user, claimed) })
+    const nodes = yield* provisioningStep({ name: "nodes", success: Schema.Array(Schema.Int), execute: dieOnDatabaseOutage(step2Nodes(orderId)) })
+    const claimed = yield* provisioningStep({ name: "allocate", success: Claimed, execute: dieOnDatabaseOutage(step3Allocate(orderId, nodes)) })
+    const created = yield* provisioningStep({ name: "create", success: Created, execute: dieOnDatabaseOutage(step4Create(orderId, user, claimed)) })
     const settings = yield* GameSettings
     yield* pollDurably({
       name: "install",
       success: Schema.Literal("installed"),
-      check: () => step5Installed(orderId, created),
+      check: () => dieOnDatabaseOutage(step5Installed(orderId, created)),
       pauses: { initial: settings.installPollInitial, max: settings.installPollMax }
     })
-    return yield* provisioningStep({ name: "record", success: Schema.String, execute: step5Record(orderId, created, claimed) })
+    return yield* provisioningStep({ name: "record", success: Schema.String, execute: dieOnDatabaseOutage(step5Record(orderId, created, claimed)) })
   })
   return yield* provisioned(orderId, build, () => UndoGame.execute({ orderId }, { discard: true, detached: true }))
 }))

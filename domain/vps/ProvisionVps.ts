@@ -27,9 +27,12 @@ import {
 import { notOursAlert, ownership } from "./ownership.ts"
 import { chooseNode } from "./placement.ts"
 import { generatePassword } from "./passwords.ts"
-import { Vps } from "./Vps.ts"
+import { Vps, VpsId } from "./Vps.ts"
+import { SubscriptionId } from "../billing/Billing.ts"
 import { VpsOrderOptions } from "./VpsOptions.ts"
 import { VpsSettings } from "./VpsSettings.ts"
+import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
+import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 
 export const VPS_STEPS = [
   "Choosing a node",
@@ -112,7 +115,10 @@ const step1Place = (orderId: string) =>
   })
 
 /** Our range's lowest unused VMID that the cluster also reports free (something else may have taken it). */
-const allocateFreeVmid = (cluster: string, holder: string): Effect.Effect<number, StepFailed, Placement | VpsSettings | Virtualization> =>
+const allocateFreeVmid = (
+  cluster: string,
+  holder: string
+): Effect.Effect<number, StepFailed | DatabaseUnavailable, Placement | VpsSettings | Virtualization> =>
   Effect.gen(function*() {
     const placement = yield* Placement
     const settings = yield* VpsSettings
@@ -172,7 +178,7 @@ const step2Clone = (orderId: string, placed: Placed, check: number) =>
       if (cloned) return vmid
       yield* placement.markVmidForeign(placed.cluster, vmid)
       vmid = yield* allocateFreeVmid(placed.cluster, orderId).pipe(
-        Effect.mapError((e) => new StepFailed({ ...e, step: 2 }))
+        Effect.catchTag("StepFailed", (e) => Effect.fail(new StepFailed({ ...e, step: 2 })))
       )
       yield* placement.attachVmid(orderId, vmid)
     }
@@ -237,14 +243,14 @@ const step6Start = (orderId: string, placed: Placed, sealedPassword: string) =>
     ], { concurrency: 3 })
     const at = yield* now
     const box = yield* SecretBox
-    const vpsId = yield* (yield* SecureRandom.SecureRandom).uuidV4()
+    const vpsId = VpsId.make(yield* (yield* SecureRandom.SecureRandom).uuidV4())
     const password = yield* box.open(sealedPassword, `order:${orderId}:root-password`).pipe(Effect.orDie)
     const vps = yield* (yield* VpsRecords).create(
       new Vps({
         id: vpsId,
         userId: order.userId,
-        subscriptionId: order.subscriptionId ?? "",
-        orderId,
+        subscriptionId: order.subscriptionId ?? SubscriptionId.make(""),
+        orderId: order.id,
         planId: order.planId,
         cluster: placed.cluster,
         node: placed.node,
@@ -313,12 +319,12 @@ export const UndoVpsLive = UndoVps.toLayer(Effect.fn(function*({ orderId, placed
 export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ orderId }) {
   let placed: Placed | undefined
   const build = Effect.gen(function*() {
-    placed = yield* provisioningStep({ name: "place", success: Placed, execute: step1Place(orderId) })
+    placed = yield* provisioningStep({ name: "place", success: Placed, execute: dieOnDatabaseOutage(step1Place(orderId)) })
     const p0 = placed
     const vmid = yield* pollDurably({
       name: "clone",
       success: Schema.Int,
-      check: (check) => step2Clone(orderId, p0, check),
+      check: (check) => dieOnDatabaseOutage(step2Clone(orderId, p0, check)),
       pauses: (yield* VpsSettings).clonePoll
     })
     placed = { ...placed, vmid }
@@ -326,13 +332,13 @@ export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ order
     // The address is database work: assigned while the disk is resized. Both finish before either failure counts,
     // so the undo never races a step still running.
     const [resized, addressed] = yield* Effect.all([
-      provisioningStep({ name: "resize", success: Schema.Void, execute: step3Resize(orderId, p) }).pipe(Effect.result),
-      provisioningStep({ name: "address", success: Schema.String, execute: step4Address(orderId) }).pipe(Effect.result)
+      provisioningStep({ name: "resize", success: Schema.Void, execute: dieOnDatabaseOutage(step3Resize(orderId, p)) }).pipe(Effect.result),
+      provisioningStep({ name: "address", success: Schema.String, execute: dieOnDatabaseOutage(step4Address(orderId)) }).pipe(Effect.result)
     ], { concurrency: 2 })
     if (Result.isFailure(resized)) return yield* Effect.fail(resized.failure)
     if (Result.isFailure(addressed)) return yield* Effect.fail(addressed.failure)
-    const sealed = yield* provisioningStep({ name: "configure", success: Schema.String, execute: step5Configure(orderId, p) })
-    return yield* provisioningStep({ name: "start", success: Schema.String, execute: step6Start(orderId, p, sealed) })
+    const sealed = yield* provisioningStep({ name: "configure", success: Schema.String, execute: dieOnDatabaseOutage(step5Configure(orderId, p)) })
+    return yield* provisioningStep({ name: "start", success: Schema.String, execute: dieOnDatabaseOutage(step6Start(orderId, p, sealed)) })
   })
   return yield* provisioned(orderId, build, () =>
     UndoVps.execute({ orderId, placed: placed ?? null }, { discard: true, detached: true }))

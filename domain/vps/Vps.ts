@@ -1,5 +1,6 @@
 // A VPS as we record it: who owns it, where it runs, its address, and its life state.
 import { Schema } from "effect"
+import { OrderId, SubscriptionId } from "../billing/Billing.ts"
 
 export const VpsStatus = Schema.Literals([
   "running",
@@ -10,11 +11,15 @@ export const VpsStatus = Schema.Literals([
 ])
 export type VpsStatus = typeof VpsStatus.Type
 
+/** A VPS's id (a UUID; the service id of its order and subscription). */
+export const VpsId = Schema.String.pipe(Schema.brand("VpsId"))
+export type VpsId = typeof VpsId.Type
+
 export class Vps extends Schema.Class<Vps>("Vps")({
-  id: Schema.String,
+  id: VpsId,
   userId: Schema.String,
-  subscriptionId: Schema.String,
-  orderId: Schema.String,
+  subscriptionId: SubscriptionId,
+  orderId: OrderId,
   planId: Schema.String,
   cluster: Schema.String,
   node: Schema.String,

@@ -10,13 +10,14 @@ import * as PgGameServerRecords from "../../adapters/postgres/PgGameServerRecord
 import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
 import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
-import { GameServer } from "../../domain/game/GameServer.ts"
+import { GameServer, GameServerId } from "../../domain/game/GameServer.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
 import { sqlBackends } from "../support/databases.ts"
 import { newUser } from "../support/userMother.ts"
+import { OrderId, SubscriptionId } from "../../domain/billing/Billing.ts"
 
 const builtAt = new Date("2026-03-01T10:00:00.000Z")
 const later = (minutes: number) => new Date(builtAt.getTime() + minutes * 60_000)
@@ -33,7 +34,7 @@ const customer = Effect.map(
 const provisioned = (userId: string, createdAt: Date = builtAt) =>
   Effect.gen(function*() {
     const order = yield* (yield* Orders).create({
-      id: randomUUID(),
+      id: OrderId.make(randomUUID()),
       userId,
       planId: "mc-2g",
       kind: "game",
@@ -42,7 +43,7 @@ const provisioned = (userId: string, createdAt: Date = builtAt) =>
       now: createdAt
     })
     const subscription = yield* (yield* Subscriptions).create({
-      id: randomUUID(),
+      id: SubscriptionId.make(randomUUID()),
       userId,
       planId: "mc-2g",
       kind: "game",
@@ -52,7 +53,7 @@ const provisioned = (userId: string, createdAt: Date = builtAt) =>
     })
     const uuid = randomUUID()
     return new GameServer({
-      id: randomUUID(),
+      id: GameServerId.make(randomUUID()),
       userId,
       subscriptionId: subscription.id,
       orderId: order.id,
@@ -105,7 +106,7 @@ const contract = (name: string, impl: Layer.Layer<GameServerRecords | Subscripti
         yield* records.create(server)
         const retry = new GameServer({
           ...server,
-          id: randomUUID(),
+          id: GameServerId.make(randomUUID()),
           panelServerId: 43,
           identifier: freshIdentifier(),
           createdAt: later(5)
@@ -120,7 +121,7 @@ const contract = (name: string, impl: Layer.Layer<GameServerRecords | Subscripti
         const records = yield* GameServerRecords
         const server = yield* provisioned(yield* customer)
         const created = yield* Effect.all(
-          Array.from({ length: 10 }, () => records.create(new GameServer({ ...server, id: randomUUID() }))),
+          Array.from({ length: 10 }, () => records.create(new GameServer({ ...server, id: GameServerId.make(randomUUID()) }))),
           { concurrency: "unbounded" }
         )
         assert.strictEqual(new Set(created.map((s) => s.id)).size, 1)

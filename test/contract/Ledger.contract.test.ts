@@ -17,6 +17,7 @@ import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
 import { sqlBackends } from "../support/databases.ts"
 import { newUser } from "../support/userMother.ts"
+import { OrderId, SubscriptionId } from "../../domain/billing/Billing.ts"
 
 const paidAt = new Date("2026-03-01T10:00:00.000Z")
 const later = (minutes: number) => new Date(paidAt.getTime() + minutes * 60_000)
@@ -25,7 +26,7 @@ const later = (minutes: number) => new Date(paidAt.getTime() + minutes * 60_000)
 const purchase = Effect.gen(function*() {
   const user = yield* (yield* Users).insert(newUser(`ledger-${randomUUID()}@example.com`))
   const order = yield* (yield* Orders).create({
-    id: randomUUID(),
+    id: OrderId.make(randomUUID()),
     userId: user.id,
     planId: "vps-s",
     kind: "vps",
@@ -34,7 +35,7 @@ const purchase = Effect.gen(function*() {
     now: paidAt
   })
   const subscription = yield* (yield* Subscriptions).create({
-    id: randomUUID(),
+    id: SubscriptionId.make(randomUUID()),
     userId: user.id,
     planId: "vps-s",
     kind: "vps",

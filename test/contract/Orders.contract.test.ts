@@ -8,7 +8,7 @@ import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
 import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
 import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
-import { Order } from "../../domain/billing/Billing.ts"
+import { Order, OrderId, SubscriptionId } from "../../domain/billing/Billing.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
@@ -25,11 +25,11 @@ const customer = Effect.flatMap(Users, (users) => users.insert(newUser(`orders-$
 
 const placeOrder = (userId: string) =>
   Effect.flatMap(Orders, (orders) =>
-    orders.create({ id: randomUUID(), userId, planId: "vps-s", kind: "vps", options, totalSteps: 6, now: placedAt }))
+    orders.create({ id: OrderId.make(randomUUID()), userId, planId: "vps-s", kind: "vps", options, totalSteps: 6, now: placedAt }))
 
 const current = (id: string) => Effect.map(Effect.flatMap(Orders, (orders) => orders.get(id)), Option.getOrThrow)
 
-const progress = (id: string, step: number, subscriptionId?: string) =>
+const progress = (id: string, step: number, subscriptionId?: SubscriptionId) =>
   Effect.flatMap(Orders, (orders) =>
     orders.progress(id, {
       status: "provisioning",
@@ -73,7 +73,7 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         const user = yield* customer
         const order = yield* placeOrder(user.id)
         const subscription = yield* (yield* Subscriptions).create({
-          id: randomUUID(),
+          id: SubscriptionId.make(randomUUID()),
           userId: user.id,
           planId: "vps-s",
           kind: "vps",
@@ -168,7 +168,7 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         const user = yield* customer
         const create = (minutes: number) =>
           orders.create({
-            id: randomUUID(),
+            id: OrderId.make(randomUUID()),
             userId: user.id,
             planId: "vps-s",
             kind: "vps",

@@ -9,7 +9,7 @@ import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
 import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
 import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
-import { addMonth, Subscription, type SubscriptionStatus } from "../../domain/billing/Billing.ts"
+import { addMonth, OrderId, Subscription, SubscriptionId, type SubscriptionStatus } from "../../domain/billing/Billing.ts"
 import { lapsedFor, stillDue } from "../../domain/billing/lapse.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
@@ -31,7 +31,7 @@ const customer = Effect.map(
 const subscribe = (userId: string, end: Date = periodEnd, now: Date = startedAt) =>
   Effect.gen(function*() {
     const order = yield* (yield* Orders).create({
-      id: randomUUID(),
+      id: OrderId.make(randomUUID()),
       userId,
       planId: "vps-m",
       kind: "vps",
@@ -40,7 +40,7 @@ const subscribe = (userId: string, end: Date = periodEnd, now: Date = startedAt)
       now
     })
     return yield* (yield* Subscriptions).create({
-      id: randomUUID(),
+      id: SubscriptionId.make(randomUUID()),
       userId,
       planId: "vps-m",
       kind: "vps",

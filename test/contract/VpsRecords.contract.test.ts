@@ -10,13 +10,14 @@ import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
 import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
 import * as PgVpsRecords from "../../adapters/postgres/PgVpsRecords.ts"
-import { Vps } from "../../domain/vps/Vps.ts"
+import { Vps, VpsId } from "../../domain/vps/Vps.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
 import { type SnapshotClaimOutcome, type SnapshotWork, VpsRecords } from "../../ports/VpsRecords.ts"
 import { sqlBackends } from "../support/databases.ts"
 import { newUser } from "../support/userMother.ts"
+import { OrderId, SubscriptionId } from "../../domain/billing/Billing.ts"
 
 const builtAt = new Date("2026-03-01T10:00:00.000Z")
 const later = (minutes: number) => new Date(builtAt.getTime() + minutes * 60_000)
@@ -30,7 +31,7 @@ const customer = Effect.map(
 const provisioned = (userId: string, createdAt: Date = builtAt) =>
   Effect.gen(function*() {
     const order = yield* (yield* Orders).create({
-      id: randomUUID(),
+      id: OrderId.make(randomUUID()),
       userId,
       planId: "vps-s",
       kind: "vps",
@@ -39,7 +40,7 @@ const provisioned = (userId: string, createdAt: Date = builtAt) =>
       now: createdAt
     })
     const subscription = yield* (yield* Subscriptions).create({
-      id: randomUUID(),
+      id: SubscriptionId.make(randomUUID()),
       userId,
       planId: "vps-s",
       kind: "vps",
@@ -48,7 +49,7 @@ const provisioned = (userId: string, createdAt: Date = builtAt) =>
       now: createdAt
     })
     return new Vps({
-      id: randomUUID(),
+      id: VpsId.make(randomUUID()),
       userId,
       subscriptionId: subscription.id,
       orderId: order.id,
@@ -109,7 +110,7 @@ const contract = (name: string, impl: Layer.Layer<VpsRecords | Subscriptions | O
         const records = yield* VpsRecords
         const vps = yield* provisioned(yield* customer)
         yield* records.create(vps, "v1:first")
-        const retry = new Vps({ ...vps, id: randomUUID(), vmid: 100_999, createdAt: later(5) })
+        const retry = new Vps({ ...vps, id: VpsId.make(randomUUID()), vmid: 100_999, createdAt: later(5) })
         const retried = yield* records.create(retry, "v1:second")
         assert.deepStrictEqual(retried, vps)
         assert.deepStrictEqual(yield* records.forUser(vps.userId), [vps])
@@ -120,7 +121,7 @@ const contract = (name: string, impl: Layer.Layer<VpsRecords | Subscriptions | O
         const records = yield* VpsRecords
         const vps = yield* provisioned(yield* customer)
         const created = yield* Effect.all(
-          Array.from({ length: 10 }, () => records.create(new Vps({ ...vps, id: randomUUID() }), "v1:raced")),
+          Array.from({ length: 10 }, () => records.create(new Vps({ ...vps, id: VpsId.make(randomUUID()) }), "v1:raced")),
           { concurrency: "unbounded" }
         )
         assert.strictEqual(new Set(created.map((v) => v.id)).size, 1)

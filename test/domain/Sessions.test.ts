@@ -24,7 +24,8 @@ const signIn = (options: { readonly email?: string; readonly password?: string; 
   })
 
 /** Why `authenticate` refuses the token. */
-const rejection = (token: string | undefined) => Effect.map(Effect.flip(authenticate(token)), (e) => e.reason)
+const rejection = (token: string | undefined) =>
+  Effect.map(Effect.flip(authenticate(token)), (e) => e._tag === "Unauthenticated" ? e.reason : e._tag)
 
 const storedHash = Effect.flatMap(Users, (users) => users.findByEmail("alice@example.com")).pipe(
   Effect.map((u) => Option.getOrThrow(u).passwordHash)

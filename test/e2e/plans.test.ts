@@ -8,6 +8,7 @@ import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AesGcmSecretBox from "../../adapters/crypto/AesGcmSecretBox.ts"
 import { RequestValidationLive } from "../../adapters/http/AccountsHandlers.ts"
+import { DatabaseOutageLive } from "../../adapters/http/HttpApp.ts"
 import { CatalogApi } from "../../adapters/http/CatalogApi.ts"
 import { CatalogHandlers, PlatformInfo } from "../../adapters/http/CatalogHandlers.ts"
 import * as PgCatalog from "../../adapters/postgres/PgCatalog.ts"
@@ -35,6 +36,7 @@ class CatalogOnlyApi extends HttpApi.make("zh").add(CatalogApi) {}
 const routes = HttpApiBuilder.layer(CatalogOnlyApi).pipe(
   Layer.provide(CatalogHandlers),
   Layer.provide(RequestValidationLive),
+  Layer.provide(DatabaseOutageLive),
   Layer.provide(Layer.succeed(PlatformInfo, { sandbox: false }))
 )
 const runtime = ManagedRuntime.make(

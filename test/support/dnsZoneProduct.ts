@@ -16,6 +16,7 @@ import {
 } from "../../domain/billing/provisioning.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { dieOnDatabaseOutage } from "../../domain/ops/dieOnDatabaseOutage.ts"
 
 /** The name server: zones by name, each stamped with the order that made it. */
 export interface Zone {
@@ -89,17 +90,17 @@ const ProvisionDnsZoneLive = ProvisionDnsZone.toLayer(Effect.fn(function*({ orde
     const zone = yield* provisioningStep({
       name: "create",
       success: Schema.String,
-      execute: Effect.gen(function*() {
+      execute: dieOnDatabaseOutage(Effect.gen(function*() {
         yield* progress(orderId, 1)
         const { options } = yield* orderWithOptions(orderId, ZoneOptions)
         yield* withZone(options.zone, () => ({ name: options.zone, orderId, serving: false }))
         return options.zone
-      })
+      }))
     })
     return yield* provisioningStep({
       name: "publish",
       success: Schema.String,
-      execute: Effect.gen(function*() {
+      execute: dieOnDatabaseOutage(Effect.gen(function*() {
         yield* progress(orderId, 2)
         if ((yield* Ref.get((yield* NameServer).refused)).has(zone)) {
           return yield* new StepFailed({ step: 2, reason: "The zone could not be published.", detail: "refused" })
@@ -114,7 +115,7 @@ const ProvisionDnsZoneLive = ProvisionDnsZone.toLayer(Effect.fn(function*({ orde
         yield* (yield* Subscriptions).attachService(subscriptionId, id)
         yield* (yield* Orders).complete(orderId, id, null, new Date(yield* Clock.currentTimeMillis))
         return id
-      })
+      }))
     })
   })
   return yield* provisioned(orderId, build, () => UndoDnsZone.execute({ orderId }, { discard: true, detached: true }))

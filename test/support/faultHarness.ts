@@ -166,7 +166,7 @@ export const placeLabOrder = Effect.gen(function*() {
 const orderOf = (orderId: string) => Effect.map(Effect.flatMap(Orders, (orders) => orders.get(orderId)), Option.getOrThrow)
 
 /** Polls until `until` holds; past `within`, a defect naming the last state seen. */
-const pollUntil = <A, R>(read: Effect.Effect<A, never, R>, until: (a: A) => boolean, within: Duration.Input, what: (last: A) => string) =>
+const pollUntil = <A, E, R>(read: Effect.Effect<A, E, R>, until: (a: A) => boolean, within: Duration.Input, what: (last: A) => string) =>
   read.pipe(
     Effect.repeat({ until, schedule: Schedule.spaced("5 millis") }),
     Effect.timeoutOrElse({

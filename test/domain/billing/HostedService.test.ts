@@ -42,7 +42,7 @@ const dnsEnv = DnsZoneHosting.pipe(
 )
 
 /** Lets the in-memory workflows run (they never sleep) until `done` holds. */
-const until = <R>(done: Effect.Effect<boolean, never, R>) => Effect.asVoid(atOnce(done, (holds) => holds))
+const until = <E, R>(done: Effect.Effect<boolean, E, R>) => Effect.asVoid(atOnce(done, (holds) => holds))
 
 const orderStatus = (orderId: string) => Effect.map(Effect.orDie(viewOrder(alice, orderId)), (view) => view.order.status)
 const subscriptionOf = (id: string) => Effect.map(Effect.flatMap(Subscriptions, (s) => s.get(id)), Option.getOrThrow)

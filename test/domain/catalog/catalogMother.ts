@@ -7,6 +7,8 @@ import * as MemoryUpstreamSecrets from "../../../adapters/fake/MemoryUpstreamSec
 import { type CatalogInvalid, decodeCatalogFile } from "../../../domain/catalog/CatalogFile.ts"
 import { loadCatalog, type ReadFile } from "../../../domain/catalog/CatalogSpec.ts"
 import { applyCatalog } from "../../../domain/catalog/applyCatalog.ts"
+import { dieOnDatabaseOutage } from "../../../domain/ops/dieOnDatabaseOutage.ts"
+import type { DatabaseUnavailable } from "../../../ports/DatabaseUnavailable.ts"
 
 export type Json = Record<string, unknown>
 
@@ -74,8 +76,8 @@ export const load = (file: Json, read: ReadFile = noFiles) =>
 export const apply = (file: Json, read: ReadFile = noFiles) => Effect.flatMap(load(file, read), applyCatalog)
 
 /** The problems a file is refused for (fails the test if it is accepted). */
-export const problemsOf = <R>(effect: Effect.Effect<unknown, CatalogInvalid, R>) =>
-  Effect.map(Effect.flip(effect), (e) => e.problems)
+export const problemsOf = <R>(effect: Effect.Effect<unknown, CatalogInvalid | DatabaseUnavailable, R>) =>
+  Effect.map(Effect.flip(dieOnDatabaseOutage(effect)), (e) => e.problems)
 
 export const encryptionKeys = { current: Redacted.make(new Uint8Array(32).fill(0x5c)), previous: [] }
 

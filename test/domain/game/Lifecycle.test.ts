@@ -42,7 +42,7 @@ const signedIn = (userId: string, sessionId: string) =>
   })
 
 /** Lets the workflows run, moving the clock a second at a time, until `done` holds. */
-const until = <R>(done: Effect.Effect<boolean, never, R>) =>
+const until = <E, R>(done: Effect.Effect<boolean, E, R>) =>
   Effect.gen(function*() {
     for (let i = 0; i < 2_000; i++) {
       if (yield* done) return

@@ -5,9 +5,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { MemoryGamePanelControl } from "../../../adapters/fake/MemoryGamePanel.ts"
 import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
-import { GameServer } from "../../../domain/game/GameServer.ts"
+import { GameServer, GameServerId } from "../../../domain/game/GameServer.ts"
 import { findingsOf, formatReport, reconcile } from "../../../domain/reconcile/Reconciler.ts"
-import { Vps } from "../../../domain/vps/Vps.ts"
+import { Vps, VpsId } from "../../../domain/vps/Vps.ts"
 import { GamePanel } from "../../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../../ports/GameServerRecords.ts"
 import { Orders } from "../../../ports/Orders.ts"
@@ -15,6 +15,7 @@ import { Virtualization, VirtualizationUnavailable } from "../../../ports/Virtua
 import { VpsRecords } from "../../../ports/VpsRecords.ts"
 import { reconcileEnv } from "../../support/reconcileEnv.ts"
 import { labCluster, labStorage, labTemplate } from "../../support/virtualizationMother.ts"
+import { OrderId, SubscriptionId } from "../../../domain/billing/Billing.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 const at = new Date("2026-03-01T10:00:00.000Z")
@@ -26,7 +27,7 @@ const nextId = (prefix: string) => `${prefix}-${String(++serial).padStart(4, "0"
 const order = (status: "pending" | "completed" | "failed", kind: "vps" | "game" = "vps") =>
   Effect.gen(function*() {
     const orders = yield* Orders
-    const created = yield* orders.create({ id: nextId("order"), userId: alice, planId: "p", kind, options: {}, totalSteps: 6, now: at })
+    const created = yield* orders.create({ id: OrderId.make(nextId("order")), userId: alice, planId: "p", kind, options: {}, totalSteps: 6, now: at })
     if (status === "completed") yield* orders.complete(created.id, nextId("service"), null, at)
     if (status === "failed") yield* orders.fail(created.id, "failed", at)
     return created.id
@@ -43,7 +44,8 @@ const clone = (vmid: number, stamp: string) =>
 const liveVps = (vmid: number, orderId: string) =>
   Effect.flatMap(VpsRecords, (records) =>
     records.create(new Vps({
-      id: nextId("vps"), userId: alice, subscriptionId: nextId("sub"), orderId, planId: "vps-s", cluster: labCluster,
+      id: VpsId.make(nextId("vps")), userId: alice, subscriptionId: SubscriptionId.make(nextId("sub")), orderId: OrderId.make(orderId),
+      planId: "vps-s", cluster: labCluster,
       node: labTemplate.node, vmid, hostname: `web-${vmid}`, templateId: "debian-12", address: "203.0.113.9",
       status: "running", graceUntil: null, createdAt: at, destroyedAt: null
     }), "v1:sealed"))
@@ -69,7 +71,8 @@ const panelServer = (orderId: string) =>
 const liveGame = (panelServerId: number, orderId: string) =>
   Effect.flatMap(GameServerRecords, (records) =>
     records.create(new GameServer({
-      id: nextId("game"), userId: alice, subscriptionId: nextId("sub"), orderId, planId: "mc-2g", panel: "sandbox",
+      id: GameServerId.make(nextId("game")), userId: alice, subscriptionId: SubscriptionId.make(nextId("sub")), orderId: OrderId.make(orderId),
+      planId: "mc-2g", panel: "sandbox",
       panelServerId, uuid: nextId("uuid"), identifier: nextId("id").slice(-8), name: "Minecraft", node: 1,
       allocationId: 1, address: "127.0.0.1:25565", status: "active", graceUntil: null, createdAt: at, deletedAt: null
     })))

@@ -22,7 +22,7 @@ import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
 const alice = "00000000-0000-4000-8000-00000000a11c"
 
 /** Lets the in-memory workflows run (they never sleep) until `done` holds. */
-const until = <R>(done: Effect.Effect<boolean, never, R>) =>
+const until = <E, R>(done: Effect.Effect<boolean, E, R>) =>
   Effect.gen(function*() {
     for (let i = 0; i < 20_000; i++) {
       if (yield* done) return

@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Duration, Effect, Fiber, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { SandboxPayments } from "../../../adapters/payments/SandboxPaymentGateway.ts"
-import { addMonth } from "../../../domain/billing/Billing.ts"
+import { addMonth, OrderId, SubscriptionId } from "../../../domain/billing/Billing.ts"
 import { orderChargeKey, placeOrder, recoverOrders } from "../../../domain/billing/Ordering.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
@@ -27,7 +27,7 @@ const kinds = (id: string) => Effect.map(Effect.flatMap(Ledger, (l) => l.forOrde
 const pendingOrder = (id: string) =>
   Effect.flatMap(Orders, (orders) =>
     Effect.flatMap(Clock.currentTimeMillis, (ms) =>
-      orders.create({ id, userId: alice, planId: "vps-s", kind: "vps", options: vpsOptions(id.slice(0, 8)), totalSteps: 6, now: new Date(ms) })))
+      orders.create({ id: OrderId.make(id), userId: alice, planId: "vps-s", kind: "vps", options: vpsOptions(id.slice(0, 8)), totalSteps: 6, now: new Date(ms) })))
 
 /** Step (b) for it: the charge taken at the gateway under the order's key. */
 const charged = (id: string) =>
@@ -107,7 +107,7 @@ describe("recovering interrupted orders", () => {
       yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
         assert.isTrue(yield* (yield* Orders).startProvisioning(id, order.createdAt))
         yield* (yield* Subscriptions).create({
-          id: "0b000000-0000-4000-8000-000000000003", userId: alice, planId: "vps-s", kind: "vps", orderId: id,
+          id: SubscriptionId.make("0b000000-0000-4000-8000-000000000003"), userId: alice, planId: "vps-s", kind: "vps", orderId: OrderId.make(id),
           currentPeriodEnd: addMonth(order.createdAt), now: order.createdAt
         })
         yield* (yield* Ledger).record({
@@ -115,7 +115,7 @@ describe("recovering interrupted orders", () => {
           orderId: id, kind: "charge", amountCents: 500, reference, createdAt: order.createdAt
         })
         yield* (yield* Orders).progress(id, {
-          status: "provisioning", step: 0, stepName: "Queued", subscriptionId: "0b000000-0000-4000-8000-000000000003", now: order.createdAt
+          status: "provisioning", step: 0, stepName: "Queued", subscriptionId: SubscriptionId.make("0b000000-0000-4000-8000-000000000003"), now: order.createdAt
         })
       }))
       yield* TestClock.adjust("61 seconds")
