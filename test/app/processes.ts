@@ -1,6 +1,6 @@
 // Real child processes of the app (`node app/main.ts`, `node app/cli.ts`) for tests about process behaviour:
 // a clean environment, bounded waits, and a registry so every child is killed and every temp dir removed.
-import { randomBytes } from "node:crypto"
+import { randomBytes, randomInt } from "node:crypto"
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { mkdir, mkdtemp, rm } from "node:fs/promises"
 import { createServer } from "node:net"
@@ -103,7 +103,7 @@ export const run = async (script: string, args: ReadonlyArray<string>, env: Env,
  */
 export const freePort = async (): Promise<number> => {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_768)
+    const port = randomInt(20_000, 32_768)
     const free = await new Promise<boolean>((done) => {
       const server = createServer()
       server.once("error", () => done(false))

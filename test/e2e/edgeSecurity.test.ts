@@ -61,6 +61,7 @@ describe("cross-site request forgery from a page of the same site", () => {
     ["POST", `/api/client/servers/${identifier}/files/write?file=%2Fforged.txt`, undefined],
     ["POST", `/api/client/servers/${identifier}/backups`, {}],
     ["PUT", "/api/preferences", { language: "en" }],
+    ["POST", "/api/payment-method/update", undefined],
     ["POST", "/api/auth/logout-all", undefined],
     ["POST", "/api/auth/logout", undefined]
   ]
@@ -109,7 +110,7 @@ describe("the headers of the answers", () => {
   })
 
   it("every authenticated answer is no-store: the API, the relay, its downloads, and their errors", async () => {
-    for (const path of ["/api/auth/me", "/api/vps", `/api/vps/${vpsId}`, "/api/subscriptions", "/api/game-servers", `/api/client/servers/${identifier}/files/list?directory=%2F`]) {
+    for (const path of ["/api/auth/me", "/api/vps", `/api/vps/${vpsId}`, "/api/subscriptions", "/api/game-servers", "/api/payments", `/api/client/servers/${identifier}/files/list?directory=%2F`]) {
       const reply = await owner.get(path)
       expect(reply.status, path).toBe(200)
       expectNoStore(reply, path)
@@ -117,6 +118,7 @@ describe("the headers of the answers", () => {
     expectNoStore(await new Browser(server.url).get("/api/auth/me"), "401 of /api/auth/me")
     expectNoStore(await owner.get("/api/vps/00000000-0000-4000-8000-000000000000"), "404 of /api/vps/:id")
     expectNoStore(await owner.get("/api/nowhere"), "404 of an unknown API route")
+    expectNoStore(await owner.get("/api/payment-method"), "the saved card (or its 404)")
   })
 
   it("the public plan list may be cached; every answer, API or not, is nosniff", async () => {

@@ -2,6 +2,7 @@
 // Stripe's deliveries verified and recorded once each (redeliveries change nothing), refunds confirmed, a verified
 // event of another type ignored with a 200, and forged, stale or altered bodies refused with 400 and nothing written;
 // the customer's saved card and the page to change it (GET /api/payment-method, POST /api/payment-method/update).
+import { randomBytes } from "node:crypto"
 import { Effect, Exit, Option, Redacted, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import Stripe from "stripe"
@@ -138,7 +139,7 @@ describe("POST /api/payments/stripe/webhook", () => {
 describe("the saved card", () => {
   const customerBrowser = async () => {
     const browser = new Browser(server.url)
-    const email = `card.${Date.now()}.${Math.random().toString(36).slice(2)}@example.com`
+    const email = `card.${Date.now()}.${randomBytes(6).toString("hex")}@example.com`
     const registered = await browser.post("/api/auth/register", {
       email,
       password: "correct horse battery",
