@@ -1,0 +1,127 @@
+// What the platform tells a customer by e-mail, in billing's and the products' words (never a template's): each
+// notice names the event it reports, so sending it twice for one event sends one e-mail (its `key`).
+import { Context, type Effect } from "effect"
+
+/** A service as the customer knows it in a notice: what it is and what it is called. */
+export interface NoticeService {
+  readonly subscriptionId: string
+  /** The product's kind ("vps", "game", …). */
+  readonly kind: string
+  /** The plan's name, as sold ("VPS S", "Minecraft 4 GB"). */
+  readonly planName: string
+}
+
+/** The card a charge uses, as the customer recognises it. */
+export interface NoticeCard {
+  readonly brand: string
+  readonly last4: string
+}
+
+export type CustomerNotice =
+  /** The first payment of an order was taken (the receipt). */
+  | {
+    readonly _tag: "OrderPaid"
+    readonly userId: string
+    readonly orderId: string
+    readonly planName: string
+    readonly amountCents: number
+    readonly paidAt: Date
+  }
+  /** The service is delivered: how to reach it (an address, never a password). */
+  | {
+    readonly _tag: "ServiceReady"
+    readonly userId: string
+    readonly service: NoticeService
+    /** Where it answers: an IPv4 address for a VPS, `host:port` for a game server. */
+    readonly address: string
+  }
+  /** Seven days before an automatic charge. */
+  | {
+    readonly _tag: "RenewalReminder"
+    readonly userId: string
+    readonly service: NoticeService
+    readonly chargeAt: Date
+    readonly amountCents: number
+    readonly card: NoticeCard | null
+  }
+  /** A renewal was paid: the period now ends at `paidUntil`. */
+  | {
+    readonly _tag: "RenewalPaid"
+    readonly userId: string
+    readonly service: NoticeService
+    readonly periodStart: Date
+    readonly paidUntil: Date
+    readonly amountCents: number
+  }
+  /** A renewal charge failed: when it is tried again, when the service stops, and where to pay now. */
+  | {
+    readonly _tag: "PaymentFailed"
+    readonly userId: string
+    readonly service: NoticeService
+    readonly periodStart: Date
+    /** Which attempt failed (1 = the charge at the period's end). */
+    readonly attempt: number
+    readonly amountCents: number
+    readonly reason: string
+    readonly nextAttemptAt: Date | null
+    readonly suspendsAt: Date | null
+    readonly endsAt: Date
+    readonly payUrl: string
+  }
+  /** The card's bank wants the customer to approve the renewal charge: pay it on the hosted page. */
+  | {
+    readonly _tag: "AuthenticationNeeded"
+    readonly userId: string
+    readonly service: NoticeService
+    readonly periodStart: Date
+    readonly amountCents: number
+    readonly payUrl: string
+  }
+  /** The period lapsed unpaid: the service is suspended until `endsAt`, when it is destroyed (VPS) or deleted. */
+  | {
+    readonly _tag: "ServiceSuspended"
+    readonly userId: string
+    readonly service: NoticeService
+    readonly periodEnd: Date
+    readonly endsAt: Date
+  }
+  /** Two days before a suspended service is destroyed or deleted. */
+  | {
+    readonly _tag: "FinalWarning"
+    readonly userId: string
+    readonly service: NoticeService
+    readonly endsAt: Date
+  }
+  /** The service is gone for good (a VPS destroyed after its final snapshot, a game server deleted). */
+  | {
+    readonly _tag: "ServiceEnded"
+    readonly userId: string
+    readonly service: NoticeService
+    readonly endedAt: Date
+  }
+  /** The customer cancelled: the service runs until the period's end, and is not charged again. */
+  | {
+    readonly _tag: "CancellationConfirmed"
+    readonly userId: string
+    readonly service: NoticeService
+    readonly endsAt: Date
+  }
+  /** Money given back. `refundId` is the refund's own reference (one notice per refund). */
+  | {
+    readonly _tag: "RefundIssued"
+    readonly userId: string
+    readonly refundId: string
+    readonly amountCents: number
+    readonly reason: string
+  }
+
+export type CustomerNoticeTag = CustomerNotice["_tag"]
+
+/**
+ * The customer's e-mail for one event. Sending a notice that was already sent does nothing (a cron running twice, a
+ * workflow step retried); a mail server that is down is retried by the implementation, never by the caller, and
+ * never fails the caller's business (the event happened whether or not it was told).
+ */
+export class Notices extends Context.Service<Notices, {
+  send(notice: CustomerNotice): Effect.Effect<void>
+}>()("zh/domain/notices/Notices") {}
