@@ -1,4 +1,4 @@
-// Giving the money back when an order fails: every recorded charge of the order refunded once (never a charge that
+// Giving the money back when an order fails: every recorded charge of the order refunded once, with its credit note (never a charge that
 // was not recorded: only the ledger says what was taken), the subscription failed, and the customer told why.
 import { Clock, Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
@@ -6,6 +6,8 @@ import { Ledger } from "../../ports/Ledger.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { UnitOfWork } from "../../ports/UnitOfWork.ts"
+import { recordRefund } from "./invoicing/issueDocuments.ts"
 import { alert } from "../ops/alert.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
 
@@ -34,7 +36,8 @@ export const refundOrder = (orderId: string, reason: string) =>
               : Effect.logWarning(`refunding charge ${charge.reference} of order ${orderId} failed (attempt ${attempt}), retrying`)
         }
       )
-      yield* ledger.record({
+      // The refund and its credit note, together or not at all.
+      yield* (yield* UnitOfWork).transaction(recordRefund({
         id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
         userId: charge.userId,
         subscriptionId: charge.subscriptionId,
@@ -43,7 +46,7 @@ export const refundOrder = (orderId: string, reason: string) =>
         amountCents: charge.amountCents,
         reference: `${charge.reference}:${refund.reference}`,
         createdAt: new Date(yield* Clock.currentTimeMillis)
-      })
+      }, charge.reference))
     }
     if (order.value.subscriptionId !== null) {
       yield* (yield* Subscriptions).setStatus(order.value.subscriptionId, "failed", ["active"])

@@ -9,6 +9,7 @@ import { NodeCrypto } from "@effect/platform-node"
 import * as AesGcmSecretBox from "../../../adapters/crypto/AesGcmSecretBox.ts"
 import * as IdentityUnitOfWork from "../../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryLedger from "../../../adapters/fake/MemoryLedger.ts"
+import { memoryInvoicing } from "../../support/invoicing.ts"
 import * as MemoryOrders from "../../../adapters/fake/MemoryOrders.ts"
 import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions.ts"
 import * as SandboxPaymentGateway from "../../../adapters/payments/SandboxPaymentGateway.ts"
@@ -33,6 +34,7 @@ const dnsEnv = DnsZoneHosting.pipe(
     MemoryOrders.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
+    memoryInvoicing,
     IdentityUnitOfWork.layer,
     NodeCrypto.layerSecureRandom,
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
