@@ -5,11 +5,12 @@ import { SecureRandom } from "effect/crypto"
 import { Ledger } from "../../ports/Ledger.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
-import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { alert } from "../ops/alert.ts"
+import { moveSubscription } from "./subscriptionMoves.ts"
+import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
+import { tell } from "./serviceNotices.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { recordRefund } from "./invoicing/issueDocuments.ts"
-import { alert } from "../ops/alert.ts"
-import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
 
 export const refundOrder = (orderId: string, reason: string) =>
   Effect.gen(function*() {
@@ -36,6 +37,9 @@ export const refundOrder = (orderId: string, reason: string) =>
               : Effect.logWarning(`refunding charge ${charge.reference} of order ${orderId} failed (attempt ${attempt}), retrying`)
         }
       )
+      // Told before it is recorded: a retry after a crash refunds again under the same key, gets the same refund back
+      // and tells under the same key, so the customer hears of it once, never not at all.
+      yield* tell({ _tag: "RefundIssued", userId: charge.userId, refundId: refund.reference, amountCents: charge.amountCents, reason: "order_failed" })
       // The refund and its credit note, together or not at all.
       yield* (yield* UnitOfWork).transaction(recordRefund({
         id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
@@ -49,7 +53,7 @@ export const refundOrder = (orderId: string, reason: string) =>
       }, charge.reference))
     }
     if (order.value.subscriptionId !== null) {
-      yield* (yield* Subscriptions).setStatus(order.value.subscriptionId, "failed", ["active"])
+      yield* moveSubscription(order.value.subscriptionId, "provisioningFailed")
     }
     const outcome = charges.length > 0 ? "Nothing was kept and your payment was refunded." : "Nothing was charged."
     yield* orders.fail(orderId, `${reason} ${outcome}`, new Date(yield* Clock.currentTimeMillis))
