@@ -16,6 +16,7 @@ import {
 } from "../../ports/GamePanel.ts"
 import { type Answer, type CallOptions, type CallSpec, decodeAs, makeCalls, originOf } from "./calls.ts"
 import { openGameConsole } from "./console.ts"
+import { NodeConnections } from "./NodeConnections.ts"
 import { CallFailed, failure, isTransient, portErrorAmong } from "./failures.ts"
 import { clientPaths, fileCall, requests } from "./requests.ts"
 import {
@@ -106,7 +107,12 @@ export const layerWith = (
       const calls = makeCalls(http, panels, options)
       const eggs = ttlCache<ReturnType<typeof toEgg>>(options.eggTtl)
       const nodeLists = ttlCache<ReadonlyArray<PanelNode>>(options.nodesTtl)
-      const transfers = { requestTimeout: options.requestTimeout, uploadTimeout: options.uploadTimeout }
+      const nodeConnections = yield* NodeConnections
+      const transfers = {
+        requestTimeout: options.requestTimeout,
+        uploadTimeout: options.uploadTimeout,
+        dispatcher: nodeConnections.dispatcher
+      }
 
       const logged = (operation: string) =>
       <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -339,7 +345,8 @@ export const layerWith = (
             return yield* openGameConsole(credentials, originOf(connection), {
               openTimeout: options.consoleOpenTimeout,
               tokenRefreshMargin: options.consoleTokenRefreshMargin,
-              bufferedEvents: options.consoleBufferedEvents
+              bufferedEvents: options.consoleBufferedEvents,
+              connection: nodeConnections.webSocket
             })
           }).pipe(logged("open console")),
 
