@@ -9,7 +9,7 @@ import {
   GamePanel,
   GamePanels,
   GamePanelUnavailable,
-  PanelRejected,
+  PanelRefused,
   type PanelNode,
   type PanelServer,
   PanelServerNotOurs
@@ -17,7 +17,7 @@ import {
 import { type Answer, type CallOptions, type CallSpec, decodeAs, makeCalls, originOf } from "./calls.ts"
 import { openGameConsole } from "./console.ts"
 import { NodeConnections } from "./NodeConnections.ts"
-import { CallFailed, failure, isTransient, portErrorAmong } from "./failures.ts"
+import { CallFailed, failure, isTransient, portErrorAmong, refusalTags } from "./failures.ts"
 import { clientPaths, fileCall, requests } from "./requests.ts"
 import {
   AllocationList,
@@ -212,7 +212,7 @@ export const layerWith = (
           "PanelValidationFailed",
           "ServerStateConflict",
           "PanelResourceNotFound",
-          "PanelRejected"
+          ...refusalTags
         )
       )
 
@@ -220,7 +220,7 @@ export const layerWith = (
         const operation = "client request"
         if ("backup" in call.operation && !/^[\w-]+$/.test(call.operation.backup)) {
           // A backup id is one path segment: anything else could reach another of the server's routes.
-          return Effect.fail(new PanelRejected({ operation, status: 400, code: "InvalidPath", detail: "the backup id is not one path segment" }))
+          return Effect.fail(new PanelRefused({ operation, detail: "the backup id is not one path segment" }))
         }
         const { method, path } = fileCall(server, call.operation)
         const query = call.query === "" ? "" : `?${call.query}`
@@ -273,9 +273,15 @@ export const layerWith = (
             ),
             serverForOrder(panel, server.orderId)
           ).pipe(
+            // The order has its server already (made by an attempt whose answer was lost): the panel refuses the
+            // external id as taken (§2.2, §6.2), and that server is the answer.
+            Effect.catchIf(
+              (e): e is CallFailed => isCallFailed(e) && e.status === 422 && e.fields.some((f) => f.field === "external_id"),
+              (e) => Effect.flatMap(serverForOrder(panel, server.orderId), (found) => found === null ? Effect.fail(e) : Effect.succeed(found))
+            ),
             // The node's allocated_resources changed: our own next placement must see it (others' within nodesTtl).
             Effect.ensuring(nodeLists.forget(panel)),
-            mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed", "PanelRejected")),
+            mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed", "PanelRefused")),
             logged("create server")
           ),
 
@@ -329,7 +335,11 @@ export const layerWith = (
           // A restart whose answer was lost is not sent again: it could restart the game twice.
           calls.client(panel, "power", { method: "POST", path: clientPaths.power(server), json: { signal } }, {
             idempotent: signal !== "restart"
-          }).pipe(Effect.asVoid, clientErrors, logged("power")),
+          }).pipe(
+            Effect.asVoid,
+            mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed", "ServerStateConflict", "PanelResourceNotFound", "PanelRefused")),
+            logged("power")
+          ),
 
         relayFileCall,
 

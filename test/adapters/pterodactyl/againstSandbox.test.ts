@@ -1,4 +1,4 @@
-// Every GamePanel operation end to end against the sandbox Pterodactyl (app/sandbox/pterodactyl): a customer's life
+// Every GamePanel operation end to end against the sandbox Pterodactyl (adapters/pterodactyl/sandbox): a customer's life
 // from panel user to deleted server, through install, power, the console with token renewal, files, uploads and
 // downloads, backups, suspension and its 409s.
 import { NodeHttpClient } from "@effect/platform-node"
