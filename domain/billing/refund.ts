@@ -8,6 +8,7 @@ import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { alert } from "../ops/alert.ts"
 import { moveSubscription } from "./subscriptionMoves.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
+import { tell } from "./serviceNotices.ts"
 
 export const refundOrder = (orderId: string, reason: string) =>
   Effect.gen(function*() {
@@ -34,6 +35,9 @@ export const refundOrder = (orderId: string, reason: string) =>
               : Effect.logWarning(`refunding charge ${charge.reference} of order ${orderId} failed (attempt ${attempt}), retrying`)
         }
       )
+      // Told before it is recorded: a retry after a crash refunds again under the same key, gets the same refund back
+      // and tells under the same key, so the customer hears of it once, never not at all.
+      yield* tell({ _tag: "RefundIssued", userId: charge.userId, refundId: refund.reference, amountCents: charge.amountCents, reason: "order_failed" })
       yield* ledger.record({
         id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
         userId: charge.userId,
