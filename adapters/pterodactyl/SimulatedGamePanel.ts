@@ -29,6 +29,23 @@ export const defaults: PterodactylSimulationOptions = {
   rateLimits: { application: 1_000_000, client: 1_000_000 }
 }
 
+/** GamePanels knowing one panel: `name`, at `url` with its two keys. */
+export const onePanel = (
+  name: string,
+  panel: { readonly url: string; readonly applicationKey: string; readonly clientKey: string }
+): Layer.Layer<GamePanels> =>
+  Layer.succeed(GamePanels, {
+    get: (asked) =>
+      asked === name
+        ? Effect.succeed({
+          name,
+          url: panel.url,
+          applicationKey: Redacted.make(panel.applicationKey),
+          clientKey: Redacted.make(panel.clientKey)
+        })
+        : Effect.fail(new PanelUnknown({ panel: asked }))
+  })
+
 /** The adapter over the simulation of `options` (a fresh one per build) and the simulation's control. */
 export const layer = (options: SimulatedGamePanelOptions = {}): Layer.Layer<GamePanel | PterodactylSimulationInstance> => {
   const { adapter = {}, panel = "sandbox", ...simulation } = options
@@ -36,17 +53,7 @@ export const layer = (options: SimulatedGamePanelOptions = {}): Layer.Layer<Game
   // retrying, not the adapter's back-off on its clock.
   const overSimulation = Layer.unwrap(Effect.map(PterodactylSimulationInstance, (sim) =>
     layerWith({ retries: 0, ...adapter }).pipe(
-      Layer.provide(Layer.succeed(GamePanels, {
-        get: (name) =>
-          name === panel
-            ? Effect.succeed({
-              name,
-              url: sim.url,
-              applicationKey: Redacted.make(sim.applicationKey),
-              clientKey: Redacted.make(sim.clientKey)
-            })
-            : Effect.fail(new PanelUnknown({ panel: name }))
-      })),
+      Layer.provide(onePanel(panel, sim)),
       Layer.provide(NodeHttpClient.layerUndiciNoDispatcher),
       Layer.provide(Layer.succeed(NodeHttpClient.Dispatcher, sim.dispatcher)),
       Layer.provide(Layer.succeed(NodeConnections, { dispatcher: sim.dispatcher, webSocket: sim.connectWings }))

@@ -2,13 +2,12 @@
 // behind the Client API's back), its implementations over the simulated panel (in memory, and on loopback), and a
 // multipart body builder.
 import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer } from "effect"
 import * as SimulatedGamePanel from "../../adapters/pterodactyl/SimulatedGamePanel.ts"
 import * as PterodactylGamePanel from "../../adapters/pterodactyl/PterodactylGamePanel.ts"
 import { PterodactylSimulationInstance } from "../../adapters/pterodactyl/sandbox/PterodactylSimulation.ts"
 import type { InstallOutcome } from "../../adapters/pterodactyl/sandbox/World.ts"
 import { layerSandboxPterodactyl, type PterodactylControl, SandboxPterodactylInstance } from "../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
-import { GamePanels, PanelUnknown } from "../../ports/GamePanel.ts"
 
 export type { InstallOutcome }
 
@@ -86,16 +85,6 @@ export const simulationPanelLayer = SimulatedGamePanel.layer({ installDurationMs
 /** The client (with short test deadlines) wired to a fresh sandbox panel, and the sandbox itself for the harness. */
 export const sandboxPanelLayer = Layer.unwrap(Effect.map(SandboxPterodactylInstance, (sandbox) =>
   PterodactylGamePanel.layerWith(testDeadlines).pipe(
-    Layer.provide(Layer.succeed(GamePanels, {
-      get: (name) =>
-        name === "sandbox"
-          ? Effect.succeed({
-            name,
-            url: sandbox.url,
-            applicationKey: Redacted.make(sandbox.applicationKey),
-            clientKey: Redacted.make(sandbox.clientKey)
-          })
-          : Effect.fail(new PanelUnknown({ panel: name }))
-    })),
+    Layer.provide(SimulatedGamePanel.onePanel("sandbox", sandbox)),
     Layer.provide(NodeHttpClient.layerUndici)
   ))).pipe(Layer.provideMerge(layerSandboxPterodactyl({ installDurationMs: 50 })))

@@ -19,15 +19,7 @@ import { WingsServer } from "./WingsServer.ts"
 import { makeKey, seedWorld, type User, World } from "./World.ts"
 
 export type { StateKeeper, StateSource } from "./durableState.ts"
-export type {
-  FailSpec,
-  IssuedToken,
-  NodeSpec,
-  PterodactylControl,
-  RecordedRequest,
-  SandboxServerState,
-  ThrottleSpec
-} from "./PterodactylControl.ts"
+export type * from "./PterodactylControl.ts"
 
 export interface PterodactylSimulationOptions {
   /** How long an install takes; default 3000; 0 = finished on the next status read. */

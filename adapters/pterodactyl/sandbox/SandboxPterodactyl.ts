@@ -7,15 +7,7 @@ import { openSimulation, type PterodactylSimulationOptions } from "./Pterodactyl
 import type { PterodactylControl } from "./PterodactylControl.ts"
 import { processClock } from "./SimClock.ts"
 
-export type {
-  FailSpec,
-  IssuedToken,
-  NodeSpec,
-  PterodactylControl,
-  RecordedRequest,
-  SandboxServerState,
-  ThrottleSpec
-} from "./PterodactylControl.ts"
+export type * from "./PterodactylControl.ts"
 export type { PterodactylSimulationOptions, StateKeeper, StateSource } from "./PterodactylSimulation.ts"
 
 export interface SandboxPterodactylOptions extends PterodactylSimulationOptions {
