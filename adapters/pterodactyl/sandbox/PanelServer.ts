@@ -59,13 +59,13 @@ export class PanelServer {
   private throttle(user: User, api: "application" | "client"): Record<string, string> {
     const limit = this.sim.settings.rateLimits[api]
     const injected = this.sim.faults.takeThrottle()
-    const hit = injected === undefined ? this.sim.limiter.hit(`${api}:${user.uuid}`, limit, Date.now()) : { remaining: 0, retryAfter: injected }
+    const hit = injected === undefined ? this.sim.limiter.hit(`${api}:${user.uuid}`, limit, this.sim.clock.now()) : { remaining: 0, retryAfter: injected }
     const headers = { "X-RateLimit-Limit": String(limit), "X-RateLimit-Remaining": String(hit.remaining) }
     if (hit.retryAfter !== undefined) {
       throw panelError(429, "ThrottleRequestsException", "Too Many Attempts.", {
         ...headers,
         "Retry-After": String(hit.retryAfter),
-        "X-RateLimit-Reset": String(Math.floor(Date.now() / 1000) + hit.retryAfter)
+        "X-RateLimit-Reset": String(Math.floor(this.sim.clock.now() / 1000) + hit.retryAfter)
       })
     }
     return headers

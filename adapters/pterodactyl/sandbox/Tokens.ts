@@ -18,6 +18,8 @@ export interface TokenContext {
   readonly panelUrl: string
   readonly nodeUrl: string
   readonly secret: string
+  /** The simulation's clock, in epoch ms. */
+  readonly now: () => number
 }
 
 export class Tokens {
@@ -26,7 +28,7 @@ export class Tokens {
   private readonly denied = new Set<string>()
 
   issue(kind: TokenKind, ctx: TokenContext, serverUuid: string, ttlMs: number, claims: Claims): string {
-    const now = Date.now()
+    const now = ctx.now()
     const uniqueId = randomUUID()
     const seconds = Math.floor(now / 1000)
     this.issued.push({ kind, serverUuid, uniqueId, issuedAt: now, expiresAt: now + ttlMs })
@@ -68,7 +70,7 @@ export class Tokens {
     const aud = claims["aud"]
     if (!(Array.isArray(aud) ? aud.includes(ctx.nodeUrl) : aud === ctx.nodeUrl)) return "jwt: aud claim is invalid"
     const exp = claimNumber(claims, "exp")
-    if (exp === undefined || exp * 1000 <= Date.now()) return "jwt: exp claim is invalid"
+    if (exp === undefined || exp * 1000 <= ctx.now()) return "jwt: exp claim is invalid"
     const uniqueId = claimString(claims, "unique_id")
     if (uniqueId === undefined || this.denied.has(uniqueId)) return "jwt: created too far in past (denylist)"
     return undefined

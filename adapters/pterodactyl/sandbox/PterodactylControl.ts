@@ -39,7 +39,13 @@ export interface NodeSpec {
 }
 
 export interface PterodactylControl {
+  /**
+   * How installs end: `"default"` for every one started afterwards; `{ externalId }` for the server made for it, the
+   * one installing now included (`hang`: its callback never comes).
+   */
   setInstallOutcome(match: { readonly externalId?: string } | "default", outcome: InstallOutcome): void
+  /** Someone edits the server's external id on the panel (null clears it), outside our control. */
+  setExternalId(serverId: number, externalId: string | null): void
   failNext(spec: FailSpec): void
   throttleNext(spec: ThrottleSpec): void
   /** The per-user per-minute limits of either API from now on (`APP_API_*_RATELIMIT` on a real panel). */
@@ -70,7 +76,19 @@ export const makeControl = (sim: Sim): PterodactylControl => {
   return {
     setInstallOutcome: (match, outcome) => {
       if (match === "default") sim.installOutcomes.default = outcome
-      else if (match.externalId !== undefined) sim.installOutcomes.byExternalId.set(match.externalId, outcome)
+      else if (match.externalId !== undefined) {
+        sim.installOutcomes.byExternalId.set(match.externalId, outcome)
+        for (const s of sim.world.servers.values()) {
+          if (s.external_id !== match.externalId || s.install === null) continue
+          s.install = outcome === "hang" ? null : { ...s.install, outcome }
+        }
+      }
+    },
+    setExternalId: (serverId, externalId) => {
+      const s = sim.world.servers.get(serverId)
+      if (s === undefined) throw new Error(`sandbox: no server ${serverId}`)
+      s.external_id = externalId
+      sim.changed()
     },
     failNext: (spec) => sim.faults.failNext(spec),
     throttleNext: (spec) => sim.faults.throttleNext(spec),

@@ -3,7 +3,7 @@
 import { Console } from "./Console.ts"
 import { FileTree } from "./FileTree.ts"
 import type { Sim } from "./Sim.ts"
-import { type FeatureLimits, type InstallOutcome, type Limits, newUuid, nowIso, type Server } from "./World.ts"
+import { type FeatureLimits, type InstallOutcome, type Limits, newUuid, type Server } from "./World.ts"
 
 export interface NewServer {
   readonly external_id: string | null
@@ -41,14 +41,14 @@ export const outcomeFor = (sim: Sim, server: Server): InstallOutcome =>
 export const startInstall = (sim: Sim, server: Server, reinstall: boolean): void => {
   server.status = "installing"
   const outcome = outcomeFor(sim, server)
-  server.install = outcome === "hang" ? null : { dueAt: Date.now() + sim.settings.installDurationMs, outcome, reinstall }
+  server.install = outcome === "hang" ? null : { dueAt: sim.clock.now() + sim.settings.installDurationMs, outcome, reinstall }
   server.console.broadcast("install started", [""], "admin.websocket.install")
-  if (server.install !== null) sim.later(sim.settings.installDurationMs, () => settleInstalls(sim))
+  if (server.install !== null) sim.clock.later(sim.settings.installDurationMs, () => settleInstalls(sim))
 }
 
 /** Applies every install callback that is due. A suspended server stays suspended: the outcome is lost (§2.4). */
 export const settleInstalls = (sim: Sim): void => {
-  const now = Date.now()
+  const now = sim.clock.now()
   for (const server of sim.world.servers.values()) {
     const install = server.install
     if (install === null || install.dueAt > now) continue
@@ -58,7 +58,7 @@ export const settleInstalls = (sim: Sim): void => {
     server.console.broadcast("install completed", [""], "admin.websocket.install")
     if (server.status === "suspended") continue
     server.status = install.outcome === "succeed" ? null : install.reinstall ? "reinstall_failed" : "install_failed"
-    server.updated_at = nowIso()
+    server.updated_at = sim.world.nowIso()
   }
 }
 
@@ -66,7 +66,7 @@ export const settleInstalls = (sim: Sim): void => {
 export const withConsole = (sim: Sim, record: Omit<Server, "console">): Server => {
   const server: Server = {
     ...record,
-    console: new Console(sim, () => ({
+    console: new Console(sim.clock, () => ({
       uuid: server.uuid,
       suspended: server.status === "suspended",
       memoryMiB: server.limits.memory,
@@ -83,7 +83,7 @@ export const createServer = (sim: Sim, spec: NewServer): Server => {
   if (allocation === undefined) throw new Error("sandbox: allocation vanished after validation")
   const id = world.nextId("server")
   const uuid = newUuid()
-  const now = nowIso()
+  const now = sim.world.nowIso()
   const created = withConsole(sim, {
     id,
     uuid,
@@ -107,7 +107,7 @@ export const createServer = (sim: Sim, spec: NewServer): Server => {
     updated_at: now,
     install: null,
     restoring: null,
-    files: new FileTree(),
+    files: new FileTree(sim.clock.now),
     backups: [],
     backupCreations: []
   })
@@ -121,18 +121,18 @@ export const createServer = (sim: Sim, spec: NewServer): Server => {
   return created
 }
 
-export const suspend = (server: Server): void => {
+export const suspend = (sim: Sim, server: Server): void => {
   if (server.status === "suspended") return
   server.status = "suspended"
-  server.updated_at = nowIso()
+  server.updated_at = sim.world.nowIso()
   server.console.suspended()
 }
 
 /** Unsuspend always clears the status, even mid-install (§2.6): the install then looks finished. */
-export const unsuspend = (server: Server): void => {
+export const unsuspend = (sim: Sim, server: Server): void => {
   if (server.status !== "suspended") return
   server.status = null
-  server.updated_at = nowIso()
+  server.updated_at = sim.world.nowIso()
 }
 
 export const deleteServer = (sim: Sim, server: Server): void => {

@@ -37,7 +37,7 @@ export const usableServer = (ctx: RouteContext, options: { readonly adminWhileIn
 export const tokenContext = (ctx: RouteContext, server: Server): TokenContext => {
   const node = ctx.sim.world.nodes.get(server.node)
   if (node === undefined) throw new Error(`sandbox: server ${server.id} on unknown node`)
-  return { panelUrl: ctx.sim.panelUrl, nodeUrl: ctx.sim.nodeUrl, secret: node.secret }
+  return { panelUrl: ctx.sim.panelUrl, nodeUrl: ctx.sim.nodeUrl, secret: node.secret, now: ctx.sim.clock.now }
 }
 
 /** The `signed_url` object pointing at Wings (§4.1). */

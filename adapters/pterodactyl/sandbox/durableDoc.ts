@@ -2,8 +2,7 @@
 // before it replaces the seeded world — decoded with Effect Schema, then checked for what a schema cannot say (unique
 // ids, records pointing at records that exist, file bytes matching their hash).
 import { createHash } from "node:crypto"
-import { Result, Schema } from "effect"
-import { decodeDocument } from "../durable.ts"
+import { Result, Schema, SchemaIssue } from "effect"
 import { normalizePath } from "./FileTree.ts"
 
 export const FORMAT = "sandbox-pterodactyl-state"
@@ -238,9 +237,27 @@ const consistencyProblems = (doc: StateDoc, blobs: ReadonlyMap<string, Buffer>, 
   return problems
 }
 
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** The JSON document as StateDoc, or the first schema complaints with their paths (one warning line). */
+const decodeDocument = (text: string): Result.Result<StateDoc, string> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return Result.fail("not valid JSON")
+  }
+  const decoded = Schema.decodeUnknownResult(StateDoc)(json, { errors: "all" })
+  if (Result.isSuccess(decoded)) return Result.succeed(decoded.success)
+  return Result.fail(formatter(decoded.failure.issue).issues.slice(0, 5).map((i) => {
+    const at = (i.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".")
+    return at === "" ? i.message : `${at}: ${i.message}`
+  }).join("; "))
+}
+
 /** Parses and checks a state file's text; the failure lists what is wrong (at most 5 problems), for the warning. */
 export const decodeDurableState = (text: string, seededEggs: ReadonlySet<number>): Result.Result<DecodedState, string> => {
-  const decoded = decodeDocument(StateDoc, text)
+  const decoded = decodeDocument(text)
   if (Result.isFailure(decoded)) return Result.fail(decoded.failure)
   const doc = decoded.success
   const blobs = new Map(Object.entries(doc.blobs).map(([key, base64]) => [key, Buffer.from(base64, "base64")]))

@@ -60,7 +60,7 @@ export class WingsServer {
   tokenContext(server: Server): TokenContext {
     const node = this.sim.world.nodes.get(server.node)
     if (node === undefined) throw new Error(`sandbox: server ${server.id} on unknown node ${server.node}`)
-    return { panelUrl: this.sim.panelUrl, nodeUrl: this.sim.nodeUrl, secret: node.secret }
+    return { panelUrl: this.sim.panelUrl, nodeUrl: this.sim.nodeUrl, secret: node.secret, now: this.sim.clock.now }
   }
 
   private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {

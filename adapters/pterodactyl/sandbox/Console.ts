@@ -1,7 +1,7 @@
 // One server's process as Wings runs it (reference/pterodactyl.md §3.3, §3.5): the power state machine
 // (offline → starting → running → stopping → offline), the console log, ~1/s stats while running, a toy Minecraft
 // command interpreter, and the fan-out of events to the console sockets attached to this server.
-import type { Sim } from "./Sim.ts"
+import type { SimClock, Timer } from "./SimClock.ts"
 
 export type PowerState = "offline" | "starting" | "running" | "stopping"
 export type PowerAction = "start" | "stop" | "restart" | "kill"
@@ -32,14 +32,14 @@ export class Console {
   state: PowerState = "offline"
   readonly sessions = new Set<ConsoleSession>()
   private readonly log: Array<string> = []
-  private readonly pending = new Set<NodeJS.Timeout>()
-  private statsTimer: NodeJS.Timeout | undefined
+  private readonly pending = new Set<Timer>()
+  private statsTimer: Timer | undefined
   private startedAt = 0
-  private readonly sim: Sim
+  private readonly clock: SimClock
   private readonly info: () => { readonly uuid: string; readonly suspended: boolean; readonly memoryMiB: number; readonly jar: string; readonly diskBytes: number }
 
-  constructor(sim: Sim, info: Console["info"]) {
-    this.sim = sim
+  constructor(clock: SimClock, info: Console["info"]) {
+    this.clock = clock
     this.info = info
   }
 
@@ -69,26 +69,44 @@ export class Console {
       memory_limit_bytes: this.info().memoryMiB * 1024 * 1024,
       cpu_absolute: running ? 12.5 : 0,
       network: { rx_bytes: running ? 1024 : 0, tx_bytes: running ? 2048 : 0 },
-      uptime: this.state === "running" ? Date.now() - this.startedAt : 0,
+      uptime: this.state === "running" ? this.clock.now() - this.startedAt : 0,
       state: this.state,
       disk_bytes: this.info().diskBytes
     }
   }
 
+  attach(session: ConsoleSession): void {
+    this.sessions.add(session)
+    this.tickStats()
+  }
+
+  detach(session: ConsoleSession): void {
+    this.sessions.delete(session)
+    this.tickStats()
+  }
+
   private setState(state: PowerState) {
     this.state = state
     this.broadcast("status", [state])
-    if (state === "running") {
-      this.startedAt = Date.now()
-      this.statsTimer ??= setInterval(() => this.broadcast("stats", [this.stats()]), STATS_EVERY_MS)
+    if (state === "running") this.startedAt = this.clock.now()
+    this.tickStats()
+  }
+
+  /**
+   * Stats every second while running, only while someone listens: a game left running for a simulated month costs
+   * nothing on a test clock.
+   */
+  private tickStats() {
+    if (this.state === "running" && this.sessions.size > 0) {
+      this.statsTimer ??= this.clock.every(STATS_EVERY_MS, () => this.broadcast("stats", [this.stats()]))
     } else if (this.statsTimer !== undefined) {
-      clearInterval(this.statsTimer)
+      this.statsTimer.cancel()
       this.statsTimer = undefined
     }
   }
 
   private after(ms: number, f: () => void) {
-    const timer = this.sim.later(ms, () => {
+    const timer = this.clock.later(ms, () => {
       this.pending.delete(timer)
       f()
     })
@@ -96,7 +114,7 @@ export class Console {
   }
 
   private cancelPending() {
-    for (const t of this.pending) this.sim.cancel(t)
+    for (const t of this.pending) t.cancel()
     this.pending.clear()
   }
 
@@ -184,7 +202,7 @@ export class Console {
 
   shutdown(): void {
     this.cancelPending()
-    if (this.statsTimer !== undefined) clearInterval(this.statsTimer)
+    if (this.statsTimer !== undefined) this.statsTimer.cancel()
     this.statsTimer = undefined
     this.state = "offline"
   }

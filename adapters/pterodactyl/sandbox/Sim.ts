@@ -1,5 +1,6 @@
 // Everything one sandbox instance holds, shared by the panel, Wings and the control surface.
 import type { Faults, RateLimiter } from "./Faults.ts"
+import type { SimClock } from "./SimClock.ts"
 import type { Tokens } from "./Tokens.ts"
 import type { InstallOutcome, World } from "./World.ts"
 
@@ -38,9 +39,8 @@ export interface Sim {
   readonly transfers: { inFlight: number }
   panelUrl: string
   nodeUrl: string
-  /** A timer cleared on close. */
-  later(ms: number, f: () => void): NodeJS.Timeout
-  cancel(timer: NodeJS.Timeout): void
+  /** Now, and work done later (cancelled on close). */
+  readonly clock: SimClock
   /** Something durable may have changed (the `stateFile` option saves soon after); a no-op without a state file. */
   changed(): void
 }

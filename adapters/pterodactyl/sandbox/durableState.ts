@@ -2,7 +2,6 @@
 // and every server with its status, install, files and backups, as the versioned document of durableDoc.ts. Wings
 // processes come back offline; API keys, node secrets, tokens, faults, rate limits and the request log are not kept.
 import { Result } from "effect"
-import type { StateSource } from "../StateFile.ts"
 import { completeBackup, renderArchive, restoredTree } from "./backups.ts"
 import {
   blobKey,
@@ -18,6 +17,21 @@ import { type Entry, FileTree } from "./FileTree.ts"
 import { settleInstalls, withConsole } from "./lifecycle.ts"
 import type { Sim } from "./Sim.ts"
 import { type Backup, newSecret, type Server } from "./World.ts"
+
+/** What a state keeper (the sandbox wiring's file) saves and puts back: the world as a document. */
+export interface StateSource {
+  /** Equal states give equal text: an unchanged document need not be written again. */
+  encode(): string
+  /** Applies a saved document (the text taken as on disk from then on), or says what is wrong with it. */
+  restore(text: string): Result.Result<string, string>
+}
+
+/** Keeps the document somewhere (a file in sandbox mode): loaded at start, saved after changes and at close. */
+export interface StateKeeper {
+  load(): Promise<void>
+  changed(): void
+  close(): Promise<void>
+}
 
 /** The real (non-synthetic) file bytes a state file keeps, counted once per distinct content. */
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -77,7 +91,7 @@ const treeDoc = (entries: ReadonlyMap<string, Entry>, keep: boolean): TreeDoc =>
 }
 
 const serverDoc = (sim: Sim, server: Server, keep: boolean): ServerDoc => {
-  const since = Date.now() - sim.settings.backupThrottle.periodMs
+  const since = sim.clock.now() - sim.settings.backupThrottle.periodMs
   const { console: _console, restoring: _restoring, install, files: _files, backups, backupCreations, ...fields } = server
   return {
     ...fields,
@@ -143,7 +157,7 @@ const toTree = (doc: TreeDoc, blobs: ReadonlyMap<string, Buffer>): Map<string, E
   }))
 
 const toServer = (sim: Sim, doc: ServerDoc, blobs: ReadonlyMap<string, Buffer>): Server => {
-  const files = new FileTree()
+  const files = new FileTree(sim.clock.now)
   files.entries = toTree(doc.files, blobs)
   const { files: _files, backups, backupCreations, install, ...fields } = doc
   const server = withConsole(sim, {
@@ -180,7 +194,7 @@ export const restoreWorld = (sim: Sim, { doc, blobs }: DecodedState): void => {
   for (const s of doc.servers) world.servers.set(s.id, toServer(sim, s, blobs))
   world.resumeCounters(doc.counters)
   for (const server of world.servers.values()) {
-    if (server.install !== null) sim.later(Math.max(0, server.install.dueAt - Date.now()), () => settleInstalls(sim))
+    if (server.install !== null) sim.clock.later(Math.max(0, server.install.dueAt - sim.clock.now()), () => settleInstalls(sim))
   }
 }
 

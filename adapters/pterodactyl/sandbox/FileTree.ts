@@ -46,7 +46,15 @@ export const parentOf = (path: string): string => normalizePath(path.split("/").
 export const baseName = (path: string): string => path.split("/").filter((s) => s !== "").pop() ?? ""
 
 export class FileTree {
-  entries = new Map<string, Entry>([["/", { kind: "dir", mode: 0o755, modifiedAt: Date.now(), createdAt: Date.now() }]])
+  /** The simulation's clock (stamps entries). */
+  private readonly now: () => number
+  entries: Map<string, Entry>
+
+  constructor(now: () => number) {
+    this.now = now
+    const at = now()
+    this.entries = new Map<string, Entry>([["/", { kind: "dir", mode: 0o755, modifiedAt: at, createdAt: at }]])
+  }
 
   get(path: string): Entry | undefined {
     return this.entries.get(normalizePath(path))
@@ -56,7 +64,7 @@ export class FileTree {
     const p = normalizePath(path)
     if (this.entries.get(p)?.kind === "dir") return
     if (p !== "/") this.ensureDir(parentOf(p))
-    const now = Date.now()
+    const now = this.now()
     this.entries.set(p, { kind: "dir", mode: 0o755, modifiedAt: now, createdAt: now })
   }
 
@@ -67,7 +75,7 @@ export class FileTree {
   write(path: string, data: FileData, mode = 0o644): void {
     const p = normalizePath(path)
     this.ensureDir(parentOf(p))
-    const now = Date.now()
+    const now = this.now()
     const old = this.entries.get(p)
     this.entries.set(p, { kind: "file", data, mode, modifiedAt: now, createdAt: old?.createdAt ?? now })
   }

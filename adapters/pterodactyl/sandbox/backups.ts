@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto"
 import { type Entry, materialize } from "./FileTree.ts"
 import type { Sim } from "./Sim.ts"
-import { type Backup, nowIso, type Server } from "./World.ts"
+import { type Backup, type Server } from "./World.ts"
 
 export const BACKUP_MS = 200
 export const RESTORE_MS = 200
@@ -24,7 +24,7 @@ export const completeBackup = (sim: Sim, server: Server, backup: Backup): void =
   const sha1 = createHash("sha1").update(backup.content).digest("hex")
   backup.checksum = `sha1:${sha1}`
   backup.is_successful = true
-  backup.completed_at = nowIso()
+  backup.completed_at = sim.world.nowIso()
   server.console.broadcast(`backup completed:${backup.uuid}`, [JSON.stringify({
     uuid: backup.uuid,
     is_successful: true,

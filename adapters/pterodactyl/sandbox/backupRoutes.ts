@@ -8,7 +8,7 @@ import { at, validate } from "./rules.ts"
 import { obj, pageUrl, type PanelRoute, route, type RouteContext } from "./Route.ts"
 import { clientBackup } from "./transformers.ts"
 import { item, list, noContent, notFound, ok, paginate, panelError } from "./wire.ts"
-import { type Backup, nowIso, type Server } from "./World.ts"
+import { type Backup, type Server } from "./World.ts"
 
 const BACKUPS = `${CLIENT}/backups`
 
@@ -29,7 +29,7 @@ const create = (ctx: RouteContext) => {
     { field: "ignored", rules: "nullable|string", ...at(body, "ignored") }
   ])
   const { limit, periodMs } = ctx.sim.settings.backupThrottle
-  const now = Date.now()
+  const now = ctx.sim.clock.now()
   const recent = server.backupCreations.filter((t) => t > now - periodMs)
   if (periodMs > 0 && recent.length >= limit) {
     const retryAfter = Math.max(1, Math.ceil(((recent[0] ?? now) + periodMs - now) / 1000))
@@ -44,19 +44,19 @@ const create = (ctx: RouteContext) => {
   const files = server.files.snapshot()
   const backup: Backup = {
     uuid: randomUUID(),
-    name: typeof body["name"] === "string" && body["name"] !== "" ? body["name"] : `Backup at ${nowIso()}`,
+    name: typeof body["name"] === "string" && body["name"] !== "" ? body["name"] : `Backup at ${ctx.sim.world.nowIso()}`,
     ignored_files: typeof body["ignored"] === "string" ? body["ignored"].split("\n").filter((l) => l !== "") : [],
     is_successful: false,
     is_locked: body["is_locked"] === true,
     checksum: null,
     bytes: 0,
-    created_at: nowIso(),
+    created_at: ctx.sim.world.nowIso(),
     completed_at: null,
     files,
     content: Buffer.alloc(0)
   }
   server.backups.push(backup)
-  ctx.sim.later(BACKUP_MS, () => completeBackup(ctx.sim, server, backup))
+  ctx.sim.clock.later(BACKUP_MS, () => completeBackup(ctx.sim, server, backup))
   return ok(item("backup", clientBackup(backup)))
 }
 
@@ -99,7 +99,7 @@ export const backupRoutes: ReadonlyArray<PanelRoute> = [
     server.status = "restoring_backup"
     server.restoring = { files: backup.files, truncate: body["truncate"] === true }
     server.console.broadcast("daemon message", ["Restoring server from backup..."])
-    ctx.sim.later(RESTORE_MS, () => finishRestore(ctx.sim, server))
+    ctx.sim.clock.later(RESTORE_MS, () => finishRestore(ctx.sim, server))
     return noContent()
   }),
   route("DELETE", `${BACKUPS}/{backup}`, (ctx) => {

@@ -129,11 +129,11 @@ export const applicationRoutes: ReadonlyArray<PanelRoute> = [
   }),
   route("GET", `${BASE}/servers/{server}`, (ctx) => ok(item("server", appServer(serverById(ctx))))),
   route("POST", `${BASE}/servers/{server}/suspend`, (ctx) => {
-    suspend(serverById(ctx))
+    suspend(ctx.sim, serverById(ctx))
     return noContent()
   }),
   route("POST", `${BASE}/servers/{server}/unsuspend`, (ctx) => {
-    unsuspend(serverById(ctx))
+    unsuspend(ctx.sim, serverById(ctx))
     return noContent()
   }),
   route("POST", `${BASE}/servers/{server}/reinstall`, (ctx) => {

@@ -139,8 +139,7 @@ export interface Server {
   readonly console: Console
 }
 
-const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "+00:00")
-export const nowIso = () => iso(Date.now())
+export const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "+00:00")
 
 const randomChars = (n: number) => {
   const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -160,6 +159,8 @@ export const newUuid = () => randomUUID()
 export const newSecret = () => randomChars(64)
 
 export class World {
+  /** The simulation's clock, in epoch ms. */
+  readonly now: () => number
   readonly users = new Map<number, User>()
   readonly keys = new Map<string, ApiKey>()
   readonly nodes = new Map<number, PanelNode>()
@@ -168,6 +169,14 @@ export class World {
   readonly nests = new Map<number, { readonly id: number; readonly name: string }>()
   readonly servers = new Map<number, Server>()
   private nextIds: Record<IdKind, number> = { user: 1, node: 1, allocation: 1, server: 1 }
+
+  constructor(now: () => number) {
+    this.now = now
+  }
+
+  nowIso(): string {
+    return iso(this.now())
+  }
 
   nextId(kind: IdKind): number {
     return this.nextIds[kind]++
@@ -194,7 +203,7 @@ export class World {
   }
 
   addUser(user: Omit<User, "id" | "uuid" | "created_at">): User {
-    const full: User = { ...user, id: this.nextId("user"), uuid: newUuid(), created_at: nowIso() }
+    const full: User = { ...user, id: this.nextId("user"), uuid: newUuid(), created_at: this.nowIso() }
     this.users.set(full.id, full)
     return full
   }
@@ -214,7 +223,7 @@ export class World {
       upload_size: spec.upload_size ?? 100,
       maintenance_mode: false,
       secret: newSecret(),
-      created_at: nowIso()
+      created_at: this.nowIso()
     }
     this.nodes.set(id, node)
     return node

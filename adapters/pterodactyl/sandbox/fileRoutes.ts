@@ -32,7 +32,7 @@ const copyName = (tree: FileTree, path: string): string => {
   }
 }
 
-const archiveStamp = () => new Date().toISOString().replace(/[:]/g, "").replace(/\.\d{3}Z$/, "+0000")
+const archiveStamp = (ms: number) => new Date(ms).toISOString().replace(/[:]/g, "").replace(/\.\d{3}Z$/, "+0000")
 
 export const fileRoutes: ReadonlyArray<PanelRoute> = [
   route("GET", `${FILES}/list`, (ctx) => {
@@ -108,9 +108,9 @@ export const fileRoutes: ReadonlyArray<PanelRoute> = [
       for (const [p, e] of server.files.subtree(joinPath(root, name))) packed.set(p.slice(normalizePath(root).length).replace(/^\/?/, "/"), e)
     }
     if (packed.size === 0) throw missing()
-    const path = joinPath(root, `archive-${archiveStamp()}.tar.gz`)
+    const path = joinPath(root, `archive-${archiveStamp(ctx.sim.clock.now())}.tar.gz`)
     const bytes = Buffer.from(JSON.stringify([...packed.keys()]))
-    server.files.entries.set(path, { kind: "file", data: bytes, mode: 0o644, modifiedAt: Date.now(), createdAt: Date.now(), archive: packed })
+    server.files.entries.set(path, { kind: "file", data: bytes, mode: 0o644, modifiedAt: ctx.sim.clock.now(), createdAt: ctx.sim.clock.now(), archive: packed })
     const entry = server.files.get(path)
     if (entry === undefined) throw missing()
     return ok(item("file_object", fileObject(baseName(path), entry)))

@@ -6,6 +6,7 @@ import type { WebSocket } from "ws"
 import type { Console, ConsoleSession, PowerAction } from "./Console.ts"
 import { claimNumber, type Claims } from "./jwt.ts"
 import type { Sim } from "./Sim.ts"
+import type { Timer } from "./SimClock.ts"
 import type { TokenContext } from "./Tokens.ts"
 
 const POWER_PERMISSION: Readonly<Record<PowerAction, string>> = {
@@ -29,7 +30,7 @@ const parseFrame = (data: string): { readonly event: string; readonly args: Read
 export class WingsSocket implements ConsoleSession {
   private claims: Claims | undefined
   private everAuthed = false
-  private checker: NodeJS.Timeout | undefined
+  private checker: Timer | undefined
   private readonly ws: WebSocket
   private readonly sim: Sim
   private readonly console: Console
@@ -42,9 +43,9 @@ export class WingsSocket implements ConsoleSession {
     this.console = console
     this.serverUuid = serverUuid
     this.tokenContext = tokenContext
-    console.sessions.add(this)
+    console.attach(this)
     const period = Math.min(30_000, Math.max(10, sim.settings.wingsTokenTtlMs / 4))
-    this.checker = setInterval(() => this.checkExpiry(), period)
+    this.checker = sim.clock.every(period, () => this.checkExpiry())
     ws.on("message", (data, isBinary) => {
       if (!isBinary) this.onFrame(data.toString())
     })
@@ -53,9 +54,9 @@ export class WingsSocket implements ConsoleSession {
   }
 
   private detach() {
-    if (this.checker !== undefined) clearInterval(this.checker)
+    this.checker?.cancel()
     this.checker = undefined
-    this.console.sessions.delete(this)
+    this.console.detach(this)
   }
 
   private send(event: string, args?: ReadonlyArray<string>) {
@@ -88,7 +89,7 @@ export class WingsSocket implements ConsoleSession {
   private checkExpiry() {
     if (this.claims === undefined) return
     const exp = claimNumber(this.claims, "exp") ?? 0
-    const left = exp * 1000 - Date.now()
+    const left = exp * 1000 - this.sim.clock.now()
     if (left <= 0) this.send("token expired")
     else if (left <= 60_000) this.send("token expiring")
   }
