@@ -9,6 +9,7 @@ import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
 import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.ts"
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
 import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
+import * as FixtureVatRegistry from "../adapters/fake/FixtureVatRegistry.ts"
 import { PlatformInfo } from "../adapters/http/CatalogHandlers.ts"
 import { createHttpServer, routerConfig } from "../adapters/http/edge.ts"
 import { CONSOLE_MAX_FRAME_BYTES, webSocketServerOptions } from "../adapters/http/consoleLimits.ts"
@@ -25,6 +26,8 @@ import { apiAt } from "../adapters/stripe/StripePaymentGateway.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgHealth from "../adapters/postgres/PgHealth.ts"
 import * as PgIpAddresses from "../adapters/postgres/PgIpAddresses.ts"
+import * as PgBillingProfiles from "../adapters/postgres/PgBillingProfiles.ts"
+import * as PgInvoices from "../adapters/postgres/PgInvoices.ts"
 import * as PgLedger from "../adapters/postgres/PgLedger.ts"
 import * as PgOrders from "../adapters/postgres/PgOrders.ts"
 import * as PgPaymentCustomers from "../adapters/postgres/PgPaymentCustomers.ts"
@@ -42,6 +45,7 @@ import * as GamePanelsLive from "./GamePanelsLive.ts"
 import * as ProxmoxVirtualization from "../adapters/proxmox/ProxmoxVirtualization.ts"
 import * as PgLoginAttempts from "../adapters/postgres/PgLoginAttempts.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
+import * as PgNoticeRecords from "../adapters/postgres/PgNoticeRecords.ts"
 import * as PgPasswordResets from "../adapters/postgres/PgPasswordResets.ts"
 import * as PgSessionRecords from "../adapters/postgres/PgSessionRecords.ts"
 import * as PgUnitOfWork from "../adapters/postgres/PgUnitOfWork.ts"
@@ -49,11 +53,16 @@ import * as PgUpstreamSecrets from "../adapters/postgres/PgUpstreamSecrets.ts"
 import * as PgUsers from "../adapters/postgres/PgUsers.ts"
 import * as InseeRegistry from "../adapters/registry/InseeRegistry.ts"
 import * as RechercheEntreprisesRegistry from "../adapters/registry/RechercheEntreprisesRegistry.ts"
+import * as ViesVatRegistry from "../adapters/registry/ViesVatRegistry.ts"
+import { InvoicingSettings } from "../domain/billing/invoicing/InvoicingSettings.ts"
+import { VatRegistry } from "../ports/VatRegistry.ts"
 import { AccountSettings } from "../domain/account/AccountSettings.ts"
 import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
 import { StepRetryBaseDelay } from "../domain/billing/provisioning.ts"
 import { UnsoldUpstreams } from "../domain/catalog/listPlansForSale.ts"
 import { VpsSettings } from "../domain/vps/VpsSettings.ts"
+import * as DeliveredNotices from "../domain/notices/deliverNotices.ts"
+import { NoticeSettings } from "../domain/notices/NoticeSettings.ts"
 import { BusinessRegistry } from "../ports/BusinessRegistry.ts"
 import { Mailer } from "../ports/Mailer.ts"
 import type { PaymentGateway } from "../ports/PaymentGateway.ts"
@@ -64,7 +73,7 @@ import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SANDBOX_CLUSTER, SANDBOX_PANEL, SandboxPanel, SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
 import { WorkflowEngineLive } from "./Engine.ts"
-import { LifecycleCronLive, OrderRecoveryCronLive, ProductsLive, ReconcileCronLive } from "./Workflows.ts"
+import { LifecycleCronLive, NoticeRetryCronLive, OrderRecoveryCronLive, ProductsLive, ReconcileCronLive } from "./Workflows.ts"
 import { PANEL_DIST } from "./buildPanel.ts"
 import { InvalidSetting, type Settings } from "./Config.ts"
 import { restrictDataDir } from "./DataDir.ts"
@@ -112,6 +121,8 @@ export const RepositoriesLive = Layer.mergeAll(
   PgOrders.layer,
   PgSubscriptions.layer,
   PgLedger.layer,
+  PgInvoices.layer,
+  PgBillingProfiles.layer,
   PgPaymentCustomers.layer,
   PgPaymentNotifications.layer,
   PgVpsRecords.layer,
@@ -128,6 +139,7 @@ export const RepositoriesLive = Layer.mergeAll(
   PgUnitOfWork.layer,
   PgUpstreamSecrets.layer,
   PgOutbox.layer,
+  PgNoticeRecords.layer,
   PgHealth.layer
 )
 
@@ -169,6 +181,19 @@ const RegistryLive = (settings: Settings) => {
         : refused(BusinessRegistry, "REGISTRY_PROVIDER", "sandbox is only allowed in sandbox mode (SANDBOX=true)")
   }
 }
+
+/** VIES, with the registry's timeout and retries; its fixture in sandbox mode only. */
+const VatRegistryLive = (settings: Settings) =>
+  settings.vatRegistryProvider === "vies"
+    ? ViesVatRegistry.layer({
+      baseUrl: settings.viesUrl.href.replace(/\/$/, ""),
+      timeout: Duration.millis(settings.registryTimeoutMs),
+      retries: settings.registryRetries,
+      retryBaseDelay: Duration.millis(250)
+    }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    : settings.sandbox
+    ? FixtureVatRegistry.layer
+    : refused(VatRegistry, "VAT_REGISTRY_PROVIDER", "sandbox is only allowed in sandbox mode (SANDBOX=true)")
 
 /**
  * The payment gateway: in sandbox mode the one that approves every charge (today's order flow); otherwise Stripe,
@@ -242,6 +267,8 @@ export const ServicesLive = (settings: Settings) =>
     NodeCrypto.layerSecureRandom,
     NodeCrypto.layerDigest,
     RegistryLive(settings),
+    VatRegistryLive(settings),
+    Layer.succeed(InvoicingSettings, settings.invoicing),
     MailerLive(settings),
     SandboxModeLive(settings),
     Layer.succeed(AccountSettings, accountSettings(settings)),
@@ -274,6 +301,17 @@ export const gameSettings = (settings: Settings): GameSettings["Service"] => ({
   gracePeriod: Duration.days(settings.gameGraceDays),
   consoleTokenLifetime: Duration.minutes(settings.gameConsoleTokenMinutes)
 })
+
+export const noticeSettings = (settings: Settings): NoticeSettings["Service"] => ({
+  ...NoticeSettings.defaults,
+  publicUrl: settings.publicUrl,
+  retryBaseDelay: Duration.seconds(settings.noticeRetryBaseSeconds),
+  maxAttempts: settings.noticeMaxAttempts
+})
+
+/** The customer e-mails (issue 12 §4), through whichever Mailer the settings chose. */
+const NoticesLive = (settings: Settings) =>
+  DeliveredNotices.layer.pipe(Layer.provide(Layer.succeed(NoticeSettings, noticeSettings(settings))))
 
 /** Applies CATALOG_FILE at start (idempotent: every write is an upsert, several instances may do it at once). */
 const CatalogFileLive = (settings: Settings) =>
@@ -322,8 +360,12 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     Layer.provideMerge(RepositoriesLive),
     Layer.provideMerge(database)
   )
+  const withNotices = Layer.provideMerge(
+    Layer.mergeAll(NoticesLive(settings), Layer.succeed(NoticeSettings, noticeSettings(settings))),
+    base
+  )
   // CATALOG_FILE first: the sandbox upstreams start only when it registers no real one.
-  const catalog = CatalogFileLive(settings).pipe(Layer.provideMerge(base))
+  const catalog = CatalogFileLive(settings).pipe(Layer.provideMerge(withNotices))
   const withPanel = Layer.provideMerge(
     settings.sandbox ? SandboxUpstreamsLive(settings) : Layer.succeed(SandboxPanel, Option.none()),
     catalog
@@ -353,6 +395,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
   return Layer.mergeAll(
     LifecycleCronLive(Cron.parseUnsafe(settings.lifecycleCron)),
     OrderRecoveryCronLive(settings.orderRecoverySeconds),
+    NoticeRetryCronLive(settings.noticeRetrySeconds),
     ReconcileCronLive
   ).pipe(
     Layer.provideMerge(ProductsLive),

@@ -299,6 +299,11 @@ export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ order
     const sealed = yield* provisioningStep({ name: "configure", success: Schema.String, execute: dieOnDatabaseOutage(step5Configure(orderId, vm)) })
     return yield* provisioningStep({ name: "start", success: Schema.String, execute: dieOnDatabaseOutage(step6Start(orderId, vm, sealed)) })
   })
-  return yield* provisioned(orderId, build, () =>
-    UndoVps.execute({ orderId, cluster: cluster ?? null }, { discard: true, detached: true }))
+  return yield* provisioned(
+    orderId,
+    build,
+    () => UndoVps.execute({ orderId, cluster: cluster ?? null }, { discard: true, detached: true }),
+    // Reached at its public IPv4 address.
+    (vpsId) => Effect.map(Effect.flatMap(VpsRecords, (records) => records.get(vpsId)), Option.match({ onNone: () => "", onSome: (vps) => vps.address }))
+  )
 }))

@@ -8,6 +8,7 @@ import * as IdentityUnitOfWork from "../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
 import * as MemoryIpAddresses from "../../adapters/fake/MemoryIpAddresses.ts"
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
+import { memoryInvoicing } from "./invoicing.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
 import * as MemoryPlacement from "../../adapters/fake/MemoryPlacement.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
@@ -23,6 +24,7 @@ import { VpsSettings } from "../../domain/vps/VpsSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { promptWebCrypto } from "./promptWebCrypto.ts"
 import { labCluster, labSeed, labStorage } from "./virtualizationMother.ts"
+import { recordedNoticesLayer } from "../support/recordedNotices.ts"
 
 export const vpsPlan: VpsPlan = {
   kind: "vps",
@@ -84,6 +86,7 @@ export const vpsEnv = (options: { readonly poolSize?: number; readonly paymentLa
     MemoryOrders.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
+    memoryInvoicing,
     MemoryVpsRecords.layer,
     MemoryPlacement.layer,
     MemoryVirtualization.layer({ ...labSeed(), machineIds: { from: 100_000, to: 100_200 } }),
@@ -92,6 +95,7 @@ export const vpsEnv = (options: { readonly poolSize?: number; readonly paymentLa
     SandboxPaymentGateway.layer({ chargeLatency: options.paymentLatency ?? 0 }).pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
+    recordedNoticesLayer,
     // Workflow ids are hashed at once, so a test moving the clock in a loop never outruns a workflow.
     promptWebCrypto
   )
