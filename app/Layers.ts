@@ -33,6 +33,7 @@ import * as PgOrders from "../adapters/postgres/PgOrders.ts"
 import * as PgPaymentCustomers from "../adapters/postgres/PgPaymentCustomers.ts"
 import * as PgPaymentNotifications from "../adapters/postgres/PgPaymentNotifications.ts"
 import * as PgPlacement from "../adapters/postgres/PgPlacement.ts"
+import * as PgProxmoxVmids from "../adapters/postgres/PgProxmoxVmids.ts"
 import * as PgSubscriptions from "../adapters/postgres/PgSubscriptions.ts"
 import * as PgVpsRecords from "../adapters/postgres/PgVpsRecords.ts"
 import * as PgGameAllocations from "../adapters/postgres/PgGameAllocations.ts"
@@ -126,6 +127,7 @@ export const RepositoriesLive = Layer.mergeAll(
   PgPaymentNotifications.layer,
   PgVpsRecords.layer,
   PgPlacement.layer,
+  PgProxmoxVmids.layer,
   PgGameServerRecords.layer,
   PgGameAllocations.layer,
   // A change of a user on another instance is seen here within a second.
@@ -282,7 +284,6 @@ export const ServicesLive = (settings: Settings) =>
   )
 
 export const vpsSettings = (settings: Settings): VpsSettings["Service"] => ({
-  vmidRange: { from: settings.vmidRangeStart, to: settings.vmidRangeEnd },
   cpuOvercommit: settings.cpuOvercommit,
   memoryOvercommit: settings.memoryOvercommit,
   storage: settings.proxmoxStorage,
@@ -371,6 +372,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
   )
   const virtualization = Layer.mergeAll(
     ProxmoxVirtualization.layerWith({
+      vmidRange: { from: settings.vmidRangeStart, to: settings.vmidRangeEnd },
       requestTimeout: Duration.millis(settings.proxmoxRequestTimeoutMs),
       retryBaseDelay: Duration.millis(settings.proxmoxRetryBaseDelayMs)
     }).pipe(Layer.provide(ProxmoxClustersLive.layer)),

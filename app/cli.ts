@@ -8,6 +8,7 @@ import { runMigrations } from "../adapters/postgres/Migrations.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgGameServerRecords from "../adapters/postgres/PgGameServerRecords.ts"
 import * as PgOrders from "../adapters/postgres/PgOrders.ts"
+import * as PgProxmoxVmids from "../adapters/postgres/PgProxmoxVmids.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
 import * as PgUpstreamSecrets from "../adapters/postgres/PgUpstreamSecrets.ts"
 import * as PgVpsRecords from "../adapters/postgres/PgVpsRecords.ts"
@@ -73,7 +74,9 @@ export type ReconcileServices = Catalog | Orders | VpsRecords | GameServerRecord
  */
 export const ReconcileServicesLive = (settings: Settings) =>
   Layer.mergeAll(
-    ProxmoxVirtualization.layer.pipe(Layer.provide(ProxmoxClustersLive.layer)),
+    ProxmoxVirtualization.layerWith({ vmidRange: { from: settings.vmidRangeStart, to: settings.vmidRangeEnd } }).pipe(
+      Layer.provide(ProxmoxClustersLive.layer)
+    ),
     PterodactylGamePanel.layer.pipe(Layer.provide([GamePanelsLive.layer, NodeHttpClient.layerUndici])),
     Layer.succeed(VpsSettings, vpsSettings(settings))
   ).pipe(
@@ -81,6 +84,7 @@ export const ReconcileServicesLive = (settings: Settings) =>
       PgCatalog.layer,
       PgOrders.layer,
       PgVpsRecords.layer,
+      PgProxmoxVmids.layer,
       PgGameServerRecords.layer,
       PgUpstreamSecrets.layer,
       AesGcmSecretBox.layer(settings.encryptionKeys)
