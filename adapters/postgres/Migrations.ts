@@ -10,6 +10,7 @@ import sessions from "./migrations/0006_sessions.ts"
 import recovery from "./migrations/0007_recovery.ts"
 import snapshotClaims from "./migrations/0008_snapshot_claims.ts"
 import payments from "./migrations/0009_payments.ts"
+import notices from "./migrations/0012_notices.ts"
 import rolesAudit from "./migrations/0014_roles_audit.ts"
 
 const all = {
@@ -22,6 +23,7 @@ const all = {
   "7_recovery": recovery,
   "8_snapshot_claims": snapshotClaims,
   "9_payments": payments,
+  "12_notices": notices,
   "14_roles_audit": rolesAudit
 }
 

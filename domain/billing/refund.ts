@@ -5,9 +5,10 @@ import { SecureRandom } from "effect/crypto"
 import { Ledger } from "../../ports/Ledger.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
-import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { alert } from "../ops/alert.ts"
+import { moveSubscription } from "./subscriptionMoves.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
+import { tell } from "./serviceNotices.ts"
 
 export const refundOrder = (orderId: string, reason: string) =>
   Effect.gen(function*() {
@@ -34,6 +35,9 @@ export const refundOrder = (orderId: string, reason: string) =>
               : Effect.logWarning(`refunding charge ${charge.reference} of order ${orderId} failed (attempt ${attempt}), retrying`)
         }
       )
+      // Told before it is recorded: a retry after a crash refunds again under the same key, gets the same refund back
+      // and tells under the same key, so the customer hears of it once, never not at all.
+      yield* tell({ _tag: "RefundIssued", userId: charge.userId, refundId: refund.reference, amountCents: charge.amountCents, reason: "order_failed" })
       yield* ledger.record({
         id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
         userId: charge.userId,
@@ -46,7 +50,7 @@ export const refundOrder = (orderId: string, reason: string) =>
       })
     }
     if (order.value.subscriptionId !== null) {
-      yield* (yield* Subscriptions).setStatus(order.value.subscriptionId, "failed", ["active"])
+      yield* moveSubscription(order.value.subscriptionId, "provisioningFailed")
     }
     const outcome = charges.length > 0 ? "Nothing was kept and your payment was refunded." : "Nothing was charged."
     yield* orders.fail(orderId, `${reason} ${outcome}`, new Date(yield* Clock.currentTimeMillis))
