@@ -23,6 +23,7 @@ import { requireCurrentSchema, runMigrations, type SchemaBehind } from "../adapt
 import * as SandboxPaymentGateway from "../adapters/payments/SandboxPaymentGateway.ts"
 import * as StripePaymentGateway from "../adapters/stripe/StripePaymentGateway.ts"
 import { apiAt } from "../adapters/stripe/StripePaymentGateway.ts"
+import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgHealth from "../adapters/postgres/PgHealth.ts"
 import * as PgIpAddresses from "../adapters/postgres/PgIpAddresses.ts"
@@ -116,6 +117,7 @@ export const DatabaseLive = (
   })
 
 export const RepositoriesLive = Layer.mergeAll(
+  PgAuditLog.layer,
   PgCatalog.layer,
   PgIpAddresses.layer,
   PgOrders.layer,
@@ -245,6 +247,8 @@ export const accountSettings = (settings: Settings): AccountSettings["Service"] 
   rememberMeLifetime: settings.sessionRemember,
   sessionIdleLifetime: settings.sessionIdle,
   sessionAbsoluteLifetime: settings.sessionAbsolute,
+  staffSessionLifetime: Duration.minutes(settings.staffSessionIdleMinutes),
+  staffSessionAbsoluteLifetime: Duration.hours(settings.staffSessionAbsoluteHours),
   resetTokenLifetime: AccountSettings.defaults.resetTokenLifetime,
   loginThrottleWindow: settings.loginThrottleWindow,
   maxFailuresPerAccountAddress: settings.loginMaxFailuresPerAccountAddress,
