@@ -51,8 +51,8 @@ const deliver = (pending: PendingNotice) =>
   )
 
 /**
- * Records the notice; only the caller that recorded it sends it, in a fiber of its own so that neither a slow mail
- * server nor a failure reaches the caller's business.
+ * Records the notice (in the caller's transaction, if any); only the caller that recorded it sends it, once that is
+ * committed, in a fiber of its own so that neither a slow mail server nor a failure reaches the caller's business.
  */
 const send = (inBackground: (pending: PendingNotice) => Effect.Effect<unknown>) =>
   Effect.fn("Notices.send")(function*(notice: CustomerNotice) {
@@ -67,7 +67,8 @@ const send = (inBackground: (pending: PendingNotice) => Effect.Effect<unknown>) 
       createdAt: new Date(now),
       leaseUntil: new Date(now + Duration.toMillis(settings.lease))
     })
-    if (recorded !== null) yield* inBackground(recorded)
+    // Inside the caller's transaction, the e-mail waits for its commit: a rolled-back event is never told.
+    if (recorded !== null) yield* records.afterCommit(Effect.asVoid(inBackground(recorded)))
   })
 
 /** The Notices service on the store, the users, the mailer and the settings it is built with. */
