@@ -197,14 +197,7 @@ const step4Create = (orderId: string, panelUser: number, claimed: typeof Claimed
       featureLimits: { databases: plan.databases, backups: plan.backups, allocations: plan.allocations },
       allocation: claimed.allocationId,
       startOnCompletion: true
-    }).pipe(
-      Effect.catchTag("PanelValidationFailed", (e) =>
-        // A creation that timed out on our side may have succeeded on the panel: its external id is then taken.
-        e.fields.some((f) => f.field === "external_id")
-          ? Effect.flatMap(panel.serverForOrder(plan.panel, orderId), (again) => again === null ? Effect.fail(e) : Effect.succeed(again))
-          : Effect.fail(e)),
-      Effect.mapError(failed(4, "The game panel refused to create the server."))
-    )
+    }).pipe(Effect.mapError(failed(4, "The game panel refused to create the server.")))
     yield* allocations.markCreated(orderId)
     return { id: server.id, uuid: server.uuid, identifier: server.identifier, createdAt: yield* Clock.currentTimeMillis }
   })

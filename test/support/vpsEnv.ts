@@ -68,7 +68,6 @@ export const seedCatalog = (poolSize: number) =>
   })
 
 export const vpsSettings = {
-  vmidRange: { from: 100_000, to: 100_200 },
   cpuOvercommit: 4,
   memoryOvercommit: 1,
   storage: labStorage,
@@ -100,7 +99,7 @@ export const vpsEnvWith = <N, E>(notices: Layer.Layer<N | Notices, E>, options: 
     memoryInvoicing,
     MemoryVpsRecords.layer,
     MemoryPlacement.layer,
-    MemoryVirtualization.layer(labSeed()),
+    MemoryVirtualization.layer({ ...labSeed(), machineIds: { from: 100_000, to: 100_200 } }),
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     Layer.succeed(VpsSettings, vpsSettings),
     SandboxPaymentGateway.layer({ chargeLatency: options.paymentLatency ?? 0 }).pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
