@@ -6,6 +6,7 @@ import { AdminAuditApi, AdminCustomersApi, SecurityEventsApi } from "./AdminApi.
 import { ServiceUnavailable } from "./ApiErrors.ts"
 import { CatalogApi } from "./CatalogApi.ts"
 import { GameClientApi, GameServersApi } from "./GameApi.ts"
+import { BillingProfileApi } from "./InvoicingApi.ts"
 import { PaymentHistoryApi, PaymentMethodApi, PaymentsApi } from "./PaymentsApi.ts"
 import { OrdersApi, SubscriptionsApi, VpsApi } from "./ServicesApi.ts"
 
@@ -38,6 +39,7 @@ export class Api extends HttpApi.make("zh")
   .add(PaymentMethodApi)
   .add(PaymentHistoryApi)
   .add(PaymentsApi)
+  .add(BillingProfileApi)
   .add(VpsApi)
   .add(GameServersApi)
   .add(GameClientApi)
