@@ -22,6 +22,7 @@ import { GameHosting } from "../../domain/game/GameHosting.ts"
 import { GameSettings } from "../../domain/game/GameSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { promptWebCrypto } from "./promptWebCrypto.ts"
+import { renewalEnv } from "./renewalEnv.ts"
 
 export const gamePlan: GamePlan = {
   kind: "game",
@@ -76,6 +77,7 @@ export const gameEnv = (options: { readonly installDuration?: Duration.Input; re
     MemorySessionRecords.layer,
     Layer.succeed(GameSettings, { ...gameSettings, ...options.settings }),
     SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+    renewalEnv(),
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
     // Workflow ids are hashed at once, so a test moving the clock in a loop never outruns a workflow.

@@ -23,6 +23,7 @@ import { VpsSettings } from "../../domain/vps/VpsSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { promptWebCrypto } from "./promptWebCrypto.ts"
 import { labCluster, labSeed, labStorage } from "./virtualizationMother.ts"
+import { renewalEnv } from "./renewalEnv.ts"
 
 export const vpsPlan: VpsPlan = {
   kind: "vps",
@@ -91,6 +92,7 @@ export const vpsEnv = (options: { readonly poolSize?: number; readonly paymentLa
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     Layer.succeed(VpsSettings, vpsSettings),
     SandboxPaymentGateway.layer({ chargeLatency: options.paymentLatency ?? 0 }).pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+    renewalEnv(),
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
     // Workflow ids are hashed at once, so a test moving the clock in a loop never outruns a workflow.
