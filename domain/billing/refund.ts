@@ -5,8 +5,8 @@ import { SecureRandom } from "effect/crypto"
 import { Ledger } from "../../ports/Ledger.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
-import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { alert } from "../ops/alert.ts"
+import { moveSubscription } from "./subscriptionMoves.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
 
 export const refundOrder = (orderId: string, reason: string) =>
@@ -46,7 +46,7 @@ export const refundOrder = (orderId: string, reason: string) =>
       })
     }
     if (order.value.subscriptionId !== null) {
-      yield* (yield* Subscriptions).setStatus(order.value.subscriptionId, "failed", ["active"])
+      yield* moveSubscription(order.value.subscriptionId, "provisioningFailed")
     }
     const outcome = charges.length > 0 ? "Nothing was kept and your payment was refunded." : "Nothing was charged."
     yield* orders.fail(orderId, `${reason} ${outcome}`, new Date(yield* Clock.currentTimeMillis))

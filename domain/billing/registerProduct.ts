@@ -8,6 +8,7 @@ import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { cappedBackoff } from "../ops/keepTrying.ts"
 import type { ServiceKind } from "./Billing.ts"
 import { HostedServices, type OrderRefused, type PlanTerms } from "./HostedService.ts"
+import { moveSubscription } from "./subscriptionMoves.ts"
 import { lapsedFor, type PeriodWorkflow, stillDue, type TerminationWorkflow } from "./lapse.ts"
 import type { ProvisioningWorkflow } from "./provisioning.ts"
 import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
@@ -147,7 +148,7 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
       name: "release",
       execute: dieOnDatabaseOutage(Effect.gen(function*() {
         // The subscription ends first: whoever sees the service gone sees its subscription terminated.
-        yield* (yield* Subscriptions).setStatus(subscriptionId, "terminated", ["suspended"])
+        yield* moveSubscription(subscriptionId, "ended")
         yield* product.release(subscriptionId)
       }))
     })

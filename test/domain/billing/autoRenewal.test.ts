@@ -10,6 +10,7 @@ import { WorkflowEngine } from "effect/workflow"
 import Stripe from "stripe"
 import * as IdentityUnitOfWork from "../../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryLedger from "../../../adapters/fake/MemoryLedger.ts"
+import * as MemoryOrders from "../../../adapters/fake/MemoryOrders.ts"
 import * as MemoryPaymentNotifications from "../../../adapters/fake/MemoryPaymentNotifications.ts"
 import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions.ts"
 import { stripeSimulation, type StripeSimulation } from "../../../adapters/stripe/sandbox/SandboxStripe.ts"
@@ -57,6 +58,7 @@ const env = DnsZoneHosting.pipe(
   Layer.provideMerge(WorkflowEngine.layerMemory),
   Layer.provideMerge(Layer.mergeAll(
     MemorySubscriptions.layer,
+    MemoryOrders.layer,
     MemoryLedger.layer,
     MemoryPaymentNotifications.layer,
     IdentityUnitOfWork.layer,

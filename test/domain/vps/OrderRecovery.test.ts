@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Duration, Effect, Fiber, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { SandboxPayments } from "../../../adapters/payments/SandboxPaymentGateway.ts"
-import { addMonth, OrderId, SubscriptionId } from "../../../domain/billing/Billing.ts"
+import { addMonth, OrderId, PlanId, SubscriptionId } from "../../../domain/billing/Billing.ts"
 import { orderChargeKey, placeOrder, recoverOrders } from "../../../domain/billing/Ordering.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
@@ -107,7 +107,7 @@ describe("recovering interrupted orders", () => {
       yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
         assert.isTrue(yield* (yield* Orders).startProvisioning(id, order.createdAt))
         yield* (yield* Subscriptions).create({
-          id: SubscriptionId.make("0b000000-0000-4000-8000-000000000003"), userId: alice, planId: "vps-s", kind: "vps", orderId: OrderId.make(id),
+          id: SubscriptionId.make("0b000000-0000-4000-8000-000000000003"), userId: alice, planId: PlanId.make("vps-s"), kind: "vps", orderId: OrderId.make(id),
           currentPeriodEnd: addMonth(order.createdAt), now: order.createdAt
         })
         yield* (yield* Ledger).record({
