@@ -260,3 +260,130 @@ describe("automatic renewal and dunning", () => {
       assert.strictEqual((yield* ledger.forSubscription(cancelled.subscription.id)).length, 0)
     }).pipe(Effect.provide(env)), 60_000)
 })
+
+/** The clock at the subscriptions' period end (day 31), the cron having run the week before it. */
+const atPeriodEnd = Effect.andThen(runUntilDay(30), TestClock.adjust(Duration.days(1)))
+
+/** The gateway, whose charge is taken at the provider and then never answers: the process dies in between. */
+const killedAfterCharge = (charged: Ref.Ref<number>) =>
+  Layer.effect(PaymentGateway, Effect.map(PaymentGateway, (gateway) =>
+    PaymentGateway.of({
+      ...gateway,
+      charge: (request) => Effect.andThen(Effect.andThen(gateway.charge(request), Ref.update(charged, (n) => n + 1)), Effect.never)
+    })))
+
+describe("a renewal is charged once", () => {
+  it.effect("two passes of the cron at once, and a click on renew among them, charge once and extend once", () =>
+    Effect.gen(function*() {
+      const { customer, subscription, userId } = yield* subscribed("4242424242424242")
+      yield* atPeriodEnd
+      yield* Effect.all([sweepRenewals, sweepRenewals, renewSubscription(userId, subscription.id), sweepRenewals], { concurrency: "unbounded" })
+      assert.deepStrictEqual(yield* intents(customer), { succeeded: 1, failed: 0 })
+      assert.strictEqual((yield* (yield* Ledger).forSubscription(subscription.id)).length, 1)
+      assert.strictEqual((yield* subscriptionOf(subscription.id)).currentPeriodEnd.getTime(), addMonth(addMonth(new Date(0))).getTime())
+      assert.deepStrictEqual((yield* noticesOf(userId)).filter((n) => n.startsWith("RenewalPaid")), ["RenewalPaid of day 31"])
+    }).pipe(Effect.provide(env)))
+
+  it.effect("a pass killed between the charge and its record: after the claim lapses, the next pass records that one charge", () =>
+    Effect.gen(function*() {
+      const { customer, subscription, userId } = yield* subscribed("4242424242424242")
+      yield* atPeriodEnd
+      const charged = yield* Ref.make(0)
+      const killed = yield* Effect.forkChild(Effect.provide(sweepRenewals, killedAfterCharge(charged)))
+      while ((yield* Ref.get(charged)) === 0) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+      yield* Fiber.interrupt(killed)
+      assert.deepStrictEqual(yield* intents(customer), { succeeded: 1, failed: 0 })
+      assert.strictEqual((yield* (yield* Ledger).forSubscription(subscription.id)).length, 0)
+      // Within the claim another pass does not touch the period; after it, the same attempt is made with the same key.
+      yield* sweepRenewals
+      assert.strictEqual((yield* (yield* Ledger).forSubscription(subscription.id)).length, 0)
+      yield* TestClock.adjust(Duration.minutes(3))
+      yield* cronPass
+      assert.deepStrictEqual(yield* intents(customer), { succeeded: 1, failed: 0 })
+      assert.strictEqual((yield* (yield* Ledger).forSubscription(subscription.id)).length, 1)
+      assert.strictEqual((yield* subscriptionOf(subscription.id)).status, "active")
+      assert.deepStrictEqual((yield* noticesOf(userId)).filter((n) => n.startsWith("RenewalPaid")), ["RenewalPaid of day 31"])
+    }).pipe(Effect.provide(env)))
+
+  it.effect("a cancelled subscription is neither reminded nor charged, and its cancellation is told once", () =>
+    Effect.gen(function*() {
+      const { customer, subscription, userId } = yield* subscribed("4242424242424242")
+      yield* cancelSubscription(userId, subscription.id)
+      yield* cancelSubscription(userId, subscription.id)
+      yield* runUntilDay(35)
+      assert.deepStrictEqual(yield* intents(customer), { succeeded: 0, failed: 0 })
+      assert.deepStrictEqual(yield* noticesOf(userId), ["CancellationConfirmed, ends day 31"])
+      assert.strictEqual((yield* subscriptionOf(subscription.id)).status, "suspended")
+    }).pipe(Effect.provide(env)))
+})
+
+describe("paying a lapsed subscription from the panel", () => {
+  it.effect("with a card that goes through: paid at once, the service back, a fresh month from now", () =>
+    Effect.gen(function*() {
+      const { customer, subscription, userId } = yield* subscribed("4000000000009995")
+      yield* runUntilDay(32)
+      assert.strictEqual(yield* zoneStatus(subscription.id), "suspended")
+      yield* saveCard(customer, "4242424242424242")
+      yield* TestClock.adjust(Duration.hours(3))
+      const paid = yield* payRenewal(userId, subscription.id)
+      assert.strictEqual(paid._tag, "Paid")
+      for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+      assert.strictEqual(yield* zoneStatus(subscription.id), "active")
+      const now = yield* Effect.clockWith((c) => c.currentTimeMillis)
+      assert.strictEqual((yield* subscriptionOf(subscription.id)).currentPeriodEnd.getTime(), addMonth(new Date(now)).getTime())
+      assert.deepStrictEqual(yield* intents(customer), { succeeded: 1, failed: 2 })
+      // The next pass does not charge the period again.
+      yield* cronPass
+      assert.deepStrictEqual(yield* intents(customer), { succeeded: 1, failed: 2 })
+    }).pipe(Effect.provide(env)))
+
+  it.effect("with a card refused: a hosted page, paid there, brings the service back; the same payment delivered twice renews once", () =>
+    Effect.gen(function*() {
+      const { customer, subscription, userId } = yield* subscribed("4000000000009995")
+      yield* runUntilDay(32)
+      const answer = yield* payRenewal(userId, subscription.id)
+      assert.strictEqual(answer._tag, "PayOnPage")
+      yield* payOnPage(answer._tag === "PayOnPage" ? answer.url : "", "4242424242424242")
+      for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+      assert.strictEqual(yield* zoneStatus(subscription.id), "active")
+      assert.strictEqual((yield* subscriptionOf(subscription.id)).status, "active")
+      // Stripe delivers at least once: the same event again changes nothing.
+      const simulation = yield* Simulation
+      const completed = (yield* simulation.control.events).filter((e) => e.type === "checkout.session.completed")
+      const payload = JSON.stringify(completed.at(-1))
+      const again = yield* receivePaymentNotification({
+        payload: new TextEncoder().encode(payload),
+        signature: Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET })
+      })
+      assert.isTrue(again.duplicate)
+      assert.strictEqual((yield* (yield* Ledger).forSubscription(subscription.id)).length, 1)
+      assert.deepStrictEqual(yield* intents(customer), { succeeded: 1, failed: 3 })
+      assert.deepStrictEqual((yield* noticesOf(userId)).filter((n) => n.startsWith("RenewalPaid")), ["RenewalPaid of day 31"])
+      const record = Option.getOrThrow(yield* (yield* Renewals).get(subscription.id, subscription.currentPeriodEnd))
+      assert.strictEqual(record.status, "paid")
+    }).pipe(Effect.provide(env)))
+
+  it.effect("a page paid for a period the card already paid is refunded, and the customer told", () =>
+    Effect.gen(function*() {
+      const { customer, subscription, userId } = yield* subscribed("4242424242424242")
+      yield* TestClock.adjust(Duration.days(20))
+      // An early payment page for the coming period, left open; meanwhile the renewal charges the card.
+      const page = yield* Effect.flatMap(PaymentGateway, (g) =>
+        g.paymentLink({
+          customer,
+          amountCents: dnsPlan.priceCents,
+          description: "DNS zone, renewal",
+          subscriptionId: subscription.id,
+          periodStart: subscription.currentPeriodEnd.toISOString(),
+          returnUrl: billingPageUrl,
+          idempotencyKey: "renew-page:test"
+        }))
+      yield* runUntilDay(31)
+      yield* payOnPage(page.url, "4242424242424242")
+      assert.deepStrictEqual(yield* intents(customer), { succeeded: 2, failed: 0 })
+      assert.strictEqual((yield* (yield* Ledger).forSubscription(subscription.id)).length, 1)
+      const refunds = (yield* (yield* Simulation).control.events).filter((e) => e.type === "charge.refunded")
+      assert.strictEqual(refunds.length, 1)
+      assert.includeMembers(yield* noticesOf(userId), ["RefundIssued"])
+    }).pipe(Effect.provide(env)))
+})
