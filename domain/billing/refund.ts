@@ -1,10 +1,12 @@
 // Giving the money back when an order fails: every recorded charge of the order refunded once (never a charge that
-// was not recorded: only the ledger says what was taken), the subscription failed, and the customer told why.
+// was not recorded: only the ledger says what was taken) under a key of its own, the subscription failed, and the
+// customer told why (RefundIssued for each refund).
 import { Clock, Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Ledger } from "../../ports/Ledger.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
+import { Notices } from "../notices/CustomerNotice.ts"
 import { alert } from "../ops/alert.ts"
 import { moveSubscription } from "./subscriptionMoves.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
@@ -43,6 +45,13 @@ export const refundOrder = (orderId: string, reason: string) =>
         amountCents: charge.amountCents,
         reference: `${charge.reference}:${refund.reference}`,
         createdAt: new Date(yield* Clock.currentTimeMillis)
+      })
+      yield* (yield* Notices).send({
+        _tag: "RefundIssued",
+        userId: charge.userId,
+        refundId: refund.reference,
+        amountCents: charge.amountCents,
+        reason
       })
     }
     if (order.value.subscriptionId !== null) {

@@ -22,7 +22,7 @@ import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { atOnce } from "../../support/eventually.ts"
 import { promptWebCrypto } from "../../support/promptWebCrypto.ts"
 import { DNS_STEPS, DnsZoneHosting, dnsPlan, NameServer, ZoneRecords } from "../../support/dnsZoneProduct.ts"
-import { renewalEnv } from "../../support/renewalEnv.ts"
+import { renewalEnv, SentNotices } from "../../support/renewalEnv.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 
@@ -88,6 +88,10 @@ describe("a product billing does not know (a DNS zone)", () => {
       assert.include(order.failureReason ?? "", "refunded")
       const entries = (yield* (yield* Ledger).forOrder(order.id)).map((e) => e.kind).sort()
       assert.deepStrictEqual(entries, ["charge", "refund"])
+      // The customer is told of the refund, once, with its own reference.
+      const refund = (yield* (yield* Ledger).forOrder(order.id)).find((e) => e.kind === "refund")
+      const told = (yield* (yield* SentNotices)).filter((n) => n._tag === "RefundIssued")
+      assert.deepStrictEqual(told.map((n) => n._tag === "RefundIssued" ? [n.userId, n.amountCents, refund?.reference.endsWith(`:${n.refundId}`)] : []), [[alice, dnsPlan.priceCents, true]])
       assert.strictEqual((yield* subscriptionOf(order.subscriptionId ?? "")).status, "failed")
       // The undo runs after the refund, in the product's own workflow, and clears the pending cleanup.
       yield* until(Effect.map(zone("refused.fr"), (z) => z === undefined))
