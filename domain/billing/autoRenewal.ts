@@ -26,7 +26,8 @@ import { RenewalSettings } from "./RenewalSettings.ts"
 export const renewalKey = (subscriptionId: string, periodStart: Date, attempts: number) =>
   `renew:${subscriptionId}:${periodStart.toISOString()}${attempts === 0 ? "" : `:${attempts + 1}`}`
 
-const planOf = (subscription: Subscription) =>
+/** The subscription's plan, retired ones included (a renewal bills it). */
+export const planOf = (subscription: Subscription) =>
   Effect.gen(function*() {
     const product = yield* (yield* HostedServices).of(subscription.kind)
     const plan = yield* product.plan(subscription.planId)
@@ -41,7 +42,7 @@ const noticeService = (subscription: Subscription, planName: string): NoticeServ
 })
 
 /** When the service of a period left unpaid ends: the product's grace window after the period's start. */
-const endsAt = (subscription: Subscription, periodStart: Date) =>
+export const endsAt = (subscription: Subscription, periodStart: Date) =>
   Effect.map(RenewalSettings, (settings) => new Date(periodStart.getTime() + Duration.toMillis(settings.gracePeriod(subscription.kind))))
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
@@ -361,3 +362,4 @@ export const receiveRenewalPayment = Effect.fn("receiveRenewalPayment")(function
   )
   return { duplicate: outcome === "duplicate" }
 })
+
