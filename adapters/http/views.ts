@@ -160,3 +160,22 @@ export const GameServerView = Schema.Struct({
   graceUntil: Schema.optionalKey(Schema.String),
   createdAt: Schema.String
 }).annotate({ identifier: "GameServer" })
+
+/** The saved card (GET /api/payment-method). */
+export const SavedCardView = Schema.Struct({
+  brand: Schema.String,
+  last4: Schema.String,
+  expMonth: Schema.Int,
+  expYear: Schema.Int
+})
+
+/** A charge or refund of the customer (GET /api/payments). */
+export const PaymentView = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.Literals(["charge", "refund"]),
+  amountCents: Schema.Int,
+  orderId: Schema.NullOr(Schema.String),
+  subscriptionId: Schema.NullOr(Schema.String),
+  createdAt: Schema.String
+})
+
