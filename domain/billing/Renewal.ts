@@ -5,7 +5,7 @@ import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { payNow } from "./autoRenewal.ts"
 import { SubscriptionEnded, SubscriptionNotFound } from "./BillingErrors.ts"
 import { HostedServices } from "./HostedService.ts"
-import { Notices } from "../notices/CustomerNotice.ts"
+import { noticeService, tell } from "./serviceNotices.ts"
 
 const owned = Effect.fn("ownedSubscription")(function*(userId: string, subscriptionId: string) {
   const found = yield* (yield* Subscriptions).get(subscriptionId)
@@ -45,11 +45,12 @@ export const cancelSubscription = Effect.fn("cancelSubscription")(function*(user
   if (subscription.status === "terminated" || subscription.status === "failed") return yield* new SubscriptionEnded()
   if (subscription.cancelAtPeriodEnd) return subscription
   yield* (yield* Subscriptions).setCancelAtPeriodEnd(subscription.id, true)
-  const plan = yield* (yield* (yield* HostedServices).of(subscription.kind)).plan(subscription.planId)
-  yield* (yield* Notices).send({
+  const product = yield* (yield* HostedServices).of(subscription.kind)
+  // Told when it changes; two clicks at once both may, and the notice's key (the period's end) sends one e-mail.
+  if (!subscription.cancelAtPeriodEnd) yield* tell({
     _tag: "CancellationConfirmed",
-    userId: subscription.userId,
-    service: { subscriptionId: subscription.id, kind: subscription.kind, planName: Option.match(plan, { onNone: () => subscription.planId, onSome: (p) => p.name }) },
+    userId,
+    service: yield* noticeService(subscription, product.plan),
     endsAt: subscription.currentPeriodEnd
   })
   return Option.getOrThrow(yield* (yield* Subscriptions).get(subscription.id))

@@ -1,6 +1,5 @@
-// Giving the money back when an order fails: every recorded charge of the order refunded once (never a charge that
-// was not recorded: only the ledger says what was taken) under a key of its own, the subscription failed, and the
-// customer told why (RefundIssued for each refund).
+// Giving the money back when an order fails: every recorded charge of the order refunded once, with its credit note (never a charge that
+// was not recorded: only the ledger says what was taken), the subscription failed, and the customer told why.
 import { Clock, Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Ledger } from "../../ports/Ledger.ts"
@@ -10,6 +9,9 @@ import { Notices } from "../notices/CustomerNotice.ts"
 import { alert } from "../ops/alert.ts"
 import { moveSubscription } from "./subscriptionMoves.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
+import { tell } from "./serviceNotices.ts"
+import { UnitOfWork } from "../../ports/UnitOfWork.ts"
+import { recordRefund } from "./invoicing/issueDocuments.ts"
 
 export const refundOrder = (orderId: string, reason: string) =>
   Effect.gen(function*() {
@@ -36,7 +38,11 @@ export const refundOrder = (orderId: string, reason: string) =>
               : Effect.logWarning(`refunding charge ${charge.reference} of order ${orderId} failed (attempt ${attempt}), retrying`)
         }
       )
-      yield* ledger.record({
+      // Told before it is recorded: a retry after a crash refunds again under the same key, gets the same refund back
+      // and tells under the same key, so the customer hears of it once, never not at all.
+      yield* tell({ _tag: "RefundIssued", userId: charge.userId, refundId: refund.reference, amountCents: charge.amountCents, reason: "order_failed" })
+      // The refund and its credit note, together or not at all.
+      yield* (yield* UnitOfWork).transaction(recordRefund({
         id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
         userId: charge.userId,
         subscriptionId: charge.subscriptionId,
@@ -45,14 +51,7 @@ export const refundOrder = (orderId: string, reason: string) =>
         amountCents: charge.amountCents,
         reference: `${charge.reference}:${refund.reference}`,
         createdAt: new Date(yield* Clock.currentTimeMillis)
-      })
-      yield* (yield* Notices).send({
-        _tag: "RefundIssued",
-        userId: charge.userId,
-        refundId: refund.reference,
-        amountCents: charge.amountCents,
-        reason
-      })
+      }, charge.reference))
     }
     if (order.value.subscriptionId !== null) {
       yield* moveSubscription(order.value.subscriptionId, "provisioningFailed")

@@ -120,7 +120,13 @@ const ProvisionDnsZoneLive = ProvisionDnsZone.toLayer(Effect.fn(function*({ orde
       }))
     })
   })
-  return yield* provisioned(orderId, build, () => UndoDnsZone.execute({ orderId }, { discard: true, detached: true }))
+  return yield* provisioned(
+    orderId,
+    build,
+    () => UndoDnsZone.execute({ orderId }, { discard: true, detached: true }),
+    // A zone is reached by its name.
+    (id) => Effect.map(Effect.flatMap(ZoneRecords, Ref.get), (records) => [...records.values()].find((r) => r.id === id)?.zone ?? "")
+  )
 }))
 
 const UndoDnsZone = Workflow.make("UndoProvisionDnsZone", {

@@ -13,6 +13,7 @@ import * as MemoryGameAllocations from "../../adapters/fake/MemoryGameAllocation
 import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
 import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRecords.ts"
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
+import { memoryInvoicing } from "./invoicing.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
 import * as SandboxPaymentGateway from "../../adapters/payments/SandboxPaymentGateway.ts"
@@ -23,6 +24,7 @@ import { GameSettings } from "../../domain/game/GameSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { promptWebCrypto } from "./promptWebCrypto.ts"
 import { renewalEnv } from "./renewalEnv.ts"
+import { recordedNoticesLayer } from "../support/recordedNotices.ts"
 
 export const gamePlan: GamePlan = {
   kind: "game",
@@ -68,6 +70,7 @@ export const gameEnv = (options: { readonly installDuration?: Duration.Input; re
     MemoryOrders.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
+    memoryInvoicing,
     MemoryGameServerRecords.layer,
     MemoryGameAllocations.layer,
     MemoryGamePanel.layer({ ...MemoryGamePanel.defaultOptions, installDuration: options.installDuration ?? "20 seconds" }),
@@ -80,6 +83,7 @@ export const gameEnv = (options: { readonly installDuration?: Duration.Input; re
     renewalEnv(),
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
+    recordedNoticesLayer,
     // Workflow ids are hashed at once, so a test moving the clock in a loop never outruns a workflow.
     promptWebCrypto
   )

@@ -8,6 +8,7 @@ import * as IdentityUnitOfWork from "../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
 import * as MemoryIpAddresses from "../../adapters/fake/MemoryIpAddresses.ts"
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
+import { memoryInvoicing } from "./invoicing.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
 import * as MemoryPlacement from "../../adapters/fake/MemoryPlacement.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
@@ -24,6 +25,7 @@ import { Catalog } from "../../ports/Catalog.ts"
 import { promptWebCrypto } from "./promptWebCrypto.ts"
 import { labCluster, labSeed, labStorage } from "./virtualizationMother.ts"
 import { renewalEnv } from "./renewalEnv.ts"
+import { recordedNoticesLayer } from "../support/recordedNotices.ts"
 
 export const vpsPlan: VpsPlan = {
   kind: "vps",
@@ -86,6 +88,7 @@ export const vpsEnv = (options: { readonly poolSize?: number; readonly paymentLa
     MemoryOrders.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
+    memoryInvoicing,
     MemoryVpsRecords.layer,
     MemoryPlacement.layer,
     MemoryVirtualization.layer(labSeed()),
@@ -95,6 +98,7 @@ export const vpsEnv = (options: { readonly poolSize?: number; readonly paymentLa
     renewalEnv(),
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
+    recordedNoticesLayer,
     // Workflow ids are hashed at once, so a test moving the clock in a loop never outruns a workflow.
     promptWebCrypto
   )

@@ -30,7 +30,9 @@ import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { payWith, postPage } from "../../adapters/stripe/support.ts"
 import { DnsZoneHosting, dnsPlan, ZoneRecords } from "../../support/dnsZoneProduct.ts"
 import { promptWebCrypto } from "../../support/promptWebCrypto.ts"
-import { billingPageUrl, renewalEnv, SentNotices } from "../../support/renewalEnv.ts"
+import { memoryInvoicing } from "../../support/invoicing.ts"
+import { RecordedNotices, recordedNoticesLayer } from "../../support/recordedNotices.ts"
+import { billingPageUrl, renewalEnv } from "../../support/renewalEnv.ts"
 
 const WEBHOOK_SECRET = "whsec_renewal_tests"
 const DAY = 86_400_000
@@ -65,6 +67,8 @@ const env = DnsZoneHosting.pipe(
     NodeCrypto.layerSecureRandom,
     stripeLayer,
     renewalEnv(),
+    recordedNoticesLayer,
+    memoryInvoicing,
     promptWebCrypto
   ))
 )
@@ -162,7 +166,7 @@ const RENEWAL_TAGS = new Set(["RenewalReminder", "RenewalPaid", "PaymentFailed",
 
 /** The renewal's notices of one user, in order, as `tag@day` (and the attempt of a failure). */
 const noticesOf = (userId: string) =>
-  Effect.map(Effect.flatMap(SentNotices, (sent) => sent), (all) =>
+  Effect.map(Effect.flatMap(RecordedNotices, (recorded) => recorded.sent), (all) =>
     all.filter((n) => n.userId === userId && RENEWAL_TAGS.has(n._tag)).map(told))
 
 const dayOf = (date: Date) => date.getTime() / DAY
@@ -216,7 +220,7 @@ describe("automatic renewal and dunning", () => {
       yield* saveCard(declined.customer, "4242424242424242")
       // Day 33: the other customer pays on the page the e-mail gave (the bank's challenge approved).
       yield* runUntilDay(33)
-      const needed = (yield* (yield* SentNotices)).find((n) => n._tag === "AuthenticationNeeded" && n.userId === authenticated.userId)
+      const needed = (yield* (yield* RecordedNotices).sent).find((n) => n._tag === "AuthenticationNeeded" && n.userId === authenticated.userId)
       assert.isDefined(needed)
       yield* payOnPage(needed?._tag === "AuthenticationNeeded" ? needed.payUrl : "", "4000002760003184")
       yield* cronPass
