@@ -223,7 +223,7 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
     return yield* new InvalidSetting({ name: "GAME_PANEL_USER_DOMAIN", problem: "must be a domain name such as users.example.com" })
   }
   const renewalRetryDays = raw.renewalRetryDays.split(",").map((part) => part.trim()).filter((part) => part !== "").map(Number)
-  if (!renewalRetryDays.every((d, i) => Number.isFinite(d) && d > 0 && d <= 365 && (i === 0 || d > renewalRetryDays[i - 1]!))) {
+  if (renewalRetryDays.length === 0 || !renewalRetryDays.every((d, i) => Number.isFinite(d) && d > 0 && d <= 365 && (i === 0 || d > renewalRetryDays[i - 1]!))) {
     return yield* new InvalidSetting({ name: "RENEWAL_RETRY_DAYS", problem: "must be increasing numbers of days above 0, comma-separated (such as 1,3,5)" })
   }
   if (Result.isFailure(Cron.parse(raw.lifecycleCron))) {
