@@ -12,7 +12,7 @@ import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 import { type RenewalRecord, Renewals } from "../../ports/Renewals.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
-import { type NoticeService, Notices } from "../notices/CustomerNotice.ts"
+import { type CustomerNotice, type NoticeService, Notices } from "../notices/CustomerNotice.ts"
 import { addMonth, type Subscription } from "./Billing.ts"
 import { HostedServices } from "./HostedService.ts"
 import { RenewalSettings } from "./RenewalSettings.ts"
@@ -172,60 +172,53 @@ const attempt = (subscription: Subscription, record: RenewalRecord, planName: st
         return yield* Effect.logWarning(`renewing subscription ${subscription.id}: the payment service is unavailable, retrying`)
       case "PaymentAuthenticationRequired": {
         const page = yield* pageFor(subscription, record, planName, `renew-page:${subscription.id}:${record.periodStart.toISOString()}`)
-        const recorded = yield* renewals.recordFailure({
-          subscriptionId: subscription.id,
+        return yield* recordOnce(record, at, { status: "awaiting_authentication", reason: "authentication required", nextAttemptAt: null, payUrl: page.url }, {
+          _tag: "AuthenticationNeeded",
+          userId: subscription.userId,
+          service,
           periodStart: record.periodStart,
-          attempts: record.attempts,
-          status: "awaiting_authentication",
-          reason: "authentication required",
-          nextAttemptAt: null,
-          payUrl: page.url,
-          now: at
+          amountCents: record.amountCents,
+          payUrl: page.url
         })
-        if (recorded) {
-          yield* (yield* Notices).send({
-            _tag: "AuthenticationNeeded",
-            userId: subscription.userId,
-            service,
-            periodStart: record.periodStart,
-            amountCents: record.amountCents,
-            payUrl: page.url
-          })
-        }
-        return
       }
       case "PaymentDeclined": {
         const offset = settings.retryAfter[record.attempts]
         const next = offset === undefined ? null : new Date(record.periodStart.getTime() + Duration.toMillis(offset))
         const nextAttemptAt = next !== null && next.getTime() < ends.getTime() ? next : null
-        const recorded = yield* renewals.recordFailure({
-          subscriptionId: subscription.id,
+        const status = nextAttemptAt === null ? "failed" : "retrying"
+        return yield* recordOnce(record, at, { status, reason: failure.reason, nextAttemptAt, payUrl: null }, {
+          _tag: "PaymentFailed",
+          userId: subscription.userId,
+          service,
           periodStart: record.periodStart,
-          attempts: record.attempts,
-          status: nextAttemptAt === null ? "failed" : "retrying",
+          attempt: record.attempts + 1,
+          amountCents: record.amountCents,
           reason: failure.reason,
           nextAttemptAt,
-          payUrl: null,
-          now: at
+          suspendsAt: subscription.status === "active" ? record.periodStart : null,
+          endsAt: ends,
+          payUrl: settings.billingPageUrl
         })
-        if (recorded) {
-          yield* (yield* Notices).send({
-            _tag: "PaymentFailed",
-            userId: subscription.userId,
-            service,
-            periodStart: record.periodStart,
-            attempt: record.attempts + 1,
-            amountCents: record.amountCents,
-            reason: failure.reason,
-            nextAttemptAt,
-            suspendsAt: subscription.status === "active" ? record.periodStart : null,
-            endsAt: ends,
-            payUrl: settings.billingPageUrl
-          })
-        }
-        return
       }
     }
+  })
+
+/** Records the attempt's failure; the customer is told only by the pass that recorded it (a second one is a no-op). */
+const recordOnce = (
+  record: RenewalRecord,
+  at: Date,
+  outcome: Pick<Parameters<Renewals["Service"]["recordFailure"]>[0], "status" | "reason" | "nextAttemptAt" | "payUrl">,
+  notice: CustomerNotice
+) =>
+  Effect.gen(function*() {
+    const recorded = yield* (yield* Renewals).recordFailure({
+      subscriptionId: record.subscriptionId,
+      periodStart: record.periodStart,
+      attempts: record.attempts,
+      now: at,
+      ...outcome
+    })
+    if (recorded) yield* (yield* Notices).send(notice)
   })
 
 /** A hosted page for the period's amount; it comes back to the panel's billing page. */

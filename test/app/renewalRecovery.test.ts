@@ -12,7 +12,7 @@ import { postgres } from "../../app/Database.ts"
 import { OrderId, PlanId, SubscriptionId } from "../../domain/billing/Billing.ts"
 import { Browser } from "../support/browser.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
-import { cleanUp, createDatabase, exitOf, run, startServer, stop, tempDir } from "./processes.ts"
+import { cleanUp, createDatabase, exitOf, pollUntil, run, startServer, stop, tempDir } from "./processes.ts"
 
 const drops: Array<() => Promise<unknown>> = []
 afterEach(async () => {
@@ -42,15 +42,8 @@ const stateOf = (url: string, subscriptionId: string) =>
         FROM subscriptions s WHERE s.id = ${subscriptionId}`.pipe(Effect.flatMap(Schema.decodeUnknownEffect(Schema.Array(State))))
   )).then((rows) => rows[0]!)
 
-const waitFor = async (url: string, subscriptionId: string, until: (state: State) => boolean, ms: number, what: string) => {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const state = await stateOf(url, subscriptionId)
-    if (until(state)) return state
-    if (Date.now() > deadline) throw new Error(`${what} within ${ms} ms: ${JSON.stringify(state)}`)
-    await sleep(100)
-  }
-}
+const waitFor = (url: string, subscriptionId: string, until: (state: State) => boolean, ms: number, what: string) =>
+  pollUntil(() => stateOf(url, subscriptionId), until, ms, what)
 
 describe.skipIf(testDatabaseUrl === undefined)("a renewal interrupted by a killed process", () => {
   it("is charged once: after the restart the same attempt finds the charge the gateway took and records it", async () => {
