@@ -68,4 +68,17 @@ describe("the billing page", () => {
     await waitForVpsStatus(api, vps.vpsId, "running")
     expect(await byTestId(page, "billing-history").locator("tbody tr").count()).toBe(2)
   })
+
+  it("fits a 360×740 screen, in French too", async () => {
+    const page = await billingPage()
+    await page.setViewportSize({ width: 360, height: 740 })
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    await page.waitForLoadState("networkidle")
+    expect(await overflow(), "/billing is wider than the screen").toBeLessThanOrEqual(0)
+    await page.context().addCookies([{ name: "zh_lang", value: "fr", url: server.url }])
+    await page.reload()
+    await byTestId(page, `billing-renewal-${vps.subscriptionId}`).waitFor()
+    expect(await words(page)).toMatch(/^Renouvelé le \d{1,2} \S+ \d{4} pour 5,00\s€$/)
+    expect(await overflow(), "/billing in French is wider than the screen").toBeLessThanOrEqual(0)
+  })
 })
