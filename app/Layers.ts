@@ -10,6 +10,7 @@ import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.t
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
 import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
 import * as FixtureVatRegistry from "../adapters/fake/FixtureVatRegistry.ts"
+import * as FacturXDocuments from "../adapters/documents/FacturXDocuments.ts"
 import { PlatformInfo } from "../adapters/http/CatalogHandlers.ts"
 import { createHttpServer, routerConfig } from "../adapters/http/edge.ts"
 import { CONSOLE_MAX_FRAME_BYTES, webSocketServerOptions } from "../adapters/http/consoleLimits.ts"
@@ -273,6 +274,7 @@ export const ServicesLive = (settings: Settings) =>
     RegistryLive(settings),
     VatRegistryLive(settings),
     Layer.succeed(InvoicingSettings, settings.invoicing),
+    FacturXDocuments.layer,
     MailerLive(settings),
     SandboxModeLive(settings),
     Layer.succeed(AccountSettings, accountSettings(settings)),

@@ -11,6 +11,7 @@ import type { TooManyConsoles } from "../../domain/consoles/ConsoleAdmission.ts"
 import * as BillingErrors from "../../domain/billing/BillingErrors.ts"
 import * as GameErrors from "../../domain/game/GameErrors.ts"
 import type * as InvoicingErrors from "../../domain/billing/invoicing/InvoicingErrors.ts"
+import { InvoiceNotFound } from "../../domain/billing/invoicing/InvoicingErrors.ts"
 import * as VpsActions from "../../domain/vps/VpsActions.ts"
 import type * as GamePanel from "../../ports/GamePanel.ts"
 import type { RegistryUnavailable } from "../../ports/BusinessRegistry.ts"
@@ -300,5 +301,6 @@ export const missingAnswers = {
   order: toApiError(answerOf(new BillingErrors.OrderNotFound())),
   subscription: toApiError(answerOf(new BillingErrors.SubscriptionNotFound())),
   vps: toApiError(answerOf(new VpsActions.VpsNotFound())),
-  gameServer: toApiError(answerOf(new GameErrors.GameServerNotFound()))
+  gameServer: toApiError(answerOf(new GameErrors.GameServerNotFound())),
+  invoice: toApiError(answerOf(new InvoiceNotFound()))
 } as const

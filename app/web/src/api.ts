@@ -5,6 +5,8 @@ import type {
   GamePlanView,
   GameServerView,
   OrderView,
+  SecurityEventsPage as SecurityEventsPageView,
+  SecurityEventView,
   SnapshotView,
   SubscriptionView,
   UserView,
@@ -131,6 +133,8 @@ export type Subscription = typeof SubscriptionView.Type
 export type Vps = typeof VpsView.Type
 export type Snapshot = typeof SnapshotView.Type
 export type GameServer = typeof GameServerView.Type
+export type SecurityEvent = typeof SecurityEventView.Type
+export type SecurityEventsPage = typeof SecurityEventsPageView.Type
 
 // The panel's Client-API objects, relayed unchanged (DESIGN §3): their shape is Pterodactyl's, not ours.
 
