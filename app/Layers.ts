@@ -23,6 +23,7 @@ import { requireCurrentSchema, runMigrations, type SchemaBehind } from "../adapt
 import * as SandboxPaymentGateway from "../adapters/payments/SandboxPaymentGateway.ts"
 import * as StripePaymentGateway from "../adapters/stripe/StripePaymentGateway.ts"
 import { apiAt } from "../adapters/stripe/StripePaymentGateway.ts"
+import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgHealth from "../adapters/postgres/PgHealth.ts"
 import * as PgIpAddresses from "../adapters/postgres/PgIpAddresses.ts"
@@ -33,6 +34,7 @@ import * as PgOrders from "../adapters/postgres/PgOrders.ts"
 import * as PgPaymentCustomers from "../adapters/postgres/PgPaymentCustomers.ts"
 import * as PgPaymentNotifications from "../adapters/postgres/PgPaymentNotifications.ts"
 import * as PgPlacement from "../adapters/postgres/PgPlacement.ts"
+import * as PgProxmoxVmids from "../adapters/postgres/PgProxmoxVmids.ts"
 import * as PgSubscriptions from "../adapters/postgres/PgSubscriptions.ts"
 import * as PgVpsRecords from "../adapters/postgres/PgVpsRecords.ts"
 import * as PgGameAllocations from "../adapters/postgres/PgGameAllocations.ts"
@@ -115,6 +117,7 @@ export const DatabaseLive = (
   })
 
 export const RepositoriesLive = Layer.mergeAll(
+  PgAuditLog.layer,
   PgCatalog.layer,
   PgIpAddresses.layer,
   PgOrders.layer,
@@ -126,6 +129,7 @@ export const RepositoriesLive = Layer.mergeAll(
   PgPaymentNotifications.layer,
   PgVpsRecords.layer,
   PgPlacement.layer,
+  PgProxmoxVmids.layer,
   PgGameServerRecords.layer,
   PgGameAllocations.layer,
   // A change of a user on another instance is seen here within a second.
@@ -243,6 +247,8 @@ export const accountSettings = (settings: Settings): AccountSettings["Service"] 
   rememberMeLifetime: settings.sessionRemember,
   sessionIdleLifetime: settings.sessionIdle,
   sessionAbsoluteLifetime: settings.sessionAbsolute,
+  staffSessionLifetime: Duration.minutes(settings.staffSessionIdleMinutes),
+  staffSessionAbsoluteLifetime: Duration.hours(settings.staffSessionAbsoluteHours),
   resetTokenLifetime: AccountSettings.defaults.resetTokenLifetime,
   loginThrottleWindow: settings.loginThrottleWindow,
   maxFailuresPerAccountAddress: settings.loginMaxFailuresPerAccountAddress,
@@ -282,7 +288,6 @@ export const ServicesLive = (settings: Settings) =>
   )
 
 export const vpsSettings = (settings: Settings): VpsSettings["Service"] => ({
-  vmidRange: { from: settings.vmidRangeStart, to: settings.vmidRangeEnd },
   cpuOvercommit: settings.cpuOvercommit,
   memoryOvercommit: settings.memoryOvercommit,
   storage: settings.proxmoxStorage,
@@ -371,6 +376,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
   )
   const virtualization = Layer.mergeAll(
     ProxmoxVirtualization.layerWith({
+      vmidRange: { from: settings.vmidRangeStart, to: settings.vmidRangeEnd },
       requestTimeout: Duration.millis(settings.proxmoxRequestTimeoutMs),
       retryBaseDelay: Duration.millis(settings.proxmoxRetryBaseDelayMs)
     }).pipe(Layer.provide(ProxmoxClustersLive.layer)),

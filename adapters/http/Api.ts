@@ -2,6 +2,7 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { AuthApi, PreferencesApi, RequestValidation, SessionApi } from "./AccountsApi.ts"
+import { AdminAuditApi, AdminCustomersApi, SecurityEventsApi } from "./AdminApi.ts"
 import { ServiceUnavailable } from "./ApiErrors.ts"
 import { CatalogApi } from "./CatalogApi.ts"
 import { GameClientApi, GameServersApi } from "./GameApi.ts"
@@ -42,6 +43,9 @@ export class Api extends HttpApi.make("zh")
   .add(VpsApi)
   .add(GameServersApi)
   .add(GameClientApi)
+  .add(SecurityEventsApi)
+  .add(AdminAuditApi)
+  .add(AdminCustomersApi)
   .add(SystemApi)
   .middleware(RequestValidation)
   .middleware(DatabaseOutage)

@@ -9,7 +9,8 @@ import {
   SessionHandlers
 } from "./AccountsHandlers.ts"
 import { Api, DatabaseOutage } from "./Api.ts"
-import { AuthenticationLive, SessionGuard, SessionIfSignedInLive } from "./Authentication.ts"
+import { AdminAuditHandlers, AdminCustomersHandlers, SecurityEventsHandlers } from "./AdminHandlers.ts"
+import { AuthenticationLive, SessionGuard, SessionIfSignedInLive, StaffAuthenticationLive, staffGate } from "./Authentication.ts"
 import { CatalogHandlers } from "./CatalogHandlers.ts"
 import { type ConsoleRouteOptions, type ConsoleRouteServices, consoleRoute } from "./ConsoleRoute.ts"
 import { type GameConsoleServices, gameConsoleRoute } from "./GameConsoleRoute.ts"
@@ -42,9 +43,12 @@ const ApiRoutes = (publicUrl: string) =>
       BillingProfileHandlers,
       VpsHandlers,
       ...GameHandlers(publicUrl),
+      SecurityEventsHandlers,
+      AdminAuditHandlers,
+      AdminCustomersHandlers,
       SystemHandlers
     ]),
-    Layer.provide([AuthenticationLive, SessionIfSignedInLive, RequestValidationLive, DatabaseOutageLive])
+    Layer.provide([AuthenticationLive, StaffAuthenticationLive, SessionIfSignedInLive, RequestValidationLive, DatabaseOutageLive])
   )
 
 /** The console WebSocket runs on the services captured when the routes are built. */
@@ -81,6 +85,7 @@ export const HttpApp = (options: HttpAppOptions) =>
     GameRoutes(options),
     options.webRoot === null ? Layer.empty : staticRoutes({ root: options.webRoot }),
     Layer.unwrap(Effect.map(HttpSettings, edgeMiddleware)),
+    staffGate,
     Layer.unwrap(Effect.map(HttpSettings, (settings) =>
       securityMiddleware(settings, { allowedOrigin: options.allowedOrigin, csrfExempt: CSRF_EXEMPT })))
   ).pipe(

@@ -6,6 +6,7 @@ import { Effect } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { STATUS_CODES } from "node:http"
 import type * as AccountErrors from "../../domain/account/AccountErrors.ts"
+import type { CustomerNotFound } from "../../domain/backoffice/customers.ts"
 import type { TooManyConsoles } from "../../domain/consoles/ConsoleAdmission.ts"
 import * as BillingErrors from "../../domain/billing/BillingErrors.ts"
 import * as GameErrors from "../../domain/game/GameErrors.ts"
@@ -97,6 +98,8 @@ export type DomainError =
   | AccountErrors.LoginThrottled
   | AccountErrors.ResetThrottled
   | AccountErrors.Unauthenticated
+  | AccountErrors.NotPermitted
+  | CustomerNotFound
   | AccountErrors.ResetTokenInvalid
   | AccountErrors.ResetTokenExpired
   | AccountErrors.ResetTokenUsed
@@ -165,6 +168,9 @@ const table = {
   LoginThrottled: (e) => answer(429, "LOGIN_THROTTLED", e.message, { retryAfterSeconds: e.retryAfterSeconds }),
   ResetThrottled: (e) => answer(429, "RESET_THROTTLED", e.message, { retryAfterSeconds: e.retryAfterSeconds }),
   Unauthenticated: (e) => answer(401, e.reason === "EXPIRED" ? "SESSION_EXPIRED" : "UNAUTHENTICATED", e.message),
+  // One answer for every refused role, whatever was asked: it tells nothing of what exists behind it.
+  NotPermitted: own(403, "FORBIDDEN"),
+  CustomerNotFound: own(404, "CUSTOMER_NOT_FOUND"),
   ResetTokenInvalid: own(400, "RESET_TOKEN_INVALID"),
   ResetTokenExpired: own(400, "RESET_TOKEN_EXPIRED"),
   ResetTokenUsed: own(400, "RESET_TOKEN_USED"),

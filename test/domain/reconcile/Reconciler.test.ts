@@ -13,7 +13,7 @@ import { Orders } from "../../../ports/Orders.ts"
 import { Virtualization, VirtualizationUnavailable } from "../../../ports/Virtualization.ts"
 import { VpsRecords } from "../../../ports/VpsRecords.ts"
 import { reconcileEnv } from "../../support/reconcileEnv.ts"
-import { labCluster, labStorage, labTemplate } from "../../support/virtualizationMother.ts"
+import { GiB, labCluster, labTemplate } from "../../support/virtualizationMother.ts"
 import { OrderId, SubscriptionId } from "../../../domain/billing/Billing.ts"
 import { panelPaths, panelRequests, panelServers } from "../../support/simulatedPanel.ts"
 
@@ -35,10 +35,10 @@ const order = (status: "pending" | "completed" | "failed", kind: "vps" | "game" 
 
 const vm = (vmid: number) => ({ cluster: labCluster, node: labTemplate.node, vmid })
 
-/** A VM cloned with `stamp`, as our provisioning (or someone imitating it) would leave it. */
+/** A VM at `vmid` whose own record carries `stamp`, as our provisioning (or someone imitating it) would leave it. */
 const clone = (vmid: number, stamp: string) =>
-  Effect.flatMap(Virtualization, (v) =>
-    v.cloneTemplate({ template: labTemplate, target: vm(vmid), name: `vps-${vmid}`, storage: labStorage, stamp }))
+  Effect.flatMap(MemoryCluster, (cluster) =>
+    cluster.place({ ...vm(vmid), name: `vps-${vmid}`, status: "stopped", cpus: 1, memoryBytes: GiB, diskBytes: 3 * GiB }, stamp))
 
 /** A live VPS record for a completed order at `vmid`. */
 const liveVps = (vmid: number, orderId: string) =>
