@@ -10,6 +10,7 @@ import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.t
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
 import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
 import * as FixtureVatRegistry from "../adapters/fake/FixtureVatRegistry.ts"
+import * as FacturXDocuments from "../adapters/documents/FacturXDocuments.ts"
 import { PlatformInfo } from "../adapters/http/CatalogHandlers.ts"
 import { createHttpServer, routerConfig } from "../adapters/http/edge.ts"
 import { CONSOLE_MAX_FRAME_BYTES, webSocketServerOptions } from "../adapters/http/consoleLimits.ts"
@@ -34,6 +35,7 @@ import * as PgOrders from "../adapters/postgres/PgOrders.ts"
 import * as PgPaymentCustomers from "../adapters/postgres/PgPaymentCustomers.ts"
 import * as PgPaymentNotifications from "../adapters/postgres/PgPaymentNotifications.ts"
 import * as PgPlacement from "../adapters/postgres/PgPlacement.ts"
+import * as PgProxmoxVmids from "../adapters/postgres/PgProxmoxVmids.ts"
 import * as PgSubscriptions from "../adapters/postgres/PgSubscriptions.ts"
 import * as PgVpsRecords from "../adapters/postgres/PgVpsRecords.ts"
 import * as PgGameAllocations from "../adapters/postgres/PgGameAllocations.ts"
@@ -128,6 +130,7 @@ export const RepositoriesLive = Layer.mergeAll(
   PgPaymentNotifications.layer,
   PgVpsRecords.layer,
   PgPlacement.layer,
+  PgProxmoxVmids.layer,
   PgGameServerRecords.layer,
   PgGameAllocations.layer,
   // A change of a user on another instance is seen here within a second.
@@ -271,6 +274,7 @@ export const ServicesLive = (settings: Settings) =>
     RegistryLive(settings),
     VatRegistryLive(settings),
     Layer.succeed(InvoicingSettings, settings.invoicing),
+    FacturXDocuments.layer,
     MailerLive(settings),
     SandboxModeLive(settings),
     Layer.succeed(AccountSettings, accountSettings(settings)),
@@ -286,7 +290,6 @@ export const ServicesLive = (settings: Settings) =>
   )
 
 export const vpsSettings = (settings: Settings): VpsSettings["Service"] => ({
-  vmidRange: { from: settings.vmidRangeStart, to: settings.vmidRangeEnd },
   cpuOvercommit: settings.cpuOvercommit,
   memoryOvercommit: settings.memoryOvercommit,
   storage: settings.proxmoxStorage,
@@ -375,6 +378,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
   )
   const virtualization = Layer.mergeAll(
     ProxmoxVirtualization.layerWith({
+      vmidRange: { from: settings.vmidRangeStart, to: settings.vmidRangeEnd },
       requestTimeout: Duration.millis(settings.proxmoxRequestTimeoutMs),
       retryBaseDelay: Duration.millis(settings.proxmoxRetryBaseDelayMs)
     }).pipe(Layer.provide(ProxmoxClustersLive.layer)),

@@ -8,7 +8,11 @@ import { runMigrations } from "../adapters/postgres/Migrations.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgGameServerRecords from "../adapters/postgres/PgGameServerRecords.ts"
 import * as PgOrders from "../adapters/postgres/PgOrders.ts"
+import * as PgProxmoxVmids from "../adapters/postgres/PgProxmoxVmids.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
+import * as PgInvoices from "../adapters/postgres/PgInvoices.ts"
+import { exportPeriod, ossTotalOf, parisMidnight } from "../domain/billing/invoicing/accountantExport.ts"
+import type { Invoices } from "../ports/Invoices.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
 import * as PgUnitOfWork from "../adapters/postgres/PgUnitOfWork.ts"
 import * as PgUsers from "../adapters/postgres/PgUsers.ts"
@@ -101,6 +105,47 @@ const usersCommand = <E>(services: Layer.Layer<StaffServices, E>) => {
   )
 }
 
+/** What `invoices export | oss` read: the issued documents. */
+export const InvoicesServicesLive = (settings: Settings) => PgInvoices.layer.pipe(Layer.provide(DatabaseLive(settings, "cli")))
+
+/** A French day as the operator types it; anything else stops the command with one line. */
+const Day = (name: string) =>
+  Flag.String(name).pipe(
+    Flag.withDescription("a day, YYYY-MM-DD (French time)"),
+    Flag.withSchema(Schema.String.check(Schema.makeFilter((text: string) => {
+      try {
+        parisMidnight(text)
+        return true
+      } catch {
+        return "must be a date such as 2026-01-31"
+      }
+    })))
+  )
+
+/** `invoices export --from --to` (CSV on standard output) and `invoices oss [--year]`. */
+const invoicesCommand = <E>(services: Layer.Layer<Invoices, E>) => {
+  const exportCommand = Command.make("export", { from: Day("from"), to: Day("to") }, ({ from, to }) =>
+    Effect.flatMap(exportPeriod(from, to), (csv) => Console.log(csv.trimEnd()))).pipe(
+      Command.withDescription("Invoices and credit notes issued from --from to --to (both included) as CSV for the accountant: one row per document and VAT rate, then totals per customer country and rate"),
+      Command.provide(services)
+    )
+  const oss = Command.make("oss", {
+    year: Flag.Int("year").pipe(Flag.withDescription("the calendar year (default: this one)"), Flag.optional)
+  }, ({ year }) =>
+    Effect.gen(function*() {
+      const y = Option.getOrElse(year, () => new Date().getUTCFullYear())
+      const cents = yield* ossTotalOf(y)
+      yield* Console.log(`OSS ${y}: ${(cents / 100).toFixed(2)} EUR of cross-border consumer sales within the EU (excluding VAT, credit notes deducted).`)
+    })).pipe(
+      Command.withDescription("The year's cross-border consumer sales within the EU, as the OSS threshold counts them"),
+      Command.provide(services)
+    )
+  return Command.make("invoices").pipe(
+    Command.withDescription("Invoices and credit notes for the accountant"),
+    Command.withSubcommands([exportCommand, oss])
+  )
+}
+
 export type ReconcileServices = Catalog | Orders | VpsRecords | GameServerRecords | VpsSettings | Virtualization | GamePanel
 
 /**
@@ -109,7 +154,9 @@ export type ReconcileServices = Catalog | Orders | VpsRecords | GameServerRecord
  */
 export const ReconcileServicesLive = (settings: Settings) =>
   Layer.mergeAll(
-    ProxmoxVirtualization.layer.pipe(Layer.provide(ProxmoxClustersLive.layer)),
+    ProxmoxVirtualization.layerWith({ vmidRange: { from: settings.vmidRangeStart, to: settings.vmidRangeEnd } }).pipe(
+      Layer.provide(ProxmoxClustersLive.layer)
+    ),
     PterodactylGamePanel.layer.pipe(Layer.provide([GamePanelsLive.layer, NodeHttpClient.layerUndici])),
     Layer.succeed(VpsSettings, vpsSettings(settings))
   ).pipe(
@@ -117,6 +164,7 @@ export const ReconcileServicesLive = (settings: Settings) =>
       PgCatalog.layer,
       PgOrders.layer,
       PgVpsRecords.layer,
+      PgProxmoxVmids.layer,
       PgGameServerRecords.layer,
       PgUpstreamSecrets.layer,
       AesGcmSecretBox.layer(settings.encryptionKeys)
@@ -218,7 +266,8 @@ export const makeAdmin = <E>(
   reconciler?: Layer.Layer<ReconcileServices, E>,
   /** Another Stripe API than Stripe's own (STRIPE_API_URL: the sandbox Stripe). */
   stripeApi?: StripeApi,
-  staff?: Layer.Layer<StaffServices, E>
+  staff?: Layer.Layer<StaffServices, E>,
+  invoices?: Layer.Layer<Invoices, E>
 ) => {
 
   const outbox = Command.make("outbox", {
@@ -319,7 +368,8 @@ export const makeAdmin = <E>(
         ? []
         : [catalogCommand(Layer.merge(services, catalog)), applyCommand(Layer.merge(services, catalog))]),
       ...(reconciler === undefined ? [] : [reconcileCommand(reconciler)]),
-      ...(staff === undefined ? [] : [usersCommand(staff)])
+      ...(staff === undefined ? [] : [usersCommand(staff)]),
+      ...(invoices === undefined ? [] : [invoicesCommand(invoices)])
     ])
   )
 }
@@ -338,7 +388,8 @@ if (import.meta.main) {
         services,
         ReconcileServicesLive(s),
         Option.getOrUndefined(Option.map(s.stripeApiUrl, apiAt)),
-        StaffServicesLive(s)
+        StaffServicesLive(s),
+        InvoicesServicesLive(s)
       ),
       { version: "0.1.0" }
     ).pipe(

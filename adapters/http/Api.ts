@@ -6,7 +6,7 @@ import { AdminAuditApi, AdminCustomersApi, SecurityEventsApi } from "./AdminApi.
 import { ServiceUnavailable } from "./ApiErrors.ts"
 import { CatalogApi } from "./CatalogApi.ts"
 import { GameClientApi, GameServersApi } from "./GameApi.ts"
-import { BillingProfileApi } from "./InvoicingApi.ts"
+import { BillingProfileApi, InvoicesApi } from "./InvoicingApi.ts"
 import { PaymentHistoryApi, PaymentMethodApi, PaymentsApi } from "./PaymentsApi.ts"
 import { OrdersApi, SubscriptionsApi, VpsApi } from "./ServicesApi.ts"
 
@@ -40,6 +40,7 @@ export class Api extends HttpApi.make("zh")
   .add(PaymentHistoryApi)
   .add(PaymentsApi)
   .add(BillingProfileApi)
+  .add(InvoicesApi)
   .add(VpsApi)
   .add(GameServersApi)
   .add(GameClientApi)

@@ -19,7 +19,7 @@ import { type ConsoleRouteOptions, type ConsoleRouteServices, consoleRoute } fro
 import { type GameConsoleServices, gameConsoleRoute } from "./GameConsoleRoute.ts"
 import { GameHandlers } from "./GameHandlers.ts"
 import { type GameRelayOptions, type GameRelayServices, gameRelayRoutes } from "./GameRelayRoutes.ts"
-import { BillingProfileHandlers } from "./InvoicingHandlers.ts"
+import { BillingProfileHandlers, InvoicesHandlers } from "./InvoicingHandlers.ts"
 import { PaymentHistoryHandlers, PaymentMethodHandlers, PaymentsHandlers } from "./PaymentsHandlers.ts"
 import { OrdersHandlers, SubscriptionsHandlers, VpsHandlers } from "./ServicesHandlers.ts"
 import { edgeMiddleware } from "./edge.ts"
@@ -44,6 +44,7 @@ const ApiRoutes = (publicUrl: string) =>
       PaymentMethodHandlers(publicUrl),
       PaymentHistoryHandlers,
       BillingProfileHandlers,
+      InvoicesHandlers,
       VpsHandlers,
       ...GameHandlers(publicUrl),
       SecurityEventsHandlers,
