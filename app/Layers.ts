@@ -10,6 +10,7 @@ import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.t
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
 import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
 import * as FixtureVatRegistry from "../adapters/fake/FixtureVatRegistry.ts"
+import * as FacturXDocuments from "../adapters/documents/FacturXDocuments.ts"
 import { PlatformInfo } from "../adapters/http/CatalogHandlers.ts"
 import { createHttpServer, routerConfig } from "../adapters/http/edge.ts"
 import { CONSOLE_MAX_FRAME_BYTES, webSocketServerOptions } from "../adapters/http/consoleLimits.ts"
@@ -23,6 +24,7 @@ import { requireCurrentSchema, runMigrations, type SchemaBehind } from "../adapt
 import * as SandboxPaymentGateway from "../adapters/payments/SandboxPaymentGateway.ts"
 import * as StripePaymentGateway from "../adapters/stripe/StripePaymentGateway.ts"
 import { apiAt } from "../adapters/stripe/StripePaymentGateway.ts"
+import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgHealth from "../adapters/postgres/PgHealth.ts"
 import * as PgIpAddresses from "../adapters/postgres/PgIpAddresses.ts"
@@ -34,6 +36,7 @@ import * as PgPaymentCustomers from "../adapters/postgres/PgPaymentCustomers.ts"
 import * as PgPaymentNotifications from "../adapters/postgres/PgPaymentNotifications.ts"
 import * as PgPlacement from "../adapters/postgres/PgPlacement.ts"
 import * as PgRenewals from "../adapters/postgres/PgRenewals.ts"
+import * as PgProxmoxVmids from "../adapters/postgres/PgProxmoxVmids.ts"
 import * as PgSubscriptions from "../adapters/postgres/PgSubscriptions.ts"
 import * as PgVpsRecords from "../adapters/postgres/PgVpsRecords.ts"
 import * as PgGameAllocations from "../adapters/postgres/PgGameAllocations.ts"
@@ -117,6 +120,7 @@ export const DatabaseLive = (
   })
 
 export const RepositoriesLive = Layer.mergeAll(
+  PgAuditLog.layer,
   PgCatalog.layer,
   PgIpAddresses.layer,
   PgOrders.layer,
@@ -129,6 +133,7 @@ export const RepositoriesLive = Layer.mergeAll(
   PgRenewals.layer,
   PgVpsRecords.layer,
   PgPlacement.layer,
+  PgProxmoxVmids.layer,
   PgGameServerRecords.layer,
   PgGameAllocations.layer,
   // A change of a user on another instance is seen here within a second.
@@ -246,6 +251,8 @@ export const accountSettings = (settings: Settings): AccountSettings["Service"] 
   rememberMeLifetime: settings.sessionRemember,
   sessionIdleLifetime: settings.sessionIdle,
   sessionAbsoluteLifetime: settings.sessionAbsolute,
+  staffSessionLifetime: Duration.minutes(settings.staffSessionIdleMinutes),
+  staffSessionAbsoluteLifetime: Duration.hours(settings.staffSessionAbsoluteHours),
   resetTokenLifetime: AccountSettings.defaults.resetTokenLifetime,
   loginThrottleWindow: settings.loginThrottleWindow,
   maxFailuresPerAccountAddress: settings.loginMaxFailuresPerAccountAddress,
@@ -270,6 +277,7 @@ export const ServicesLive = (settings: Settings) =>
     RegistryLive(settings),
     VatRegistryLive(settings),
     Layer.succeed(InvoicingSettings, settings.invoicing),
+    FacturXDocuments.layer,
     MailerLive(settings),
     SandboxModeLive(settings),
     Layer.succeed(AccountSettings, accountSettings(settings)),
@@ -285,7 +293,6 @@ export const ServicesLive = (settings: Settings) =>
   )
 
 export const vpsSettings = (settings: Settings): VpsSettings["Service"] => ({
-  vmidRange: { from: settings.vmidRangeStart, to: settings.vmidRangeEnd },
   cpuOvercommit: settings.cpuOvercommit,
   memoryOvercommit: settings.memoryOvercommit,
   storage: settings.proxmoxStorage,
@@ -384,6 +391,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
   )
   const virtualization = Layer.mergeAll(
     ProxmoxVirtualization.layerWith({
+      vmidRange: { from: settings.vmidRangeStart, to: settings.vmidRangeEnd },
       requestTimeout: Duration.millis(settings.proxmoxRequestTimeoutMs),
       retryBaseDelay: Duration.millis(settings.proxmoxRetryBaseDelayMs)
     }).pipe(Layer.provide(ProxmoxClustersLive.layer)),

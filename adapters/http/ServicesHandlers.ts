@@ -36,7 +36,7 @@ const orderView = (order: Order, rootPassword?: string) => ({
   createdAt: order.createdAt.toISOString()
 })
 
-const subscriptionView = (s: Subscription) => ({
+export const subscriptionView = (s: Subscription) => ({
   id: s.id,
   planId: s.planId,
   kind: s.kind,

@@ -13,6 +13,7 @@ import payments from "./migrations/0009_payments.ts"
 import renewals from "./migrations/0011_renewals.ts"
 import notices from "./migrations/0012_notices.ts"
 import invoices from "./migrations/0013_invoices.ts"
+import rolesAudit from "./migrations/0014_roles_audit.ts"
 
 const all = {
   "1_accounts": accounts,
@@ -26,7 +27,8 @@ const all = {
   "9_payments": payments,
   "11_renewals": renewals,
   "12_notices": notices,
-  "13_invoices": invoices
+  "13_invoices": invoices,
+  "14_roles_audit": rolesAudit
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))
