@@ -1,7 +1,9 @@
 // The API client: JSON over fetch with the session cookie; every failure becomes an ApiError carrying the
 // envelope's `code`, which the views turn into a translated sentence (never the raw body).
 import type {
+  BillingProfileView,
   ErrorBody,
+  InvoiceView,
   GamePlanView,
   GameServerView,
   OrderView,
@@ -131,6 +133,8 @@ export type Subscription = typeof SubscriptionView.Type
 export type Vps = typeof VpsView.Type
 export type Snapshot = typeof SnapshotView.Type
 export type GameServer = typeof GameServerView.Type
+export type Invoice = typeof InvoiceView.Type
+export type BillingProfile = typeof BillingProfileView.Type
 
 // The panel's Client-API objects, relayed unchanged (DESIGN §3): their shape is Pterodactyl's, not ours.
 
