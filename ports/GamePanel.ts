@@ -322,6 +322,7 @@ export class GamePanel extends Context.Service<GamePanel, {
   // --- panel accounts, capacity, and our servers' life ---
   /** The panel account of our user (exact lookup), if they have one. */
   userFor(panel: string, userId: string): Effect.Effect<PanelUser | null, GamePanelError>
+  /** Once per user: a creation for a user who already has their panel account answers that account. */
   createUser(panel: string, user: {
     readonly userId: string
     readonly email: string

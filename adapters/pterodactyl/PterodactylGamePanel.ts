@@ -242,7 +242,16 @@ export const layerWith = (
               Effect.map((u) => toUser(u.attributes))
             ),
             userFor(panel, user.userId)
-          ).pipe(mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed")), logged("create user")),
+          ).pipe(
+            // Made meanwhile for the same user (two orders at once): the panel refuses the e-mail or username as
+            // taken (§2.1), and that account is the answer.
+            Effect.catchIf(
+              (e): e is CallFailed => isCallFailed(e) && e.status === 422,
+              (e) => Effect.flatMap(userFor(panel, user.userId), (found) => found === null ? Effect.fail(e) : Effect.succeed(found))
+            ),
+            mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed")),
+            logged("create user")
+          ),
 
         nodes: (panel) =>
           nodeLists.get(panel, fetchNodes(panel)).pipe(mapCall(portErrorAmong("GamePanelThrottled")), logged("list nodes")),

@@ -75,12 +75,7 @@ const step1User = (orderId: string) =>
       username: panelUsername(order.userId),
       firstName: "ZH",
       lastName: "Customer"
-    }).pipe(
-      // Two orders of one customer at once: the other one created it first (unique e-mail/username).
-      Effect.catchTag("PanelValidationFailed", (e) =>
-        Effect.flatMap(panel.userFor(plan.panel, order.userId), (again) =>
-          again === null ? Effect.fail(e) : Effect.succeed(again)))
-    )
+    })
     return created.id
   }).pipe(Effect.mapError((e) =>
     failed(1, e._tag === "PanelValidationFailed" ? "Your account could not be set up on the game panel." : panelDown)(e)

@@ -116,6 +116,16 @@ export const gamePanelContract = <R>(name: string, setup: GamePanelContractSetup
         assert.strictEqual(user.username, `zh${run}u1`)
       }))
 
+    it.effect("a second creation for the same user answers their account instead of making another", () =>
+      Effect.gen(function*() {
+        const p = yield* port
+        const first = yield* owner(22)
+        const again = yield* p.createUser(panel, {
+          userId: `zh-${run}-u22`, email: `u22-${run}@players.zh.invalid`, username: `zh${run}u22`, firstName: "Contract", lastName: "Suite"
+        })
+        assert.deepStrictEqual(again, first)
+      }))
+
     it.effect("a user with a bad username, or an e-mail or username already taken, is refused field by field", () =>
       Effect.gen(function*() {
         const p = yield* port

@@ -1,13 +1,15 @@
 // The customer e-mails through a real SMTP server, on the test clock. A VPS's whole life: ready (its address),
 // suspended (the mail server refusing it first: retried later, received once), the final warning two days before
 // the end and the end, each received once however often the sweep and the retry pass run, in the language the
-// customer has when each is sent. And two instances on one database sending the same events at once, then retrying
-// them at once: each e-mail received once.
+// customer has when each is sent. Two instances on one database sending the same events at once, then retrying
+// them at once: each e-mail received once. And an event told inside a transaction: sent after its commit, never when
+// it rolls back.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import * as SmtpMailer from "../../adapters/mail/SmtpMailer.ts"
 import * as PgNoticeRecords from "../../adapters/postgres/PgNoticeRecords.ts"
+import * as PgUnitOfWork from "../../adapters/postgres/PgUnitOfWork.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
 import { UserId } from "../../domain/account/User.ts"
 import { placeOrder } from "../../domain/billing/Ordering.ts"
@@ -19,6 +21,7 @@ import { Mailer } from "../../ports/Mailer.ts"
 import { NoticeRecords } from "../../ports/NoticeRecords.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
 import { testDatabase } from "../support/testServer.ts"
@@ -187,4 +190,36 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
       const subjects = sink.received.slice(before).map((raw) => headerOf(raw, "Subject"))
       assert.deepStrictEqual(subjects.sort(), events.map((_, i) => `Refund of €1.0${i}`).sort())
     }).pipe(Effect.provide(twoInstances())), { timeout: 60_000 })
+
+  it.effect("an event told inside a transaction is e-mailed after the commit, and never when it rolls back", () =>
+    Effect.gen(function*() {
+      const carol = newUser("carol.notices@example.com", { firstName: "Carol", language: "en" })
+      yield* (yield* Users).insert(carol)
+      const [unitOfWork, notices] = [yield* UnitOfWork, yield* Notices]
+      const refund = (refundId: string, amountCents: number): CustomerNotice => ({
+        _tag: "RefundIssued",
+        userId: carol.id,
+        refundId,
+        amountCents,
+        reason: "order_failed"
+      })
+      const before = sink.received.length
+      const rolledBack = yield* unitOfWork.transaction(
+        Effect.andThen(notices.send(refund("re_tx_rolled_back", 300)), Effect.fail("the business failed" as const))
+      ).pipe(Effect.flip)
+      assert.strictEqual(rolledBack, "the business failed")
+      yield* unitOfWork.transaction(Effect.gen(function*() {
+        yield* notices.send(refund("re_tx_committed", 200))
+        yield* pause(300)
+        assert.strictEqual(sink.received.length, before, "nothing is sent before the commit")
+      }))
+      yield* until(Effect.sync(() => sink.received.length > before), "the committed event's e-mail")
+      yield* TestClock.adjust("1 hour")
+      yield* retryDueNotices
+      yield* pause(300)
+      assert.deepStrictEqual(sink.received.slice(before).map((raw) => headerOf(raw, "Subject")), ["Refund of €2.00"])
+    }).pipe(Effect.provide((() => {
+      const database = testDatabase()
+      return Layer.mergeAll(noticesOn(database), PgUnitOfWork.layer.pipe(Layer.provide(database)))
+    })())), { timeout: 60_000 })
 })

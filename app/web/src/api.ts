@@ -7,6 +7,8 @@ import type {
   GamePlanView,
   GameServerView,
   OrderView,
+  SecurityEventsPage as SecurityEventsPageView,
+  SecurityEventView,
   SnapshotView,
   SubscriptionView,
   UserView,
@@ -133,6 +135,8 @@ export type Subscription = typeof SubscriptionView.Type
 export type Vps = typeof VpsView.Type
 export type Snapshot = typeof SnapshotView.Type
 export type GameServer = typeof GameServerView.Type
+export type SecurityEvent = typeof SecurityEventView.Type
+export type SecurityEventsPage = typeof SecurityEventsPageView.Type
 export type Invoice = typeof InvoiceView.Type
 export type BillingProfile = typeof BillingProfileView.Type
 

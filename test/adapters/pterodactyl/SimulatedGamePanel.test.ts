@@ -119,4 +119,36 @@ describe("the simulated game panel", () => {
         assert.strictEqual((yield* panelServers).find((s) => s.uuid === server.uuid)?.status, null)
       }))
   })
+
+  // The live clock: the game and Wings' token checks take their time, over a WebSocket that is two ends of a stream.
+  layer(SimulatedGamePanel.layer({ installDurationMs: 0, wingsTokenTtlMs: 1_000 }), { excludeTestServices: true })(
+    "a console without a socket",
+    (it) => {
+      it.effect("renews its token on the same socket before it expires, and after Wings forgets every token", () =>
+        Effect.gen(function*() {
+          const p = yield* GamePanel
+          const server = yield* create("renewed", 5)
+          const control = yield* panelControl
+          const consoleTokens = () => control.tokensIssued().filter((t) => t.kind === "websocket" && t.serverUuid === server.uuid).length
+          const gameConsole = yield* p.openConsole("sandbox", server.uuid)
+          const answered = (line: string) =>
+            Effect.gen(function*() {
+              yield* gameConsole.send({ _tag: "Command", line: `say ${line}` })
+              yield* Stream.runHead(Stream.filter(gameConsole.events, (e) => (e.args[0] ?? "").includes(`[Server] ${line}`)))
+            }).pipe(Effect.timeout("5 seconds"))
+          yield* p.power("sandbox", server.uuid, "start")
+          yield* Stream.runHead(Stream.filter(gameConsole.events, (e) => e.event === "status" && e.args[0] === "running"))
+          yield* Effect.sleep("1500 millis")
+          assert.isAtLeast(consoleTokens(), 2)
+          yield* answered("after renewal")
+          control.expireWingsTokens()
+          const before = consoleTokens()
+          yield* gameConsole.send({ _tag: "SendStats" })
+          yield* Effect.sleep("300 millis")
+          assert.isAbove(consoleTokens(), before)
+          yield* answered("after a Wings restart")
+          assert.strictEqual(control.consoleSockets(server.uuid), 1)
+        }).pipe(Effect.scoped))
+    }
+  )
 })
