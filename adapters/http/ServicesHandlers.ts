@@ -1,9 +1,11 @@
 // Thin handlers for orders, subscriptions and VPSes: one use case each, errors mapped in one table.
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import type { Order, Subscription } from "../../domain/billing/Billing.ts"
 import { placeOrder, viewOrder } from "../../domain/billing/Ordering.ts"
-import { cancelSubscription, listSubscriptions, renewSubscription } from "../../domain/billing/Renewal.ts"
+import type { ServiceSummary } from "../../domain/billing/HostedService.ts"
+import { cancelSubscription, renewSubscription } from "../../domain/billing/Renewal.ts"
+import { listSubscriptionsWithServices } from "../../domain/billing/subscriptionList.ts"
 import type { Vps } from "../../domain/vps/Vps.ts"
 import {
   createSnapshot,
@@ -35,7 +37,7 @@ const orderView = (order: Order, rootPassword?: string) => ({
   createdAt: order.createdAt.toISOString()
 })
 
-const subscriptionView = (s: Subscription) => ({
+const subscriptionView = (s: Subscription, service: Option.Option<ServiceSummary> = Option.none()) => ({
   id: s.id,
   planId: s.planId,
   kind: s.kind,
@@ -43,6 +45,7 @@ const subscriptionView = (s: Subscription) => ({
   currentPeriodEnd: s.currentPeriodEnd.toISOString(),
   cancelAtPeriodEnd: s.cancelAtPeriodEnd,
   ...(s.serviceId === null ? {} : { serviceId: s.serviceId }),
+  ...(Option.isNone(service) ? {} : { service: service.value }),
   createdAt: s.createdAt.toISOString()
 })
 
@@ -88,12 +91,14 @@ export const OrdersHandlers = HttpApiBuilder.group(Api, "orders", Effect.fn(func
 
 export const SubscriptionsHandlers = HttpApiBuilder.group(Api, "subscriptions", Effect.fn(function*(handlers) {
   const run = yield* withServices<
-    Effect.Services<ReturnType<typeof renewSubscription>> | Effect.Services<ReturnType<typeof cancelSubscription>>
+    | Effect.Services<ReturnType<typeof renewSubscription>>
+    | Effect.Services<ReturnType<typeof cancelSubscription>>
+    | Effect.Services<ReturnType<typeof listSubscriptionsWithServices>>
   >()
   return handlers
     .handle("list", () =>
-      Effect.flatMap(userId, (user) => run(listSubscriptions(user))).pipe(
-        Effect.map((all) => ({ subscriptions: all.map(subscriptionView) })),
+      Effect.flatMap(userId, (user) => run(listSubscriptionsWithServices(user))).pipe(
+        Effect.map((all) => ({ subscriptions: all.map((listed) => subscriptionView(listed.subscription, listed.service)) })),
         mapDomainErrors
       ))
     .handle("renew", ({ params }) =>
