@@ -60,6 +60,8 @@ export const SettingsConfig = Config.all({
   sessionIdleMinutes: intSetting("SESSION_IDLE_MINUTES", 1, 24 * 60, 120),
   sessionRememberHours: intSetting("SESSION_REMEMBER_HOURS", 1, 24 * 30, 12),
   sessionAbsoluteHours: intSetting("SESSION_ABSOLUTE_HOURS", 1, 24 * 90, 24 * 7),
+  staffSessionIdleMinutes: intSetting("STAFF_SESSION_IDLE_MINUTES", 1, 24 * 60, 30),
+  staffSessionAbsoluteHours: intSetting("STAFF_SESSION_ABSOLUTE_HOURS", 1, 24 * 7, 12),
   loginMaxFailuresPerAccountAddress: intSetting("LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS", 1, 1000, 5),
   loginMaxFailuresPerAddress: intSetting("LOGIN_MAX_FAILURES_PER_ADDRESS", 1, 100_000, 30),
   loginMaxFailuresPerAccount: intSetting("LOGIN_MAX_FAILURES_PER_ACCOUNT", 1, 100_000, 20),

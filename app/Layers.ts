@@ -10,6 +10,7 @@ import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.t
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
 import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
 import * as FixtureVatRegistry from "../adapters/fake/FixtureVatRegistry.ts"
+import * as FacturXDocuments from "../adapters/documents/FacturXDocuments.ts"
 import { PlatformInfo } from "../adapters/http/CatalogHandlers.ts"
 import { createHttpServer, routerConfig } from "../adapters/http/edge.ts"
 import { CONSOLE_MAX_FRAME_BYTES, webSocketServerOptions } from "../adapters/http/consoleLimits.ts"
@@ -23,6 +24,7 @@ import { requireCurrentSchema, runMigrations, type SchemaBehind } from "../adapt
 import * as SandboxPaymentGateway from "../adapters/payments/SandboxPaymentGateway.ts"
 import * as StripePaymentGateway from "../adapters/stripe/StripePaymentGateway.ts"
 import { apiAt } from "../adapters/stripe/StripePaymentGateway.ts"
+import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgHealth from "../adapters/postgres/PgHealth.ts"
 import * as PgIpAddresses from "../adapters/postgres/PgIpAddresses.ts"
@@ -116,6 +118,7 @@ export const DatabaseLive = (
   })
 
 export const RepositoriesLive = Layer.mergeAll(
+  PgAuditLog.layer,
   PgCatalog.layer,
   PgIpAddresses.layer,
   PgOrders.layer,
@@ -245,6 +248,8 @@ export const accountSettings = (settings: Settings): AccountSettings["Service"] 
   rememberMeLifetime: settings.sessionRemember,
   sessionIdleLifetime: settings.sessionIdle,
   sessionAbsoluteLifetime: settings.sessionAbsolute,
+  staffSessionLifetime: Duration.minutes(settings.staffSessionIdleMinutes),
+  staffSessionAbsoluteLifetime: Duration.hours(settings.staffSessionAbsoluteHours),
   resetTokenLifetime: AccountSettings.defaults.resetTokenLifetime,
   loginThrottleWindow: settings.loginThrottleWindow,
   maxFailuresPerAccountAddress: settings.loginMaxFailuresPerAccountAddress,
@@ -269,6 +274,7 @@ export const ServicesLive = (settings: Settings) =>
     RegistryLive(settings),
     VatRegistryLive(settings),
     Layer.succeed(InvoicingSettings, settings.invoicing),
+    FacturXDocuments.layer,
     MailerLive(settings),
     SandboxModeLive(settings),
     Layer.succeed(AccountSettings, accountSettings(settings)),

@@ -230,7 +230,11 @@ const relayAs = (session: Session, target: FileAction, path: string, request: Ht
       PanelValidationFailed: (e) => Effect.succeed(refusal(e)),
       ServerStateConflict: (e) => Effect.succeed(refusal(e)),
       PanelResourceNotFound: (e) => Effect.succeed(refusal(e)),
-      PanelRejected: (e) => Effect.as(Effect.logInfo("game panel refused a relayed call", `${e.operation}: ${e.status} ${e.code}`), refusal(e))
+      BackupLimitReached: (e) => Effect.succeed(refusal(e)),
+      BackupLocked: (e) => Effect.succeed(refusal(e)),
+      FileTooLarge: (e) => Effect.succeed(refusal(e)),
+      FileAlreadyExists: (e) => Effect.succeed(refusal(e)),
+      PanelRefused: (e) => Effect.as(Effect.logInfo("game panel refused a relayed call", e.message), refusal(e))
     })
   )
 

@@ -37,7 +37,10 @@ const orderView = (order: Order, rootPassword?: string) => ({
   createdAt: order.createdAt.toISOString()
 })
 
-const subscriptionView = (s: Subscription, service: Option.Option<ServiceSummary> = Option.none()) => ({
+export const subscriptionView = (s: Subscription) => listedView(s, Option.none())
+
+/** A subscription as the customer's list shows it: with what its product says of its service. */
+const listedView = (s: Subscription, service: Option.Option<ServiceSummary>) => ({
   id: s.id,
   planId: s.planId,
   kind: s.kind,
@@ -98,7 +101,7 @@ export const SubscriptionsHandlers = HttpApiBuilder.group(Api, "subscriptions", 
   return handlers
     .handle("list", () =>
       Effect.flatMap(userId, (user) => run(listSubscriptionsWithServices(user))).pipe(
-        Effect.map((all) => ({ subscriptions: all.map((listed) => subscriptionView(listed.subscription, listed.service)) })),
+        Effect.map((all) => ({ subscriptions: all.map((listed) => listedView(listed.subscription, listed.service)) })),
         mapDomainErrors
       ))
     .handle("renew", ({ params }) =>

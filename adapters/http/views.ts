@@ -224,3 +224,65 @@ export const InvoiceView = Schema.Struct({
   }),
   paidAt: Schema.String
 }).annotate({ identifier: "Invoice" })
+// --- operators and accountability ---
+
+/** One line of the audit log, as operators see it. */
+export const AuditEventView = Schema.Struct({
+  id: Schema.String,
+  at: Schema.String,
+  actorId: Schema.NullOr(Schema.String),
+  actorRole: Schema.Literals(["customer", "support", "admin", "system", "anonymous"]),
+  action: Schema.String,
+  subjectUserId: Schema.NullOr(Schema.String),
+  target: Schema.NullOr(Schema.Struct({ type: Schema.String, id: Schema.String })),
+  address: Schema.NullOr(Schema.String),
+  before: Schema.Unknown,
+  after: Schema.Unknown,
+  details: Schema.Unknown
+}).annotate({ identifier: "AuditEvent" })
+
+/** A page of the log, newest first; `next` is the cursor of the following page (absent on the last one). */
+export const AuditPage = Schema.Struct({
+  events: Schema.Array(AuditEventView),
+  next: Schema.optionalKey(Schema.String)
+})
+
+/** A security event of the customer's own account, as the panel shows it. */
+export const SecurityEventView = Schema.Struct({
+  id: Schema.String,
+  at: Schema.String,
+  action: Schema.String,
+  /** Who acted: the customer themselves, an operator, the platform, or nobody signed in (a failed sign-in). */
+  by: Schema.Literals(["you", "operator", "platform", "anonymous"]),
+  address: Schema.NullOr(Schema.String),
+  details: Schema.Unknown
+}).annotate({ identifier: "SecurityEvent" })
+
+export const SecurityEventsPage = Schema.Struct({
+  events: Schema.Array(SecurityEventView),
+  next: Schema.optionalKey(Schema.String)
+})
+
+/** A customer in the back-office: the account and its role. */
+export const StaffCustomerView = Schema.Struct({
+  ...UserView.fields,
+  role: Schema.Literals(["customer", "support", "admin"])
+}).annotate({ identifier: "StaffCustomer" })
+
+export const SessionView = Schema.Struct({
+  id: Schema.String,
+  createdAt: Schema.String,
+  lastSeenAt: Schema.String,
+  expiresAt: Schema.String,
+  rememberMe: Schema.Boolean,
+  userAgent: Schema.NullOr(Schema.String),
+  address: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "Session" })
+
+/** A customer's page in the back-office. */
+export const StaffCustomerPage = Schema.Struct({
+  customer: StaffCustomerView,
+  sessions: Schema.Array(SessionView),
+  subscriptions: Schema.Array(SubscriptionView),
+  audit: AuditPage
+})

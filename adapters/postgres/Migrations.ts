@@ -12,6 +12,7 @@ import snapshotClaims from "./migrations/0008_snapshot_claims.ts"
 import payments from "./migrations/0009_payments.ts"
 import notices from "./migrations/0012_notices.ts"
 import invoices from "./migrations/0013_invoices.ts"
+import rolesAudit from "./migrations/0014_roles_audit.ts"
 import kinds from "./migrations/0015_kinds.ts"
 
 const all = {
@@ -26,6 +27,7 @@ const all = {
   "9_payments": payments,
   "12_notices": notices,
   "13_invoices": invoices,
+  "14_roles_audit": rolesAudit,
   "15_kinds": kinds
 }
 

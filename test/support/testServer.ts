@@ -55,6 +55,8 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   sessionIdleMinutes: 120,
   sessionRememberHours: 12,
   sessionAbsoluteHours: 168,
+  staffSessionIdleMinutes: 30,
+  staffSessionAbsoluteHours: 12,
   loginMaxFailuresPerAccountAddress: 5,
   loginMaxFailuresPerAddress: 30,
   loginMaxFailuresPerAccount: 20,

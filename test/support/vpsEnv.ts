@@ -24,7 +24,8 @@ import { VpsSettings } from "../../domain/vps/VpsSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { promptWebCrypto } from "./promptWebCrypto.ts"
 import { labCluster, labSeed, labStorage } from "./virtualizationMother.ts"
-import { recordedNoticesLayer } from "../support/recordedNotices.ts"
+import { recordedNoticesLayer } from "./recordedNotices.ts"
+import type { Notices } from "../../domain/notices/CustomerNotice.ts"
 
 export const vpsPlan: VpsPlan = {
   kind: "vps",
@@ -76,7 +77,16 @@ export const vpsSettings = {
   clonePoll: { initial: Duration.seconds(2), max: Duration.seconds(30) }
 }
 
-export const vpsEnv = (options: { readonly poolSize?: number; readonly paymentLatency?: Duration.Input } = {}) => {
+export interface VpsEnvOptions {
+  readonly poolSize?: number
+  readonly paymentLatency?: Duration.Input
+}
+
+/** The VPS environment, its customer notices recorded (`noticesOf` reads them). */
+export const vpsEnv = (options: VpsEnvOptions = {}) => vpsEnvWith(recordedNoticesLayer, options)
+
+/** The VPS environment on the given Notices (the real one, for a test of the e-mails themselves). */
+export const vpsEnvWith = <N, E>(notices: Layer.Layer<N | Notices, E>, options: VpsEnvOptions = {}) => {
   const ports = Layer.mergeAll(
     MemoryIpAddresses.layer,
     MemoryCatalog.layer
@@ -95,7 +105,7 @@ export const vpsEnv = (options: { readonly poolSize?: number; readonly paymentLa
     SandboxPaymentGateway.layer({ chargeLatency: options.paymentLatency ?? 0 }).pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
-    recordedNoticesLayer,
+    notices,
     // Workflow ids are hashed at once, so a test moving the clock in a loop never outruns a workflow.
     promptWebCrypto
   )

@@ -2,6 +2,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { SubscriptionStatus } from "../../../domain/billing/Billing.ts"
 import {
+  type OrderEvent,
+  orderAfter,
+  orderEvents,
+  type OrderLifeStatus,
+  orderSources,
+  orderStatuses,
   type SubscriptionEvent,
   subscriptionAfter,
   subscriptionEvents,
@@ -42,6 +48,40 @@ describe("a subscription's moves", () => {
     for (const event of subscriptionEvents) {
       assert.isUndefined(subscriptionAfter("terminated", event))
       assert.isUndefined(subscriptionAfter("failed", event))
+    }
+  })
+})
+
+/** An order's table, written out: `undefined` where the event is refused. */
+const expectedOrder: { readonly [E in OrderEvent]: { readonly [S in OrderLifeStatus]: OrderLifeStatus | undefined } } = {
+  paid: { pending: "provisioning", awaiting_payment: "provisioning", provisioning: undefined, completed: undefined, failed: undefined, expired: undefined },
+  progressed: { pending: undefined, awaiting_payment: undefined, provisioning: "provisioning", completed: undefined, failed: undefined, expired: undefined },
+  provisioned: { pending: undefined, awaiting_payment: undefined, provisioning: "completed", completed: undefined, failed: undefined, expired: undefined },
+  failed: { pending: "failed", awaiting_payment: "failed", provisioning: "failed", completed: undefined, failed: undefined, expired: undefined },
+  expired: { pending: undefined, awaiting_payment: "expired", provisioning: undefined, completed: undefined, failed: undefined, expired: undefined }
+}
+
+describe("an order's moves", () => {
+  for (const event of orderEvents) {
+    for (const from of orderStatuses) {
+      const to = expectedOrder[event][from]
+      it(`${event} from ${from} ${to === undefined ? "is refused" : `leads to ${to}`}`, () => {
+        assert.strictEqual(orderAfter(from, event), to)
+      })
+    }
+  }
+
+  it("the table's sources are exactly the statuses each event accepts", () => {
+    assert.sameMembers([...orderEvents], Object.keys(expectedOrder))
+    for (const event of orderEvents) {
+      const accepted = orderStatuses.filter((from) => expectedOrder[event][from] !== undefined)
+      assert.sameMembers(orderSources(event).map(([from]) => from), accepted)
+    }
+  })
+
+  it("a completed, failed or expired order never moves again; an expired one is never paid into provisioning", () => {
+    for (const event of orderEvents) {
+      for (const done of ["completed", "failed", "expired"] as const) assert.isUndefined(orderAfter(done, event))
     }
   })
 })
