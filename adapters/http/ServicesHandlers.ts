@@ -19,6 +19,7 @@ import {
 import type { Snapshot } from "../../ports/Virtualization.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
+import { makeOwnAction } from "./audited.ts"
 import { CustomerBudgets } from "./customerBudget.ts"
 import { type DomainError, mapDomainErrors } from "./errorMapping.ts"
 import { SHUTDOWN_TIMEOUT } from "./ServicesApi.ts"
@@ -151,11 +152,15 @@ type VpsServices =
 export const VpsHandlers = HttpApiBuilder.group(Api, "vps", Effect.fn(function*(handlers) {
   const run = yield* withServices<VpsServices>()
   const budgets = yield* CustomerBudgets
+  const audit = yield* makeOwnAction
   /** A call that reaches Proxmox: the customer's share of the cluster's API is spent first (429 RATE_LIMITED past it). */
   const proxmox = <A, E extends DomainError>(action: (user: string) => Effect.Effect<A, E, VpsServices>) =>
     Effect.flatMap(userId, (user) => Effect.andThen(mapDomainErrors(budgets.spend(user, "proxmox")), mapDomainErrors(run(action(user)))))
   const power = (id: string, action: "start" | "stop" | "reset") =>
-    proxmox((user) => powerVps(user, id, action)).pipe(Effect.map((vps) => ({ vps: vpsView(vps) })))
+    proxmox((user) => powerVps(user, id, action)).pipe(
+      Effect.tap(() => audit.current("vps.power", { type: "vps", id }, { action })),
+      Effect.map((vps) => ({ vps: vpsView(vps) }))
+    )
   return handlers
     .handle("list", () =>
       Effect.flatMap(userId, (user) => run(listVps(user))).pipe(Effect.map((all) => ({ vps: all.map(vpsView) })), mapDomainErrors))
@@ -167,6 +172,7 @@ export const VpsHandlers = HttpApiBuilder.group(Api, "vps", Effect.fn(function*(
     .handle("start", ({ params }) => power(params.id, "start"))
     .handle("shutdown", ({ params, payload }) =>
       proxmox((user) => shutdownVps(user, params.id, payload?.timeoutSeconds ?? SHUTDOWN_TIMEOUT.default)).pipe(
+        Effect.tap(() => audit.current("vps.power", { type: "vps", id: params.id }, { action: "shutdown" })),
         Effect.map((vps) => ({ vps: vpsView(vps) }))
       ))
     .handle("stop", ({ params }) => power(params.id, "stop"))

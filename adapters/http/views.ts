@@ -256,6 +256,7 @@ export const InvoiceView = Schema.Struct({
   }),
   paidAt: Schema.String
 }).annotate({ identifier: "Invoice" })
+
 // --- operators and accountability ---
 
 /** One line of the audit log, as operators see it. */

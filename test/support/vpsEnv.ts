@@ -24,9 +24,9 @@ import { VpsSettings } from "../../domain/vps/VpsSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { promptWebCrypto } from "./promptWebCrypto.ts"
 import { labCluster, labSeed, labStorage } from "./virtualizationMother.ts"
-import { renewalEnv } from "./renewalEnv.ts"
 import { recordedNoticesLayer } from "./recordedNotices.ts"
 import type { Notices } from "../../domain/notices/CustomerNotice.ts"
+import { renewalEnv } from "./renewalEnv.ts"
 
 export const vpsPlan: VpsPlan = {
   kind: "vps",

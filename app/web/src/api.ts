@@ -5,6 +5,8 @@ import type {
   GamePlanView,
   GameServerView,
   OrderView,
+  SecurityEventsPage as SecurityEventsPageView,
+  SecurityEventView,
   PaymentAnswerView,
   PaymentView,
   RenewalView,
@@ -135,6 +137,8 @@ export type Subscription = typeof SubscriptionView.Type
 export type Vps = typeof VpsView.Type
 export type Snapshot = typeof SnapshotView.Type
 export type GameServer = typeof GameServerView.Type
+export type SecurityEvent = typeof SecurityEventView.Type
+export type SecurityEventsPage = typeof SecurityEventsPageView.Type
 export type Renewal = typeof RenewalView.Type
 export type PaymentAnswer = typeof PaymentAnswerView.Type
 export type SavedCard = typeof SavedCardView.Type
