@@ -7,6 +7,10 @@ import type {
   OrderView,
   SecurityEventsPage as SecurityEventsPageView,
   SecurityEventView,
+  PaymentAnswerView,
+  PaymentView,
+  RenewalView,
+  SavedCardView,
   SnapshotView,
   SubscriptionView,
   UserView,
@@ -135,6 +139,10 @@ export type Snapshot = typeof SnapshotView.Type
 export type GameServer = typeof GameServerView.Type
 export type SecurityEvent = typeof SecurityEventView.Type
 export type SecurityEventsPage = typeof SecurityEventsPageView.Type
+export type Renewal = typeof RenewalView.Type
+export type PaymentAnswer = typeof PaymentAnswerView.Type
+export type SavedCard = typeof SavedCardView.Type
+export type Payment = typeof PaymentView.Type
 
 // The panel's Client-API objects, relayed unchanged (DESIGN §3): their shape is Pterodactyl's, not ours.
 
