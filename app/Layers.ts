@@ -36,6 +36,7 @@ import * as PgPaymentCustomers from "../adapters/postgres/PgPaymentCustomers.ts"
 import * as PgPaymentNotifications from "../adapters/postgres/PgPaymentNotifications.ts"
 import * as PgPlacement from "../adapters/postgres/PgPlacement.ts"
 import * as PgProxmoxVmids from "../adapters/postgres/PgProxmoxVmids.ts"
+import * as PgRenewals from "../adapters/postgres/PgRenewals.ts"
 import * as PgSubscriptions from "../adapters/postgres/PgSubscriptions.ts"
 import * as PgVpsRecords from "../adapters/postgres/PgVpsRecords.ts"
 import * as PgGameAllocations from "../adapters/postgres/PgGameAllocations.ts"
@@ -61,6 +62,7 @@ import { VatRegistry } from "../ports/VatRegistry.ts"
 import { AccountSettings } from "../domain/account/AccountSettings.ts"
 import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
 import { StepRetryBaseDelay } from "../domain/billing/provisioning.ts"
+import { RenewalSettings } from "../domain/billing/RenewalSettings.ts"
 import { UnsoldUpstreams } from "../domain/catalog/listPlansForSale.ts"
 import { VpsSettings } from "../domain/vps/VpsSettings.ts"
 import * as DeliveredNotices from "../domain/notices/deliverNotices.ts"
@@ -128,6 +130,7 @@ export const RepositoriesLive = Layer.mergeAll(
   PgBillingProfiles.layer,
   PgPaymentCustomers.layer,
   PgPaymentNotifications.layer,
+  PgRenewals.layer,
   PgVpsRecords.layer,
   PgPlacement.layer,
   PgProxmoxVmids.layer,
@@ -308,6 +311,15 @@ export const gameSettings = (settings: Settings): GameSettings["Service"] => ({
   consoleTokenLifetime: Duration.minutes(settings.gameConsoleTokenMinutes)
 })
 
+export const renewalSettings = (settings: Settings): RenewalSettings["Service"] => ({
+  retryAfter: settings.renewalRetryDays.map((days) => Duration.millis(Math.round(days * 86_400_000))),
+  reminderLead: Duration.days(settings.renewalReminderDays),
+  claimLease: Duration.seconds(settings.renewalClaimSeconds),
+  // The products' grace windows (VpsSettings, GameSettings): what a customer is told of a period left unpaid.
+  gracePeriod: (kind) => Duration.days(kind === "game" ? settings.gameGraceDays : settings.vpsGraceDays),
+  billingPageUrl: `${settings.publicUrl.replace(/\/$/, "")}/billing`
+})
+
 export const noticeSettings = (settings: Settings): NoticeSettings["Service"] => ({
   ...NoticeSettings.defaults,
   publicUrl: settings.publicUrl,
@@ -361,7 +373,8 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     Layer.provideMerge(Layer.mergeAll(
       PaymentsLive(settings),
       Layer.succeed(VpsSettings, vpsSettings(settings)),
-      Layer.succeed(GameSettings, gameSettings(settings))
+      Layer.succeed(GameSettings, gameSettings(settings)),
+      Layer.succeed(RenewalSettings, renewalSettings(settings))
     )),
     Layer.provideMerge(RepositoriesLive),
     Layer.provideMerge(database)

@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import type { Order, Subscription } from "../../domain/billing/Billing.ts"
 import { placeOrder, viewOrder } from "../../domain/billing/Ordering.ts"
-import { cancelSubscription, listSubscriptions, renewSubscription } from "../../domain/billing/Renewal.ts"
+import { cancelSubscription, listSubscriptions, payRenewal, renewSubscription } from "../../domain/billing/Renewal.ts"
+import { renewalStatuses, type RenewalStatus } from "../../domain/billing/renewalStatus.ts"
 import type { Vps } from "../../domain/vps/Vps.ts"
 import {
   createSnapshot,
@@ -45,6 +46,22 @@ export const subscriptionView = (s: Subscription) => ({
   cancelAtPeriodEnd: s.cancelAtPeriodEnd,
   ...(s.serviceId === null ? {} : { serviceId: s.serviceId }),
   createdAt: s.createdAt.toISOString()
+})
+
+const iso = (date: Date | null) => date === null ? null : date.toISOString()
+
+const renewalView = (r: RenewalStatus) => ({
+  subscriptionId: r.subscription.id,
+  planName: r.planName,
+  kind: r.subscription.kind,
+  state: r.state,
+  amountCents: r.amountCents,
+  nextChargeAt: iso(r.nextChargeAt),
+  nextAttemptAt: iso(r.nextAttemptAt),
+  attempts: r.attempts,
+  lastFailure: r.lastFailure,
+  payUrl: r.payUrl,
+  endsAt: iso(r.endsAt)
 })
 
 const vpsView = (v: Vps) => ({
@@ -89,12 +106,29 @@ export const OrdersHandlers = HttpApiBuilder.group(Api, "orders", Effect.fn(func
 
 export const SubscriptionsHandlers = HttpApiBuilder.group(Api, "subscriptions", Effect.fn(function*(handlers) {
   const run = yield* withServices<
-    Effect.Services<ReturnType<typeof renewSubscription>> | Effect.Services<ReturnType<typeof cancelSubscription>>
+    | Effect.Services<ReturnType<typeof renewSubscription>>
+    | Effect.Services<ReturnType<typeof cancelSubscription>>
+    | Effect.Services<ReturnType<typeof payRenewal>>
+    | Effect.Services<ReturnType<typeof renewalStatuses>>
   >()
   return handlers
     .handle("list", () =>
       Effect.flatMap(userId, (user) => run(listSubscriptions(user))).pipe(
         Effect.map((all) => ({ subscriptions: all.map(subscriptionView) })),
+        mapDomainErrors
+      ))
+    .handle("renewals", () =>
+      Effect.flatMap(userId, (user) => run(renewalStatuses(user))).pipe(
+        Effect.map((all) => ({ renewals: all.map(renewalView) })),
+        mapDomainErrors
+      ))
+    .handle("pay", ({ params }) =>
+      Effect.flatMap(userId, (user) => run(payRenewal(user, params.id))).pipe(
+        Effect.map((answer) =>
+          answer._tag === "Paid"
+            ? { outcome: "paid" as const, subscription: subscriptionView(answer.subscription) }
+            : { outcome: "pay_on_page" as const, url: answer.url }
+        ),
         mapDomainErrors
       ))
     .handle("renew", ({ params }) =>

@@ -102,6 +102,31 @@ export const SubscriptionView = Schema.Struct({
   createdAt: Schema.String
 }).annotate({ identifier: "Subscription" })
 
+/** Where a subscription's renewal stands (GET /api/subscriptions/renewals); the panel puts it in words. */
+export const RenewalView = Schema.Struct({
+  subscriptionId: Schema.String,
+  planName: Schema.String,
+  kind: Schema.String,
+  state: Schema.Literals(["renews", "payment_failed", "awaiting_authentication", "lapsed", "cancelled", "ended"]),
+  /** What the next period costs, in cents (euros). */
+  amountCents: Schema.Int,
+  nextChargeAt: Schema.NullOr(Schema.String),
+  nextAttemptAt: Schema.NullOr(Schema.String),
+  /** Declined attempts of this period so far. */
+  attempts: Schema.Int,
+  lastFailure: Schema.NullOr(Schema.String),
+  /** The hosted page where the bank's approval is given (also reachable through POST /api/subscriptions/:id/pay). */
+  payUrl: Schema.NullOr(Schema.String),
+  /** When the service stops for good unless paid; for a cancelled one, its period's end. */
+  endsAt: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "Renewal" })
+
+/** What paying now did: paid with the saved card, or the hosted page to pay on. */
+export const PaymentAnswerView = Schema.Union([
+  Schema.Struct({ outcome: Schema.Literal("paid"), subscription: SubscriptionView }),
+  Schema.Struct({ outcome: Schema.Literal("pay_on_page"), url: Schema.String })
+]).annotate({ identifier: "PaymentAnswer" })
+
 export const VpsView = Schema.Struct({
   id: Schema.String,
   subscriptionId: Schema.String,
@@ -135,6 +160,24 @@ export const GameServerView = Schema.Struct({
   graceUntil: Schema.optionalKey(Schema.String),
   createdAt: Schema.String
 }).annotate({ identifier: "GameServer" })
+
+/** The saved card (GET /api/payment-method). */
+export const SavedCardView = Schema.Struct({
+  brand: Schema.String,
+  last4: Schema.String,
+  expMonth: Schema.Int,
+  expYear: Schema.Int
+})
+
+/** A charge or refund of the customer (GET /api/payments). */
+export const PaymentView = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.Literals(["charge", "refund"]),
+  amountCents: Schema.Int,
+  orderId: Schema.NullOr(Schema.String),
+  subscriptionId: Schema.NullOr(Schema.String),
+  createdAt: Schema.String
+})
 
 // --- invoicing ---
 

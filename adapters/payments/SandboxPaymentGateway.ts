@@ -196,6 +196,8 @@ const gatewayOn = (store: Store, options: SandboxGatewayOptions) =>
           return { url: request.successUrl }
         }),
       cardPage: (request) => Effect.succeed({ url: request.returnUrl }),
+      // No hosted pages and no notifications: the page is the panel again (the customer pays there off-session).
+      paymentLink: (request) => Effect.succeed({ url: request.returnUrl }),
       savedCard: () => Effect.succeed(Option.none()),
       verifyNotification: () => Effect.fail(new NotificationSignatureInvalid()),
       findCharge: (idempotencyKey) => store.byKey(idempotencyKey),

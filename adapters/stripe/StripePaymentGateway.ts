@@ -43,6 +43,8 @@ export interface StripeGatewayOptions {
   readonly timeoutMs?: number | undefined
   /** The SDK's own retries of network failures and 5xx, each with the same Idempotency-Key (default 2). */
   readonly maxNetworkRetries?: number | undefined
+  /** Another transport than Node's own (the sandbox Stripe without sockets: `Stripe.createFetchHttpClient`). */
+  readonly httpClient?: Stripe.HttpClient | undefined
 }
 
 /** Stripe's documented tolerance: a signed event more than 5 minutes old is refused (replay protection). */
@@ -72,6 +74,7 @@ export const make = (options: StripeGatewayOptions) => {
         key,
         stripe: new Stripe(key, {
           ...(options.api === undefined ? {} : options.api),
+          ...(options.httpClient === undefined ? {} : { httpClient: options.httpClient }),
           timeout: options.timeoutMs ?? 20_000,
           maxNetworkRetries: options.maxNetworkRetries ?? 2,
           telemetry: false
@@ -141,6 +144,26 @@ export const make = (options: StripeGatewayOptions) => {
           cancel_url: request.returnUrl
         })).pipe(
           Effect.flatMap((session) => session.url === null ? unavailable("card page creation")("no url") : Effect.succeed({ url: session.url }))
+        ),
+    paymentLink: (request) =>
+      call("payment page creation", (s) =>
+        s.checkout.sessions.create({
+          mode: "payment",
+          customer: request.customer,
+          line_items: [{
+            quantity: 1,
+            price_data: { currency: "eur", unit_amount: request.amountCents, product_data: { name: request.description } }
+          }],
+          // What the completion event names (notifications.ts): the renewal it pays.
+          metadata: { subscriptionId: request.subscriptionId, periodStart: request.periodStart },
+          payment_intent_data: {
+            setup_future_usage: "off_session",
+            metadata: { subscriptionId: request.subscriptionId, periodStart: request.periodStart, idempotency_key: request.idempotencyKey }
+          },
+          success_url: request.returnUrl,
+          cancel_url: request.returnUrl
+        }, { idempotencyKey: request.idempotencyKey })).pipe(
+          Effect.flatMap((session) => session.url === null ? unavailable("payment page creation")("no url") : Effect.succeed({ url: session.url }))
         ),
     charge: (request) =>
       Effect.gen(function*() {

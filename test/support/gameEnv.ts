@@ -23,6 +23,7 @@ import { GameHosting } from "../../domain/game/GameHosting.ts"
 import { GameSettings } from "../../domain/game/GameSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { promptWebCrypto } from "./promptWebCrypto.ts"
+import { renewalEnv } from "./renewalEnv.ts"
 import { recordedNoticesLayer } from "../support/recordedNotices.ts"
 
 export const gamePlan: GamePlan = {
@@ -79,6 +80,7 @@ export const gameEnv = (options: { readonly installDuration?: Duration.Input; re
     MemorySessionRecords.layer,
     Layer.succeed(GameSettings, { ...gameSettings, ...options.settings }),
     SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+    renewalEnv(),
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
     recordedNoticesLayer,

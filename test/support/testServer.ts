@@ -81,6 +81,9 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   // A clone under way is checked again after 100 ms, doubling (production: from 2 s): the same checks, sooner.
   vpsClonePollMs: 100,
   gameGraceDays: 14,
+  renewalRetryDays: [1, 3, 5],
+  renewalReminderDays: 7,
+  renewalClaimSeconds: 120,
   gameInstallTimeoutMinutes: 30,
   gamePanelUserDomain: "users.zh.invalid",
   gameConsoleTokenMinutes: 10,

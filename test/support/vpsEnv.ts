@@ -26,6 +26,7 @@ import { promptWebCrypto } from "./promptWebCrypto.ts"
 import { labCluster, labSeed, labStorage } from "./virtualizationMother.ts"
 import { recordedNoticesLayer } from "./recordedNotices.ts"
 import type { Notices } from "../../domain/notices/CustomerNotice.ts"
+import { renewalEnv } from "./renewalEnv.ts"
 
 export const vpsPlan: VpsPlan = {
   kind: "vps",
@@ -103,6 +104,7 @@ export const vpsEnvWith = <N, E>(notices: Layer.Layer<N | Notices, E>, options: 
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     Layer.succeed(VpsSettings, vpsSettings),
     SandboxPaymentGateway.layer({ chargeLatency: options.paymentLatency ?? 0 }).pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+    renewalEnv(),
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
     notices,

@@ -1,12 +1,18 @@
 // The API client: JSON over fetch with the session cookie; every failure becomes an ApiError carrying the
 // envelope's `code`, which the views turn into a translated sentence (never the raw body).
 import type {
+  BillingProfileView,
   ErrorBody,
+  InvoiceView,
   GamePlanView,
   GameServerView,
   OrderView,
   SecurityEventsPage as SecurityEventsPageView,
   SecurityEventView,
+  PaymentAnswerView,
+  PaymentView,
+  RenewalView,
+  SavedCardView,
   SnapshotView,
   SubscriptionView,
   UserView,
@@ -135,6 +141,15 @@ export type Snapshot = typeof SnapshotView.Type
 export type GameServer = typeof GameServerView.Type
 export type SecurityEvent = typeof SecurityEventView.Type
 export type SecurityEventsPage = typeof SecurityEventsPageView.Type
+<<<<<<< HEAD
+export type Invoice = typeof InvoiceView.Type
+export type BillingProfile = typeof BillingProfileView.Type
+=======
+export type Renewal = typeof RenewalView.Type
+export type PaymentAnswer = typeof PaymentAnswerView.Type
+export type SavedCard = typeof SavedCardView.Type
+export type Payment = typeof PaymentView.Type
+>>>>>>> main
 
 // The panel's Client-API objects, relayed unchanged (DESIGN §3): their shape is Pterodactyl's, not ours.
 
