@@ -141,15 +141,12 @@ export type Snapshot = typeof SnapshotView.Type
 export type GameServer = typeof GameServerView.Type
 export type SecurityEvent = typeof SecurityEventView.Type
 export type SecurityEventsPage = typeof SecurityEventsPageView.Type
-<<<<<<< HEAD
 export type Invoice = typeof InvoiceView.Type
 export type BillingProfile = typeof BillingProfileView.Type
-=======
 export type Renewal = typeof RenewalView.Type
 export type PaymentAnswer = typeof PaymentAnswerView.Type
 export type SavedCard = typeof SavedCardView.Type
 export type Payment = typeof PaymentView.Type
->>>>>>> main
 
 // The panel's Client-API objects, relayed unchanged (DESIGN §3): their shape is Pterodactyl's, not ours.
 
