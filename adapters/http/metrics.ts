@@ -2,7 +2,7 @@
 // times it; a route-level one names the route that matched), and GET /metrics, Prometheus text, behind a bearer
 // token (no token configured: the route answers 404 as if it did not exist).
 import { timingSafeEqual } from "node:crypto"
-import { Context, Effect, Metric, Option, Redacted } from "effect"
+import { Context, Effect, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { httpRequestDuration } from "../../domain/ops/metrics.ts"
@@ -14,20 +14,25 @@ class MatchedRoute extends Context.Service<MatchedRoute, { route: string | undef
 /** The label of a request no route matched: a bounded set, never the path itself. */
 const UNMATCHED = "unmatched"
 
-/** Times every request, whatever answers it (a route, the staff gate, the edge's own 404 or 413). */
+/**
+ * Times every request, whatever answers it (a route, the staff gate, the edge's own 404 or 413). On every request:
+ * the update is synchronous on the fiber's context (no effect of its own), the series made once per label set.
+ */
 export const requestMetrics = HttpRouter.middleware((httpEffect) =>
   Effect.withFiber((fiber) => {
-    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+    const context = fiber.context
+    const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
     const slot = { route: undefined as string | undefined }
     const start = performance.now()
     const record = (status: number) =>
-      Metric.update(
-        httpRequestDuration({ method: request.method, route: slot.route ?? UNMATCHED, status: String(status) }),
-        (performance.now() - start) / 1000
-      )
+      httpRequestDuration({ method: request.method, route: slot.route ?? UNMATCHED, status: String(status) })
+        .updateUnsafe((performance.now() - start) / 1000, context)
     return Effect.provideService(httpEffect, MatchedRoute, slot).pipe(
-      Effect.tap((response) => record(response.status)),
-      Effect.tapCause(() => record(500))
+      Effect.map((response) => {
+        record(response.status)
+        return response
+      }),
+      Effect.tapCause(() => Effect.sync(() => record(500)))
     )
   }), { global: true })
 

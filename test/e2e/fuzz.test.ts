@@ -106,7 +106,9 @@ const realPathValues = (path: string): Readonly<Record<string, string>> => {
     [/^\/api\/vps\/\{id\}/, { id: mine.vpsId, name: "fuzz-missing" }],
     [/^\/api\/game-servers\/\{id\}/, { id: mine.gameServerId }],
     [/^\/api\/client\/servers\/\{id\}/, { id: mine.identifier }],
-    [/^\/api\/invoices\/\{id\}/, { id: mine.invoiceId }]
+    [/^\/api\/invoices\/\{id\}/, { id: mine.invoiceId }],
+    // The owner is a customer: the back-office refuses them whatever the id (403, the same answer for any).
+    [/^\/api\/admin\/customers\/\{id\}/, { id: mine.orderId }]
   ]
   const found = table.find(([pattern]) => pattern.test(path))
   if (found === undefined && path.includes("{")) throw new Error(`the fuzz has no values for the path parameters of ${path}`)
