@@ -163,7 +163,7 @@ describe.skipIf(testDatabaseUrl === undefined)("production on PostgreSQL", () =>
     options: { templateId: "debian-12", hostname: "web-1", sshPublicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG9vb28= a@b" }
   }
 
-  it("without SANDBOX: no sandbox listener, nothing for sale, an order refused with nothing written", async () => {
+  it("without SANDBOX: no sandbox listener, nothing for sale, the operator's legal texts, an order refused with nothing written", async () => {
     const { count, env } = await production("prod-plain")
     // The workflow runner's port (chosen at start by default) set here, so that every listener is known.
     const runnerPort = await freePort()
@@ -171,6 +171,8 @@ describe.skipIf(testDatabaseUrl === undefined)("production on PostgreSQL", () =>
     expect(await listeningPorts(pidOf(server))).toEqual([Number(new URL(server.url).port), runnerPort].sort((a, b) => a - b))
     expect(await (await fetch(`${server.url}/api/platform`)).json()).toEqual({ sandbox: false })
     expect(await (await fetch(`${server.url}/api/plans`)).json()).toEqual({ plans: [] })
+    // The legal pages are the operator's texts from LEGAL_DIR, not placeholders.
+    expect(await (await fetch(`${server.url}/api/legal/terms?lang=en`)).json()).toMatchObject({ title: "Terms of sale", placeholder: false })
 
     const browser = await signIn(server.url)
     const reply = await browser.post("/api/orders", order)
