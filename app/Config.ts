@@ -6,6 +6,8 @@ import type { Seller } from "../domain/billing/invoicing/Seller.ts"
 import type { VatRules } from "../domain/billing/invoicing/vatDecision.ts"
 import { InvalidSetting } from "./InvalidSetting.ts"
 import { readTextFile, resolveSeller, resolveVatRules } from "./invoicingSettings.ts"
+import type { LegalTexts } from "../adapters/http/LegalRoutes.ts"
+import { type LegalFile, readLegalFile, resolveLegalTexts } from "./legalSettings.ts"
 
 const withDefault = <A>(config: Config.Config<A>, value: A) => Config.withDefault(config, value)
 
@@ -113,6 +115,7 @@ export const SettingsConfig = Config.all({
   noticeRetryBaseSeconds: intSetting("NOTICE_RETRY_BASE_SECONDS", 1, 86_400, 60),
   noticeMaxAttempts: intSetting("NOTICE_MAX_ATTEMPTS", 1, 1000, 20),
   sellerFile: Config.option(Config.String("SELLER_FILE")),
+  legalDir: Config.option(Config.String("LEGAL_DIR")),
   vatFrenchRate: withDefault(Config.String("VAT_FRENCH_RATE"), "20"),
   vatOssThresholdCents: intSetting("VAT_OSS_THRESHOLD_CENTS", 0, 1_000_000_000, 1_000_000),
   vatRates: withDefault(Config.String("VAT_RATES"), ""),
@@ -125,7 +128,7 @@ export const SettingsConfig = Config.all({
 export type RawSettings = Config.Success<typeof SettingsConfig>
 
 /** Settings after defaults that depend on other settings, with secrets resolved and validated. */
-export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat" | "workflowLockRefreshSeconds" | "sellerFile" | "vatFrenchRate" | "vatOssThresholdCents" | "vatRates" | "vatRegistryProvider" | "renewalRetryDays"> {
+export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat" | "workflowLockRefreshSeconds" | "sellerFile" | "legalDir" | "vatFrenchRate" | "vatOssThresholdCents" | "vatRates" | "vatRegistryProvider" | "renewalRetryDays"> {
   /** Days after a period's end when a declined renewal is tried again, increasing. */
   readonly renewalRetryDays: ReadonlyArray<number>
   readonly production: boolean
@@ -142,6 +145,8 @@ export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "j
   readonly vatRegistryProvider: "vies" | "sandbox"
   /** The seller printed on invoices (SELLER_FILE; the demo seller in sandbox mode) and the VAT rules. */
   readonly invoicing: { readonly seller: Seller; readonly vatRules: VatRules }
+  /** The legal pages (LEGAL_DIR; placeholders in sandbox mode) with the seller's mediator. */
+  readonly legal: LegalTexts
   readonly logFormat: "pretty" | "json"
   /**
    * How often the workflow engine confirms its shard locks (and how long one lock operation may take): a database
@@ -185,7 +190,8 @@ const decodeKey = (name: string, text: string) => {
 export const resolveSettings = Effect.fn("resolveSettings")(function*(
   raw: RawSettings,
   devSecrets: Effect.Effect<{ readonly jwtSecret: Redacted.Redacted<string>; readonly encryptionKey: Redacted.Redacted<string> }, InvalidSetting>,
-  readSellerFile: (path: string) => Effect.Effect<string, InvalidSetting> = readTextFile
+  readSellerFile: (path: string) => Effect.Effect<string, InvalidSetting> = readTextFile,
+  readLegal: (path: string) => Effect.Effect<LegalFile, InvalidSetting> = readLegalFile
 ) {
   const production = raw.nodeEnv === "production"
   const missing = Option.isNone(raw.jwtSecret) || Option.isNone(raw.encryptionKey)
@@ -243,6 +249,7 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
     seller: yield* resolveSeller(Option.getOrUndefined(raw.sellerFile), sandbox, readSellerFile),
     vatRules: yield* resolveVatRules(raw.vatFrenchRate, raw.vatOssThresholdCents, raw.vatRates)
   }
+  const legal = yield* resolveLegalTexts(Option.getOrUndefined(raw.legalDir), sandbox, invoicing.seller, readLegal)
   const publicUrl = Option.match(raw.publicUrl, {
     onNone: () => `http://localhost:${raw.port}`,
     onSome: (url) => url.origin
@@ -258,6 +265,7 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
     renewalRetryDays,
     vatRegistryProvider,
     invoicing,
+    legal,
     logFormat: Option.getOrElse(raw.logFormat, () => production ? "json" as const : "pretty" as const),
     // The embedded database lives in this process: no outage to recover from, and its lock leases are 300 row updates.
     workflowLockRefreshSeconds: Option.getOrElse(raw.workflowLockRefreshSeconds, () => Option.isSome(raw.databaseUrl) ? 3 : 10),

@@ -436,7 +436,8 @@ const HttpRoutesLive = (settings: Settings, middleware: ServeMiddleware = (app) 
       maxRelayBodyBytes: Math.max(settings.maxBodyBytes, 4 * 1024 * 1024 + 64 * 1024),
       maxUploadBytes: settings.maxUploadBytes,
       webRoot: PANEL_DIST,
-      metricsToken: settings.metricsToken
+      metricsToken: settings.metricsToken,
+      legal: settings.legal
     }),
     { disableLogger: true, routerConfig, middleware }
   )

@@ -25,6 +25,7 @@ import { OrdersHandlers, SubscriptionsHandlers, VpsHandlers } from "./ServicesHa
 import { edgeMiddleware } from "./edge.ts"
 import { HttpSettings } from "./HttpSettings.ts"
 import { securityMiddleware } from "./security.ts"
+import { type LegalTexts, legalRoutes } from "./LegalRoutes.ts"
 import { staticRoutes } from "./StaticRoutes.ts"
 import { SystemHandlers } from "./SystemHandlers.ts"
 
@@ -72,6 +73,8 @@ export interface HttpAppOptions extends ConsoleRouteOptions, GameRelayOptions {
   readonly webRoot: string | null
   /** The bearer token of GET /metrics; none: the route answers 404. */
   readonly metricsToken: Option.Option<Redacted.Redacted<string>>
+  /** The legal pages' texts (GET /api/legal/:page). */
+  readonly legal: LegalTexts
 }
 
 /** GET /metrics, the capacity gauges read through the services captured when the routes are built. */
@@ -96,6 +99,7 @@ export const HttpApp = (options: HttpAppOptions) =>
       ConsoleRoutes(options),
       GameRoutes(options),
       MetricsRoutes(options),
+      legalRoutes(options.legal),
       options.webRoot === null ? Layer.empty : staticRoutes({ root: options.webRoot })
     ).pipe(
       // Each route names its pattern for the request timer (requestMetrics).

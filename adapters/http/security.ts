@@ -12,6 +12,7 @@ import { Effect } from "effect"
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { errorResponse } from "./errorMapping.ts"
 import type { HttpSettings } from "./HttpSettings.ts"
+import { LEGAL_PAGES } from "./LegalRoutes.ts"
 
 export interface SecurityOptions {
   /** The panel's public origin (PUBLIC_URL): the only `Origin` a state-changing request may come from. */
@@ -49,7 +50,7 @@ export const isSameOriginOrNotBrowser = (
 }
 
 /** API answers a cache may keep: public and the same for everyone. Every other /api/ answer is `no-store`. */
-export const PUBLIC_API_PATHS: ReadonlySet<string> = new Set(["/api/plans"])
+export const PUBLIC_API_PATHS: ReadonlySet<string> = new Set(["/api/plans", ...LEGAL_PAGES.map((page) => `/api/legal/${page}`)])
 
 /** A year, and subdomains too (RFC 6797 §6.1): once the panel is on HTTPS it never goes back. */
 const HSTS = "max-age=31536000; includeSubDomains"

@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Option, Redacted } from "effect"
 import { readFileSync } from "node:fs"
 import { demoSeller } from "../../domain/billing/invoicing/Seller.ts"
-import { sellerFile } from "../support/invoicing.ts"
+import { legalDir, sellerFile } from "../support/invoicing.ts"
 import { describeConfigError, type InvalidSetting, resolveSettings, SettingsConfig } from "../../app/Config.ts"
 
 const jwt = "a-development-signing-secret-of-48-bytes-for-tests"
@@ -11,7 +11,7 @@ const keyHex = "11".repeat(32)
 const otherKeyBase64 = Buffer.alloc(32, 7).toString("base64")
 const smtp = "smtp://mail.example.com:587"
 /** A production environment that starts: both secrets and a real mail server. */
-const production = { NODE_ENV: "production", JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex, SMTP_URL: smtp, SELLER_FILE: sellerFile }
+const production = { NODE_ENV: "production", JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex, SMTP_URL: smtp, SELLER_FILE: sellerFile, LEGAL_DIR: legalDir }
 
 type Env = Record<string, string>
 
@@ -131,7 +131,7 @@ describe("SettingsConfig and resolveSettings", () => {
 
     it.effect("the registry is recherche-entreprises in production without SIRENE_API_KEY, logging JSON", () =>
       Effect.gen(function*() {
-        const s = yield* load({ NODE_ENV: "production", JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex, SMTP_URL: smtp, SELLER_FILE: sellerFile }, forbiddenDevSecrets)
+        const s = yield* load({ NODE_ENV: "production", JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex, SMTP_URL: smtp, SELLER_FILE: sellerFile, LEGAL_DIR: legalDir }, forbiddenDevSecrets)
         assert.isTrue(s.production)
         assert.strictEqual(s.registryProvider, "recherche-entreprises")
         assert.strictEqual(s.logFormat, "json")
@@ -170,7 +170,7 @@ describe("SettingsConfig and resolveSettings", () => {
 
     it.effect("SANDBOX=false turns it off in development, where the registry becomes recherche-entreprises", () =>
       Effect.gen(function*() {
-        const s = yield* load({ SANDBOX: "false", SMTP_URL: smtp, SELLER_FILE: sellerFile })
+        const s = yield* load({ SANDBOX: "false", SMTP_URL: smtp, SELLER_FILE: sellerFile, LEGAL_DIR: legalDir })
         assert.isFalse(s.sandbox)
         assert.isFalse(s.production)
         assert.strictEqual(s.registryProvider, "recherche-entreprises")
@@ -327,6 +327,43 @@ describe("SettingsConfig and resolveSettings", () => {
           assert.notInclude(text, dbPassword)
           assert.notInclude(text, "sirene-key-that-must-not-leak")
         }
+      }))
+  })
+
+  describe("legal pages: LEGAL_DIR", () => {
+    it.effect("production without LEGAL_DIR is refused with one line naming it", () =>
+      Effect.gen(function*() {
+        const { LEGAL_DIR: _, ...withoutLegal } = production
+        assertOneLineNaming(yield* failure(withoutLegal, forbiddenDevSecrets), "LEGAL_DIR")
+      }))
+
+    it.effect("production reads the six texts (title from the first heading, the file's date); a missing or empty one is refused", () =>
+      Effect.gen(function*() {
+        const legal = (yield* load(production, forbiddenDevSecrets)).legal
+        assert.isFalse(legal.placeholder)
+        assert.strictEqual(legal.pages.notice.fr.title, "Mentions légales")
+        assert.strictEqual(legal.pages.terms.en.title, "Terms of sale")
+        assert.match(legal.pages.privacy.en.body, /^We process your data/)
+        assert.match(legal.pages.terms.fr.updatedAt ?? "", /^\d{4}-\d{2}-\d{2}$/)
+        assert.strictEqual(legal.mediator.name, (yield* load(production, forbiddenDevSecrets)).invoicing.seller.mediator.name)
+        const missing = yield* failure({ ...production, LEGAL_DIR: "/nonexistent/legal" }, forbiddenDevSecrets)
+        assertOneLineNaming(missing, "LEGAL_DIR")
+        assert.include(missing.problem, "mentions-legales.fr.md")
+        const emptyCgv = yield* Effect.flip(Effect.flatMap(fromEnv(production), (raw) =>
+          resolveSettings(raw, fixedDevSecrets, undefined, (path) =>
+            Effect.succeed({ text: path.endsWith("cgv.en.md") ? "# Terms of sale\n\n" : "# T\n\nText", modified: "2026-01-02" }))))
+        assertOneLineNaming(emptyCgv, "LEGAL_DIR")
+        assert.include(emptyCgv.problem, "cgv.en.md")
+      }))
+
+    it.effect("sandbox mode without LEGAL_DIR serves placeholders marked as such, in both languages", () =>
+      Effect.gen(function*() {
+        const legal = (yield* load({})).legal
+        assert.isTrue(legal.placeholder)
+        assert.include(legal.pages.terms.fr.body, "TEXTE PROVISOIRE")
+        assert.include(legal.pages.privacy.en.body, "PLACEHOLDER")
+        assert.isNull(legal.pages.notice.en.updatedAt)
+        assert.deepStrictEqual(legal.mediator, demoSeller.mediator)
       }))
   })
 

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { postgres } from "../../app/Database.ts"
 import { Browser } from "../support/browser.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
-import { sellerFile } from "../support/invoicing.ts"
+import { legalDir, sellerFile } from "../support/invoicing.ts"
 import { cleanUp, createDatabase, type Env, exitOf, freePort, lines, run, spawnNode, startServer, stop, tempDir } from "./processes.ts"
 
 const drops: Array<() => Promise<unknown>> = []
@@ -51,6 +51,24 @@ const pidOf = (server: { readonly process: { readonly pid?: number | undefined }
   if (pid === undefined) throw new Error("the server has no pid")
   return pid
 }
+
+describe("LEGAL_DIR outside sandbox mode", () => {
+  it("production with every other setting but no LEGAL_DIR exits 1 with one line naming LEGAL_DIR", async () => {
+    const child = spawnNode("app/main.ts", [], {
+      NODE_ENV: "production",
+      PORT: String(await freePort()),
+      DATA_DIR: await tempDir("no-legal"),
+      SMTP_URL: "smtp://127.0.0.1:9",
+      SELLER_FILE: sellerFile,
+      ...secrets()
+    })
+    const exit = await exitOf(child, 15_000)
+    expect(exit.code, child.stderr()).toBe(1)
+    expect(child.stderr()).not.toContain("    at ")
+    expect(lines(child.stderr())).toHaveLength(1)
+    expect(lines(child.stderr())[0]).toContain("LEGAL_DIR")
+  })
+})
 
 describe("SMTP_URL outside sandbox mode", () => {
   it("production without SMTP_URL exits 1 with one line naming SMTP_URL", async () => {
@@ -115,7 +133,7 @@ describe.skipIf(testDatabaseUrl === undefined)("production on PostgreSQL", () =>
       DATA_DIR: await tempDir(label),
       // Nothing here sends mail: a mail server that cannot be reached is enough to start.
       SMTP_URL: "smtp://127.0.0.1:9",
-      SELLER_FILE: sellerFile,
+      SELLER_FILE: sellerFile, LEGAL_DIR: legalDir,
       BCRYPT_COST: "4",
       ...secrets(),
       ...extra
@@ -145,7 +163,7 @@ describe.skipIf(testDatabaseUrl === undefined)("production on PostgreSQL", () =>
     options: { templateId: "debian-12", hostname: "web-1", sshPublicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG9vb28= a@b" }
   }
 
-  it("without SANDBOX: no sandbox listener, nothing for sale, an order refused with nothing written", async () => {
+  it("without SANDBOX: no sandbox listener, nothing for sale, the operator's legal texts, an order refused with nothing written", async () => {
     const { count, env } = await production("prod-plain")
     // The workflow runner's port (chosen at start by default) set here, so that every listener is known.
     const runnerPort = await freePort()
@@ -153,6 +171,8 @@ describe.skipIf(testDatabaseUrl === undefined)("production on PostgreSQL", () =>
     expect(await listeningPorts(pidOf(server))).toEqual([Number(new URL(server.url).port), runnerPort].sort((a, b) => a - b))
     expect(await (await fetch(`${server.url}/api/platform`)).json()).toEqual({ sandbox: false })
     expect(await (await fetch(`${server.url}/api/plans`)).json()).toEqual({ plans: [] })
+    // The legal pages are the operator's texts from LEGAL_DIR, not placeholders.
+    expect(await (await fetch(`${server.url}/api/legal/terms?lang=en`)).json()).toMatchObject({ title: "Terms of sale", placeholder: false })
 
     const browser = await signIn(server.url)
     const reply = await browser.post("/api/orders", order)

@@ -54,3 +54,6 @@ export const invoiceAMonth = (
     const invoice = Option.getOrThrow(yield* (yield* UnitOfWork).transaction(recordCharge(charge, quote)))
     return { invoice, charge }
   }))
+
+/** A valid LEGAL_DIR (the six legal texts) for processes started outside sandbox mode. */
+export const legalDir = resolve(import.meta.dirname, "../fixtures/legal")

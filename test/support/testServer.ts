@@ -17,6 +17,7 @@ import { Outbox } from "../../ports/Outbox.ts"
 import { sqlBackends } from "./databases.ts"
 import { testVatRules } from "./invoicing.ts"
 import { demoSeller } from "../../domain/billing/invoicing/Seller.ts"
+import { placeholderLegalTexts } from "../../app/legalSettings.ts"
 
 export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   nodeEnv: "test",
@@ -107,6 +108,7 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   vatRegistryProvider: "sandbox",
   viesUrl: new URL("https://ec.europa.eu/taxation_customs/vies/rest-api"),
   invoicing: { seller: demoSeller, vatRules: testVatRules },
+  legal: placeholderLegalTexts(demoSeller),
   logLevel: "Warn",
   logFormat: "pretty",
   sessionIdle: Duration.minutes(120),

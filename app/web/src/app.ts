@@ -171,6 +171,8 @@ export interface StartOptions {
   readonly routes: ReadonlyArray<Route>
   readonly notFound: View
   readonly header: (user: User | null) => HTMLElement
+  /** Drawn under every page, redrawn with the header (a language switch). */
+  readonly footer: () => HTMLElement
   readonly user: User | null
   readonly onUserChange: (user: User | null) => void
 }
@@ -180,7 +182,11 @@ export const start = (mount: HTMLElement, options: StartOptions): void => {
   state.notFound = options.notFound
   state.user = options.user
   const headerSlot = h("div", { class: "header-slot" })
-  const redraw = () => headerSlot.replaceChildren(options.header(state.user))
+  const footerSlot = h("div", { class: "footer-slot" })
+  const redraw = () => {
+    headerSlot.replaceChildren(options.header(state.user))
+    footerSlot.replaceChildren(options.footer())
+  }
   state.redrawHeader = redraw
   state.onUserChange = (user) => {
     options.onUserChange(user)
@@ -193,6 +199,7 @@ export const start = (mount: HTMLElement, options: StartOptions): void => {
     h("a", { class: "skip-link", href: "#main", "data-external": "" }, t("app.skip")),
     headerSlot,
     main,
+    footerSlot,
     h("div", { class: "toasts" }, liveRegion, alertRegion)
   )
   redraw()

@@ -15,6 +15,7 @@ import { invoicesView } from "./views/invoices.ts"
 import { billingView } from "./views/billing.ts"
 import { preferencesView } from "./views/preferences.ts"
 import { vpsView } from "./views/vps.ts"
+import { legalFooter, legalView } from "./views/legal.ts"
 
 const notFound: View = ({ root }) => {
   document.title = `${t("notFound.title")} · ${t("app.name")}`
@@ -89,6 +90,7 @@ const boot = async () => {
   start(document.getElementById("app")!, {
     user,
     header,
+    footer: legalFooter,
     notFound,
     onUserChange: (u) => applyPreferences(isPro(u), u?.language),
     routes: [
@@ -104,7 +106,8 @@ const boot = async () => {
       route("/game/:id", gameView, "user"),
       route("/invoices", invoicesView, "user"),
       route("/billing", billingView, "user"),
-      route("/preferences", preferencesView, "user")
+      route("/preferences", preferencesView, "user"),
+      route("/legal/:page", legalView, "any")
     ]
   })
 }

@@ -99,7 +99,7 @@ export const orderFormView: View = async ({ root, params, alive }) => {
     fields.push(h("fieldset", {}, h("legend", {}, t("order.variables")), inputs))
   }
   const submit = h("button", { type: "submit", class: "primary", "data-testid": "order-pay" }, t("order.pay", { price: formatPrice(chosen.priceCents) }))
-  const form = h("form", { "data-testid": "order-form" }, ...fields, isSandbox() ? h("p", { class: "muted" }, t("order.sandboxNote")) : null, errors.el, submit)
+  const form = h("form", { "data-testid": "order-form" }, ...fields, isSandbox() ? h("p", { class: "muted" }, t("order.sandboxNote")) : null, h("p", { class: "hint" }, h("a", { href: "/legal/terms", "data-testid": "order-terms" }, t("order.termsLink"))), errors.el, submit)
   form.addEventListener("submit", (event) => {
     event.preventDefault()
     for (const { control } of controls.values()) control.removeAttribute("aria-invalid")
