@@ -92,7 +92,8 @@ export const SettingsConfig = Config.all({
   customerUpstreamRatePerMinute: intSetting("CUSTOMER_UPSTREAM_RATE_PER_MINUTE", 1, 100_000, 60),
   lifecycleCron: withDefault(Config.String("LIFECYCLE_CRON"), "* * * * *"),
   sandboxTaskSpeed: withDefault(Config.Literals(["realistic", "instant"], "SANDBOX_TASK_SPEED"), "realistic"),
-  sandboxPaymentLatencyMs: intSetting("SANDBOX_PAYMENT_LATENCY_MS", 0, 600_000, 0),
+  sandboxStripePort: Config.option(Config.Port("SANDBOX_STRIPE_PORT")),
+  orderPaymentMinutes: intSetting("ORDER_PAYMENT_MINUTES", 1, 24 * 60, 60),
   stripeApiUrl: Config.option(Config.URL("STRIPE_API_URL")),
   stripeTimeoutMs: intSetting("STRIPE_TIMEOUT_MS", 1_000, 120_000, 20_000),
   stripeRetries: intSetting("STRIPE_RETRIES", 0, 10, 2),
@@ -105,7 +106,9 @@ export const SettingsConfig = Config.all({
 export type RawSettings = Config.Success<typeof SettingsConfig>
 
 /** Settings after defaults that depend on other settings, with secrets resolved and validated. */
-export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat" | "workflowLockRefreshSeconds"> {
+export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat" | "workflowLockRefreshSeconds" | "sandboxStripePort"> {
+  /** The sandbox Stripe's port in sandbox mode: SANDBOX_STRIPE_PORT, else PORT + 1 (0, any free port, when PORT is 0). */
+  readonly sandboxStripePort: number
   readonly production: boolean
   /**
    * Sandbox mode: the simulated Proxmox VE and Pterodactyl with their demo plans, the payment gateway that approves
@@ -224,6 +227,7 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
     jwtSecret,
     encryptionKeys: { current, previous },
     registryProvider,
+    sandboxStripePort: Option.getOrElse(raw.sandboxStripePort, () => raw.port === 0 ? 0 : (raw.port % 65535) + 1),
     logFormat: Option.getOrElse(raw.logFormat, () => production ? "json" as const : "pretty" as const),
     // The embedded database lives in this process: no outage to recover from, and its lock leases are 300 row updates.
     workflowLockRefreshSeconds: Option.getOrElse(raw.workflowLockRefreshSeconds, () => Option.isSome(raw.databaseUrl) ? 3 : 10),

@@ -10,6 +10,7 @@ import sessions from "./migrations/0006_sessions.ts"
 import recovery from "./migrations/0007_recovery.ts"
 import snapshotClaims from "./migrations/0008_snapshot_claims.ts"
 import payments from "./migrations/0009_payments.ts"
+import orderCheckout from "./migrations/0010_order_checkout.ts"
 
 const all = {
   "1_accounts": accounts,
@@ -20,7 +21,8 @@ const all = {
   "6_sessions": sessions,
   "7_recovery": recovery,
   "8_snapshot_claims": snapshotClaims,
-  "9_payments": payments
+  "9_payments": payments,
+  "10_order_checkout": orderCheckout
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))

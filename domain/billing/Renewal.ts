@@ -3,6 +3,7 @@
 import { Clock, Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Ledger } from "../../ports/Ledger.ts"
+import { PaymentCustomers } from "../../ports/PaymentCustomers.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { addMonth } from "./Billing.ts"
@@ -31,8 +32,10 @@ export const renewSubscription = Effect.fn("renewSubscription")(function*(userId
   // A renewal pays for the next period. One already paid beyond it was just renewed (a double click, or two tabs,
   // one finishing before the other read it): answer it as it stands, charging nothing.
   if (subscription.currentPeriodEnd.getTime() > addMonth(at).getTime()) return subscription
+  // The card saved at the provider is the customer's there (made with their first order's payment).
+  const customer = Option.getOrElse(yield* (yield* PaymentCustomers).get(userId), () => userId)
   const charge = yield* (yield* PaymentGateway).charge({
-    customer: userId,
+    customer,
     amountCents: plan.priceCents,
     description: `${plan.name}, renewal`,
     idempotencyKey: `renew:${subscription.id}:${subscription.currentPeriodEnd.toISOString()}`

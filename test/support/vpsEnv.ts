@@ -1,5 +1,5 @@
 // Everything the VPS use cases run on, in memory: fakes of every port, the in-memory workflow engine with the
-// real workflows, the sandbox payment gateway, and a catalog with one cluster, two templates, a pool and plans.
+// real workflows, the Stripe gateway on the sandbox Stripe's simulation, and a catalog with one cluster, two templates, a pool and plans.
 import { NodeCrypto } from "@effect/platform-node"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { WorkflowEngine } from "effect/workflow"
@@ -13,7 +13,7 @@ import * as MemoryPlacement from "../../adapters/fake/MemoryPlacement.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
 import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
 import * as MemoryVpsRecords from "../../adapters/fake/MemoryVpsRecords.ts"
-import * as SandboxPaymentGateway from "../../adapters/payments/SandboxPaymentGateway.ts"
+import { simulatedStripeLayer } from "./simulatedStripe.ts"
 import { Result } from "effect"
 import { hostAddresses, parseAddress, parseCidr } from "../../domain/catalog/ipv4.ts"
 import type { VpsPlan } from "../../domain/catalog/Plan.ts"
@@ -75,7 +75,7 @@ export const vpsSettings = {
   clonePoll: { initial: Duration.seconds(2), max: Duration.seconds(30) }
 }
 
-export const vpsEnv = (options: { readonly poolSize?: number; readonly paymentLatency?: Duration.Input } = {}) => {
+export const vpsEnv = (options: { readonly poolSize?: number } = {}) => {
   const ports = Layer.mergeAll(
     MemoryIpAddresses.layer,
     MemoryCatalog.layer
@@ -90,7 +90,7 @@ export const vpsEnv = (options: { readonly poolSize?: number; readonly paymentLa
     MemoryVirtualization.layer(labSeed()),
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     Layer.succeed(VpsSettings, vpsSettings),
-    SandboxPaymentGateway.layer({ chargeLatency: options.paymentLatency ?? 0 }).pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+    simulatedStripeLayer,
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
     // Workflow ids are hashed at once, so a test moving the clock in a loop never outruns a workflow.

@@ -11,6 +11,7 @@ import { Catalog } from "../../ports/Catalog.ts"
 import { IpAddresses } from "../../ports/IpAddresses.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Browser, type Reply } from "./browser.ts"
+import { paid } from "./checkout.ts"
 import type { startTestServer } from "./testServer.ts"
 
 export type TestServer = Awaited<ReturnType<typeof startTestServer>>
@@ -164,6 +165,7 @@ export type ProgressStep = Pick<Order, "status"> & Order["progress"]
 /** Orders a VPS (S unless `choice` says) and follows it to its end: the completed order (first read) and the progress steps seen. */
 export const orderVps = async (browser: ScannedBrowser, hostname: string, choice: VpsChoice = VPS_S) => {
   const placed = expectBody(await browser.post("/api/orders", vpsOrder(hostname, choice)), 201, Envelopes.order).order
+  await paid(placed)
   const steps: Array<ProgressStep> = []
   const finished = await waitFor(`order ${placed.id} to finish`, async () => {
     const order = expectBody(await browser.get(`/api/orders/${placed.id}`), 200, OrderView)

@@ -61,6 +61,12 @@ export interface SandboxStripeControl {
   readonly rollWebhookSecret: (endpoint: string, options?: { readonly previousValidForMs?: number }) => Effect.Effect<string>
   /** The cardholder disputes a paid charge (by its id or its payment intent's): `charge.dispute.created`. */
   readonly disputeCharge: (charge: string, options?: { readonly reason?: string }) => Effect.Effect<string>
+  /**
+   * Makes `url` the one endpoint, signed with `secret`, listening to every event: an endpoint already at that URL is
+   * kept (with the events still owed to it) and given the secret; endpoints at other URLs are deleted. For a platform
+   * that runs its own sandbox and learns its address once it listens.
+   */
+  readonly useWebhook: (url: string, secret: string) => Effect.Effect<void>
   /** Registers an endpoint (as `webhookEndpoints.create` does) and returns its id and secret. */
   readonly registerWebhook: (
     url: string,
@@ -139,6 +145,18 @@ export const stripeSimulation = (options: StripeSimulationOptions = {}): Effect.
       awaitDeliveries: delivery.idle,
       events: Effect.sync(() => [...store.events]),
       registerWebhook: register,
+      useWebhook: (url, secret) =>
+        store.serial(Effect.gen(function*() {
+          for (const endpoint of [...store.endpoints.values()]) {
+            if (endpoint.url !== url) {
+              store.endpoints.delete(endpoint.id)
+              store.endpointSecrets.delete(endpoint.id)
+            }
+          }
+          const kept = [...store.endpoints.values()].find((e) => e.url === url)
+          if (kept !== undefined) store.endpointSecrets.set(kept.id, secret)
+          else yield* createEndpoint(store, { url, enabled_events: ["*"] }, secret)
+        })).pipe(Effect.orDie),
       disputeCharge: (which, o = {}) =>
         store.serial(Effect.gen(function*() {
           const pi = store.paymentIntents.get(which)

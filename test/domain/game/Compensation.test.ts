@@ -5,7 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryGamePanelControl } from "../../../adapters/fake/MemoryGamePanel.ts"
-import { placeOrder } from "../../../domain/billing/Ordering.ts"
+import { placePaidOrder } from "../../support/simulatedStripe.ts"
 import { GameAllocations } from "../../../ports/GameAllocations.ts"
 import { GamePanelUnavailable } from "../../../ports/GamePanel.ts"
 import { Orders } from "../../../ports/Orders.ts"
@@ -24,7 +24,7 @@ const held = (id: string) => Effect.map(Effect.flatMap(GameAllocations, (a) => a
 
 /** An order whose install fails once the server exists on the panel, so the undo has a server to delete. */
 const failedInstall = Effect.gen(function*() {
-  const placed = yield* placeOrder(alice, "mc-2g", {})
+  const placed = yield* placePaidOrder(alice, "mc-2g", {})
   yield* (yield* MemoryGamePanelControl).setInstallOutcome("sandbox", placed.id, "fail")
   return placed
 })

@@ -1,0 +1,57 @@
+// Paying an order over HTTP as its customer does (API.md § Payments): the card posted on the order's hosted checkout
+// page (the sandbox Stripe's form), then waiting until the sandbox Stripe's signed webhook reached the server and the
+// order left `awaiting_payment`. The browser's return to the panel does nothing by itself.
+import type { Browser } from "./browser.ts"
+
+export const TEST_CARD = "4242424242424242"
+
+export interface CheckoutAnswer {
+  readonly status: number
+  readonly location: string | null
+  readonly body: string
+}
+
+/** Posts the checkout page's form (or its challenge page's `outcome`) as a script does. */
+export const postCheckout = async (checkoutUrl: string, fields: Record<string, string>): Promise<CheckoutAnswer> => {
+  const response = await fetch(checkoutUrl, {
+    method: "POST",
+    redirect: "manual",
+    body: new URLSearchParams(fields),
+    headers: { "content-type": "application/x-www-form-urlencoded" }
+  })
+  return { status: response.status, location: response.headers.get("location"), body: await response.text() }
+}
+
+/** Pays with `card` on the page; the page's answer (303 back to the panel's order page when paid). */
+export const payCheckout = (checkoutUrl: string, card: string = TEST_CARD) => postCheckout(checkoutUrl, { card, exp: "12/34", cvc: "123" })
+
+interface OrderBody {
+  readonly id: string
+  readonly status: string
+  readonly checkoutUrl?: string
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Pays the order `order` (as `POST /api/orders` answered it) with the success card and waits (bounded) until the
+ * webhook moved it out of `awaiting_payment`; answers the order as it then reads.
+ */
+export const payOrder = async (browser: Browser, order: OrderBody, timeoutMs = 20_000): Promise<OrderBody> => {
+  await paid(order)
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const reply = await browser.get(`/api/orders/${order.id}`)
+    const now = reply.body as OrderBody
+    if (reply.status === 200 && now.status !== "awaiting_payment") return now
+    if (Date.now() > deadline) throw new Error(`order ${order.id} still awaits its payment after ${timeoutMs} ms: ${reply.text}`)
+    await pause(20)
+  }
+}
+
+/** Pays the order just placed with the success card (the page answers 303); the webhook then arrives on its own. */
+export const paid = async (order: OrderBody) => {
+  if (order.checkoutUrl === undefined) throw new Error(`order ${order.id} has no checkoutUrl: ${JSON.stringify(order)}`)
+  const answer = await payCheckout(order.checkoutUrl)
+  if (answer.status !== 303) throw new Error(`the checkout page answered ${answer.status}: ${answer.body.slice(0, 300)}`)
+}
