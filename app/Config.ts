@@ -99,6 +99,9 @@ export const SettingsConfig = Config.all({
   stripeRetries: intSetting("STRIPE_RETRIES", 0, 10, 2),
   orderRecoverySeconds: intSetting("ORDER_RECOVERY_SECONDS", 1, 60, 60),
   provisioningRetryBaseDelayMs: intSetting("PROVISIONING_RETRY_BASE_DELAY_MS", 1, 60_000, 1_000),
+  noticeRetrySeconds: intSetting("NOTICE_RETRY_SECONDS", 1, 3600, 30),
+  noticeRetryBaseSeconds: intSetting("NOTICE_RETRY_BASE_SECONDS", 1, 86_400, 60),
+  noticeMaxAttempts: intSetting("NOTICE_MAX_ATTEMPTS", 1, 1000, 20),
   logLevel: withDefault(Config.LogLevel("LOG_LEVEL"), "Info"),
   logFormat: Config.option(Config.Literals(["pretty", "json"], "LOG_FORMAT"))
 })

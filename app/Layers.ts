@@ -40,6 +40,7 @@ import * as GamePanelsLive from "./GamePanelsLive.ts"
 import * as ProxmoxVirtualization from "../adapters/proxmox/ProxmoxVirtualization.ts"
 import * as PgLoginAttempts from "../adapters/postgres/PgLoginAttempts.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
+import * as PgNoticeRecords from "../adapters/postgres/PgNoticeRecords.ts"
 import * as PgPasswordResets from "../adapters/postgres/PgPasswordResets.ts"
 import * as PgSessionRecords from "../adapters/postgres/PgSessionRecords.ts"
 import * as PgUnitOfWork from "../adapters/postgres/PgUnitOfWork.ts"
@@ -52,6 +53,8 @@ import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.
 import { StepRetryBaseDelay } from "../domain/billing/provisioning.ts"
 import { UnsoldUpstreams } from "../domain/catalog/listPlansForSale.ts"
 import { VpsSettings } from "../domain/vps/VpsSettings.ts"
+import * as DeliveredNotices from "../domain/notices/deliverNotices.ts"
+import { NoticeSettings } from "../domain/notices/NoticeSettings.ts"
 import { BusinessRegistry } from "../ports/BusinessRegistry.ts"
 import { Mailer } from "../ports/Mailer.ts"
 import type { PaymentGateway } from "../ports/PaymentGateway.ts"
@@ -64,7 +67,7 @@ import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SANDBOX_CLUSTER, SANDBOX_PANEL, SandboxPanel, SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
 import { WorkflowEngineLive } from "./Engine.ts"
-import { LifecycleCronLive, OrderRecoveryCronLive, ProductsLive, ReconcileCronLive } from "./Workflows.ts"
+import { LifecycleCronLive, NoticeRetryCronLive, OrderRecoveryCronLive, ProductsLive, ReconcileCronLive } from "./Workflows.ts"
 import { PANEL_DIST } from "./buildPanel.ts"
 import { InvalidSetting, type Settings } from "./Config.ts"
 import { restrictDataDir } from "./DataDir.ts"
@@ -127,6 +130,7 @@ export const RepositoriesLive = Layer.mergeAll(
   PgUnitOfWork.layer,
   PgUpstreamSecrets.layer,
   PgOutbox.layer,
+  PgNoticeRecords.layer,
   PgHealth.layer
 )
 
@@ -280,6 +284,17 @@ export const gameSettings = (settings: Settings): GameSettings["Service"] => ({
   consoleTokenLifetime: Duration.minutes(settings.gameConsoleTokenMinutes)
 })
 
+export const noticeSettings = (settings: Settings): NoticeSettings["Service"] => ({
+  ...NoticeSettings.defaults,
+  publicUrl: settings.publicUrl,
+  retryBaseDelay: Duration.seconds(settings.noticeRetryBaseSeconds),
+  maxAttempts: settings.noticeMaxAttempts
+})
+
+/** The customer e-mails (issue 12 §4), through whichever Mailer the settings chose. */
+const NoticesLive = (settings: Settings) =>
+  DeliveredNotices.layer.pipe(Layer.provide(Layer.succeed(NoticeSettings, noticeSettings(settings))))
+
 /** Applies CATALOG_FILE at start (idempotent: every write is an upsert, several instances may do it at once). */
 const CatalogFileLive = (settings: Settings) =>
   Option.match(settings.catalogFile, {
@@ -331,8 +346,12 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     Layer.provideMerge(RepositoriesLive),
     Layer.provideMerge(database)
   )
+  const withNotices = Layer.provideMerge(
+    Layer.mergeAll(NoticesLive(settings), Layer.succeed(NoticeSettings, noticeSettings(settings))),
+    base
+  )
   // CATALOG_FILE first: the sandbox upstreams start only when it registers no real one.
-  const catalog = CatalogFileLive(settings).pipe(Layer.provideMerge(base))
+  const catalog = CatalogFileLive(settings).pipe(Layer.provideMerge(withNotices))
   const withPanel = Layer.provideMerge(
     settings.sandbox ? SandboxUpstreamsLive(settings) : Layer.succeed(SandboxPanel, Option.none()),
     catalog
@@ -361,6 +380,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
   return Layer.mergeAll(
     LifecycleCronLive(Cron.parseUnsafe(settings.lifecycleCron)),
     OrderRecoveryCronLive(settings.orderRecoverySeconds),
+    NoticeRetryCronLive(settings.noticeRetrySeconds),
     ReconcileCronLive
   ).pipe(
     Layer.provideMerge(ProductsLive),

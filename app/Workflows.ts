@@ -1,6 +1,6 @@
 // Our workflows, registered with the durable workflow engine (app/Engine.ts), and the cluster-wide crons (one runner
 // fires each): the subscription sweep every minute, the recovery of interrupted orders every ORDER_RECOVERY_SECONDS,
-// and the hourly reconciliation of our records with the upstreams.
+// the customer e-mails to send again every NOTICE_RETRY_SECONDS, and the hourly reconciliation of our records with the upstreams.
 import { Cron, DateTime, Duration, Effect, Layer } from "effect"
 import { ClusterCron } from "effect/cluster"
 import { HostedServices } from "../domain/billing/HostedService.ts"
@@ -9,6 +9,7 @@ import { sweepLifecycle } from "../domain/billing/sweepLifecycle.ts"
 import { GameHosting } from "../domain/game/GameHosting.ts"
 import { VpsHosting } from "../domain/vps/VpsHosting.ts"
 import { reconcileAndLog } from "../domain/reconcile/Reconciler.ts"
+import { retryDueNotices } from "../domain/notices/deliverNotices.ts"
 
 /** What we sell, one line per product: each registers its workflows and itself, by kind, for billing. */
 export const ProductsLive = Layer.mergeAll(
@@ -27,6 +28,15 @@ export const OrderRecoveryCronLive = (everySeconds: number) =>
     execute: recoverOrders(Duration.seconds(everySeconds)).pipe(
       Effect.catchCause((cause) => Effect.logError("recovering interrupted orders failed", cause))
     ),
+    skipIfOlderThan: "10 minutes"
+  })
+
+/** The customer e-mails a mail server failed to take, tried again every `everySeconds` (each on its own backoff). */
+export const NoticeRetryCronLive = (everySeconds: number) =>
+  ClusterCron.make({
+    name: "customer-notices",
+    cron: Cron.parseUnsafe(everySeconds >= 60 ? `0 */${Math.floor(everySeconds / 60)} * * * *` : `*/${everySeconds} * * * * *`),
+    execute: retryDueNotices.pipe(Effect.catchCause((cause) => Effect.logError("retrying customer notices failed", cause))),
     skipIfOlderThan: "10 minutes"
   })
 

@@ -7,6 +7,7 @@ export class Orders extends Context.Service<Orders, {
   create(order: {
     readonly id: OrderId
     readonly userId: string
+    /** The plan the customer asked for, which its product accepted (stored as that plan's PlanId). */
     readonly planId: string
     readonly kind: ServiceKind
     readonly options: Record<string, unknown>

@@ -1,13 +1,20 @@
 // Subscriptions: what a customer pays for, month after month, and the state of its service.
 import { Context, type Effect, type Option } from "effect"
-import type { OrderId, ServiceKind, Subscription, SubscriptionId, SubscriptionStatus } from "../domain/billing/Billing.ts"
+import type { OrderId, PlanId, ServiceKind, Subscription, SubscriptionId, SubscriptionStatus } from "../domain/billing/Billing.ts"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
+
+export interface SubscriptionMove {
+  readonly from: SubscriptionStatus
+  readonly to: SubscriptionStatus
+  readonly periodEnd?: Date
+  readonly nextPeriodEnd?: Date
+}
 
 export class Subscriptions extends Context.Service<Subscriptions, {
   create(subscription: {
     readonly id: SubscriptionId
     readonly userId: string
-    readonly planId: string
+    readonly planId: PlanId
     readonly kind: ServiceKind
     readonly orderId: OrderId
     readonly currentPeriodEnd: Date
@@ -17,16 +24,16 @@ export class Subscriptions extends Context.Service<Subscriptions, {
   forUser(userId: string): Effect.Effect<ReadonlyArray<Subscription>, DatabaseUnavailable>
   attachService(id: string, serviceId: string): Effect.Effect<void, DatabaseUnavailable>
   /**
-   * Renewal: moves the period end from `expected` to `next` and makes it active again, only if the period
-   * end is still `expected` (two renewals at once extend once) and it is not terminated or failed.
+   * One move of the subscription (domain/billing/transitions.ts decides which exist), as a compare-and-set: applied
+   * only while its status is still `from` and, with `periodEnd`, its period still ends then (`nextPeriodEnd` moves
+   * it). False when it is not (another move won, or the period moved on) or there is no such subscription.
+   */
+  transition(id: string, move: SubscriptionMove): Effect.Effect<boolean, DatabaseUnavailable>
+  /**
+   * Renewal: the `renewed` move (subscriptionMoves.ts) with the period end moved from `expected` to `next`, so two
+   * renewals at once extend once and a terminated or failed subscription is never extended.
    */
   extend(id: string, expected: Date, next: Date): Effect.Effect<boolean, DatabaseUnavailable>
-  setStatus(id: string, status: SubscriptionStatus, from: ReadonlyArray<SubscriptionStatus>): Effect.Effect<boolean, DatabaseUnavailable>
-  /**
-   * The lapse of the period ending `periodEnd`: active → suspended, only if the period end is still `periodEnd`
-   * (a renewal that extended it meanwhile wins: false).
-   */
-  suspendLapsed(id: string, periodEnd: Date): Effect.Effect<boolean, DatabaseUnavailable>
   setCancelAtPeriodEnd(id: string, cancel: boolean): Effect.Effect<void, DatabaseUnavailable>
   /** Active subscriptions whose period has ended at `now`. */
   due(now: Date): Effect.Effect<ReadonlyArray<Subscription>, DatabaseUnavailable>

@@ -1,6 +1,6 @@
 // In-memory Orders with the same guarantees: finished orders stay finished, the one-time secret is read once.
 import { Effect, Layer, Option, Ref } from "effect"
-import { Order, type PendingCleanup } from "../../domain/billing/Billing.ts"
+import { Order, type PendingCleanup, PlanId } from "../../domain/billing/Billing.ts"
 import { Orders } from "../../ports/Orders.ts"
 
 interface Row {
@@ -38,7 +38,7 @@ export const make = Effect.gen(function*() {
         const order = new Order({
           id: o.id,
           userId: o.userId,
-          planId: o.planId,
+          planId: PlanId.make(o.planId),
           kind: o.kind,
           options: structuredClone(o.options),
           status: "awaiting_payment",

@@ -1,7 +1,8 @@
-// In-memory Subscriptions: each renewal or status move is one atomic modify, so concurrent ones apply once.
+// In-memory Subscriptions: each move is one atomic compare-and-set, so concurrent ones apply once.
 import { Effect, Layer, Option, Ref } from "effect"
-import { Subscription, type SubscriptionStatus } from "../../domain/billing/Billing.ts"
-import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { Subscription } from "../../domain/billing/Billing.ts"
+import { moveWith } from "../../domain/billing/subscriptionMoves.ts"
+import { type SubscriptionMove, Subscriptions } from "../../ports/Subscriptions.ts"
 
 /** The Postgres adapter's orders: by creation for a user's list, by period end for the sweeper. */
 const compareIds = (a: Subscription, b: Subscription) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
@@ -18,6 +19,12 @@ export const make = Effect.gen(function*() {
       const next = current === undefined ? undefined : f(current)
       return next === undefined ? [false, m] : [true, new Map(m).set(id, next)]
     })
+  /** The compare-and-set: the move applies only from its status (and period end, when given). */
+  const transition = (id: string, move: SubscriptionMove) =>
+    change(id, (s) =>
+      s.status === move.from && (move.periodEnd === undefined || s.currentPeriodEnd.getTime() === move.periodEnd.getTime())
+        ? new Subscription({ ...s, status: move.to, currentPeriodEnd: move.nextPeriodEnd ?? s.currentPeriodEnd })
+        : undefined)
   const select = (keep: (s: Subscription) => boolean, order: (a: Subscription, b: Subscription) => number) =>
     Effect.map(Ref.get(rows), (m) => [...m.values()].filter(keep).sort(order))
 
@@ -44,18 +51,8 @@ export const make = Effect.gen(function*() {
     get: (id) => Effect.map(Ref.get(rows), (m) => Option.fromNullishOr(m.get(id))),
     forUser: (userId) => select((s) => s.userId === userId, byCreation),
     attachService: (id, serviceId) => Effect.asVoid(change(id, (s) => new Subscription({ ...s, serviceId }))),
-    extend: (id, expected, next) =>
-      change(id, (s) =>
-        s.currentPeriodEnd.getTime() === expected.getTime() && (s.status === "active" || s.status === "suspended")
-          ? new Subscription({ ...s, currentPeriodEnd: next, status: "active" })
-          : undefined),
-    setStatus: (id, status: SubscriptionStatus, from) =>
-      change(id, (s) => from.includes(s.status) ? new Subscription({ ...s, status }) : undefined),
-    suspendLapsed: (id, periodEnd) =>
-      change(id, (s) =>
-        s.status === "active" && s.currentPeriodEnd.getTime() === periodEnd.getTime()
-          ? new Subscription({ ...s, status: "suspended" })
-          : undefined),
+    transition,
+    extend: (id, expected, next) => moveWith({ transition })(id, "renewed", { periodEnd: expected, next }),
     setCancelAtPeriodEnd: (id, cancel) =>
       Effect.asVoid(change(id, (s) => new Subscription({ ...s, cancelAtPeriodEnd: cancel }))),
     due: (now) => select((s) => s.status === "active" && s.currentPeriodEnd.getTime() <= now.getTime(), byPeriodEnd),

@@ -11,6 +11,7 @@ import recovery from "./migrations/0007_recovery.ts"
 import snapshotClaims from "./migrations/0008_snapshot_claims.ts"
 import payments from "./migrations/0009_payments.ts"
 import orderCheckout from "./migrations/0010_order_checkout.ts"
+import notices from "./migrations/0012_notices.ts"
 
 const all = {
   "1_accounts": accounts,
@@ -22,7 +23,8 @@ const all = {
   "7_recovery": recovery,
   "8_snapshot_claims": snapshotClaims,
   "9_payments": payments,
-  "10_order_checkout": orderCheckout
+  "10_order_checkout": orderCheckout,
+  "12_notices": notices
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))

@@ -1,8 +1,9 @@
-// Subscriptions in Postgres: renewals and status moves are conditional UPDATEs, so concurrent ones apply once.
+// Subscriptions in Postgres: each move is one compare-and-set UPDATE, so concurrent ones apply once.
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Subscription } from "../../domain/billing/Billing.ts"
-import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { moveWith } from "../../domain/billing/subscriptionMoves.ts"
+import { type SubscriptionMove, Subscriptions } from "../../ports/Subscriptions.ts"
 import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
@@ -47,6 +48,14 @@ export const make = Effect.gen(function*() {
    */
   const samePeriodEnd = (expected: Date) => sql`date_trunc('milliseconds', current_period_end) = ${expected}`
 
+  /** The compare-and-set: one UPDATE guarded by the status the move leaves (and the period end, when given). */
+  const transition = (id: string, move: SubscriptionMove) =>
+    changed(sql`UPDATE subscriptions
+                SET status = ${move.to}, current_period_end = coalesce(${move.nextPeriodEnd ?? null}::timestamptz, current_period_end)
+                WHERE id = ${id} AND status = ${move.from}
+                  AND ${move.periodEnd === undefined ? sql`true` : samePeriodEnd(move.periodEnd)}
+                RETURNING id`)
+
   return Subscriptions.of({
     create: ({ now, ...s }) =>
       insert({ ...s, status: "active", cancelAtPeriodEnd: false, serviceId: null, createdAt: now }).pipe(stored),
@@ -54,16 +63,8 @@ export const make = Effect.gen(function*() {
     forUser: (userId) => forUser(userId).pipe(stored),
     attachService: (id, serviceId) =>
       sql`UPDATE subscriptions SET service_id = ${serviceId} WHERE id = ${id}`.pipe(Effect.asVoid, stored),
-    extend: (id, expected, next) =>
-      changed(sql`UPDATE subscriptions SET current_period_end = ${next}, status = 'active'
-                  WHERE id = ${id} AND ${samePeriodEnd(expected)} AND status IN ('active', 'suspended')
-                  RETURNING id`),
-    setStatus: (id, status, from) =>
-      changed(sql`UPDATE subscriptions SET status = ${status}
-                  WHERE id = ${id} AND status = ANY(${[...from]}::text[]) RETURNING id`),
-    suspendLapsed: (id, periodEnd) =>
-      changed(sql`UPDATE subscriptions SET status = 'suspended'
-                  WHERE id = ${id} AND status = 'active' AND ${samePeriodEnd(periodEnd)} RETURNING id`),
+    transition,
+    extend: (id, expected, next) => moveWith({ transition })(id, "renewed", { periodEnd: expected, next }),
     setCancelAtPeriodEnd: (id, cancel) =>
       sql`UPDATE subscriptions SET cancel_at_period_end = ${cancel} WHERE id = ${id}`.pipe(Effect.asVoid, stored),
     due: (now) => due(now).pipe(stored),

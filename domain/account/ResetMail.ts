@@ -1,9 +1,7 @@
-// The password reset e-mail, in the user's language, as plain text and HTML.
+// The password reset e-mail, in the user's language, as plain text and HTML (the shared layout of every e-mail).
 import type { MailMessage } from "../../ports/Mailer.ts"
+import { layoutMail } from "../notices/mailLayout.ts"
 import type { Language } from "./User.ts"
-
-const escapeHtml = (s: string): string =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
 
 const texts = {
   fr: {
@@ -34,25 +32,12 @@ export const resetPasswordMail = (options: {
   readonly validityMinutes: number
 }): MailMessage => {
   const t = texts[options.language]
-  const text = [
-    t.greeting(options.firstName),
-    "",
-    t.intro,
-    `${t.action}: ${options.link}`,
-    "",
-    t.validity(options.validityMinutes),
-    t.ignore,
-    "",
-    t.signature
-  ].join("\n")
-  const link = escapeHtml(options.link)
-  const html = `<!doctype html>
-<html lang="${options.language}"><body style="font-family:sans-serif;line-height:1.5">
-<p>${escapeHtml(t.greeting(options.firstName))}</p>
-<p>${escapeHtml(t.intro)}</p>
-<p><a href="${link}">${escapeHtml(t.action)}</a></p>
-<p style="font-size:0.9em;color:#555">${escapeHtml(t.validity(options.validityMinutes))}<br>${escapeHtml(t.ignore)}</p>
-<p>${escapeHtml(t.signature)}</p>
-</body></html>`
-  return { to: options.to, subject: t.subject, text, html }
+  const body = layoutMail(options.language, {
+    greeting: t.greeting(options.firstName),
+    paragraphs: [t.intro],
+    action: { label: t.action, url: options.link },
+    notes: [t.validity(options.validityMinutes), t.ignore],
+    signature: t.signature
+  })
+  return { to: options.to, subject: t.subject, ...body }
 }

@@ -17,6 +17,10 @@ export type ServiceKind = typeof ServiceKind.Type
 export const OrderId = Schema.String.pipe(Schema.brand("OrderId"))
 export type OrderId = typeof OrderId.Type
 
+/** A plan's id (the catalog's, e.g. `vps-m`): what an order buys and a subscription renews. */
+export const PlanId = Schema.String.pipe(Schema.brand("PlanId"))
+export type PlanId = typeof PlanId.Type
+
 /** A subscription's id (a UUID). */
 export const SubscriptionId = Schema.String.pipe(Schema.brand("SubscriptionId"))
 export type SubscriptionId = typeof SubscriptionId.Type
@@ -24,7 +28,7 @@ export type SubscriptionId = typeof SubscriptionId.Type
 export class Order extends Schema.Class<Order>("Order")({
   id: OrderId,
   userId: Schema.String,
-  planId: Schema.String,
+  planId: PlanId,
   kind: ServiceKind,
   /** The customer's choices, as the product checked and stored them (HostedService.prepareOrder). */
   options: Schema.Record(Schema.String, Schema.Unknown),
@@ -68,7 +72,7 @@ export type SubscriptionStatus = typeof SubscriptionStatus.Type
 export class Subscription extends Schema.Class<Subscription>("Subscription")({
   id: SubscriptionId,
   userId: Schema.String,
-  planId: Schema.String,
+  planId: PlanId,
   kind: ServiceKind,
   orderId: OrderId,
   status: SubscriptionStatus,

@@ -3,7 +3,7 @@
 // (a durable workflow with named steps that refunds through billing when it fails), and to suspend, bring back and
 // end it as the subscription's periods go; billing never imports a product, and a product never sees a payment.
 import { Context, Effect, Layer, type Option } from "effect"
-import type { ServiceKind } from "./Billing.ts"
+import type { PlanId, ServiceKind } from "./Billing.ts"
 import type { InvalidOrderOption, PlanUnavailable, ProductUnavailable } from "./BillingErrors.ts"
 import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 
@@ -12,7 +12,7 @@ export type OrderRefused = InvalidOrderOption | PlanUnavailable | ProductUnavail
 
 /** What billing needs of a plan: what the customer is charged for, every month. */
 export interface PlanTerms {
-  readonly id: string
+  readonly id: PlanId
   readonly name: string
   readonly priceCents: number
 }

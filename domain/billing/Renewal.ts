@@ -9,6 +9,7 @@ import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { addMonth } from "./Billing.ts"
 import { SubscriptionEnded, SubscriptionNotFound } from "./BillingErrors.ts"
 import { HostedServices } from "./HostedService.ts"
+import { noticeService, tell } from "./serviceNotices.ts"
 
 const owned = Effect.fn("ownedSubscription")(function*(userId: string, subscriptionId: string) {
   const found = yield* (yield* Subscriptions).get(subscriptionId)
@@ -66,5 +67,13 @@ export const cancelSubscription = Effect.fn("cancelSubscription")(function*(user
   const subscription = yield* owned(userId, subscriptionId)
   if (subscription.status === "terminated" || subscription.status === "failed") return yield* new SubscriptionEnded()
   yield* (yield* Subscriptions).setCancelAtPeriodEnd(subscription.id, true)
+  const product = yield* (yield* HostedServices).of(subscription.kind)
+  // Told when it changes; two clicks at once both may, and the notice's key (the period's end) sends one e-mail.
+  if (!subscription.cancelAtPeriodEnd) yield* tell({
+    _tag: "CancellationConfirmed",
+    userId,
+    service: yield* noticeService(subscription, product.plan),
+    endsAt: subscription.currentPeriodEnd
+  })
   return Option.getOrThrow(yield* (yield* Subscriptions).get(subscription.id))
 })

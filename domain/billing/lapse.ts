@@ -1,8 +1,9 @@
 // The durable workflows of a subscription's periods (a lapse, a return, an end), and the moment a period lapses,
-// decided against a renewal racing it: one conditional update in the store.
+// decided against a renewal racing it: one compare-and-set in the store.
 import { Clock, Effect, Option, Schema } from "effect"
 import { Workflow } from "effect/workflow"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { moveSubscription } from "./subscriptionMoves.ts"
 
 /**
  * What happens to a service for one period of its subscription (its lapse, or its return after the renewal of that
@@ -40,9 +41,8 @@ export const stillDue = (subscriptionId: string, periodEnd: string) =>
  */
 export const lapsedFor = (subscriptionId: string, periodEnd: string) =>
   Effect.gen(function*() {
-    const subscriptions = yield* Subscriptions
-    if (yield* subscriptions.suspendLapsed(subscriptionId, new Date(periodEnd))) return true
-    const current = yield* subscriptions.get(subscriptionId)
+    if (yield* moveSubscription(subscriptionId, "lapsed", { periodEnd: new Date(periodEnd) })) return true
+    const current = yield* (yield* Subscriptions).get(subscriptionId)
     return Option.isSome(current) && current.value.status === "suspended" &&
       current.value.currentPeriodEnd.toISOString() === periodEnd
   })

@@ -11,6 +11,9 @@ import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
 import type { Order } from "./Billing.ts"
 import { refundOrder } from "./refund.ts"
 import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
+import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
+import { HostedServices } from "./HostedService.ts"
+import { noticeService, tell } from "./serviceNotices.ts"
 
 /** A step that could not be done; `reason` is for the customer (no upstream detail), `detail` for the log. */
 export class StepFailed extends Schema.TaggedError<StepFailed>()("StepFailed", {
@@ -140,21 +143,35 @@ export const cleanUp = <E, R>(orderId: string, undo: Effect.Effect<void, E, R>) 
 export const undoing = <E, R>(orderId: string, undo: Effect.Effect<void, E, R>) =>
   Activity.make({ name: "clean-up", execute: dieOnDatabaseOutage(cleanUp(orderId, undo)) })
 
+/** The customer of a completed order is told where the service answers (`reachAt` of the service the build made). */
+const tellReady = <R>(orderId: string, serviceId: string, reachAt: (serviceId: string) => Effect.Effect<string, DatabaseUnavailable, R>) =>
+  Effect.gen(function*() {
+    const order = yield* (yield* Orders).get(orderId)
+    if (Option.isNone(order) || order.value.subscriptionId === null) return
+    const product = yield* (yield* HostedServices).of(order.value.kind)
+    const service = yield* noticeService(
+      { id: order.value.subscriptionId, kind: order.value.kind, planId: order.value.planId },
+      product.plan
+    )
+    yield* tell({ _tag: "ServiceReady", userId: order.value.userId, service, address: yield* reachAt(serviceId) })
+  })
+
 /**
  * The body of a provisioning workflow: `build` runs its steps. When one fails, the customer is refunded and told at
  * once; then, as the workflow's compensation (Workflow.withCompensation, registered before any step so it covers a
  * failure at any of them), `startUndo` hands what was built (read when the failure happens) to the product's undo
- * workflow.
+ * workflow. When it succeeds, the customer is told where the service answers (`reachAt`: its public address).
  */
-export const provisioned = <R, RU>(
+export const provisioned = <R, RU, RA>(
   orderId: string,
   build: Effect.Effect<string, StepFailed, R>,
-  startUndo: () => Effect.Effect<unknown, never, RU>
+  startUndo: () => Effect.Effect<unknown, never, RU>,
+  reachAt: (serviceId: string) => Effect.Effect<string, DatabaseUnavailable, RA>
 ) =>
   Effect.gen(function*() {
     // Only a step that failed is undone: an interrupted run (a process stopping) is resumed, never undone.
     yield* Workflow.withCompensation(Effect.void, (_, cause) => Cause.hasFails(cause) ? Effect.asVoid(startUndo()) : Effect.void)
-    return yield* build.pipe(
+    const serviceId = yield* build.pipe(
       Effect.tapError((e) =>
         Effect.andThen(
           Effect.logWarning(`provisioning order ${orderId} failed at step ${e.step}: ${e.detail}`),
@@ -162,4 +179,6 @@ export const provisioned = <R, RU>(
           Activity.make({ name: "fail-and-refund", execute: dieOnDatabaseOutage(failAndRefund(orderId, e.reason)) })
         ))
     )
+    yield* Activity.make({ name: "tell-ready", execute: dieOnDatabaseOutage(tellReady(orderId, serviceId, reachAt)) })
+    return serviceId
   })

@@ -6,9 +6,10 @@ import { Ledger } from "../../ports/Ledger.ts"
 import type { LedgerEntry } from "./Billing.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
-import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { alert } from "../ops/alert.ts"
+import { moveSubscription } from "./subscriptionMoves.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
+import { tell } from "./serviceNotices.ts"
 
 /**
  * Refunds each recorded charge of the order that `which` selects and that is not refunded yet, once (the key
@@ -36,6 +37,9 @@ export const refundRecordedCharges = (orderId: string, which: (charge: LedgerEnt
               : Effect.logWarning(`refunding charge ${charge.reference} of order ${orderId} failed (attempt ${attempt}), retrying`)
         }
       )
+      // Told before it is recorded: a retry after a crash refunds again under the same key, gets the same refund back
+      // and tells under the same key, so the customer hears of it once, never not at all.
+      yield* tell({ _tag: "RefundIssued", userId: charge.userId, refundId: refund.reference, amountCents: charge.amountCents, reason: "order_failed" })
       yield* ledger.record({
         id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
         userId: charge.userId,
@@ -57,7 +61,7 @@ export const refundOrder = (orderId: string, reason: string) =>
     if (Option.isNone(order)) return
     const charges = yield* refundRecordedCharges(orderId)
     if (order.value.subscriptionId !== null) {
-      yield* (yield* Subscriptions).setStatus(order.value.subscriptionId, "failed", ["active"])
+      yield* moveSubscription(order.value.subscriptionId, "provisioningFailed")
     }
     const outcome = charges > 0 ? "Nothing was kept and your payment was refunded." : "Nothing was charged."
     yield* orders.fail(orderId, `${reason} ${outcome}`, new Date(yield* Clock.currentTimeMillis))

@@ -8,10 +8,12 @@ import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { cappedBackoff } from "../ops/keepTrying.ts"
 import type { ServiceKind } from "./Billing.ts"
 import { HostedServices, type OrderRefused, type PlanTerms } from "./HostedService.ts"
+import { moveSubscription } from "./subscriptionMoves.ts"
 import { lapsedFor, type PeriodWorkflow, stillDue, type TerminationWorkflow } from "./lapse.ts"
 import type { ProvisioningWorkflow } from "./provisioning.ts"
 import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
+import { noticeService, tell } from "./serviceNotices.ts"
 
 /** A failure of the product's upstream: `transient` says which may pass. */
 type UpstreamError = { readonly _tag: string }
@@ -100,6 +102,25 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
         }))
     })
   }))
+  /** The customer of a service suspended for the lapse of this period is told, with the day it ends for good. */
+  const tellSuspended = (subscriptionId: string, periodEnd: string) =>
+    Effect.gen(function*() {
+      const subscription = yield* (yield* Subscriptions).get(subscriptionId)
+      if (
+        Option.isNone(subscription) || subscription.value.status !== "suspended" ||
+        subscription.value.currentPeriodEnd.toISOString() !== periodEnd
+      ) return
+      const standing = yield* product.standing(subscriptionId)
+      const endsAt = Option.isSome(standing) ? standing.value.graceUntil : null
+      if (endsAt === null) return
+      yield* tell({
+        _tag: "ServiceSuspended",
+        userId: subscription.value.userId,
+        service: yield* noticeService(subscription.value, product.plan),
+        periodEnd: new Date(periodEnd),
+        endsAt
+      })
+    })
   /** The lapse, decided against a renewal racing it: the service stops; if the renewal won meanwhile, it comes back. */
   const lapse = product.lapse.toLayer(Effect.fn(function*({ periodEnd, subscriptionId }) {
     const due = yield* Activity.make({ name: "check", success: Schema.Boolean, execute: dieOnDatabaseOutage(stillDue(subscriptionId, periodEnd)) })
@@ -115,6 +136,8 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
         yield* retried(product.bringBack(subscriptionId))
       }))
     })
+    // Its own step, so a retried suspension never tells twice (the notice's key would hold anyway).
+    yield* Activity.make({ name: "tell-suspended", execute: dieOnDatabaseOutage(tellSuspended(subscriptionId, periodEnd)) })
   }))
   /** A renewal's durable return: paid for, it happens however long the upstream stays down (once per period). */
   const restore = product.restore.toLayer(Effect.fn(function*({ subscriptionId }) {
@@ -147,8 +170,21 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
       name: "release",
       execute: dieOnDatabaseOutage(Effect.gen(function*() {
         // The subscription ends first: whoever sees the service gone sees its subscription terminated.
-        yield* (yield* Subscriptions).setStatus(subscriptionId, "terminated", ["suspended"])
+        yield* moveSubscription(subscriptionId, "ended")
         yield* product.release(subscriptionId)
+      }))
+    })
+    yield* Activity.make({
+      name: "tell-ended",
+      execute: dieOnDatabaseOutage(Effect.gen(function*() {
+        const subscription = yield* (yield* Subscriptions).get(subscriptionId)
+        if (Option.isNone(subscription) || subscription.value.status !== "terminated") return
+        yield* tell({
+          _tag: "ServiceEnded",
+          userId: subscription.value.userId,
+          service: yield* noticeService(subscription.value, product.plan),
+          endedAt: new Date(yield* Clock.currentTimeMillis)
+        })
       }))
     })
   }))

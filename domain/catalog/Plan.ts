@@ -1,5 +1,7 @@
 // What can be bought: VPS plans (on Proxmox) and game plans (on Pterodactyl), priced monthly in euro cents.
 import { Schema } from "effect"
+import { PlanId } from "../billing/Billing.ts"
+import type { PlanTerms } from "../billing/HostedService.ts"
 
 export const VpsPlan = Schema.Struct({
   kind: Schema.Literal("vps"),
@@ -58,4 +60,4 @@ export interface IpPool {
 }
 
 /** What billing charges for a plan, every month. */
-export const termsOf = (plan: Plan) => ({ id: plan.id, name: plan.name, priceCents: plan.priceCents })
+export const termsOf = (plan: Plan): PlanTerms => ({ id: PlanId.make(plan.id), name: plan.name, priceCents: plan.priceCents })

@@ -311,5 +311,12 @@ export const ProvisionGameLive = ProvisionGame.toLayer(Effect.fn(function*({ ord
     })
     return yield* provisioningStep({ name: "record", success: Schema.String, execute: dieOnDatabaseOutage(step5Record(orderId, created, claimed)) })
   })
-  return yield* provisioned(orderId, build, () => UndoGame.execute({ orderId }, { discard: true, detached: true }))
+  return yield* provisioned(
+    orderId,
+    build,
+    () => UndoGame.execute({ orderId }, { discard: true, detached: true }),
+    // Players connect to its allocation's `host:port`.
+    (serverId) =>
+      Effect.map(Effect.flatMap(GameServerRecords, (records) => records.get(serverId)), Option.match({ onNone: () => "", onSome: (server) => server.address }))
+  )
 }))

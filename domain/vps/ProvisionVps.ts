@@ -340,6 +340,11 @@ export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ order
     const sealed = yield* provisioningStep({ name: "configure", success: Schema.String, execute: dieOnDatabaseOutage(step5Configure(orderId, p)) })
     return yield* provisioningStep({ name: "start", success: Schema.String, execute: dieOnDatabaseOutage(step6Start(orderId, p, sealed)) })
   })
-  return yield* provisioned(orderId, build, () =>
-    UndoVps.execute({ orderId, placed: placed ?? null }, { discard: true, detached: true }))
+  return yield* provisioned(
+    orderId,
+    build,
+    () => UndoVps.execute({ orderId, placed: placed ?? null }, { discard: true, detached: true }),
+    // Reached at its public IPv4 address.
+    (vpsId) => Effect.map(Effect.flatMap(VpsRecords, (records) => records.get(vpsId)), Option.match({ onNone: () => "", onSome: (vps) => vps.address }))
+  )
 }))

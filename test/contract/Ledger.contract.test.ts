@@ -10,14 +10,13 @@ import * as PgLedger from "../../adapters/postgres/PgLedger.ts"
 import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
 import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
-import type { LedgerEntry } from "../../domain/billing/Billing.ts"
+import { type LedgerEntry, OrderId, PlanId, SubscriptionId } from "../../domain/billing/Billing.ts"
 import { Ledger } from "../../ports/Ledger.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
 import { sqlBackends } from "../support/databases.ts"
 import { newUser } from "../support/userMother.ts"
-import { OrderId, SubscriptionId } from "../../domain/billing/Billing.ts"
 
 const paidAt = new Date("2026-03-01T10:00:00.000Z")
 const later = (minutes: number) => new Date(paidAt.getTime() + minutes * 60_000)
@@ -38,7 +37,7 @@ const purchase = Effect.gen(function*() {
   const subscription = yield* (yield* Subscriptions).create({
     id: SubscriptionId.make(randomUUID()),
     userId: user.id,
-    planId: "vps-s",
+    planId: PlanId.make("vps-s"),
     kind: "vps",
     orderId: order.id,
     currentPeriodEnd: later(60 * 24 * 31),

@@ -8,7 +8,7 @@ import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
 import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
 import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
-import { Order, OrderId, SubscriptionId } from "../../domain/billing/Billing.ts"
+import { Order, OrderId, PlanId, SubscriptionId } from "../../domain/billing/Billing.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
@@ -50,7 +50,7 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
           new Order({
             id: order.id,
             userId: user.id,
-            planId: "vps-s",
+            planId: PlanId.make("vps-s"),
             kind: "vps",
             options,
             status: "awaiting_payment",
@@ -81,7 +81,7 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         const subscription = yield* (yield* Subscriptions).create({
           id: SubscriptionId.make(randomUUID()),
           userId: user.id,
-          planId: "vps-s",
+          planId: PlanId.make("vps-s"),
           kind: "vps",
           orderId: order.id,
           currentPeriodEnd: later(60 * 24 * 31),

@@ -9,8 +9,9 @@ import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
 import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
 import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
-import { addMonth, OrderId, Subscription, SubscriptionId, type SubscriptionStatus } from "../../domain/billing/Billing.ts"
+import { addMonth, OrderId, PlanId, Subscription, SubscriptionId, type SubscriptionStatus } from "../../domain/billing/Billing.ts"
 import { lapsedFor, stillDue } from "../../domain/billing/lapse.ts"
+import { moveSubscription } from "../../domain/billing/subscriptionMoves.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
@@ -43,7 +44,7 @@ const subscribe = (userId: string, end: Date = periodEnd, now: Date = startedAt)
     return yield* (yield* Subscriptions).create({
       id: SubscriptionId.make(randomUUID()),
       userId,
-      planId: "vps-m",
+      planId: PlanId.make("vps-m"),
       kind: "vps",
       orderId: order.id,
       currentPeriodEnd: end,
@@ -56,7 +57,7 @@ const current = (id: string) => Effect.map(Effect.flatMap(Subscriptions, (s) => 
 const withStatus = (userId: string, status: SubscriptionStatus) =>
   Effect.gen(function*() {
     const subscription = yield* subscribe(userId)
-    if (status !== "active") assert.isTrue(yield* (yield* Subscriptions).setStatus(subscription.id, status, ["active"]))
+    if (status !== "active") assert.isTrue(yield* (yield* Subscriptions).transition(subscription.id, { from: "active", to: status }))
     return subscription
   })
 
@@ -71,7 +72,7 @@ const contract = (name: string, impl: Layer.Layer<Subscriptions | Orders | Users
           new Subscription({
             id: subscription.id,
             userId,
-            planId: "vps-m",
+            planId: PlanId.make("vps-m"),
             kind: "vps",
             orderId: subscription.orderId,
             status: "active",
@@ -154,30 +155,33 @@ const contract = (name: string, impl: Layer.Layer<Subscriptions | Orders | Users
         assert.deepStrictEqual((yield* current(subscription.id)).currentPeriodEnd, afterEnd((winner + 1) * 1000))
       }))
 
-    it.effect("setStatus moves only from one of the given statuses", () =>
+    it.effect("a transition applies only from its status", () =>
       Effect.gen(function*() {
         const subscriptions = yield* Subscriptions
         const subscription = yield* subscribe(yield* customer)
-        assert.isFalse(yield* subscriptions.setStatus(subscription.id, "terminated", ["suspended"]))
-        assert.isFalse(yield* subscriptions.setStatus(subscription.id, "terminated", []))
+        assert.isFalse(yield* subscriptions.transition(subscription.id, { from: "suspended", to: "terminated" }))
         assert.strictEqual((yield* current(subscription.id)).status, "active")
-        assert.isTrue(yield* subscriptions.setStatus(subscription.id, "suspended", ["active", "failed"]))
-        assert.isTrue(yield* subscriptions.setStatus(subscription.id, "terminated", ["suspended"]))
-        assert.isFalse(yield* subscriptions.setStatus(subscription.id, "active", ["suspended"]))
+        assert.isTrue(yield* subscriptions.transition(subscription.id, { from: "active", to: "suspended" }))
+        assert.isTrue(yield* subscriptions.transition(subscription.id, { from: "suspended", to: "terminated" }))
+        assert.isFalse(yield* subscriptions.transition(subscription.id, { from: "suspended", to: "active" }))
         assert.strictEqual((yield* current(subscription.id)).status, "terminated")
-        assert.isFalse(yield* subscriptions.setStatus(randomUUID(), "failed", ["active"]))
+        assert.isFalse(yield* subscriptions.transition(randomUUID(), { from: "active", to: "failed" }))
       }))
 
-    it.effect("suspendLapsed suspends only the lapse of that very period: a renewal that extended it wins", () =>
+    it.effect("a transition guarded by a period end applies only to that very period, and moves it when told", () =>
       Effect.gen(function*() {
         const subscriptions = yield* Subscriptions
         const subscription = yield* subscribe(yield* customer)
         assert.isTrue(yield* subscriptions.extend(subscription.id, periodEnd, afterEnd(5_000)))
-        assert.isFalse(yield* subscriptions.suspendLapsed(subscription.id, periodEnd))
+        const lapse = (end: Date) => subscriptions.transition(subscription.id, { from: "active", to: "suspended", periodEnd: end })
+        assert.isFalse(yield* lapse(periodEnd))
         assert.strictEqual((yield* current(subscription.id)).status, "active")
-        assert.isTrue(yield* subscriptions.suspendLapsed(subscription.id, afterEnd(5_000)))
+        assert.isTrue(yield* lapse(afterEnd(5_000)))
         assert.strictEqual((yield* current(subscription.id)).status, "suspended")
-        assert.isFalse(yield* subscriptions.suspendLapsed(subscription.id, afterEnd(5_000)))
+        assert.isFalse(yield* lapse(afterEnd(5_000)))
+        const back = { from: "suspended", to: "active", periodEnd: afterEnd(5_000), nextPeriodEnd: afterEnd(9_000) } as const
+        assert.isTrue(yield* subscriptions.transition(subscription.id, back))
+        assert.deepStrictEqual(yield* Effect.map(current(subscription.id), (s) => [s.status, s.currentPeriodEnd]), ["active", afterEnd(9_000)])
       }))
 
     it.effect("a renewal and the lapse of the same period, at once: exactly one of them applies", () =>
@@ -187,7 +191,7 @@ const contract = (name: string, impl: Layer.Layer<Subscriptions | Orders | Users
           const subscription = yield* subscribe(yield* customer)
           const [renewed, suspended] = yield* Effect.all([
             subscriptions.extend(subscription.id, periodEnd, afterEnd(60_000)),
-            subscriptions.suspendLapsed(subscription.id, periodEnd)
+            moveSubscription(subscription.id, "lapsed", { periodEnd })
           ], { concurrency: "unbounded" })
           const now = yield* current(subscription.id)
           if (suspended) {
@@ -205,7 +209,7 @@ const contract = (name: string, impl: Layer.Layer<Subscriptions | Orders | Users
         const subscription = yield* subscribe(yield* customer)
         const results = yield* Effect.all(
           Array.from({ length: 10 }, (_, i) =>
-            subscriptions.setStatus(subscription.id, i % 2 === 0 ? "suspended" : "failed", ["active"])),
+            subscriptions.transition(subscription.id, { from: "active", to: i % 2 === 0 ? "suspended" : "failed" })),
           { concurrency: "unbounded" }
         )
         assert.strictEqual(results.filter((moved) => moved).length, 1)

@@ -17,7 +17,7 @@ import { Users } from "../../ports/Users.ts"
 import { type SnapshotClaimOutcome, type SnapshotWork, VpsRecords } from "../../ports/VpsRecords.ts"
 import { sqlBackends } from "../support/databases.ts"
 import { newUser } from "../support/userMother.ts"
-import { OrderId, SubscriptionId } from "../../domain/billing/Billing.ts"
+import { OrderId, PlanId, SubscriptionId } from "../../domain/billing/Billing.ts"
 
 const builtAt = new Date("2026-03-01T10:00:00.000Z")
 const later = (minutes: number) => new Date(builtAt.getTime() + minutes * 60_000)
@@ -43,7 +43,7 @@ const provisioned = (userId: string, createdAt: Date = builtAt) =>
     const subscription = yield* (yield* Subscriptions).create({
       id: SubscriptionId.make(randomUUID()),
       userId,
-      planId: "vps-s",
+      planId: PlanId.make("vps-s"),
       kind: "vps",
       orderId: order.id,
       currentPeriodEnd: later(60 * 24 * 31),

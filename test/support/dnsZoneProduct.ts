@@ -3,6 +3,8 @@
 import { Clock, Context, Duration, Effect, Layer, Option, Ref, Schema } from "effect"
 import { Workflow } from "effect/workflow"
 import { registerProduct } from "../../domain/billing/registerProduct.ts"
+import { PlanId } from "../../domain/billing/Billing.ts"
+import type { PlanTerms } from "../../domain/billing/HostedService.ts"
 import { InvalidOrderOption } from "../../domain/billing/BillingErrors.ts"
 import { periodWorkflow, terminationWorkflow } from "../../domain/billing/lapse.ts"
 import {
@@ -70,7 +72,7 @@ const setRecord = (subscriptionId: string, update: (record: ZoneRecord) => ZoneR
       return record === undefined ? all : new Map(all).set(subscriptionId, update(record))
     }))
 
-export const dnsPlan = { id: "dns-zone", name: "DNS zone", priceCents: 100 }
+export const dnsPlan: PlanTerms = { id: PlanId.make("dns-zone"), name: "DNS zone", priceCents: 100 }
 
 const ZoneOptions = Schema.Struct({ zone: Schema.String.check(Schema.isPattern(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/)) })
 
@@ -118,7 +120,13 @@ const ProvisionDnsZoneLive = ProvisionDnsZone.toLayer(Effect.fn(function*({ orde
       }))
     })
   })
-  return yield* provisioned(orderId, build, () => UndoDnsZone.execute({ orderId }, { discard: true, detached: true }))
+  return yield* provisioned(
+    orderId,
+    build,
+    () => UndoDnsZone.execute({ orderId }, { discard: true, detached: true }),
+    // A zone is reached by its name.
+    (id) => Effect.map(Effect.flatMap(ZoneRecords, Ref.get), (records) => [...records.values()].find((r) => r.id === id)?.zone ?? "")
+  )
 }))
 
 const UndoDnsZone = Workflow.make("UndoProvisionDnsZone", {

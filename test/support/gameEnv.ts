@@ -22,6 +22,7 @@ import { GameHosting } from "../../domain/game/GameHosting.ts"
 import { GameSettings } from "../../domain/game/GameSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { promptWebCrypto } from "./promptWebCrypto.ts"
+import { recordedNoticesLayer } from "../support/recordedNotices.ts"
 
 export const gamePlan: GamePlan = {
   kind: "game",
@@ -78,6 +79,7 @@ export const gameEnv = (options: { readonly installDuration?: Duration.Input; re
     simulatedStripeLayer,
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
+    recordedNoticesLayer,
     // Workflow ids are hashed at once, so a test moving the clock in a loop never outruns a workflow.
     promptWebCrypto
   )

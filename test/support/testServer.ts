@@ -93,6 +93,10 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   orderRecoverySeconds: 60,
   // A provisioning step's own retries of transient upstream trouble (production: from 1 s): the same retries, sooner.
   provisioningRetryBaseDelayMs: 20,
+  // Customer e-mails a mail server refused are tried again each second, from 1 s (production: every 30 s, from 1 min).
+  noticeRetrySeconds: 1,
+  noticeRetryBaseSeconds: 1,
+  noticeMaxAttempts: 20,
   logLevel: "Warn",
   logFormat: "pretty",
   sessionIdle: Duration.minutes(120),

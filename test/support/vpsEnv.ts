@@ -23,6 +23,7 @@ import { VpsSettings } from "../../domain/vps/VpsSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { promptWebCrypto } from "./promptWebCrypto.ts"
 import { labCluster, labSeed, labStorage } from "./virtualizationMother.ts"
+import { recordedNoticesLayer } from "../support/recordedNotices.ts"
 
 export const vpsPlan: VpsPlan = {
   kind: "vps",
@@ -93,6 +94,7 @@ export const vpsEnv = (options: { readonly poolSize?: number } = {}) => {
     simulatedStripeLayer,
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
+    recordedNoticesLayer,
     // Workflow ids are hashed at once, so a test moving the clock in a loop never outruns a workflow.
     promptWebCrypto
   )

@@ -14,7 +14,7 @@ import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions
 import { HostedServices } from "../../../domain/billing/HostedService.ts"
 import { placeOrder, viewOrder } from "../../../domain/billing/Ordering.ts"
 import { customer, placePaidOrder, simulatedStripeLayer } from "../../support/simulatedStripe.ts"
-import { renewSubscription } from "../../../domain/billing/Renewal.ts"
+import { cancelSubscription, renewSubscription } from "../../../domain/billing/Renewal.ts"
 import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
@@ -22,6 +22,7 @@ import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { atOnce } from "../../support/eventually.ts"
 import { promptWebCrypto } from "../../support/promptWebCrypto.ts"
 import { DNS_STEPS, DnsZoneHosting, dnsPlan, NameServer, ZoneRecords } from "../../support/dnsZoneProduct.ts"
+import { noticesOf, recordedNoticesLayer } from "../../support/recordedNotices.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 
@@ -34,6 +35,7 @@ const dnsEnv = DnsZoneHosting.pipe(
     MemorySubscriptions.layer,
     MemoryLedger.layer,
     IdentityUnitOfWork.layer,
+    recordedNoticesLayer,
     NodeCrypto.layerSecureRandom,
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     simulatedStripeLayer,
@@ -117,4 +119,80 @@ describe("a product billing does not know (a DNS zone)", () => {
       assert.strictEqual(yield* recordStatus(subscriptionId), "deleted")
       assert.isUndefined(yield* zone("example.fr"))
     }).pipe(Effect.provide(dnsEnv)))
+
+  describe("tells its customer", () => {
+    const service = (subscriptionId: string) => ({ subscriptionId, kind: "dns-zone", planName: dnsPlan.name })
+    const day = 86_400_000
+
+    it.effect("where a provisioned service answers, once", () =>
+      Effect.gen(function*() {
+        const order = yield* ordered("ready.fr")
+        yield* until(Effect.map(noticesOf("ServiceReady"), (all) => all.length > 0))
+        assert.deepStrictEqual(yield* noticesOf("ServiceReady"), [
+          { _tag: "ServiceReady", userId: alice, service: service(order.subscriptionId ?? ""), address: "ready.fr" }
+        ])
+      }).pipe(Effect.provide(dnsEnv)))
+
+    it.effect("of the refund when provisioning fails, and never that it is ready", () =>
+      Effect.gen(function*() {
+        yield* Effect.flatMap(NameServer, (server) => Ref.set(server.refused, new Set(["refused.fr"])))
+        const order = yield* ordered("refused.fr")
+        const refunds = yield* noticesOf("RefundIssued")
+        assert.deepStrictEqual(refunds.map((r) => [r.userId, r.amountCents, r.reason]), [[alice, dnsPlan.priceCents, "order_failed"]])
+        const refund = (yield* (yield* Ledger).forOrder(order.id)).find((e) => e.kind === "refund")
+        assert.isTrue(refund?.reference.endsWith(`:${refunds[0]!.refundId}`))
+        assert.deepStrictEqual(yield* noticesOf("ServiceReady"), [])
+      }).pipe(Effect.provide(dnsEnv)))
+
+    it.effect("that the service is suspended until its grace end, warned two days before it, and ended", () =>
+      Effect.gen(function*() {
+        const order = yield* ordered("lapse.fr")
+        const subscriptionId = order.subscriptionId ?? ""
+        const periodEnd = (yield* subscriptionOf(subscriptionId)).currentPeriodEnd
+        const endsAt = new Date(periodEnd.getTime() + 7 * day)
+        yield* TestClock.adjust("32 days")
+        yield* sweepLifecycle
+        yield* until(Effect.map(noticesOf("ServiceSuspended"), (all) => all.length > 0))
+        assert.deepStrictEqual(yield* noticesOf("ServiceSuspended"), [
+          { _tag: "ServiceSuspended", userId: alice, service: service(subscriptionId), periodEnd, endsAt }
+        ])
+        // Not before the last two days of the grace window…
+        yield* TestClock.setTime(endsAt.getTime() - 2 * day - 1000)
+        yield* sweepLifecycle
+        assert.deepStrictEqual(yield* noticesOf("FinalWarning"), [])
+        // …then at once, as often as the sweep runs (the real Notices sends one: the key names the grace end).
+        yield* TestClock.adjust("1 second")
+        yield* sweepLifecycle
+        yield* TestClock.adjust("1 minute")
+        yield* sweepLifecycle
+        const warnings = yield* noticesOf("FinalWarning")
+        assert.strictEqual(warnings.length, 2)
+        for (const warning of warnings) {
+          assert.deepStrictEqual(warning, { _tag: "FinalWarning", userId: alice, service: service(subscriptionId), endsAt })
+        }
+        assert.deepStrictEqual(yield* noticesOf("ServiceEnded"), [])
+        yield* TestClock.setTime(endsAt.getTime())
+        yield* sweepLifecycle
+        yield* until(Effect.map(noticesOf("ServiceEnded"), (all) => all.length > 0))
+        assert.deepStrictEqual(
+          (yield* noticesOf("ServiceEnded")).map((n) => [n.service.subscriptionId, n.endedAt.getTime() >= endsAt.getTime()]),
+          [[subscriptionId, true]]
+        )
+        assert.strictEqual((yield* noticesOf("FinalWarning")).length, 2, "no final warning once it ended")
+      }).pipe(Effect.provide(dnsEnv)))
+
+    it.effect("that a cancellation is recorded, with the day the service ends, once however often it is asked", () =>
+      Effect.gen(function*() {
+        const order = yield* ordered("cancel.fr")
+        const subscriptionId = order.subscriptionId ?? ""
+        yield* cancelSubscription(alice, subscriptionId)
+        yield* cancelSubscription(alice, subscriptionId)
+        assert.deepStrictEqual(yield* noticesOf("CancellationConfirmed"), [{
+          _tag: "CancellationConfirmed",
+          userId: alice,
+          service: service(subscriptionId),
+          endsAt: (yield* subscriptionOf(subscriptionId)).currentPeriodEnd
+        }])
+      }).pipe(Effect.provide(dnsEnv)))
+  })
 })

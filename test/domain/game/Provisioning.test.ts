@@ -19,6 +19,7 @@ import { Orders } from "../../../ports/Orders.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { eventually } from "../../support/eventually.ts"
 import { gameEnv } from "../../support/gameEnv.ts"
+import { noticesOf } from "../../support/recordedNotices.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 
@@ -75,6 +76,20 @@ describe("an order refused before anything of it exists", () => {
 })
 
 describe("ordering a game server", () => {
+  it.effect("tells the customer the game server is ready at its host:port, never the panel's address", () =>
+    Effect.gen(function*() {
+      const done = yield* settled((yield* order()).id)
+      const record = Option.getOrThrow(yield* (yield* GameServerRecords).get(done.serviceId!))
+      const ready = yield* eventually(noticesOf("ServiceReady"), (all) => all.length > 0)
+      assert.deepStrictEqual(ready, [{
+        _tag: "ServiceReady",
+        userId: alice,
+        service: { subscriptionId: done.subscriptionId!, kind: "game", planName: "Minecraft 2 GB" },
+        address: record.address
+      }])
+      assert.notInclude(JSON.stringify(ready), "panel.lab")
+    }).pipe(Effect.provide(gameEnv())))
+
   it.effect("provisions it in five steps: panel user, node, allocation, server, installed → record and completed order", () =>
     Effect.gen(function*() {
       const placed = yield* order({ MINECRAFT_VERSION: "1.21.1" })

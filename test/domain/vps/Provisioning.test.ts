@@ -13,6 +13,7 @@ import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { TaskFailed, VirtualizationUnavailable } from "../../../ports/Virtualization.ts"
 import { VpsRecords } from "../../../ports/VpsRecords.ts"
 import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
+import { noticesOf } from "../../support/recordedNotices.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 
@@ -73,6 +74,19 @@ describe("ordering a VPS", () => {
       assert.isTrue(vps.vmid >= 100_000 && vps.vmid < 100_200)
       const subscription = Option.getOrThrow(yield* (yield* Subscriptions).get(order.subscriptionId!))
       assert.strictEqual(subscription.serviceId, vps.id)
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.live("tells the customer the VPS is ready at its public IPv4 address, with the plan's name", () =>
+    Effect.gen(function*() {
+      const order = yield* orderAndWait("web-ready")
+      const vps = Option.getOrThrow(yield* (yield* VpsRecords).get(order.serviceId!))
+      for (let i = 0; i < 100 && (yield* noticesOf("ServiceReady")).length === 0; i++) yield* Effect.sleep("10 millis")
+      assert.deepStrictEqual(yield* noticesOf("ServiceReady"), [{
+        _tag: "ServiceReady",
+        userId: alice,
+        service: { subscriptionId: order.subscriptionId!, kind: "vps", planName: "VPS S" },
+        address: vps.address
+      }])
     }).pipe(Effect.provide(vpsEnv())))
 
   it.live("shows the root password to the owner once, with the completed order, never again", () =>

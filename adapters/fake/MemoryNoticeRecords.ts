@@ -1,0 +1,50 @@
+// In-memory NoticeRecords: each operation is one Ref.modify, so racing fibers see the same single winner as Postgres.
+import { Effect, Layer, Ref } from "effect"
+import { NoticeRecords, type PendingNotice } from "../../ports/NoticeRecords.ts"
+
+interface Row extends PendingNotice {
+  readonly sentAt: Date | null
+  readonly nextAttemptAt: Date | null
+  readonly lastError: string | null
+}
+
+export const make = Effect.gen(function*() {
+  const rows = yield* Ref.make<ReadonlyMap<string, Row>>(new Map())
+  const pending = ({ attempts, key, payload, userId }: Row): PendingNotice => ({ key, userId, payload, attempts })
+  const update = (key: string, change: (row: Row) => Row) =>
+    Ref.update(rows, (all) => {
+      const row = all.get(key)
+      return row === undefined || row.sentAt !== null ? all : new Map(all).set(key, change(row))
+    })
+  return NoticeRecords.of({
+    record: (entry) =>
+      Ref.modify(rows, (all) => {
+        if (all.has(entry.key)) return [null, all]
+        const row: Row = {
+          key: entry.key,
+          userId: entry.userId,
+          payload: entry.payload,
+          attempts: 1,
+          sentAt: null,
+          nextAttemptAt: entry.leaseUntil,
+          lastError: null
+        }
+        return [pending(row), new Map(all).set(entry.key, row)]
+      }),
+    claimDue: (now, leaseUntil, limit) =>
+      Ref.modify(rows, (all) => {
+        const due = [...all.values()]
+          .filter((r) => r.sentAt === null && r.nextAttemptAt !== null && r.nextAttemptAt.getTime() <= now.getTime())
+          .sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime())
+          .slice(0, limit)
+          .map((r) => ({ ...r, attempts: r.attempts + 1, nextAttemptAt: leaseUntil }))
+        const next = new Map(all)
+        for (const r of due) next.set(r.key, r)
+        return [due.map(pending), next]
+      }),
+    markSent: (key, at) => update(key, (row) => ({ ...row, sentAt: at, nextAttemptAt: null, lastError: null })),
+    markFailed: (key, error, retryAt) => update(key, (row) => ({ ...row, lastError: error, nextAttemptAt: retryAt }))
+  })
+})
+
+export const layer = Layer.effect(NoticeRecords, make)

@@ -1,0 +1,36 @@
+// The legal moves of billing's aggregates, as pure functions: what an event does to a subscription or an order in
+// each status (undefined: the event is not legal there). The repositories only guard a move with a compare-and-set on
+// the status it leaves (subscriptionMoves.ts); which moves exist is decided here, once.
+import type { SubscriptionStatus } from "./Billing.ts"
+
+/** What happens to a subscription. */
+export type SubscriptionEvent =
+  /** Its period ended unpaid: the service is stopped, kept for the grace window. */
+  | "lapsed"
+  /** A renewal was paid: a suspended service comes back. */
+  | "renewed"
+  /** The grace window of a suspended service ended: the service is gone for good. */
+  | "ended"
+  /** The first provisioning failed (the charge was refunded). */
+  | "provisioningFailed"
+
+export const subscriptionEvents: ReadonlyArray<SubscriptionEvent> = ["lapsed", "renewed", "ended", "provisioningFailed"]
+
+/**
+ * Per event, the statuses it may leave and where each leads, in the order a racing move leads through them: a renewal
+ * tries `active` before `suspended`, since the only move between them a renewal can race is the lapse (active →
+ * suspended).
+ */
+const subscriptionMoves: { readonly [E in SubscriptionEvent]: ReadonlyArray<readonly [SubscriptionStatus, SubscriptionStatus]> } = {
+  lapsed: [["active", "suspended"]],
+  renewed: [["active", "active"], ["suspended", "active"]],
+  ended: [["suspended", "terminated"]],
+  provisioningFailed: [["active", "failed"]]
+}
+
+/** The status `event` leads a subscription in status `from` to; undefined when it is not legal there. */
+export const subscriptionAfter = (from: SubscriptionStatus, event: SubscriptionEvent): SubscriptionStatus | undefined =>
+  subscriptionMoves[event].find(([source]) => source === from)?.[1]
+
+/** The statuses `event` may leave, with where each leads, in the order to try them. */
+export const subscriptionSources = (event: SubscriptionEvent) => subscriptionMoves[event]

@@ -1,0 +1,100 @@
+// The Notices service: a notice is recorded under its event's key (the one guarantee of "once"), then its e-mail is
+// sent in the background to the user's address and in the user's language as they are at that moment. A failed send
+// stays recorded unsent and `retryDueNotices` (a cluster-wide cron) tries it again with a doubling pause.
+import { Clock, Duration, Effect, FiberSet, Layer, Option } from "effect"
+import { UserId } from "../account/User.ts"
+import { Mailer } from "../../ports/Mailer.ts"
+import { NoticeRecords, type PendingNotice } from "../../ports/NoticeRecords.ts"
+import { Users } from "../../ports/Users.ts"
+import { alert } from "../ops/alert.ts"
+import { type CustomerNotice, Notices } from "./CustomerNotice.ts"
+import { NoticeSettings } from "./NoticeSettings.ts"
+import { decodeNotice, encodeNotice, noticeKey } from "./storedNotice.ts"
+import { renderNotice } from "./templates.ts"
+
+/** When a notice whose attempt number `attempts` just failed is tried again; null once it is given up. */
+export const retryAt = (settings: NoticeSettings["Service"], attempts: number, now: number): Date | null => {
+  if (attempts >= settings.maxAttempts) return null
+  const base = Duration.toMillis(settings.retryBaseDelay)
+  const delay = Math.min(base * 2 ** Math.min(attempts - 1, 30), Duration.toMillis(settings.maxRetryDelay))
+  return new Date(now + delay)
+}
+
+/** One attempt at a recorded notice's e-mail; the outcome is written back to its record, never failed. */
+const deliver = (pending: PendingNotice) =>
+  Effect.gen(function*() {
+    const records = yield* NoticeRecords
+    const settings = yield* NoticeSettings
+    const giveUp = (why: string) =>
+      records.markFailed(pending.key, why, null).pipe(
+        Effect.andThen(alert(`customer notice ${pending.key} given up: ${why}`, { notice: pending.key }))
+      )
+    const notice = yield* decodeNotice(pending.payload).pipe(Effect.option)
+    if (Option.isNone(notice)) return yield* giveUp("its record cannot be read")
+    const user = yield* (yield* Users).findById(UserId.make(pending.userId))
+    if (Option.isNone(user)) return yield* giveUp("the account no longer exists")
+    const mail = renderNotice(notice.value, user.value, settings.publicUrl)
+    const sent = yield* (yield* Mailer).send({ to: user.value.email, ...mail }).pipe(Effect.result)
+    const now = yield* Clock.currentTimeMillis
+    if (sent._tag === "Success") return yield* records.markSent(pending.key, new Date(now))
+    const next = retryAt(settings, pending.attempts, now)
+    yield* records.markFailed(pending.key, sent.failure.detail, next)
+    yield* next === null
+      ? alert(`customer notice ${pending.key} given up after ${pending.attempts} attempts: ${sent.failure.detail}`, {
+        notice: pending.key
+      })
+      : Effect.logWarning(`customer notice ${pending.key} not sent (attempt ${pending.attempts}): ${sent.failure.detail}`)
+  }).pipe(
+    // A database outage or a bug: the lease runs out and the retry pass tries again.
+    Effect.catchCause((cause) => Effect.logError(`customer notice ${pending.key} could not be delivered`, cause)),
+    Effect.withSpan("Notices.deliver")
+  )
+
+/**
+ * Records the notice; only the caller that recorded it sends it, in a fiber of its own so that neither a slow mail
+ * server nor a failure reaches the caller's business.
+ */
+const send = (inBackground: (pending: PendingNotice) => Effect.Effect<unknown>) =>
+  Effect.fn("Notices.send")(function*(notice: CustomerNotice) {
+    const records = yield* NoticeRecords
+    const settings = yield* NoticeSettings
+    const now = yield* Clock.currentTimeMillis
+    const recorded = yield* records.record({
+      key: noticeKey(notice),
+      userId: notice.userId,
+      tag: notice._tag,
+      payload: encodeNotice(notice),
+      createdAt: new Date(now),
+      leaseUntil: new Date(now + Duration.toMillis(settings.lease))
+    })
+    if (recorded !== null) yield* inBackground(recorded)
+  })
+
+/** The Notices service on the store, the users, the mailer and the settings it is built with. */
+export const layer = Layer.effect(
+  Notices,
+  Effect.gen(function*() {
+    const context = yield* Effect.context<NoticeRecords | NoticeSettings | Users | Mailer>()
+    const fibers = yield* FiberSet.make()
+    const inBackground = (pending: PendingNotice) => FiberSet.run(fibers, Effect.provideContext(deliver(pending), context))
+    return Notices.of({
+      send: (notice) =>
+        send(inBackground)(notice).pipe(
+          Effect.provideContext(context),
+          Effect.catchCause((cause) => Effect.logError(`customer notice ${noticeKey(notice)} could not be recorded`, cause))
+        )
+    })
+  })
+)
+
+/** One retry pass: every unsent notice that is due, sent again (a batch at a time, a few at once). */
+export const retryDueNotices = Effect.gen(function*() {
+  const records = yield* NoticeRecords
+  const settings = yield* NoticeSettings
+  for (;;) {
+    const now = yield* Clock.currentTimeMillis
+    const due = yield* records.claimDue(new Date(now), new Date(now + Duration.toMillis(settings.lease)), 50)
+    yield* Effect.forEach(due, deliver, { concurrency: 4, discard: true })
+    if (due.length < 50) return
+  }
+})

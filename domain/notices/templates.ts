@@ -1,0 +1,284 @@
+// Every customer notice as an e-mail, in French and in English: subject, plain text and HTML, in the shared layout.
+// A notice carries only what the customer may read (an address, never a password or an upstream's own address).
+import type { Language } from "../account/User.ts"
+import type { CustomerNotice, NoticeCard, NoticeService } from "./CustomerNotice.ts"
+import { formatDay, formatEuros, formatMoment, layoutMail, type MailParts } from "./mailLayout.ts"
+
+/** Who reads the notice, as read when it is sent. */
+export interface NoticeReader {
+  readonly firstName: string
+  readonly companyName: string | null
+  readonly language: Language
+}
+
+export interface RenderedNotice {
+  readonly subject: string
+  readonly text: string
+  readonly html: string
+}
+
+/** What a decline or refund reason code means to a customer; any other reason is shown as it came. */
+const reasons: Record<Language, Record<string, string>> = {
+  fr: {
+    card_declined: "la carte a été refusée",
+    insufficient_funds: "fonds insuffisants",
+    expired_card: "la carte a expiré",
+    incorrect_cvc: "le cryptogramme est incorrect",
+    processing_error: "erreur de traitement de la banque",
+    authentication_required: "votre banque demande une confirmation",
+    no_saved_card: "aucune carte enregistrée",
+    order_failed: "votre commande n'a pas pu être livrée",
+    requested_by_customer: "à votre demande",
+    duplicate: "paiement en double"
+  },
+  en: {
+    card_declined: "the card was declined",
+    insufficient_funds: "insufficient funds",
+    expired_card: "the card has expired",
+    incorrect_cvc: "the security code is incorrect",
+    processing_error: "the bank could not process it",
+    authentication_required: "your bank asks for a confirmation",
+    no_saved_card: "no saved card",
+    order_failed: "your order could not be delivered",
+    requested_by_customer: "at your request",
+    duplicate: "duplicate payment"
+  }
+}
+
+const t = {
+  fr: {
+    greeting: (name: string) => `Bonjour ${name},`,
+    signature: "L'équipe ZH",
+    account: (company: string) => `Compte professionnel : ${company}`,
+    amount: "Montant",
+    date: "Date",
+    order: "Commande",
+    address: "Adresse",
+    card: "Carte",
+    period: "Période",
+    reference: "Référence",
+    reason: "Motif",
+    noCard: "aucune carte enregistrée",
+    panel: "Ouvrir votre espace client",
+    pay: "Payer maintenant",
+    noPassword: "Pour votre sécurité, nos e-mails ne contiennent jamais de mot de passe.",
+    ended: (s: NoticeService) => s.kind === "vps" ? "détruit avec ses disques" : "supprimé avec ses fichiers",
+    endedShort: (s: NoticeService) => s.kind === "vps" ? "détruit" : "supprimé",
+    range: (from: string, to: string) => `du ${from} au ${to}`
+  },
+  en: {
+    greeting: (name: string) => `Hello ${name},`,
+    signature: "The ZH team",
+    account: (company: string) => `Business account: ${company}`,
+    amount: "Amount",
+    date: "Date",
+    order: "Order",
+    address: "Address",
+    card: "Card",
+    period: "Period",
+    reference: "Reference",
+    reason: "Reason",
+    noCard: "no saved card",
+    panel: "Open your customer area",
+    pay: "Pay now",
+    noPassword: "For your security, our e-mails never contain a password.",
+    ended: (s: NoticeService) => s.kind === "vps" ? "destroyed with its disks" : "deleted with its files",
+    endedShort: (s: NoticeService) => s.kind === "vps" ? "destroyed" : "deleted",
+    range: (from: string, to: string) => `${from} to ${to}`
+  }
+} as const
+
+const cardOf = (card: NoticeCard | null, language: Language) =>
+  card === null ? t[language].noCard : `${card.brand} •••• ${card.last4}`
+
+const reasonOf = (reason: string, language: Language) => reasons[language][reason] ?? reason
+
+type Body = Omit<MailParts, "greeting" | "signature">
+
+/** Subject and body of one notice, in one language. */
+const compose = (notice: CustomerNotice, language: Language, publicUrl: string): { subject: string; body: Body } => {
+  const w = t[language]
+  const fr = language === "fr"
+  const money = (cents: number) => formatEuros(cents, language)
+  const at = (date: Date) => formatMoment(date, language)
+  const day = (date: Date) => formatDay(date, language)
+  const panel = { label: w.panel, url: `${publicUrl}/` }
+  switch (notice._tag) {
+    case "OrderPaid":
+      return {
+        subject: fr ? `Reçu de paiement : ${notice.planName}` : `Payment receipt: ${notice.planName}`,
+        body: {
+          paragraphs: [fr
+            ? `Nous avons bien reçu votre paiement pour ${notice.planName}. Votre service est en préparation : nous vous écrirons dès qu'il sera prêt.`
+            : `We received your payment for ${notice.planName}. Your service is being prepared: we will write to you as soon as it is ready.`],
+          facts: [[w.order, notice.orderId], [w.amount, money(notice.amountCents)], [w.date, at(notice.paidAt)]],
+          action: { label: fr ? "Suivre votre commande" : "Follow your order", url: `${publicUrl}/orders/${encodeURIComponent(notice.orderId)}` }
+        }
+      }
+    case "ServiceReady": {
+      const plan = notice.service.planName
+      const how = notice.service.kind === "vps"
+        ? fr
+          ? "Connectez-vous en SSH à l'adresse ci-dessous, avec la clé choisie à la commande, ou ouvrez sa console depuis votre espace client."
+          : "Connect over SSH to the address below with the key you chose when ordering, or open its console from your customer area."
+        : fr
+        ? "Dans votre jeu, connectez-vous à l'adresse ci-dessous ; la console et les fichiers sont dans votre espace client."
+        : "In your game, connect to the address below; the console and the files are in your customer area."
+      return {
+        subject: fr ? `Votre service ${plan} est prêt` : `Your ${plan} is ready`,
+        body: {
+          paragraphs: [fr ? `Votre service ${plan} est en ligne.` : `Your ${plan} is up and running.`, how],
+          facts: [[w.address, notice.address]],
+          action: panel,
+          notes: [w.noPassword]
+        }
+      }
+    }
+    case "RenewalReminder": {
+      const plan = notice.service.planName
+      return {
+        subject: fr ? `Renouvellement de ${plan} le ${day(notice.chargeAt)}` : `${plan} renews on ${day(notice.chargeAt)}`,
+        body: {
+          paragraphs: [fr
+            ? `Votre abonnement ${plan} sera renouvelé automatiquement le ${at(notice.chargeAt)}.`
+            : `Your ${plan} subscription renews automatically on ${at(notice.chargeAt)}.`],
+          facts: [[w.amount, money(notice.amountCents)], [w.date, at(notice.chargeAt)], [w.card, cardOf(notice.card, language)]],
+          action: panel,
+          notes: [fr
+            ? "Pour changer de carte ou résilier, rendez-vous dans votre espace client avant cette date."
+            : "To change your card or cancel, visit your customer area before that date."]
+        }
+      }
+    }
+    case "RenewalPaid": {
+      const plan = notice.service.planName
+      return {
+        subject: fr ? `Reçu de renouvellement : ${plan}` : `Renewal receipt: ${plan}`,
+        body: {
+          paragraphs: [fr
+            ? `Le renouvellement de ${plan} est payé : votre service continue jusqu'au ${at(notice.paidUntil)}.`
+            : `The renewal of ${plan} is paid: your service continues until ${at(notice.paidUntil)}.`],
+          facts: [[w.amount, money(notice.amountCents)], [w.period, w.range(day(notice.periodStart), day(notice.paidUntil))]],
+          action: panel
+        }
+      }
+    }
+    case "PaymentFailed": {
+      const plan = notice.service.planName
+      const next = notice.nextAttemptAt === null
+        ? fr ? "Nous ne réessaierons plus automatiquement." : "We will not try again automatically."
+        : fr
+        ? `Nous réessaierons le ${at(notice.nextAttemptAt)}.`
+        : `We will try again on ${at(notice.nextAttemptAt)}.`
+      const stop = notice.suspendsAt === null
+        ? fr
+          ? `Le service est suspendu ; sans paiement, il sera ${w.ended(notice.service)} le ${at(notice.endsAt)}.`
+          : `The service is suspended; unless paid, it will be ${w.ended(notice.service)} on ${at(notice.endsAt)}.`
+        : fr
+        ? `Sans paiement, le service sera suspendu le ${at(notice.suspendsAt)}, puis ${w.ended(notice.service)} le ${at(notice.endsAt)}.`
+        : `Unless paid, the service will be suspended on ${at(notice.suspendsAt)}, then ${w.ended(notice.service)} on ${at(notice.endsAt)}.`
+      return {
+        subject: fr ? `Échec du paiement de ${plan}` : `Payment failed for ${plan}`,
+        body: {
+          paragraphs: [
+            fr ? `Le paiement du renouvellement de ${plan} a échoué.` : `The renewal payment for ${plan} failed.`,
+            `${next} ${stop}`
+          ],
+          facts: [[w.amount, money(notice.amountCents)], [w.reason, reasonOf(notice.reason, language)]],
+          action: { label: w.pay, url: notice.payUrl }
+        }
+      }
+    }
+    case "AuthenticationNeeded": {
+      const plan = notice.service.planName
+      return {
+        subject: fr ? `Confirmez le paiement de ${plan}` : `Confirm the payment for ${plan}`,
+        body: {
+          paragraphs: [fr
+            ? `Votre banque demande que vous confirmiez le paiement du renouvellement de ${plan}. Confirmez-le sur notre page de paiement sécurisée.`
+            : `Your bank asks you to confirm the renewal payment for ${plan}. Confirm it on our secure payment page.`],
+          facts: [[w.amount, money(notice.amountCents)]],
+          action: { label: fr ? "Confirmer le paiement" : "Confirm the payment", url: notice.payUrl }
+        }
+      }
+    }
+    case "ServiceSuspended": {
+      const plan = notice.service.planName
+      return {
+        subject: fr ? `Votre service ${plan} est suspendu` : `Your ${plan} is suspended`,
+        body: {
+          paragraphs: [
+            fr
+              ? `La période payée de ${plan} s'est terminée le ${at(notice.periodEnd)} sans renouvellement : le service est suspendu.`
+              : `The paid period of ${plan} ended on ${at(notice.periodEnd)} without a renewal: the service is suspended.`,
+            fr
+              ? `Sans paiement, il sera ${w.ended(notice.service)} le ${at(notice.endsAt)}. Payez depuis votre espace client pour le réactiver.`
+              : `Unless paid, it will be ${w.ended(notice.service)} on ${at(notice.endsAt)}. Pay from your customer area to resume it.`
+          ],
+          action: panel
+        }
+      }
+    }
+    case "FinalWarning": {
+      const plan = notice.service.planName
+      return {
+        subject: fr
+          ? `Dernier avis : ${plan} sera ${w.endedShort(notice.service)} le ${day(notice.endsAt)}`
+          : `Final notice: ${plan} will be ${w.endedShort(notice.service)} on ${day(notice.endsAt)}`,
+        body: {
+          paragraphs: [fr
+            ? `Sans paiement, votre service ${plan} sera ${w.ended(notice.service)} le ${at(notice.endsAt)}. Ses données ne pourront pas être récupérées.`
+            : `Unless paid, your ${plan} will be ${w.ended(notice.service)} on ${at(notice.endsAt)}. Its data cannot be recovered afterwards.`],
+          action: panel
+        }
+      }
+    }
+    case "ServiceEnded": {
+      const plan = notice.service.planName
+      return {
+        subject: fr ? `Votre service ${plan} a été ${w.endedShort(notice.service)}` : `Your ${plan} has been ${w.endedShort(notice.service)}`,
+        body: {
+          paragraphs: [fr
+            ? `Votre service ${plan} a été ${w.ended(notice.service)} le ${at(notice.endedAt)} : l'abonnement est terminé.`
+            : `Your ${plan} was ${w.ended(notice.service)} on ${at(notice.endedAt)}: the subscription has ended.`],
+          action: { label: fr ? "Commander un nouveau service" : "Order a new service", url: `${publicUrl}/order` }
+        }
+      }
+    }
+    case "CancellationConfirmed": {
+      const plan = notice.service.planName
+      return {
+        subject: fr ? `Résiliation confirmée : ${plan}` : `Cancellation confirmed: ${plan}`,
+        body: {
+          paragraphs: [fr
+            ? `Votre résiliation de ${plan} est enregistrée : le service reste disponible jusqu'au ${at(notice.endsAt)} et ne sera plus facturé.`
+            : `Your cancellation of ${plan} is recorded: the service stays available until ${at(notice.endsAt)} and will not be charged again.`],
+          action: panel
+        }
+      }
+    }
+    case "RefundIssued":
+      return {
+        subject: fr ? `Remboursement de ${money(notice.amountCents)}` : `Refund of ${money(notice.amountCents)}`,
+        body: {
+          paragraphs: [fr
+            ? `Nous vous avons remboursé ${money(notice.amountCents)}. Selon votre banque, il apparaîtra sur votre relevé sous 5 à 10 jours.`
+            : `We refunded ${money(notice.amountCents)} to you. Depending on your bank, it shows on your statement within 5 to 10 days.`],
+          facts: [[w.amount, money(notice.amountCents)], [w.reason, reasonOf(notice.reason, language)], [w.reference, notice.refundId]]
+        }
+      }
+  }
+}
+
+/** The e-mail of a notice for its reader, in the reader's language; `publicUrl` is the panel's address (no slash). */
+export const renderNotice = (notice: CustomerNotice, reader: NoticeReader, publicUrl: string): RenderedNotice => {
+  const w = t[reader.language]
+  const { body, subject } = compose(notice, reader.language, publicUrl.replace(/\/$/, ""))
+  const { html, text } = layoutMail(reader.language, {
+    ...body,
+    greeting: w.greeting(reader.firstName),
+    notes: [...(body.notes ?? []), ...(reader.companyName === null ? [] : [w.account(reader.companyName)])],
+    signature: w.signature
+  })
+  return { subject, text, html }
+}

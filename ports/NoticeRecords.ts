@@ -1,0 +1,37 @@
+// The customer notices recorded before their e-mail is sent, one per event key: the record is what makes a notice
+// sent once, and what a later pass retries when the mail server was down.
+import { Context, type Effect } from "effect"
+import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
+
+/** A recorded notice whose e-mail is still to be sent. */
+export interface PendingNotice {
+  readonly key: string
+  readonly userId: string
+  /** The notice as recorded: the same JSON value (not necessarily the same text). */
+  readonly payload: string
+  /** Attempts made so far, this one included. */
+  readonly attempts: number
+}
+
+export class NoticeRecords extends Context.Service<NoticeRecords, {
+  /**
+   * Records the notice unless its key is already recorded, in one statement (two racing senders: one wins). The
+   * winner gets it back, as its first attempt, leased to it until `leaseUntil` (no retry pass takes it before).
+   */
+  record(entry: {
+    readonly key: string
+    readonly userId: string
+    readonly tag: string
+    readonly payload: string
+    readonly createdAt: Date
+    readonly leaseUntil: Date
+  }): Effect.Effect<PendingNotice | null, DatabaseUnavailable>
+  /**
+   * Takes up to `limit` unsent notices due at `now`, each leased until `leaseUntil` with one more attempt counted;
+   * two passes at once never take the same notice.
+   */
+  claimDue(now: Date, leaseUntil: Date, limit: number): Effect.Effect<ReadonlyArray<PendingNotice>, DatabaseUnavailable>
+  markSent(key: string, at: Date): Effect.Effect<void, DatabaseUnavailable>
+  /** A failed attempt: tried again from `retryAt`, or never when it is null (given up). */
+  markFailed(key: string, error: string, retryAt: Date | null): Effect.Effect<void, DatabaseUnavailable>
+}>()("zh/ports/NoticeRecords") {}

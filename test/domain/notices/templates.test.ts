@@ -1,0 +1,183 @@
+// Specification of the customer e-mails: every notice in French and English, plain text and HTML, amounts and dates
+// as each language writes them (Paris time), user-typed text escaped in the HTML, and nothing a customer must not read.
+import { assert, describe, it } from "@effect/vitest"
+import type { Language } from "../../../domain/account/User.ts"
+import type { CustomerNotice, CustomerNoticeTag } from "../../../domain/notices/CustomerNotice.ts"
+import { formatEuros, formatMoment } from "../../../domain/notices/mailLayout.ts"
+import { type NoticeReader, renderNotice } from "../../../domain/notices/templates.ts"
+
+const userId = "00000000-0000-4000-8000-000000000001"
+const vps = { subscriptionId: "sub-1", kind: "vps", planName: "VPS S" }
+const game = { subscriptionId: "sub-2", kind: "game", planName: "Minecraft 4 GB" }
+// 23:30 UTC on 1 March is 00:30 on 2 March in Paris (UTC+1).
+const late = new Date("2026-03-01T23:30:00Z")
+const day = 86_400_000
+
+const notices: Record<CustomerNoticeTag, CustomerNotice> = {
+  OrderPaid: { _tag: "OrderPaid", userId, orderId: "ord-1", planName: "VPS S", amountCents: 999, paidAt: late },
+  ServiceReady: { _tag: "ServiceReady", userId, service: game, address: "play.zh.test:25565" },
+  RenewalReminder: {
+    _tag: "RenewalReminder",
+    userId,
+    service: vps,
+    chargeAt: late,
+    amountCents: 123_456,
+    card: { brand: "Visa", last4: "4242" }
+  },
+  RenewalPaid: {
+    _tag: "RenewalPaid",
+    userId,
+    service: vps,
+    periodStart: late,
+    paidUntil: new Date(late.getTime() + 31 * day),
+    amountCents: 999
+  },
+  PaymentFailed: {
+    _tag: "PaymentFailed",
+    userId,
+    service: vps,
+    periodStart: late,
+    attempt: 1,
+    amountCents: 999,
+    reason: "insufficient_funds",
+    nextAttemptAt: new Date(late.getTime() + day),
+    suspendsAt: new Date(late.getTime() + 5 * day),
+    endsAt: new Date(late.getTime() + 12 * day),
+    payUrl: "https://pay.zh.test/c/abc?x=1&y=2"
+  },
+  AuthenticationNeeded: {
+    _tag: "AuthenticationNeeded",
+    userId,
+    service: vps,
+    periodStart: late,
+    amountCents: 999,
+    payUrl: "https://pay.zh.test/c/def"
+  },
+  ServiceSuspended: { _tag: "ServiceSuspended", userId, service: vps, periodEnd: late, endsAt: new Date(late.getTime() + 7 * day) },
+  FinalWarning: { _tag: "FinalWarning", userId, service: game, endsAt: late },
+  ServiceEnded: { _tag: "ServiceEnded", userId, service: vps, endedAt: late },
+  CancellationConfirmed: { _tag: "CancellationConfirmed", userId, service: game, endsAt: late },
+  RefundIssued: { _tag: "RefundIssued", userId, refundId: "re_1", amountCents: 999, reason: "order_failed" }
+}
+
+const reader = (language: Language, overrides: Partial<NoticeReader> = {}): NoticeReader => ({
+  firstName: "Ann",
+  companyName: null,
+  language,
+  ...overrides
+})
+
+const render = (tag: CustomerNoticeTag, language: Language, overrides: Partial<NoticeReader> = {}) =>
+  renderNotice(notices[tag], reader(language, overrides), "https://panel.zh.test/")
+
+/** What each notice's subject says, in each language. */
+const subjects: Record<CustomerNoticeTag, Record<Language, string>> = {
+  OrderPaid: { fr: "Reçu de paiement : VPS S", en: "Payment receipt: VPS S" },
+  ServiceReady: { fr: "Votre service Minecraft 4 GB est prêt", en: "Your Minecraft 4 GB is ready" },
+  RenewalReminder: { fr: "Renouvellement de VPS S le 2 mars 2026", en: "VPS S renews on 2 March 2026" },
+  RenewalPaid: { fr: "Reçu de renouvellement : VPS S", en: "Renewal receipt: VPS S" },
+  PaymentFailed: { fr: "Échec du paiement de VPS S", en: "Payment failed for VPS S" },
+  AuthenticationNeeded: { fr: "Confirmez le paiement de VPS S", en: "Confirm the payment for VPS S" },
+  ServiceSuspended: { fr: "Votre service VPS S est suspendu", en: "Your VPS S is suspended" },
+  FinalWarning: {
+    fr: "Dernier avis : Minecraft 4 GB sera supprimé le 2 mars 2026",
+    en: "Final notice: Minecraft 4 GB will be deleted on 2 March 2026"
+  },
+  ServiceEnded: { fr: "Votre service VPS S a été détruit", en: "Your VPS S has been destroyed" },
+  CancellationConfirmed: { fr: "Résiliation confirmée : Minecraft 4 GB", en: "Cancellation confirmed: Minecraft 4 GB" },
+  RefundIssued: { fr: "Remboursement de 9,99\u00a0€", en: "Refund of €9.99" }
+}
+
+const tags = Object.keys(notices) as ReadonlyArray<CustomerNoticeTag>
+
+describe("the customer e-mails", () => {
+  for (const tag of tags) {
+    for (const language of ["fr", "en"] as const) {
+      it(`${tag} in ${language}: its subject, a greeting and a signature, as text and as HTML`, () => {
+        const mail = render(tag, language)
+        assert.strictEqual(mail.subject, subjects[tag][language])
+        const greeting = language === "fr" ? "Bonjour Ann," : "Hello Ann,"
+        const signature = language === "fr" ? "L'équipe ZH" : "The ZH team"
+        assert.match(mail.text, new RegExp(`^${greeting}\n`))
+        assert.isTrue(mail.text.endsWith(`\n${signature}`))
+        assert.include(mail.html, `<html lang="${language}">`)
+        assert.include(mail.html, `<p>${greeting}</p>`)
+        assert.include(mail.html, `<p>${signature.replace("'", "&#39;")}</p>`)
+        for (const part of [mail.subject, mail.text, mail.html]) assert.notMatch(part, /undefined|NaN|\[object|null/)
+        // Every notice says something of its own beyond the greeting and signature.
+        assert.isAbove(mail.text.split("\n").length, 4)
+      })
+    }
+  }
+
+  it("amounts are in euros as each language writes them, from integer cents", () => {
+    assert.strictEqual(formatEuros(999, "fr"), "9,99\u00a0€")
+    assert.strictEqual(formatEuros(999, "en"), "€9.99")
+    assert.strictEqual(formatEuros(123_456, "fr"), "1\u202f234,56\u00a0€")
+    assert.strictEqual(formatEuros(123_456, "en"), "€1,234.56")
+    assert.strictEqual(formatEuros(5, "en"), "€0.05")
+    assert.include(render("RenewalReminder", "fr").text, "Montant : 1\u202f234,56\u00a0€")
+    assert.include(render("RenewalReminder", "en").text, "Amount: €1,234.56")
+  })
+
+  it("dates are Paris time, in each language's words", () => {
+    assert.strictEqual(formatMoment(late, "fr"), "2 mars 2026 à 00:30 (heure de Paris)")
+    assert.strictEqual(formatMoment(late, "en"), "2 March 2026 at 00:30 (Paris time)")
+    // Summer time: UTC+2.
+    assert.strictEqual(formatMoment(new Date("2026-07-14T10:00:00Z"), "fr"), "14 juillet 2026 à 12:00 (heure de Paris)")
+  })
+
+  it("a renewal reminder names the amount, the date and the card", () => {
+    const mail = render("RenewalReminder", "en")
+    assert.include(mail.text, "Date: 2 March 2026 at 00:30 (Paris time)")
+    assert.include(mail.text, "Card: Visa •••• 4242")
+    const noCard = renderNotice({ ...notices.RenewalReminder, card: null } as CustomerNotice, reader("fr"), "https://panel.zh.test")
+    assert.include(noCard.text, "Carte : aucune carte enregistrée")
+  })
+
+  it("a failed payment says when it is tried again, when the service stops, and links to the payment page", () => {
+    const mail = render("PaymentFailed", "fr")
+    assert.include(mail.text, "Nous réessaierons le 3 mars 2026 à 00:30 (heure de Paris).")
+    assert.include(mail.text, "suspendu le 7 mars 2026 à 00:30 (heure de Paris), puis détruit avec ses disques le 14 mars 2026")
+    assert.include(mail.text, "Motif : fonds insuffisants")
+    assert.include(mail.text, "Payer maintenant: https://pay.zh.test/c/abc?x=1&y=2")
+    assert.include(mail.html, `<a href="https://pay.zh.test/c/abc?x=1&amp;y=2">Payer maintenant</a>`)
+  })
+
+  it("a suspension says when the service will be destroyed or deleted", () => {
+    assert.include(render("ServiceSuspended", "en").text, "Unless paid, it will be destroyed with its disks on 9 March 2026 at 00:30")
+  })
+
+  it("a ready service gives its address and never a password", () => {
+    const mail = render("ServiceReady", "en")
+    assert.include(mail.text, "Address: play.zh.test:25565")
+    assert.include(mail.html, "<b>play.zh.test:25565</b>")
+    assert.include(mail.text, "our e-mails never contain a password")
+  })
+
+  it("links point at the panel's public address", () => {
+    assert.include(render("OrderPaid", "en").text, "Follow your order: https://panel.zh.test/orders/ord-1")
+    assert.include(render("ServiceSuspended", "fr").html, `<a href="https://panel.zh.test/">`)
+  })
+
+  it("escapes what a user typed (first name, company name) in the HTML, and keeps it as typed in the text", () => {
+    const hostile = { firstName: `<img src=x onerror="a()">`, companyName: `ACME <script>alert('x')</script> & co` }
+    for (const tag of tags) {
+      const mail = render(tag, "en", hostile)
+      assert.notInclude(mail.html, "<script>")
+      assert.notInclude(mail.html, "<img")
+      assert.include(mail.html, "Business account: ACME &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; co")
+      assert.include(mail.text, `Hello <img src=x onerror="a()">,`)
+    }
+  })
+
+  it("escapes text a notice carries (a plan's name, a reason) in the HTML", () => {
+    const mail = renderNotice(
+      { ...notices.RefundIssued, reason: `<b>bold</b>` } as CustomerNotice,
+      reader("en"),
+      "https://panel.zh.test"
+    )
+    assert.include(mail.html, "&lt;b&gt;bold&lt;/b&gt;")
+    assert.notInclude(mail.html, "<b>bold</b>")
+  })
+})
