@@ -25,7 +25,9 @@ export const Cards = {
 export class SimulatedStripe extends Context.Service<SimulatedStripe, StripeSimulation>()("zh/test/SimulatedStripe") {}
 
 /** The simulation, the gateway on it, and the in-memory customers and notifications billing keeps. */
-export const simulatedStripeLayer = Layer.effect(SimulatedStripe, stripeSimulation()).pipe((simulation) =>
+// Its expiry sweep runs on the test's clock: hourly, so a test moving the clock by weeks does not run it every second
+// (a page asked for expires what is due anyway).
+export const simulatedStripeLayer = Layer.effect(SimulatedStripe, stripeSimulation({ expirySweepMs: 3_600_000 })).pipe((simulation) =>
   Layer.mergeAll(
     Layer.unwrap(Effect.map(SimulatedStripe, (s) =>
       StripePaymentGateway.layer({

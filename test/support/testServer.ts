@@ -116,6 +116,13 @@ export const sandboxStripe = Effect.flatMap(SandboxStripeApp, (found) =>
     onSome: (app) => Effect.succeed(app.sandbox)
   }))
 
+/** The payments the server's sandbox Stripe took (PaymentIntents that succeeded), oldest first. */
+export const stripePayments = Effect.flatMap(sandboxStripe, (stripe) =>
+  Effect.map(stripe.control.events, (events) =>
+    events.filter((e) => e.type === "payment_intent.succeeded").map((e) =>
+      e.data.object as { readonly id: string; readonly amount: number; readonly description: string | null }
+    )))
+
 export class TestServer extends Context.Service<TestServer, { readonly url: string }>()("zh/test/TestServer") {}
 
 /** How the listener stops: `gracefulShutdown` bounds the wait for open connections (NodeHttpServer's default 20 s). */
