@@ -2,6 +2,10 @@
 import { Config, Cron, Duration, Effect, Option, Redacted, Result, Schema } from "effect"
 import * as Host from "effect/net/Host"
 import { parseEncryptionKey } from "../adapters/crypto/AesGcmSecretBox.ts"
+import type { Seller } from "../domain/billing/invoicing/Seller.ts"
+import type { VatRules } from "../domain/billing/invoicing/vatDecision.ts"
+import { InvalidSetting } from "./InvalidSetting.ts"
+import { readTextFile, resolveSeller, resolveVatRules } from "./invoicingSettings.ts"
 
 const withDefault = <A>(config: Config.Config<A>, value: A) => Config.withDefault(config, value)
 
@@ -102,6 +106,12 @@ export const SettingsConfig = Config.all({
   noticeRetrySeconds: intSetting("NOTICE_RETRY_SECONDS", 1, 3600, 30),
   noticeRetryBaseSeconds: intSetting("NOTICE_RETRY_BASE_SECONDS", 1, 86_400, 60),
   noticeMaxAttempts: intSetting("NOTICE_MAX_ATTEMPTS", 1, 1000, 20),
+  sellerFile: Config.option(Config.String("SELLER_FILE")),
+  vatFrenchRate: withDefault(Config.String("VAT_FRENCH_RATE"), "20"),
+  vatOssThresholdCents: intSetting("VAT_OSS_THRESHOLD_CENTS", 0, 1_000_000_000, 1_000_000),
+  vatRates: withDefault(Config.String("VAT_RATES"), ""),
+  vatRegistryProvider: Config.option(Config.Literals(["vies", "sandbox"], "VAT_REGISTRY_PROVIDER")),
+  viesUrl: withDefault(Config.URL("VIES_URL"), new URL("https://ec.europa.eu/taxation_customs/vies/rest-api")),
   logLevel: withDefault(Config.LogLevel("LOG_LEVEL"), "Info"),
   logFormat: Config.option(Config.Literals(["pretty", "json"], "LOG_FORMAT"))
 })
@@ -109,7 +119,7 @@ export const SettingsConfig = Config.all({
 export type RawSettings = Config.Success<typeof SettingsConfig>
 
 /** Settings after defaults that depend on other settings, with secrets resolved and validated. */
-export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat" | "workflowLockRefreshSeconds" | "sandboxStripePort"> {
+export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat" | "workflowLockRefreshSeconds" | "sellerFile" | "vatFrenchRate" | "vatOssThresholdCents" | "vatRates" | "vatRegistryProvider" | "sandboxStripePort"> {
   /** The sandbox Stripe's port in sandbox mode: SANDBOX_STRIPE_PORT, else PORT + 1 (0, any free port, when PORT is 0). */
   readonly sandboxStripePort: number
   readonly production: boolean
@@ -122,6 +132,10 @@ export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "j
   readonly jwtSecret: Redacted.Redacted<Uint8Array>
   readonly encryptionKeys: { readonly current: Redacted.Redacted<Uint8Array>; readonly previous: ReadonlyArray<Redacted.Redacted<Uint8Array>> }
   readonly registryProvider: "insee" | "recherche-entreprises" | "sandbox"
+  /** VIES, or in sandbox mode its fixture (adapters/fake/FixtureVatRegistry.ts). */
+  readonly vatRegistryProvider: "vies" | "sandbox"
+  /** The seller printed on invoices (SELLER_FILE; the demo seller in sandbox mode) and the VAT rules. */
+  readonly invoicing: { readonly seller: Seller; readonly vatRules: VatRules }
   readonly logFormat: "pretty" | "json"
   /**
    * How often the workflow engine confirms its shard locks (and how long one lock operation may take): a database
@@ -134,15 +148,7 @@ export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "j
   readonly loginThrottleWindow: Duration.Duration
 }
 
-/** A setting that is present but unusable; stops the process with one line naming it. */
-export class InvalidSetting extends Schema.TaggedError<InvalidSetting>()("InvalidSetting", {
-  name: Schema.String,
-  problem: Schema.String
-}) {
-  override get message() {
-    return `Invalid setting ${this.name}: ${this.problem}`
-  }
-}
+export { InvalidSetting }
 
 /** One line naming the setting, from Config's multi-line schema error. */
 export const describeConfigError = (error: Config.ConfigError): InvalidSetting => {
@@ -172,7 +178,8 @@ const decodeKey = (name: string, text: string) => {
  */
 export const resolveSettings = Effect.fn("resolveSettings")(function*(
   raw: RawSettings,
-  devSecrets: Effect.Effect<{ readonly jwtSecret: Redacted.Redacted<string>; readonly encryptionKey: Redacted.Redacted<string> }, InvalidSetting>
+  devSecrets: Effect.Effect<{ readonly jwtSecret: Redacted.Redacted<string>; readonly encryptionKey: Redacted.Redacted<string> }, InvalidSetting>,
+  readSellerFile: (path: string) => Effect.Effect<string, InvalidSetting> = readTextFile
 ) {
   const production = raw.nodeEnv === "production"
   const missing = Option.isNone(raw.jwtSecret) || Option.isNone(raw.encryptionKey)
@@ -218,6 +225,14 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
   if (registryProvider === "insee" && Option.isNone(raw.sireneApiKey)) {
     return yield* new InvalidSetting({ name: "SIRENE_API_KEY", problem: "is required when REGISTRY_PROVIDER=insee" })
   }
+  if (!sandbox && Option.contains(raw.vatRegistryProvider, "sandbox")) {
+    return yield* new InvalidSetting({ name: "VAT_REGISTRY_PROVIDER", problem: "sandbox is only allowed in sandbox mode (SANDBOX=true)" })
+  }
+  const vatRegistryProvider = Option.getOrElse(raw.vatRegistryProvider, () => sandbox ? "sandbox" as const : "vies" as const)
+  const invoicing = {
+    seller: yield* resolveSeller(Option.getOrUndefined(raw.sellerFile), sandbox, readSellerFile),
+    vatRules: yield* resolveVatRules(raw.vatFrenchRate, raw.vatOssThresholdCents, raw.vatRates)
+  }
   const publicUrl = Option.match(raw.publicUrl, {
     onNone: () => `http://localhost:${raw.port}`,
     onSome: (url) => url.origin
@@ -231,6 +246,8 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
     encryptionKeys: { current, previous },
     registryProvider,
     sandboxStripePort: Option.getOrElse(raw.sandboxStripePort, () => raw.port === 0 ? 0 : (raw.port % 65535) + 1),
+    vatRegistryProvider,
+    invoicing,
     logFormat: Option.getOrElse(raw.logFormat, () => production ? "json" as const : "pretty" as const),
     // The embedded database lives in this process: no outage to recover from, and its lock leases are 300 row updates.
     workflowLockRefreshSeconds: Option.getOrElse(raw.workflowLockRefreshSeconds, () => Option.isSome(raw.databaseUrl) ? 3 : 10),

@@ -9,6 +9,7 @@ import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
 import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.ts"
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
 import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
+import * as FixtureVatRegistry from "../adapters/fake/FixtureVatRegistry.ts"
 import { PlatformInfo } from "../adapters/http/CatalogHandlers.ts"
 import { createHttpServer, routerConfig } from "../adapters/http/edge.ts"
 import { CONSOLE_MAX_FRAME_BYTES, webSocketServerOptions } from "../adapters/http/consoleLimits.ts"
@@ -24,6 +25,8 @@ import { apiAt } from "../adapters/stripe/StripePaymentGateway.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgHealth from "../adapters/postgres/PgHealth.ts"
 import * as PgIpAddresses from "../adapters/postgres/PgIpAddresses.ts"
+import * as PgBillingProfiles from "../adapters/postgres/PgBillingProfiles.ts"
+import * as PgInvoices from "../adapters/postgres/PgInvoices.ts"
 import * as PgLedger from "../adapters/postgres/PgLedger.ts"
 import * as PgOrders from "../adapters/postgres/PgOrders.ts"
 import * as PgPaymentCustomers from "../adapters/postgres/PgPaymentCustomers.ts"
@@ -48,6 +51,9 @@ import * as PgUpstreamSecrets from "../adapters/postgres/PgUpstreamSecrets.ts"
 import * as PgUsers from "../adapters/postgres/PgUsers.ts"
 import * as InseeRegistry from "../adapters/registry/InseeRegistry.ts"
 import * as RechercheEntreprisesRegistry from "../adapters/registry/RechercheEntreprisesRegistry.ts"
+import * as ViesVatRegistry from "../adapters/registry/ViesVatRegistry.ts"
+import { InvoicingSettings } from "../domain/billing/invoicing/InvoicingSettings.ts"
+import { VatRegistry } from "../ports/VatRegistry.ts"
 import { AccountSettings } from "../domain/account/AccountSettings.ts"
 import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
 import { StepRetryBaseDelay } from "../domain/billing/provisioning.ts"
@@ -115,6 +121,8 @@ export const RepositoriesLive = Layer.mergeAll(
   PgOrders.layer,
   PgSubscriptions.layer,
   PgLedger.layer,
+  PgInvoices.layer,
+  PgBillingProfiles.layer,
   PgPaymentCustomers.layer,
   PgPaymentNotifications.layer,
   PgVpsRecords.layer,
@@ -172,6 +180,19 @@ const RegistryLive = (settings: Settings) => {
         : refused(BusinessRegistry, "REGISTRY_PROVIDER", "sandbox is only allowed in sandbox mode (SANDBOX=true)")
   }
 }
+
+/** VIES, with the registry's timeout and retries; its fixture in sandbox mode only. */
+const VatRegistryLive = (settings: Settings) =>
+  settings.vatRegistryProvider === "vies"
+    ? ViesVatRegistry.layer({
+      baseUrl: settings.viesUrl.href.replace(/\/$/, ""),
+      timeout: Duration.millis(settings.registryTimeoutMs),
+      retries: settings.registryRetries,
+      retryBaseDelay: Duration.millis(250)
+    }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+    : settings.sandbox
+    ? FixtureVatRegistry.layer
+    : refused(VatRegistry, "VAT_REGISTRY_PROVIDER", "sandbox is only allowed in sandbox mode (SANDBOX=true)")
 
 /**
  * The payment gateway is Stripe's, through the official SDK. In sandbox mode it talks to the sandbox Stripe this
@@ -250,6 +271,8 @@ export const ServicesLive = (settings: Settings) =>
     NodeCrypto.layerSecureRandom,
     NodeCrypto.layerDigest,
     RegistryLive(settings),
+    VatRegistryLive(settings),
+    Layer.succeed(InvoicingSettings, settings.invoicing),
     MailerLive(settings),
     SandboxModeLive(settings),
     Layer.succeed(AccountSettings, accountSettings(settings)),

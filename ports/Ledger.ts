@@ -4,7 +4,8 @@ import type { LedgerEntry } from "../domain/billing/Billing.ts"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 export class Ledger extends Context.Service<Ledger, {
-  record(entry: LedgerEntry): Effect.Effect<void, DatabaseUnavailable>
+  /** Records the entry; false when one of its kind and reference was already recorded (a replay: nothing written). */
+  record(entry: LedgerEntry): Effect.Effect<boolean, DatabaseUnavailable>
   forOrder(orderId: string): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
   forSubscription(subscriptionId: string): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
   /** A customer's charges and refunds, newest first (at most `limit`). */

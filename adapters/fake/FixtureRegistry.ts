@@ -33,8 +33,16 @@ export const FixtureSirets = {
 } as const
 
 export const table: ReadonlyMap<string, FixtureAnswer> = new Map<string, FixtureAnswer>([
-  [FixtureSirets.edf, { _tag: "Active", companyName: "ELECTRICITE DE FRANCE" }],
-  [FixtureSirets.googleFrance, { _tag: "Active", companyName: "GOOGLE FRANCE" }],
+  [FixtureSirets.edf, {
+    _tag: "Active",
+    companyName: "ELECTRICITE DE FRANCE",
+    headOffice: { line1: "22-30 AVENUE DE WAGRAM", postcode: "75008", city: "PARIS" }
+  }],
+  [FixtureSirets.googleFrance, {
+    _tag: "Active",
+    companyName: "GOOGLE FRANCE",
+    headOffice: { line1: "8 RUE DE LONDRES", postcode: "75009", city: "PARIS" }
+  }],
   [FixtureSirets.laPoste, { _tag: "Active", companyName: "LA POSTE" }],
   [FixtureSirets.laPosteEstablishment, { _tag: "Active", companyName: "LA POSTE" }],
   [FixtureSirets.partiallyDiffusible, { _tag: "Active", companyName: null }],

@@ -12,11 +12,13 @@ export const make = Effect.gen(function*() {
   const select = (keep: (e: LedgerEntry) => boolean) => Effect.map(Ref.get(entries), (all) => all.filter(keep).sort(byCreation))
   return Ledger.of({
     record: (entry) =>
-      Ref.modify(entries, (all): readonly [boolean, ReadonlyArray<LedgerEntry>] => {
-        if (all.some((e) => e.kind === entry.kind && e.reference === entry.reference)) return [true, all]
-        if (all.some((e) => e.id === entry.id)) return [false, all]
-        return [true, [...all, { ...entry }]]
-      }).pipe(Effect.flatMap((ok) => ok ? Effect.void : Effect.die(`ledger entry ${entry.id} already exists`))),
+      Ref.modify(entries, (all): readonly ["new" | "replay" | "clash", ReadonlyArray<LedgerEntry>] => {
+        if (all.some((e) => e.kind === entry.kind && e.reference === entry.reference)) return ["replay", all]
+        if (all.some((e) => e.id === entry.id)) return ["clash", all]
+        return ["new", [...all, { ...entry }]]
+      }).pipe(Effect.flatMap((outcome) =>
+        outcome === "clash" ? Effect.die(`ledger entry ${entry.id} already exists`) : Effect.succeed(outcome === "new")
+      )),
     forOrder: (orderId) => select((e) => e.orderId === orderId),
     forSubscription: (subscriptionId) => select((e) => e.subscriptionId === subscriptionId),
     forUser: (userId, limit) => Effect.map(select((e) => e.userId === userId), (all) => all.reverse().slice(0, limit))

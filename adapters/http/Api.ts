@@ -5,6 +5,7 @@ import { AuthApi, PreferencesApi, RequestValidation, SessionApi } from "./Accoun
 import { ServiceUnavailable } from "./ApiErrors.ts"
 import { CatalogApi } from "./CatalogApi.ts"
 import { GameClientApi, GameServersApi } from "./GameApi.ts"
+import { BillingProfileApi } from "./InvoicingApi.ts"
 import { PaymentHistoryApi, PaymentMethodApi, PaymentsApi } from "./PaymentsApi.ts"
 import { OrdersApi, SubscriptionsApi, VpsApi } from "./ServicesApi.ts"
 
@@ -37,6 +38,7 @@ export class Api extends HttpApi.make("zh")
   .add(PaymentMethodApi)
   .add(PaymentHistoryApi)
   .add(PaymentsApi)
+  .add(BillingProfileApi)
   .add(VpsApi)
   .add(GameServersApi)
   .add(GameClientApi)

@@ -15,6 +15,7 @@ import { type ConsoleRouteOptions, type ConsoleRouteServices, consoleRoute } fro
 import { type GameConsoleServices, gameConsoleRoute } from "./GameConsoleRoute.ts"
 import { GameHandlers } from "./GameHandlers.ts"
 import { type GameRelayOptions, type GameRelayServices, gameRelayRoutes } from "./GameRelayRoutes.ts"
+import { BillingProfileHandlers } from "./InvoicingHandlers.ts"
 import { PaymentHistoryHandlers, PaymentMethodHandlers, PaymentsHandlers } from "./PaymentsHandlers.ts"
 import { OrdersHandlers, SubscriptionsHandlers, VpsHandlers } from "./ServicesHandlers.ts"
 import { edgeMiddleware } from "./edge.ts"
@@ -38,6 +39,7 @@ const ApiRoutes = (publicUrl: string) =>
       PaymentsHandlers,
       PaymentMethodHandlers(publicUrl),
       PaymentHistoryHandlers,
+      BillingProfileHandlers,
       VpsHandlers,
       ...GameHandlers(publicUrl),
       SystemHandlers

@@ -9,6 +9,7 @@ import type * as AccountErrors from "../../domain/account/AccountErrors.ts"
 import type { TooManyConsoles } from "../../domain/consoles/ConsoleAdmission.ts"
 import * as BillingErrors from "../../domain/billing/BillingErrors.ts"
 import * as GameErrors from "../../domain/game/GameErrors.ts"
+import type * as InvoicingErrors from "../../domain/billing/invoicing/InvoicingErrors.ts"
 import * as VpsActions from "../../domain/vps/VpsActions.ts"
 import type * as GamePanel from "../../ports/GamePanel.ts"
 import type { RegistryUnavailable } from "../../ports/BusinessRegistry.ts"
@@ -107,6 +108,10 @@ export type DomainError =
   | BillingErrors.SubscriptionNotFound
   | BillingErrors.SubscriptionEnded
   | BillingErrors.PaymentMethodNotFound
+  | InvoicingErrors.InvalidBillingProfile
+  | InvoicingErrors.InvalidVatNumber
+  | InvoicingErrors.BillingProfileRequired
+  | InvoicingErrors.InvoiceNotFound
   | PaymentDeclined
   | PaymentAuthenticationRequired
   | NotificationSignatureInvalid
@@ -184,6 +189,10 @@ const table = {
   SubscriptionNotFound: own(404, "SUBSCRIPTION_NOT_FOUND"),
   SubscriptionEnded: own(409, "SUBSCRIPTION_ENDED"),
   PaymentMethodNotFound: own(404, "PAYMENT_METHOD_NOT_FOUND"),
+  InvalidBillingProfile: (e) => answer(422, "BILLING_PROFILE_INVALID", e.message, { details: { field: e.field } }),
+  InvalidVatNumber: own(422, "VAT_NUMBER_INVALID"),
+  BillingProfileRequired: own(422, "BILLING_PROFILE_REQUIRED"),
+  InvoiceNotFound: own(404, "INVOICE_NOT_FOUND"),
   ProductUnavailable: (e) =>
     answer(e.busy ? 429 : 503, e.code, e.message, e.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: e.retryAfterSeconds }),
   PaymentDeclined: own(402, "PAYMENT_DECLINED"),

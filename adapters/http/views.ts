@@ -140,3 +140,81 @@ export const GameServerView = Schema.Struct({
   graceUntil: Schema.optionalKey(Schema.String),
   createdAt: Schema.String
 }).annotate({ identifier: "GameServer" })
+
+// --- invoicing ---
+
+export const AddressView = Schema.Struct({
+  line1: Schema.String,
+  line2: Schema.optionalKey(Schema.String),
+  postcode: Schema.String,
+  city: Schema.String,
+  /** ISO 3166-1 alpha-2. */
+  country: Schema.String
+}).annotate({ identifier: "Address" })
+
+export const BillingProfileView = Schema.Struct({
+  name: Schema.String,
+  companyName: Schema.optionalKey(Schema.String),
+  address: AddressView,
+  vatNumber: Schema.optionalKey(Schema.String),
+  /** The last VIES check of the VAT number: "unavailable" means it is checked again before the next payment. */
+  vatNumberCheck: Schema.optionalKey(Schema.Struct({
+    status: Schema.Literals(["valid", "invalid", "unavailable"]),
+    checkedAt: Schema.String,
+    requestIdentifier: Schema.optionalKey(Schema.String)
+  })),
+  /** False while it is only a prefill (from the account and the registry) that the customer has not saved yet. */
+  saved: Schema.Boolean
+}).annotate({ identifier: "BillingProfile" })
+
+export const InvoiceLineView = Schema.Struct({
+  description: Schema.String,
+  quantity: Schema.Int,
+  unitPriceExcludingVatCents: Schema.Int,
+  /** EN 16931 VAT category: S (standard), AE (reverse charge), O (outside the scope of VAT). */
+  vatCategory: Schema.String,
+  vatRatePercent: Schema.Number,
+  totalExcludingVatCents: Schema.Int
+})
+
+export const InvoiceView = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.Literals(["invoice", "credit_note"]),
+  number: Schema.String,
+  issuedAt: Schema.String,
+  correctsInvoiceId: Schema.optionalKey(Schema.String),
+  correctsNumber: Schema.optionalKey(Schema.String),
+  currency: Schema.Literal("EUR"),
+  periodStart: Schema.optionalKey(Schema.String),
+  periodEnd: Schema.optionalKey(Schema.String),
+  lines: Schema.Array(InvoiceLineView),
+  vatBreakdown: Schema.Array(Schema.Struct({
+    vatCategory: Schema.String,
+    vatRatePercent: Schema.Number,
+    baseCents: Schema.Int,
+    vatCents: Schema.Int
+  })),
+  totalExcludingVatCents: Schema.Int,
+  vatCents: Schema.Int,
+  totalIncludingVatCents: Schema.Int,
+  /** Legal mentions by code: "reverse_charge" (Autoliquidation), "outside_scope". */
+  mentions: Schema.Array(Schema.String),
+  seller: Schema.Struct({
+    companyName: Schema.String,
+    legalForm: Schema.String,
+    shareCapitalCents: Schema.Int,
+    address: AddressView,
+    siren: Schema.String,
+    siret: Schema.String,
+    rcs: Schema.String,
+    vatNumber: Schema.String
+  }),
+  buyer: Schema.Struct({
+    name: Schema.String,
+    companyName: Schema.optionalKey(Schema.String),
+    address: AddressView,
+    vatNumber: Schema.optionalKey(Schema.String),
+    siren: Schema.optionalKey(Schema.String)
+  }),
+  paidAt: Schema.String
+}).annotate({ identifier: "Invoice" })

@@ -12,6 +12,7 @@ import snapshotClaims from "./migrations/0008_snapshot_claims.ts"
 import payments from "./migrations/0009_payments.ts"
 import orderCheckout from "./migrations/0010_order_checkout.ts"
 import notices from "./migrations/0012_notices.ts"
+import invoices from "./migrations/0013_invoices.ts"
 
 const all = {
   "1_accounts": accounts,
@@ -24,7 +25,8 @@ const all = {
   "8_snapshot_claims": snapshotClaims,
   "9_payments": payments,
   "10_order_checkout": orderCheckout,
-  "12_notices": notices
+  "12_notices": notices,
+  "13_invoices": invoices
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))

@@ -18,9 +18,10 @@ const EntryRow = snakeColumns(Schema.Struct({
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const record = SqlSchema.void({
+  const record = SqlSchema.findAll({
     Request: EntryRow,
-    execute: (row) => sql`INSERT INTO ledger_entries ${sql.insert(row)} ON CONFLICT (kind, reference) DO NOTHING`
+    Result: Schema.Struct({ id: Schema.String }),
+    execute: (row) => sql`INSERT INTO ledger_entries ${sql.insert(row)} ON CONFLICT (kind, reference) DO NOTHING RETURNING id`
   })
   const forOrder = SqlSchema.findAll({
     Request: Schema.String,
@@ -39,7 +40,7 @@ export const make = Effect.gen(function*() {
       sql`SELECT * FROM ledger_entries WHERE user_id = ${userId} ORDER BY created_at DESC, id DESC LIMIT ${limit}`
   })
   return Ledger.of({
-    record: (entry) => record(entry).pipe(stored),
+    record: (entry) => record(entry).pipe(Effect.map((rows) => rows.length === 1), stored),
     forOrder: (orderId) => forOrder(orderId).pipe(stored),
     forSubscription: (subscriptionId) => forSubscription(subscriptionId).pipe(stored),
     forUser: (userId, limit) => forUser({ userId, limit }).pipe(stored)

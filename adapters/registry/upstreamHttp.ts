@@ -72,6 +72,10 @@ const retryLater = (reason: "DOWN" | "THROTTLED", response: HttpClientResponse.H
       })
     ))
 
+/** An answer that says "ask again later" inside a 200 (VIES's MS_UNAVAILABLE…): retried like a 503. */
+export const answeredBusy = (detail: string) =>
+  new AttemptFailed({ reason: "DOWN", retryable: true, retryAfter: undefined, detail })
+
 const giveUp = (detail: string) => new AttemptFailed({ reason: "DOWN", retryable: false, retryAfter: undefined, detail })
 
 /** A status the adapter has no answer for: 429 and 5xx may be asked again; the rest will not get better. */
@@ -103,6 +107,15 @@ export const lookUp = <A>(
   policy: AttemptPolicy,
   log: { readonly warning: string; readonly span: string }
 ): Effect.Effect<A, RegistryUnavailable> =>
+  lookUpOr(attempt, policy, log, (reason) => new RegistryUnavailable({ reason }))
+
+/** `lookUp`, failing with the error `unavailable` makes of the reason (each register's port has its own). */
+export const lookUpOr = <A, E>(
+  attempt: Effect.Effect<A, AttemptFailed | HttpClientError.HttpClientError | Schema.SchemaError, Scope.Scope>,
+  policy: AttemptPolicy,
+  log: { readonly warning: string; readonly span: string },
+  unavailable: (reason: "DOWN" | "THROTTLED") => E
+): Effect.Effect<A, E> =>
   attempt.pipe(
     Effect.scoped,
     Effect.timeout(policy.timeout),
@@ -124,7 +137,7 @@ export const lookUp = <A>(
     Effect.catchTag("AttemptFailed", (e) =>
       Effect.logWarning(log.warning).pipe(
         Effect.annotateLogs({ reason: e.reason, detail: e.detail }),
-        Effect.andThen(Effect.fail(new RegistryUnavailable({ reason: e.reason })))
+        Effect.andThen(Effect.fail(unavailable(e.reason)))
       )),
     Effect.withSpan(log.span)
   )

@@ -1,4 +1,4 @@
-// Giving the money back when an order fails: every recorded charge of the order refunded once (never a charge that
+// Giving the money back when an order fails: every recorded charge of the order refunded once, with its credit note (never a charge that
 // was not recorded: only the ledger says what was taken), the subscription failed, and the customer told why.
 import { Clock, Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
@@ -10,6 +10,8 @@ import { alert } from "../ops/alert.ts"
 import { moveSubscription } from "./subscriptionMoves.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
 import { tell } from "./serviceNotices.ts"
+import { UnitOfWork } from "../../ports/UnitOfWork.ts"
+import { recordRefund } from "./invoicing/issueDocuments.ts"
 
 /**
  * Refunds each recorded charge of the order that `which` selects and that is not refunded yet, once (the key
@@ -40,7 +42,8 @@ export const refundRecordedCharges = (orderId: string, which: (charge: LedgerEnt
       // Told before it is recorded: a retry after a crash refunds again under the same key, gets the same refund back
       // and tells under the same key, so the customer hears of it once, never not at all.
       yield* tell({ _tag: "RefundIssued", userId: charge.userId, refundId: refund.reference, amountCents: charge.amountCents, reason: "order_failed" })
-      yield* ledger.record({
+      // The refund and its credit note, together or not at all.
+      yield* (yield* UnitOfWork).transaction(recordRefund({
         id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
         userId: charge.userId,
         subscriptionId: charge.subscriptionId,
@@ -49,7 +52,7 @@ export const refundRecordedCharges = (orderId: string, which: (charge: LedgerEnt
         amountCents: charge.amountCents,
         reference: `${charge.reference}:${refund.reference}`,
         createdAt: new Date(yield* Clock.currentTimeMillis)
-      })
+      }, charge.reference))
     }
     return charges.length
   })

@@ -1,6 +1,9 @@
 // Specification of the settings: defaults, one-line errors naming the setting, secrets that stay redacted.
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Option, Redacted } from "effect"
+import { readFileSync } from "node:fs"
+import { demoSeller } from "../../domain/billing/invoicing/Seller.ts"
+import { sellerFile } from "../support/invoicing.ts"
 import { describeConfigError, type InvalidSetting, resolveSettings, SettingsConfig } from "../../app/Config.ts"
 
 const jwt = "a-development-signing-secret-of-48-bytes-for-tests"
@@ -8,7 +11,7 @@ const keyHex = "11".repeat(32)
 const otherKeyBase64 = Buffer.alloc(32, 7).toString("base64")
 const smtp = "smtp://mail.example.com:587"
 /** A production environment that starts: both secrets and a real mail server. */
-const production = { NODE_ENV: "production", JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex, SMTP_URL: smtp }
+const production = { NODE_ENV: "production", JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex, SMTP_URL: smtp, SELLER_FILE: sellerFile }
 
 type Env = Record<string, string>
 
@@ -116,7 +119,7 @@ describe("SettingsConfig and resolveSettings", () => {
 
     it.effect("the registry is recherche-entreprises in production without SIRENE_API_KEY, logging JSON", () =>
       Effect.gen(function*() {
-        const s = yield* load({ NODE_ENV: "production", JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex, SMTP_URL: smtp }, forbiddenDevSecrets)
+        const s = yield* load({ NODE_ENV: "production", JWT_SECRET: jwt, ENCRYPTION_KEY: keyHex, SMTP_URL: smtp, SELLER_FILE: sellerFile }, forbiddenDevSecrets)
         assert.isTrue(s.production)
         assert.strictEqual(s.registryProvider, "recherche-entreprises")
         assert.strictEqual(s.logFormat, "json")
@@ -155,7 +158,7 @@ describe("SettingsConfig and resolveSettings", () => {
 
     it.effect("SANDBOX=false turns it off in development, where the registry becomes recherche-entreprises", () =>
       Effect.gen(function*() {
-        const s = yield* load({ SANDBOX: "false", SMTP_URL: smtp })
+        const s = yield* load({ SANDBOX: "false", SMTP_URL: smtp, SELLER_FILE: sellerFile })
         assert.isFalse(s.sandbox)
         assert.isFalse(s.production)
         assert.strictEqual(s.registryProvider, "recherche-entreprises")
@@ -312,6 +315,61 @@ describe("SettingsConfig and resolveSettings", () => {
           assert.notInclude(text, dbPassword)
           assert.notInclude(text, "sirene-key-that-must-not-leak")
         }
+      }))
+  })
+
+  describe("invoicing: the seller and the VAT rules", () => {
+    const sellerText = readFileSync(sellerFile, "utf8")
+    const withSeller = (text: string) => (env: Env) =>
+      Effect.flatMap(fromEnv(env), (raw) => resolveSettings(raw, fixedDevSecrets, () => Effect.succeed(text)))
+
+    it.effect("production without SELLER_FILE is refused with one line naming it", () =>
+      Effect.gen(function*() {
+        const { SELLER_FILE: _, ...withoutSeller } = production
+        assertOneLineNaming(yield* failure(withoutSeller, forbiddenDevSecrets), "SELLER_FILE")
+      }))
+
+    it.effect("production reads the seller from SELLER_FILE; sandbox mode without it has the demo seller", () =>
+      Effect.gen(function*() {
+        assert.strictEqual((yield* load(production, forbiddenDevSecrets)).invoicing.seller.companyName, "ZH Hosting Test")
+        assert.deepStrictEqual((yield* load({})).invoicing.seller, demoSeller)
+      }))
+
+    it.effect("a seller whose VAT number is not its SIREN's, or whose file is not a seller, is refused naming SELLER_FILE", () =>
+      Effect.gen(function*() {
+        const wrongVat = sellerText.replace("FR03552081317", "FR04552081317")
+        const e1 = yield* Effect.flip(withSeller(wrongVat)(production))
+        assertOneLineNaming(e1, "SELLER_FILE")
+        assert.include(e1.problem, "FR03552081317")
+        assertOneLineNaming(yield* Effect.flip(withSeller("{\"companyName\": \"x\"}")(production)), "SELLER_FILE")
+        assertOneLineNaming(yield* failure({ ...production, SELLER_FILE: "/nonexistent/seller.json" }, forbiddenDevSecrets), "SELLER_FILE")
+      }))
+
+    it.effect("VAT: 20 % in France, €10,000 OSS threshold, the member states' standard rates, each overridable", () =>
+      Effect.gen(function*() {
+        const defaults = (yield* load({})).invoicing.vatRules
+        assert.deepStrictEqual(
+          [defaults.frenchRateBasisPoints, defaults.ossThresholdCents, defaults.memberStateRates.get("DE"), defaults.memberStateRates.get("FI"), defaults.memberStateRates.size],
+          [2000, 1_000_000, 1900, 2550, 26]
+        )
+        const custom = (yield* load({ VAT_FRENCH_RATE: "19.6", VAT_OSS_THRESHOLD_CENTS: "500000", VAT_RATES: "DE=16, LU=16" })).invoicing.vatRules
+        assert.deepStrictEqual(
+          [custom.frenchRateBasisPoints, custom.ossThresholdCents, custom.memberStateRates.get("DE"), custom.memberStateRates.get("LU"), custom.memberStateRates.get("BE")],
+          [1960, 500_000, 1600, 1600, 2100]
+        )
+      }))
+
+    it.effect("a malformed rate, or a rate for France or a country outside the EU in VAT_RATES, is refused", () =>
+      Effect.gen(function*() {
+        assertOneLineNaming(yield* failure({ VAT_FRENCH_RATE: "twenty" }), "VAT_FRENCH_RATE")
+        for (const rates of ["DE=19%", "FR=20", "CH=8.1", "DE"]) assertOneLineNaming(yield* failure({ VAT_RATES: rates }), "VAT_RATES")
+      }))
+
+    it.effect("VAT numbers are checked with VIES outside sandbox mode; its fixture is refused there", () =>
+      Effect.gen(function*() {
+        assert.strictEqual((yield* load(production, forbiddenDevSecrets)).vatRegistryProvider, "vies")
+        assert.strictEqual((yield* load({})).vatRegistryProvider, "sandbox")
+        assertOneLineNaming(yield* failure({ ...production, VAT_REGISTRY_PROVIDER: "sandbox" }, forbiddenDevSecrets), "VAT_REGISTRY_PROVIDER")
       }))
   })
 })

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto"
 import { afterEach, describe, expect, it } from "vitest"
 import { testDatabaseUrl } from "../support/databases.ts"
+import { sellerFile } from "../support/invoicing.ts"
 import { cleanUp, createDatabase, lines, run, startServer, stop, tempDir } from "./processes.ts"
 
 const drops: Array<() => Promise<unknown>> = []
@@ -34,6 +35,7 @@ describe.skipIf(testDatabaseUrl === undefined)("the lifecycle cron with two inst
       NODE_ENV: "production",
       DATABASE_URL: db.url,
       SMTP_URL: "smtp://127.0.0.1:9",
+      SELLER_FILE: sellerFile,
       JWT_SECRET: randomBytes(48).toString("base64url"),
       ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       BCRYPT_COST: "4",

@@ -8,6 +8,7 @@ import { Schema } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { Browser, parseSetCookie } from "../support/browser.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
+import { sellerFile } from "../support/invoicing.ts"
 import {
   cleanUp,
   createDatabase,
@@ -144,6 +145,7 @@ for (const adminUrl of postgresSuites) {
       DATABASE_URL: databaseUrl,
       // Required outside sandbox mode; nothing here sends mail.
       SMTP_URL: "smtp://127.0.0.1:9",
+      SELLER_FILE: sellerFile,
       JWT_SECRET: jwtSecret,
       ENCRYPTION_KEY: key.toString("base64"),
       BCRYPT_COST: "4"

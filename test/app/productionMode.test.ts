@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { postgres } from "../../app/Database.ts"
 import { Browser } from "../support/browser.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
+import { sellerFile } from "../support/invoicing.ts"
 import { cleanUp, createDatabase, type Env, exitOf, freePort, lines, run, spawnNode, startServer, stop, tempDir } from "./processes.ts"
 
 const drops: Array<() => Promise<unknown>> = []
@@ -114,6 +115,7 @@ describe.skipIf(testDatabaseUrl === undefined)("production on PostgreSQL", () =>
       DATA_DIR: await tempDir(label),
       // Nothing here sends mail: a mail server that cannot be reached is enough to start.
       SMTP_URL: "smtp://127.0.0.1:9",
+      SELLER_FILE: sellerFile,
       BCRYPT_COST: "4",
       ...secrets(),
       ...extra

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto"
 import { afterEach, describe, expect, it } from "vitest"
 import { Browser } from "../support/browser.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
+import { sellerFile } from "../support/invoicing.ts"
 import { cleanUp, createDatabase, run, type Server, startServer, tempDir } from "./processes.ts"
 
 const drops: Array<() => Promise<unknown>> = []
@@ -33,6 +34,7 @@ describe.skipIf(testDatabaseUrl === undefined)("sessions with two instances", ()
       ENCRYPTION_KEY: randomBytes(32).toString("base64"),
       // Never used here: production wants a real mail server configured.
       SMTP_URL: "smtp://127.0.0.1:9",
+      SELLER_FILE: sellerFile,
       BCRYPT_COST: "4",
       LOG_LEVEL: "Warn"
     }

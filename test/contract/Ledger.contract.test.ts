@@ -87,12 +87,12 @@ const contract = (name: string, impl: Layer.Layer<Ledger | Subscriptions | Order
         assert.deepStrictEqual(yield* forUser(2), [renewal, refund])
       }))
 
-    it.effect("a charge recorded twice under the same reference is one entry, the first", () =>
+    it.effect("a charge recorded twice under the same reference is one entry, the first, and the replay says so", () =>
       Effect.gen(function*() {
         const { entry, orderId } = yield* purchase
         const charge = entry()
-        yield* record(charge)
-        yield* record({ ...charge, id: randomUUID(), amountCents: 1, createdAt: later(1) })
+        assert.isTrue(yield* record(charge))
+        assert.isFalse(yield* record({ ...charge, id: randomUUID(), amountCents: 1, createdAt: later(1) }))
         assert.deepStrictEqual(yield* forOrder(orderId), [charge])
       }))
 
@@ -100,10 +100,11 @@ const contract = (name: string, impl: Layer.Layer<Ledger | Subscriptions | Order
       Effect.gen(function*() {
         const { entry, orderId } = yield* purchase
         const reference = `ch_${randomUUID()}:re_1`
-        yield* Effect.all(
+        const recorded = yield* Effect.all(
           Array.from({ length: 10 }, () => record(entry({ kind: "refund", reference }))),
           { concurrency: "unbounded" }
         )
+        assert.strictEqual(recorded.filter((isNew) => isNew).length, 1)
         const entries = yield* forOrder(orderId)
         assert.deepStrictEqual(entries.map((e) => [e.kind, e.reference]), [["refund", reference]])
       }))

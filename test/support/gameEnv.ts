@@ -13,6 +13,7 @@ import * as MemoryGameAllocations from "../../adapters/fake/MemoryGameAllocation
 import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
 import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRecords.ts"
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
+import { memoryInvoicing } from "./invoicing.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
 import { simulatedStripeLayer } from "./simulatedStripe.ts"
@@ -68,6 +69,7 @@ export const gameEnv = (options: { readonly installDuration?: Duration.Input; re
     MemoryOrders.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
+    memoryInvoicing,
     MemoryGameServerRecords.layer,
     MemoryGameAllocations.layer,
     MemoryGamePanel.layer({ ...MemoryGamePanel.defaultOptions, installDuration: options.installDuration ?? "20 seconds" }),

@@ -15,6 +15,8 @@ import { HttpAppLive } from "../../app/Layers.ts"
 import { SandboxStripeApp } from "../../app/sandbox/SandboxStripeLive.ts"
 import { Outbox } from "../../ports/Outbox.ts"
 import { sqlBackends } from "./databases.ts"
+import { testVatRules } from "./invoicing.ts"
+import { demoSeller } from "../../domain/billing/invoicing/Seller.ts"
 
 export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   nodeEnv: "test",
@@ -97,6 +99,9 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   noticeRetrySeconds: 1,
   noticeRetryBaseSeconds: 1,
   noticeMaxAttempts: 20,
+  vatRegistryProvider: "sandbox",
+  viesUrl: new URL("https://ec.europa.eu/taxation_customs/vies/rest-api"),
+  invoicing: { seller: demoSeller, vatRules: testVatRules },
   logLevel: "Warn",
   logFormat: "pretty",
   sessionIdle: Duration.minutes(120),

@@ -29,10 +29,18 @@ describe("FixtureRegistry", () => {
     assert.isFalse(FixtureRegistry.table.has(FixtureSirets.unknown))
   })
 
-  it.effect("well-known companies are active with their names", () =>
+  it.effect("well-known companies are active with their names, and two with their head office's address", () =>
     Effect.gen(function*() {
-      assert.deepStrictEqual(yield* lookUp(FixtureSirets.edf), { _tag: "Active", companyName: "ELECTRICITE DE FRANCE" })
-      assert.deepStrictEqual(yield* lookUp(FixtureSirets.googleFrance), { _tag: "Active", companyName: "GOOGLE FRANCE" })
+      assert.deepStrictEqual(yield* lookUp(FixtureSirets.edf), {
+        _tag: "Active",
+        companyName: "ELECTRICITE DE FRANCE",
+        headOffice: { line1: "22-30 AVENUE DE WAGRAM", postcode: "75008", city: "PARIS" }
+      })
+      assert.deepStrictEqual(yield* lookUp(FixtureSirets.googleFrance), {
+        _tag: "Active",
+        companyName: "GOOGLE FRANCE",
+        headOffice: { line1: "8 RUE DE LONDRES", postcode: "75009", city: "PARIS" }
+      })
       assert.deepStrictEqual(yield* lookUp(FixtureSirets.laPoste), { _tag: "Active", companyName: "LA POSTE" })
       assert.deepStrictEqual(yield* lookUp(FixtureSirets.laPosteEstablishment), { _tag: "Active", companyName: "LA POSTE" })
     }))

@@ -9,6 +9,7 @@ import { NodeCrypto } from "@effect/platform-node"
 import * as AesGcmSecretBox from "../../../adapters/crypto/AesGcmSecretBox.ts"
 import * as IdentityUnitOfWork from "../../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryLedger from "../../../adapters/fake/MemoryLedger.ts"
+import { memoryInvoicing } from "../../support/invoicing.ts"
 import * as MemoryOrders from "../../../adapters/fake/MemoryOrders.ts"
 import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions.ts"
 import { HostedServices } from "../../../domain/billing/HostedService.ts"
@@ -34,6 +35,7 @@ const dnsEnv = DnsZoneHosting.pipe(
     MemoryOrders.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
+    memoryInvoicing,
     IdentityUnitOfWork.layer,
     recordedNoticesLayer,
     NodeCrypto.layerSecureRandom,
