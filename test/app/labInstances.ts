@@ -1,7 +1,7 @@
 // Server processes on one PostgreSQL selling VPS on a sandbox Proxmox the test runs ("lab", registered through
 // CATALOG_FILE), for tests of several instances: which instance runs a workflow is told by the Proxmox ticket it
 // signs in with (each instance signs in on its own).
-import { paid } from "../support/checkout.ts"
+import { payOrder } from "../support/checkout.ts"
 import { randomBytes } from "node:crypto"
 import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
@@ -69,7 +69,7 @@ export const placeVps = async (browser: Browser, hostname: string) => {
   const placed = await browser.post("/api/orders", { planId: "vps-s", options: { templateId: "debian-12", hostname, sshPublicKey: SSH_KEY } })
   expect(placed.status, placed.text).toBe(201)
   const order = (placed.body as { order: OrderBody & { readonly checkoutUrl?: string } }).order
-  await paid(order)
+  await payOrder(browser, order)
   return order.id
 }
 

@@ -164,7 +164,7 @@ export const placeLabOrder = Effect.gen(function*() {
   const order = yield* placeOrder({ id: user.id, email: user.email }, vpsPlan.id, vpsOptions(`faults-${n}`))
   // Paid on the sandbox Stripe's page; its webhook reaches the application's route on its own.
   yield* Effect.promise(() => paid({ id: order.id, status: order.status, checkoutUrl: order.checkoutUrl ?? "" }))
-  return order
+  return yield* pollUntil(orderOf(order.id), (o) => o.status !== "awaiting_payment", "20 seconds", (o) => `order ${o.id} still ${o.status}`)
 })
 
 const orderOf = (orderId: string) => Effect.map(Effect.flatMap(Orders, (orders) => orders.get(orderId)), Option.getOrThrow)
