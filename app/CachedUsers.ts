@@ -21,7 +21,8 @@ export const layer = (options: ReadCacheOptions) =>
         findById: cache.get,
         setPasswordHash: (id, hash) => Effect.ensuring(users.setPasswordHash(id, hash), cache.evict(id)),
         upgradePasswordHash: (id, expected, next) => Effect.ensuring(users.upgradePasswordHash(id, expected, next), cache.evict(id)),
-        setLanguage: (id, language) => Effect.ensuring(users.setLanguage(id, language), cache.evict(id))
+        setLanguage: (id, language) => Effect.ensuring(users.setLanguage(id, language), cache.evict(id)),
+        setRole: (id, role) => Effect.ensuring(users.setRole(id, role), cache.evict(id))
       })
     })
   )

@@ -60,6 +60,8 @@ export const SettingsConfig = Config.all({
   sessionIdleMinutes: intSetting("SESSION_IDLE_MINUTES", 1, 24 * 60, 120),
   sessionRememberHours: intSetting("SESSION_REMEMBER_HOURS", 1, 24 * 30, 12),
   sessionAbsoluteHours: intSetting("SESSION_ABSOLUTE_HOURS", 1, 24 * 90, 24 * 7),
+  staffSessionIdleMinutes: intSetting("STAFF_SESSION_IDLE_MINUTES", 1, 24 * 60, 30),
+  staffSessionAbsoluteHours: intSetting("STAFF_SESSION_ABSOLUTE_HOURS", 1, 24 * 7, 12),
   loginMaxFailuresPerAccountAddress: intSetting("LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS", 1, 1000, 5),
   loginMaxFailuresPerAddress: intSetting("LOGIN_MAX_FAILURES_PER_ADDRESS", 1, 100_000, 30),
   loginMaxFailuresPerAccount: intSetting("LOGIN_MAX_FAILURES_PER_ACCOUNT", 1, 100_000, 20),
@@ -101,6 +103,10 @@ export const SettingsConfig = Config.all({
   stripeApiUrl: Config.option(Config.URL("STRIPE_API_URL")),
   stripeTimeoutMs: intSetting("STRIPE_TIMEOUT_MS", 1_000, 120_000, 20_000),
   stripeRetries: intSetting("STRIPE_RETRIES", 0, 10, 2),
+  // When a declined renewal is tried again, in days after the period's end (decimals allowed: short in tests).
+  renewalRetryDays: withDefault(Config.String("RENEWAL_RETRY_DAYS"), "1,3,5"),
+  renewalReminderDays: intSetting("RENEWAL_REMINDER_DAYS", 0, 30, 7),
+  renewalClaimSeconds: intSetting("RENEWAL_CLAIM_SECONDS", 1, 3600, 120),
   orderRecoverySeconds: intSetting("ORDER_RECOVERY_SECONDS", 1, 60, 60),
   provisioningRetryBaseDelayMs: intSetting("PROVISIONING_RETRY_BASE_DELAY_MS", 1, 60_000, 1_000),
   noticeRetrySeconds: intSetting("NOTICE_RETRY_SECONDS", 1, 3600, 30),
@@ -119,7 +125,9 @@ export const SettingsConfig = Config.all({
 export type RawSettings = Config.Success<typeof SettingsConfig>
 
 /** Settings after defaults that depend on other settings, with secrets resolved and validated. */
-export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat" | "workflowLockRefreshSeconds" | "sellerFile" | "vatFrenchRate" | "vatOssThresholdCents" | "vatRates" | "vatRegistryProvider" | "sandboxStripePort"> {
+export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat" | "workflowLockRefreshSeconds" | "sellerFile" | "vatFrenchRate" | "vatOssThresholdCents" | "vatRates" | "vatRegistryProvider" | "renewalRetryDays" | "sandboxStripePort"> {
+  /** Days after a period's end when a declined renewal is tried again, increasing. */
+  readonly renewalRetryDays: ReadonlyArray<number>
   /** The sandbox Stripe's port in sandbox mode: SANDBOX_STRIPE_PORT, else PORT + 1 (0, any free port, when PORT is 0). */
   readonly sandboxStripePort: number
   readonly production: boolean
@@ -219,6 +227,10 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
   if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(raw.gamePanelUserDomain)) {
     return yield* new InvalidSetting({ name: "GAME_PANEL_USER_DOMAIN", problem: "must be a domain name such as users.example.com" })
   }
+  const renewalRetryDays = raw.renewalRetryDays.split(",").map((part) => part.trim()).filter((part) => part !== "").map(Number)
+  if (renewalRetryDays.length === 0 || !renewalRetryDays.every((d, i) => Number.isFinite(d) && d > 0 && d <= 365 && (i === 0 || d > renewalRetryDays[i - 1]!))) {
+    return yield* new InvalidSetting({ name: "RENEWAL_RETRY_DAYS", problem: "must be increasing numbers of days above 0, comma-separated (such as 1,3,5)" })
+  }
   if (Result.isFailure(Cron.parse(raw.lifecycleCron))) {
     return yield* new InvalidSetting({ name: "LIFECYCLE_CRON", problem: "must be a cron expression such as * * * * * (5 fields, or 6 with seconds first)" })
   }
@@ -246,6 +258,7 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
     encryptionKeys: { current, previous },
     registryProvider,
     sandboxStripePort: Option.getOrElse(raw.sandboxStripePort, () => raw.port === 0 ? 0 : (raw.port % 65535) + 1),
+    renewalRetryDays,
     vatRegistryProvider,
     invoicing,
     logFormat: Option.getOrElse(raw.logFormat, () => production ? "json" as const : "pretty" as const),

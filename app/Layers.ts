@@ -10,6 +10,7 @@ import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.t
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
 import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
 import * as FixtureVatRegistry from "../adapters/fake/FixtureVatRegistry.ts"
+import * as FacturXDocuments from "../adapters/documents/FacturXDocuments.ts"
 import { PlatformInfo } from "../adapters/http/CatalogHandlers.ts"
 import { createHttpServer, routerConfig } from "../adapters/http/edge.ts"
 import { CONSOLE_MAX_FRAME_BYTES, webSocketServerOptions } from "../adapters/http/consoleLimits.ts"
@@ -22,6 +23,7 @@ import * as SmtpMailer from "../adapters/mail/SmtpMailer.ts"
 import { requireCurrentSchema, runMigrations, type SchemaBehind } from "../adapters/postgres/Migrations.ts"
 import * as StripePaymentGateway from "../adapters/stripe/StripePaymentGateway.ts"
 import { apiAt } from "../adapters/stripe/StripePaymentGateway.ts"
+import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgHealth from "../adapters/postgres/PgHealth.ts"
 import * as PgIpAddresses from "../adapters/postgres/PgIpAddresses.ts"
@@ -32,6 +34,8 @@ import * as PgOrders from "../adapters/postgres/PgOrders.ts"
 import * as PgPaymentCustomers from "../adapters/postgres/PgPaymentCustomers.ts"
 import * as PgPaymentNotifications from "../adapters/postgres/PgPaymentNotifications.ts"
 import * as PgPlacement from "../adapters/postgres/PgPlacement.ts"
+import * as PgProxmoxVmids from "../adapters/postgres/PgProxmoxVmids.ts"
+import * as PgRenewals from "../adapters/postgres/PgRenewals.ts"
 import * as PgSubscriptions from "../adapters/postgres/PgSubscriptions.ts"
 import * as PgVpsRecords from "../adapters/postgres/PgVpsRecords.ts"
 import * as PgGameAllocations from "../adapters/postgres/PgGameAllocations.ts"
@@ -57,6 +61,7 @@ import { VatRegistry } from "../ports/VatRegistry.ts"
 import { AccountSettings } from "../domain/account/AccountSettings.ts"
 import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
 import { StepRetryBaseDelay } from "../domain/billing/provisioning.ts"
+import { RenewalSettings } from "../domain/billing/RenewalSettings.ts"
 import { UnsoldUpstreams } from "../domain/catalog/listPlansForSale.ts"
 import { VpsSettings } from "../domain/vps/VpsSettings.ts"
 import * as DeliveredNotices from "../domain/notices/deliverNotices.ts"
@@ -116,6 +121,7 @@ export const DatabaseLive = (
   })
 
 export const RepositoriesLive = Layer.mergeAll(
+  PgAuditLog.layer,
   PgCatalog.layer,
   PgIpAddresses.layer,
   PgOrders.layer,
@@ -125,8 +131,10 @@ export const RepositoriesLive = Layer.mergeAll(
   PgBillingProfiles.layer,
   PgPaymentCustomers.layer,
   PgPaymentNotifications.layer,
+  PgRenewals.layer,
   PgVpsRecords.layer,
   PgPlacement.layer,
+  PgProxmoxVmids.layer,
   PgGameServerRecords.layer,
   PgGameAllocations.layer,
   // A change of a user on another instance is seen here within a second.
@@ -249,6 +257,8 @@ export const accountSettings = (settings: Settings): AccountSettings["Service"] 
   rememberMeLifetime: settings.sessionRemember,
   sessionIdleLifetime: settings.sessionIdle,
   sessionAbsoluteLifetime: settings.sessionAbsolute,
+  staffSessionLifetime: Duration.minutes(settings.staffSessionIdleMinutes),
+  staffSessionAbsoluteLifetime: Duration.hours(settings.staffSessionAbsoluteHours),
   resetTokenLifetime: AccountSettings.defaults.resetTokenLifetime,
   loginThrottleWindow: settings.loginThrottleWindow,
   maxFailuresPerAccountAddress: settings.loginMaxFailuresPerAccountAddress,
@@ -273,6 +283,7 @@ export const ServicesLive = (settings: Settings) =>
     RegistryLive(settings),
     VatRegistryLive(settings),
     Layer.succeed(InvoicingSettings, settings.invoicing),
+    FacturXDocuments.layer,
     MailerLive(settings),
     SandboxModeLive(settings),
     Layer.succeed(AccountSettings, accountSettings(settings)),
@@ -288,7 +299,6 @@ export const ServicesLive = (settings: Settings) =>
   )
 
 export const vpsSettings = (settings: Settings): VpsSettings["Service"] => ({
-  vmidRange: { from: settings.vmidRangeStart, to: settings.vmidRangeEnd },
   cpuOvercommit: settings.cpuOvercommit,
   memoryOvercommit: settings.memoryOvercommit,
   storage: settings.proxmoxStorage,
@@ -305,6 +315,15 @@ export const gameSettings = (settings: Settings): GameSettings["Service"] => ({
   installPollMax: Duration.seconds(15),
   gracePeriod: Duration.days(settings.gameGraceDays),
   consoleTokenLifetime: Duration.minutes(settings.gameConsoleTokenMinutes)
+})
+
+export const renewalSettings = (settings: Settings): RenewalSettings["Service"] => ({
+  retryAfter: settings.renewalRetryDays.map((days) => Duration.millis(Math.round(days * 86_400_000))),
+  reminderLead: Duration.days(settings.renewalReminderDays),
+  claimLease: Duration.seconds(settings.renewalClaimSeconds),
+  // The products' grace windows (VpsSettings, GameSettings): what a customer is told of a period left unpaid.
+  gracePeriod: (kind) => Duration.days(kind === "game" ? settings.gameGraceDays : settings.vpsGraceDays),
+  billingPageUrl: `${settings.publicUrl.replace(/\/$/, "")}/billing`
 })
 
 export const noticeSettings = (settings: Settings): NoticeSettings["Service"] => ({
@@ -364,7 +383,8 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
         paymentWindow: Duration.minutes(settings.orderPaymentMinutes),
         panelUrl: settings.publicUrl
       }),
-      Layer.succeed(GameSettings, gameSettings(settings))
+      Layer.succeed(GameSettings, gameSettings(settings)),
+      Layer.succeed(RenewalSettings, renewalSettings(settings))
     )),
     Layer.provideMerge(RepositoriesLive),
     Layer.provideMerge(database)
@@ -381,6 +401,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
   )
   const virtualization = Layer.mergeAll(
     ProxmoxVirtualization.layerWith({
+      vmidRange: { from: settings.vmidRangeStart, to: settings.vmidRangeEnd },
       requestTimeout: Duration.millis(settings.proxmoxRequestTimeoutMs),
       retryBaseDelay: Duration.millis(settings.proxmoxRetryBaseDelayMs)
     }).pipe(Layer.provide(ProxmoxClustersLive.layer)),

@@ -5,6 +5,7 @@ import { Cron, DateTime, Duration, Effect, Layer } from "effect"
 import { ClusterCron } from "effect/cluster"
 import { HostedServices } from "../domain/billing/HostedService.ts"
 import { recoverOrders } from "../domain/billing/Ordering.ts"
+import { sweepRenewals } from "../domain/billing/autoRenewal.ts"
 import { sweepLifecycle } from "../domain/billing/sweepLifecycle.ts"
 import { GameHosting } from "../domain/game/GameHosting.ts"
 import { VpsHosting } from "../domain/vps/VpsHosting.ts"
@@ -48,13 +49,17 @@ export const ReconcileCronLive = ClusterCron.make({
   skipIfOlderThan: "30 minutes"
 })
 
-/** The subscription sweep on `schedule` (LIFECYCLE_CRON, every minute by default); each run logs the time it is for. */
+/**
+ * The subscription sweep on `schedule` (LIFECYCLE_CRON, every minute by default); each run logs the time it is for.
+ * Renewals first: a period its card pays at its end never lapses.
+ */
 export const LifecycleCronLive = (schedule: Cron.Cron) => ClusterCron.make({
   name: "subscription-lifecycle",
   cron: schedule,
   execute: Effect.gen(function*() {
     const at = yield* ClusterCron.CurrentScheduledTime
     yield* Effect.logDebug(`lifecycle sweep for ${DateTime.formatIso(at)}`)
+    yield* sweepRenewals.pipe(Effect.catchCause((cause) => Effect.logError("the renewal sweep failed", cause)))
     yield* sweepLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("the lifecycle sweep failed", cause)))
   }),
   skipIfOlderThan: "10 minutes"

@@ -1,5 +1,5 @@
-// The admin CLI (`npm run admin -- …`): migrations, the sandbox outbox, sealed upstream credentials, the catalog, and
-// the reconciliation of our records with the upstreams.
+// The admin CLI (`npm run admin -- …`): migrations, the sandbox outbox, sealed upstream credentials, the catalog, the
+// reconciliation of our records with the upstreams, and the operators' roles.
 import { NodeHttpClient, NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Console, Context, Effect, FileSystem, Layer, Option, Redacted, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -8,12 +8,23 @@ import { runMigrations } from "../adapters/postgres/Migrations.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgGameServerRecords from "../adapters/postgres/PgGameServerRecords.ts"
 import * as PgOrders from "../adapters/postgres/PgOrders.ts"
+import * as PgProxmoxVmids from "../adapters/postgres/PgProxmoxVmids.ts"
+import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
+import * as PgInvoices from "../adapters/postgres/PgInvoices.ts"
+import { exportPeriod, ossTotalOf, parisMidnight } from "../domain/billing/invoicing/accountantExport.ts"
+import type { Invoices } from "../ports/Invoices.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
+import * as PgUnitOfWork from "../adapters/postgres/PgUnitOfWork.ts"
+import * as PgUsers from "../adapters/postgres/PgUsers.ts"
 import * as PgUpstreamSecrets from "../adapters/postgres/PgUpstreamSecrets.ts"
 import * as PgVpsRecords from "../adapters/postgres/PgVpsRecords.ts"
 import * as ProxmoxVirtualization from "../adapters/proxmox/ProxmoxVirtualization.ts"
 import * as PterodactylGamePanel from "../adapters/pterodactyl/PterodactylGamePanel.ts"
+import { grantRole, revokeRole } from "../domain/account/StaffRoles.ts"
 import { applyCatalogFile, formatSummary } from "../domain/catalog/applyCatalog.ts"
+import type { AuditLog } from "../ports/AuditLog.ts"
+import type { UnitOfWork } from "../ports/UnitOfWork.ts"
+import type { Users } from "../ports/Users.ts"
 import { retireEntry } from "../domain/catalog/retireEntry.ts"
 import { formatReport, reconcile } from "../domain/reconcile/Reconciler.ts"
 import { VpsSettings } from "../domain/vps/VpsSettings.ts"
@@ -65,6 +76,76 @@ export const AdminServicesLive = (settings: Settings) =>
     Layer.provide(DatabaseLive(settings, "cli"))
   )
 
+export type StaffServices = Users | UnitOfWork | AuditLog
+
+/** What `users grant | revoke` change: the users and the audit log, in one transaction. */
+export const StaffServicesLive = (settings: Settings) =>
+  Layer.mergeAll(PgUsers.layer, PgUnitOfWork.layer, PgAuditLog.layer).pipe(Layer.provide(DatabaseLive(settings, "cli")))
+
+/** `users grant EMAIL admin|support`, `users revoke EMAIL`: operators' roles, each change audited. */
+const usersCommand = <E>(services: Layer.Layer<StaffServices, E>) => {
+  const grant = Command.make("grant", {
+    email: Argument.String("email"),
+    role: Argument.Literals("role", ["admin", "support"])
+  }, ({ email, role }) =>
+    Effect.flatMap(grantRole(email, role), ({ previous, user }) =>
+      Console.log(previous === role ? `${user.email} is already ${role}.` : `${user.email} is now ${role} (was ${previous}).`))).pipe(
+      Command.withDescription("Make an account support (reads everything, suspends, resends e-mails) or admin (everything)"),
+      Command.provide(services)
+    )
+  const revoke = Command.make("revoke", { email: Argument.String("email") }, ({ email }) =>
+    Effect.flatMap(revokeRole(email), ({ previous, user }) =>
+      Console.log(previous === "customer" ? `${user.email} is a customer already.` : `${user.email} is a customer again (was ${previous}).`))).pipe(
+      Command.withDescription("Take an account's operator role away: a customer again"),
+      Command.provide(services)
+    )
+  return Command.make("users").pipe(
+    Command.withDescription("Operators: grant or revoke the support and admin roles (audited)"),
+    Command.withSubcommands([grant, revoke])
+  )
+}
+
+/** What `invoices export | oss` read: the issued documents. */
+export const InvoicesServicesLive = (settings: Settings) => PgInvoices.layer.pipe(Layer.provide(DatabaseLive(settings, "cli")))
+
+/** A French day as the operator types it; anything else stops the command with one line. */
+const Day = (name: string) =>
+  Flag.String(name).pipe(
+    Flag.withDescription("a day, YYYY-MM-DD (French time)"),
+    Flag.withSchema(Schema.String.check(Schema.makeFilter((text: string) => {
+      try {
+        parisMidnight(text)
+        return true
+      } catch {
+        return "must be a date such as 2026-01-31"
+      }
+    })))
+  )
+
+/** `invoices export --from --to` (CSV on standard output) and `invoices oss [--year]`. */
+const invoicesCommand = <E>(services: Layer.Layer<Invoices, E>) => {
+  const exportCommand = Command.make("export", { from: Day("from"), to: Day("to") }, ({ from, to }) =>
+    Effect.flatMap(exportPeriod(from, to), (csv) => Console.log(csv.trimEnd()))).pipe(
+      Command.withDescription("Invoices and credit notes issued from --from to --to (both included) as CSV for the accountant: one row per document and VAT rate, then totals per customer country and rate"),
+      Command.provide(services)
+    )
+  const oss = Command.make("oss", {
+    year: Flag.Int("year").pipe(Flag.withDescription("the calendar year (default: this one)"), Flag.optional)
+  }, ({ year }) =>
+    Effect.gen(function*() {
+      const y = Option.getOrElse(year, () => new Date().getUTCFullYear())
+      const cents = yield* ossTotalOf(y)
+      yield* Console.log(`OSS ${y}: ${(cents / 100).toFixed(2)} EUR of cross-border consumer sales within the EU (excluding VAT, credit notes deducted).`)
+    })).pipe(
+      Command.withDescription("The year's cross-border consumer sales within the EU, as the OSS threshold counts them"),
+      Command.provide(services)
+    )
+  return Command.make("invoices").pipe(
+    Command.withDescription("Invoices and credit notes for the accountant"),
+    Command.withSubcommands([exportCommand, oss])
+  )
+}
+
 export type ReconcileServices = Catalog | Orders | VpsRecords | GameServerRecords | VpsSettings | Virtualization | GamePanel
 
 /**
@@ -73,7 +154,9 @@ export type ReconcileServices = Catalog | Orders | VpsRecords | GameServerRecord
  */
 export const ReconcileServicesLive = (settings: Settings) =>
   Layer.mergeAll(
-    ProxmoxVirtualization.layer.pipe(Layer.provide(ProxmoxClustersLive.layer)),
+    ProxmoxVirtualization.layerWith({ vmidRange: { from: settings.vmidRangeStart, to: settings.vmidRangeEnd } }).pipe(
+      Layer.provide(ProxmoxClustersLive.layer)
+    ),
     PterodactylGamePanel.layer.pipe(Layer.provide([GamePanelsLive.layer, NodeHttpClient.layerUndici])),
     Layer.succeed(VpsSettings, vpsSettings(settings))
   ).pipe(
@@ -81,6 +164,7 @@ export const ReconcileServicesLive = (settings: Settings) =>
       PgCatalog.layer,
       PgOrders.layer,
       PgVpsRecords.layer,
+      PgProxmoxVmids.layer,
       PgGameServerRecords.layer,
       PgUpstreamSecrets.layer,
       AesGcmSecretBox.layer(settings.encryptionKeys)
@@ -181,7 +265,9 @@ export const makeAdmin = <E>(
   catalog?: Layer.Layer<Catalog, E>,
   reconciler?: Layer.Layer<ReconcileServices, E>,
   /** Another Stripe API than Stripe's own (STRIPE_API_URL: the sandbox Stripe). */
-  stripeApi?: StripeApi
+  stripeApi?: StripeApi,
+  staff?: Layer.Layer<StaffServices, E>,
+  invoices?: Layer.Layer<Invoices, E>
 ) => {
 
   const outbox = Command.make("outbox", {
@@ -281,7 +367,9 @@ export const makeAdmin = <E>(
       ...(catalog === undefined
         ? []
         : [catalogCommand(Layer.merge(services, catalog)), applyCommand(Layer.merge(services, catalog))]),
-      ...(reconciler === undefined ? [] : [reconcileCommand(reconciler)])
+      ...(reconciler === undefined ? [] : [reconcileCommand(reconciler)]),
+      ...(staff === undefined ? [] : [usersCommand(staff)]),
+      ...(invoices === undefined ? [] : [invoicesCommand(invoices)])
     ])
   )
 }
@@ -294,7 +382,15 @@ if (import.meta.main) {
   const migrateDatabase = Effect.flatMap(settings, (s) => runMigrations.pipe(Effect.provide(DatabaseLive(s, "migrate"))))
   const program = Effect.flatMap(settings, (s) =>
     Command.run(
-      makeAdmin(services, migrateDatabase, services, ReconcileServicesLive(s), Option.getOrUndefined(Option.map(s.stripeApiUrl, apiAt))),
+      makeAdmin(
+        services,
+        migrateDatabase,
+        services,
+        ReconcileServicesLive(s),
+        Option.getOrUndefined(Option.map(s.stripeApiUrl, apiAt)),
+        StaffServicesLive(s),
+        InvoicesServicesLive(s)
+      ),
       { version: "0.1.0" }
     ).pipe(
       Effect.provide(LoggerLive(s))

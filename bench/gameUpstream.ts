@@ -5,7 +5,7 @@ import { Schema } from "effect"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type SandboxPterodactyl, startSandboxPterodactyl } from "../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
+import { type SandboxPterodactyl, startSandboxPterodactyl } from "../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { type Cleanup, progress } from "./system.ts"
 
 export const PANEL = "bench-panel"

@@ -255,20 +255,37 @@ export class PanelResourceNotFound extends Schema.TaggedError<PanelResourceNotFo
   operation: Schema.String
 }) {}
 
+/** The server already holds as many backups as its plan allows: one must be deleted first. */
+export class BackupLimitReached extends Schema.TaggedError<BackupLimitReached>()("BackupLimitReached", {
+  operation: Schema.String
+}) {}
+
+/** The backup is locked: it cannot be deleted until it is unlocked. */
+export class BackupLocked extends Schema.TaggedError<BackupLocked>()("BackupLocked", { operation: Schema.String }) {}
+
+/** The file is too large to be opened as text (it can still be downloaded). */
+export class FileTooLarge extends Schema.TaggedError<FileTooLarge>()("FileTooLarge", { operation: Schema.String }) {}
+
+/** A file or folder with that name is already there. */
+export class FileAlreadyExists extends Schema.TaggedError<FileAlreadyExists>()("FileAlreadyExists", {
+  operation: Schema.String
+}) {}
+
 /**
- * Any other refusal (400 DisplayException family, 403, 413…): `code` is the panel's exception class
- * (`TooManyBackupsException`…), `detail` its message — for logs only, it may hold upstream addresses.
+ * Any other refusal of a request (a 4xx the panel gives no more meaning to). `detail` is for logs only: it may hold
+ * the upstream's own words.
  */
-export class PanelRejected extends Schema.TaggedError<PanelRejected>()("PanelRejected", {
+export class PanelRefused extends Schema.TaggedError<PanelRefused>()("PanelRefused", {
   operation: Schema.String,
-  status: Schema.Int,
-  code: Schema.String,
   detail: Schema.String
 }) {
   override get message() {
-    return `${this.operation}: ${this.status} ${this.code}`
+    return `${this.operation}: ${this.detail}`
   }
 }
+
+/** What a refused request of a customer's means, in our words. */
+export type PanelRefusal = BackupLimitReached | BackupLocked | FileTooLarge | FileAlreadyExists | PanelRefused
 
 /**
  * The panel server with this id does not carry our external id for the expected order (it was replaced or re-marked
@@ -299,12 +316,13 @@ export type ClientCallError =
   | PanelValidationFailed
   | ServerStateConflict
   | PanelResourceNotFound
-  | PanelRejected
+  | PanelRefusal
 
 export class GamePanel extends Context.Service<GamePanel, {
   // --- panel accounts, capacity, and our servers' life ---
   /** The panel account of our user (exact lookup), if they have one. */
   userFor(panel: string, userId: string): Effect.Effect<PanelUser | null, GamePanelError>
+  /** Once per user: a creation for a user who already has their panel account answers that account. */
   createUser(panel: string, user: {
     readonly userId: string
     readonly email: string
@@ -317,7 +335,8 @@ export class GamePanel extends Context.Service<GamePanel, {
   freeAllocations(panel: string, node: number): Effect.Effect<ReadonlyArray<PanelAllocation>, GamePanelError>
   /** The egg with its variables (nest found by the adapter). */
   egg(panel: string, eggId: number): Effect.Effect<Egg, GamePanelError | PanelResourceNotFound>
-  createServer(panel: string, server: NewServer): Effect.Effect<PanelServer, GamePanelError | PanelValidationFailed | PanelRejected>
+  /** Once per order: a creation for an order that already has its server answers that server. */
+  createServer(panel: string, server: NewServer): Effect.Effect<PanelServer, GamePanelError | PanelValidationFailed | PanelRefused>
   server(panel: string, id: number): Effect.Effect<PanelServer, GamePanelError | PanelResourceNotFound>
   /** Every server of the panel (for reconciling it with our records). */
   servers(panel: string): Effect.Effect<ReadonlyArray<PanelServer>, GamePanelError>
@@ -333,7 +352,10 @@ export class GamePanel extends Context.Service<GamePanel, {
   deleteOurServer(panel: string, id: number, orderId: string): Effect.Effect<void, GamePanelError | PanelServerNotOurs>
 
   // --- what a customer does on their server (`server` is its 36-character uuid) ---
-  power(panel: string, server: string, signal: PowerSignal): Effect.Effect<void, ClientCallError>
+  power(panel: string, server: string, signal: PowerSignal): Effect.Effect<
+    void,
+    GamePanelError | PanelValidationFailed | ServerStateConflict | PanelResourceNotFound | PanelRefused
+  >
   /** The live console (closed with the scope). */
   openConsole(panel: string, server: string): Effect.Effect<GameConsole, ClientCallError | ConsoleEnded, Scope.Scope>
   /** A customer's file or backup operation, answered as the panel answered it when it succeeded (2xx). */

@@ -31,6 +31,11 @@ export class NoticeRecords extends Context.Service<NoticeRecords, {
    * two passes at once never take the same notice.
    */
   claimDue(now: Date, leaseUntil: Date, limit: number): Effect.Effect<ReadonlyArray<PendingNotice>, DatabaseUnavailable>
+  /**
+   * Runs `effect` once what the caller recorded is committed: at once outside a transaction, after the commit inside
+   * one (outside it), never when it rolls back. A notice is sent only once its record is there for good.
+   */
+  afterCommit(effect: Effect.Effect<void>): Effect.Effect<void>
   markSent(key: string, at: Date): Effect.Effect<void, DatabaseUnavailable>
   /** A failed attempt: tried again from `retryAt`, or never when it is null (given up). */
   markFailed(key: string, error: string, retryAt: Date | null): Effect.Effect<void, DatabaseUnavailable>

@@ -63,6 +63,16 @@ export type PaymentNotification =
   | { readonly _tag: "ChargeFailed"; readonly id: string; readonly payment: string; readonly reason: string }
   /** Money given back: `refundedCents` in all, so far, of `payment`. */
   | { readonly _tag: "RefundConfirmed"; readonly id: string; readonly payment: string; readonly refundedCents: number }
+  /** A renewal was paid on the hosted page of `paymentLink` (the subscription and period it was made for). */
+  | {
+    readonly _tag: "RenewalPaidOnPage"
+    readonly id: string
+    readonly subscriptionId: string
+    /** The period paid for, as given to `paymentLink` (an ISO date). */
+    readonly periodStart: string
+    readonly payment: string
+    readonly amountCents: number
+  }
   /** Verified, but of a kind billing does not act on. */
   | { readonly _tag: "Ignored"; readonly id: string; readonly type: string }
 
@@ -111,6 +121,20 @@ export class PaymentGateway extends Context.Service<PaymentGateway, {
   cardPage(request: {
     readonly customer: string
     readonly returnUrl: string
+  }): Effect.Effect<{ readonly url: string }, PaymentUnavailable>
+  /**
+   * A hosted page where the customer pays one renewal while present (the bank asked for authentication, or the saved
+   * card was declined); `RenewalPaidOnPage` names the subscription and period once paid. The card used is saved for
+   * the next renewals.
+   */
+  paymentLink(request: {
+    readonly customer: string
+    readonly amountCents: number
+    readonly description: string
+    readonly subscriptionId: string
+    readonly periodStart: string
+    readonly returnUrl: string
+    readonly idempotencyKey: string
   }): Effect.Effect<{ readonly url: string }, PaymentUnavailable>
   /** Charges the customer's saved card while they are away (a renewal); `reference` identifies the payment. */
   charge(request: {

@@ -1,4 +1,5 @@
-// Where new VMs go: capacity reservations per node and VMIDs from our own range, both decided atomically.
+// Where new machines go: capacity reserved on a node for an order until its machine counts in the node's own figures,
+// decided atomically so two orders never both take a node's last room.
 import { Context, type Effect, type Option } from "effect"
 import type { Reservation } from "../domain/vps/Vps.ts"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
@@ -11,18 +12,7 @@ export class Placement extends Context.Service<Placement, {
   reserve(
     cluster: string,
     holder: string,
-    choose: (pending: ReadonlyArray<Reservation>) => Option.Option<Omit<Reservation, "holder" | "cluster" | "vmid">>
+    choose: (pending: ReadonlyArray<Reservation>) => Option.Option<Omit<Reservation, "holder" | "cluster">>
   ): Effect.Effect<Option.Option<Reservation>, DatabaseUnavailable>
   releaseReservation(holder: string): Effect.Effect<void, DatabaseUnavailable>
-  /**
-   * The lowest VMID of [from, to) that neither we nor anyone (`taken`) use, recorded for `holder`;
-   * the holder's current one if it has one. None when the range is full.
-   */
-  allocateVmid(cluster: string, holder: string, range: { readonly from: number; readonly to: number }): Effect.Effect<Option.Option<number>, DatabaseUnavailable>
-  /** A VMID found in use upstream by something else: never hand it out again; the holder gets a new one. */
-  markVmidForeign(cluster: string, vmid: number): Effect.Effect<void, DatabaseUnavailable>
-  /** Frees the holder's VMID once its VM is destroyed. */
-  releaseVmid(holder: string): Effect.Effect<void, DatabaseUnavailable>
-  /** The VMID on the reservation, so the VM stops counting twice once it exists upstream. */
-  attachVmid(holder: string, vmid: number): Effect.Effect<void, DatabaseUnavailable>
 }>()("zh/ports/Placement") {}

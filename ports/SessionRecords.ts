@@ -15,5 +15,7 @@ export class SessionRecords extends Context.Service<SessionRecords, {
   /** Ends every session of the user; returns how many were live. */
   endAllOf(userId: UserId): Effect.Effect<number, DatabaseUnavailable>
   /** Forgets up to `limit` sessions whose absolute cap has passed at `now` (any user's); returns how many. */
+  /** The user's live sessions (not past their cap at `now`), the latest sign-in first. */
+  listOf(userId: UserId, now: Date): Effect.Effect<ReadonlyArray<SessionRecord>, DatabaseUnavailable>
   purgeExpired(now: Date, limit: number): Effect.Effect<number, DatabaseUnavailable>
 }>()("zh/ports/SessionRecords") {}

@@ -37,6 +37,11 @@ export class Subscriptions extends Context.Service<Subscriptions, {
   setCancelAtPeriodEnd(id: string, cancel: boolean): Effect.Effect<void, DatabaseUnavailable>
   /** Active subscriptions whose period has ended at `now`. */
   due(now: Date): Effect.Effect<ReadonlyArray<Subscription>, DatabaseUnavailable>
+  /**
+   * Subscriptions the automatic renewal looks after: active or suspended (a lapsed one is still charged inside its
+   * grace window), not cancelled, whose period ends by `until`.
+   */
+  renewable(until: Date): Effect.Effect<ReadonlyArray<Subscription>, DatabaseUnavailable>
   /** Suspended subscriptions, for the lifecycle sweeper. */
   readonly suspended: Effect.Effect<ReadonlyArray<Subscription>, DatabaseUnavailable>
 }>()("zh/ports/Subscriptions") {}

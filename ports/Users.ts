@@ -1,5 +1,6 @@
 // Persistence of user accounts, one row per user.
 import { Context, type Effect, type Option, Schema } from "effect"
+import type { Role } from "../domain/account/Role.ts"
 import type { Language, NewUser, User, UserId } from "../domain/account/User.ts"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
@@ -18,4 +19,11 @@ export class Users extends Context.Service<Users, {
    */
   upgradePasswordHash(id: UserId, expected: string, next: string): Effect.Effect<boolean, DatabaseUnavailable>
   setLanguage(id: UserId, language: Language): Effect.Effect<void, DatabaseUnavailable>
+  /** Gives the user `role`; the role held before, or None when there is no such user. */
+  setRole(id: UserId, role: Role): Effect.Effect<Option.Option<Role>, DatabaseUnavailable>
+  /**
+   * The back-office's search, at most `limit` users ordered by e-mail: `query` (already trimmed and lower-cased) is a
+   * prefix of the e-mail, the first or last name, the company name, or of the SIRET.
+   */
+  search(query: string, limit: number): Effect.Effect<ReadonlyArray<User>, DatabaseUnavailable>
 }>()("zh/ports/Users") {}

@@ -1,8 +1,11 @@
-// The hypervisor, as the VPS domain needs it: capacity, cloning, configuration, power, snapshots, guest
-// commands, destruction and the serial console. Every VPS operation goes through this one port.
+// The hypervisor, as the VPS domain needs it: capacity, a machine made for an order, configuration, power, snapshots,
+// guest commands, destruction and the serial console. Every VPS operation goes through this one port. How a machine is
+// named upstream (a Proxmox VMID: chosen from our range, confirmed free, chosen again when something takes it) and how
+// a creation under way is recognised are the adapter's business: the domain asks for the machine of an order.
 import { Context, type Effect, type Redacted, Schema, type Scope, type Stream } from "effect"
+import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
-/** Which cluster (a name from the catalog) and where a VM lives in it. */
+/** A machine's handle: which cluster (a name from the catalog), the node it runs on, and its id there. */
 export interface VmRef {
   readonly cluster: string
   readonly node: string
@@ -31,6 +34,13 @@ export interface VmSummary extends VmRef {
    * behind a fresh clone: `ownerOf` reads the VM's own record, which carries the stamp from the clone's first moment.
    */
   readonly stamp: string | null
+  /**
+   * The order this machine was created for, known from the moment of its creation (unlike `stamp`, which the listing
+   * shows only once the machine is configured); null for a machine we did not create.
+   */
+  readonly createdFor: string | null
+  /** Where we create machines (our own range of ids): a machine here that no order of ours explains is an orphan. */
+  readonly managed: boolean
   readonly status: PowerState
   readonly template: boolean
   /** An operation (a clone, a snapshot, …) holds the VM right now: what it is may not be final yet. */
@@ -121,8 +131,12 @@ export class VmNotFound extends Schema.TaggedError<VmNotFound>()("VmNotFound", {
   vmid: Schema.Number
 }) {}
 
-/** The VMID is already used by another VM: pick another one. */
-export class VmidTaken extends Schema.TaggedError<VmidTaken>()("VmidTaken", { vmid: Schema.Number }) {}
+/** Every id of the range we create machines in is in use: no machine can be created until one is freed. */
+export class NoMachineIdFree extends Schema.TaggedError<NoMachineIdFree>()("NoMachineIdFree", { cluster: Schema.String }) {
+  override get message() {
+    return `no machine id of our range is free on cluster ${this.cluster}`
+  }
+}
 
 /** The guest agent is not configured or does not answer. */
 export class GuestAgentUnavailable extends Schema.TaggedError<GuestAgentUnavailable>()("GuestAgentUnavailable", {
@@ -162,24 +176,42 @@ export class ClusterUnknown extends Schema.TaggedError<ClusterUnknown>()("Cluste
 
 export type VirtualizationError = VirtualizationUnavailable | TaskFailed | ClusterUnknown
 
+/** What a new machine is made of and where it goes. */
+export interface MachineSpec {
+  readonly cluster: string
+  /** The node it is placed on; the template's copy there is cloned (a full clone stays on its template's node). */
+  readonly node: string
+  readonly template: VmRef
+  readonly name: string
+  /** The storage its disk goes to. */
+  readonly storage: string
+}
+
+/** The machine of an order: made (its handle), or its creation still under way upstream (ask again later). */
+export type MachineCreation =
+  | { readonly _tag: "Created"; readonly vm: VmRef }
+  | { readonly _tag: "InProgress" }
+
 export class Virtualization extends Context.Service<Virtualization, {
   /** Every QEMU VM of the cluster (templates included, marked). */
   listVms(cluster: string): Effect.Effect<ReadonlyArray<VmSummary>, VirtualizationError>
   /** Capacity of every node, with the free space of `storage` on each. */
   nodeCapacity(cluster: string, storage: string): Effect.Effect<ReadonlyArray<NodeCapacity>, VirtualizationError>
-  /** Whether no VM uses `vmid` at the time of the check (nothing is reserved). */
-  isVmidFree(cluster: string, vmid: number): Effect.Effect<boolean, VirtualizationError>
   /**
-   * Full clone of a template into `target.vmid` on the template's node; waits for the task. The clone carries our
-   * ownership `stamp` (the order id) from its first moment.
+   * The machine of `order`: a full clone of the template on the spec's node, carrying our ownership stamp (the order
+   * id) from its first moment. Idempotent per order: asked again (a retried step, another process), it answers the
+   * machine made for that order, or InProgress while a creation of it is still running upstream (a process stopped in
+   * its middle). Never on an id something else holds.
    */
-  cloneTemplate(options: {
-    readonly template: VmRef
-    readonly target: VmRef
-    readonly name: string
-    readonly storage: string
-    readonly stamp: string
-  }): Effect.Effect<void, VirtualizationError | VmidTaken>
+  createMachine(
+    order: string,
+    spec: MachineSpec
+  ): Effect.Effect<MachineCreation, VirtualizationError | NoMachineIdFree | DatabaseUnavailable>
+  /**
+   * The order's machine is gone (destroyed, or never made): its id may be given to another order. An id something
+   * else holds upstream is never given again.
+   */
+  releaseMachine(order: string): Effect.Effect<void, DatabaseUnavailable>
   /** The ownership stamp the VM carries, read from its own record (never from a cached listing). */
   ownerOf(vm: VmRef): Effect.Effect<VmOwnership, VirtualizationError | VmNotFound>
   /**

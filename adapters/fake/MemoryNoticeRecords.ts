@@ -42,6 +42,8 @@ export const make = Effect.gen(function*() {
         for (const r of due) next.set(r.key, r)
         return [due.map(pending), next]
       }),
+    // In memory every write stands at once (IdentityUnitOfWork has no rollback).
+    afterCommit: (effect) => effect,
     markSent: (key, at) => update(key, (row) => ({ ...row, sentAt: at, nextAttemptAt: null, lastError: null })),
     markFailed: (key, error, retryAt) => update(key, (row) => ({ ...row, lastError: error, nextAttemptAt: retryAt }))
   })

@@ -24,6 +24,11 @@ export const make = Effect.gen(function*() {
       }),
     end: (id) => Effect.map(removeWhere((s) => s.id === id), (n) => n > 0),
     endAllOf: (userId) => removeWhere((s) => s.userId === userId),
+    listOf: (userId, now) =>
+      Effect.map(Ref.get(rows), (m) =>
+        [...m.values()]
+          .filter((s) => s.userId === userId && s.expiresAt > now)
+          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())),
     purgeExpired: (now, limit) => removeWhere((s) => s.expiresAt <= now, limit)
   })
 })

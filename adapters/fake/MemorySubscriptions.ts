@@ -56,6 +56,10 @@ export const make = Effect.gen(function*() {
     setCancelAtPeriodEnd: (id, cancel) =>
       Effect.asVoid(change(id, (s) => new Subscription({ ...s, cancelAtPeriodEnd: cancel }))),
     due: (now) => select((s) => s.status === "active" && s.currentPeriodEnd.getTime() <= now.getTime(), byPeriodEnd),
+    renewable: (until) =>
+      select((s) =>
+        (s.status === "active" || s.status === "suspended") && !s.cancelAtPeriodEnd &&
+        s.currentPeriodEnd.getTime() <= until.getTime(), byPeriodEnd),
     suspended: select((s) => s.status === "suspended", byPeriodEnd)
   })
 })

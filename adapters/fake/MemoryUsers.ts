@@ -1,5 +1,6 @@
 // In-memory Users: the same contract as the Postgres repository, for domain tests.
 import { Effect, Layer, Option, Ref } from "effect"
+import type { Role } from "../../domain/account/Role.ts"
 import { User } from "../../domain/account/User.ts"
 import { EmailTaken, Users } from "../../ports/Users.ts"
 
@@ -34,7 +35,22 @@ export const make = Effect.gen(function*() {
         if (current === undefined || current.passwordHash !== expected) return [false, m]
         return [true, new Map(m).set(id, new User({ ...current, passwordHash: next }))]
       }),
-    setLanguage: (id, language) => Effect.asVoid(update(id, (u) => new User({ ...u, language })))
+    setLanguage: (id, language) => Effect.asVoid(update(id, (u) => new User({ ...u, language }))),
+    setRole: (id, role) =>
+      Ref.modify(rows, (m): readonly [Option.Option<Role>, Map<string, User>] => {
+        const current = m.get(id)
+        if (current === undefined) return [Option.none(), m]
+        return [Option.some(current.role), new Map(m).set(id, new User({ ...current, role }))]
+      }),
+    search: (query, limit) =>
+      Effect.map(Ref.get(rows), (m) =>
+        [...m.values()]
+          .filter((u) =>
+            [u.email, u.firstName, u.lastName, u.companyName ?? "", u.siret ?? ""].some((field) =>
+              field !== "" && field.toLowerCase().startsWith(query)
+            ))
+          .sort((a, b) => (a.email.toLowerCase() < b.email.toLowerCase() ? -1 : 1))
+          .slice(0, limit))
   })
 })
 

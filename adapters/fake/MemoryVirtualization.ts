@@ -4,7 +4,8 @@
 import { type Cause, Clock, Context, Effect, Layer, Queue, Redacted, Ref, Stream, SynchronizedRef } from "effect"
 import {
   type CloudInit, ClusterUnknown, ConsoleClosed, GuestAgentUnavailable, type GuestCommandResult, type SerialConsole,
-  type Snapshot, TaskFailed, Virtualization, VmidTaken, VmNotFound, VmNotOurs, type VmRef, type VmSummary
+  type MachineCreation, NoMachineIdFree, type Snapshot, TaskFailed, Virtualization, VmNotFound, VmNotOurs, type VmRef,
+  type VmSummary
 } from "../../ports/Virtualization.ts"
 
 export interface NodeSeed {
@@ -29,10 +30,16 @@ export interface ClusterSeed {
   readonly nodes: ReadonlyArray<NodeSeed>
   readonly templates: ReadonlyArray<TemplateSeed>
 }
-export interface Options { readonly clusters: ReadonlyArray<ClusterSeed> }
+export interface Options {
+  readonly clusters: ReadonlyArray<ClusterSeed>
+  /** The ids new machines get, lowest free first (100000–199999 by default, as the application's range). */
+  readonly machineIds?: { readonly from: number; readonly to: number }
+}
+
+const defaultMachineIds = { from: 100_000, to: 200_000 }
 
 /** A VM as the fake holds it: its summary, the parts of its config that matter, and its guest. */
-export interface MemoryVm extends Omit<VmSummary, "busy"> {
+export interface MemoryVm extends Omit<VmSummary, "busy" | "managed"> {
   /** The operation holding the VM (`clone`, `snapshot`, …), as Proxmox names it; the port says only `busy`. */
   readonly lock: string | null
   /**
@@ -73,6 +80,14 @@ export class MemoryCluster extends Context.Service<MemoryCluster, {
   setAgentRunning(vm: VmRef, running: boolean): Effect.Effect<void, VmNotFound | ClusterUnknown>
   /** The VM is migrated to `node` (HA, an operator): found there from now on, as missing on its old node. */
   migrate(vm: VmRef, node: string): Effect.Effect<void, VmNotFound | ClusterUnknown>
+  /**
+   * A VM made outside our provisioning (by hand, another tool, an earlier run) appears at `vm`; `stamp` is what its own
+   * record names (as a clone's description does; the listing shows none), none by default.
+   */
+  place(
+    vm: Pick<MemoryVm, "cluster" | "node" | "vmid" | "name" | "status" | "cpus" | "memoryBytes" | "diskBytes">,
+    stamp?: string
+  ): Effect.Effect<void, TaskFailed | ClusterUnknown>
   /** Someone outside our control re-marks the VM (null: wipes our stamp), as when its VMID is reused. */
   restamp(vm: VmRef, stamp: string | null): Effect.Effect<void, VmNotFound | ClusterUnknown>
   /** How many times `operation` was called, failed calls included. */
@@ -116,8 +131,12 @@ const SNAPSHOT_NAME = /^[a-z][a-z0-9_-]{1,39}$/i
 const encoder = new TextEncoder()
 const freshGuest = (hostname: string) =>
   ({ cloudInit: null, hostname, guestUsers: new Map([["root", null]]), snapshots: [] }) as const
-const summary = ({ cluster, cpus, diskBytes, lock, memoryBytes, name, node, stamp, status, template, vmid }: MemoryVm) =>
-  ({ cluster, node, vmid, name, stamp, status, template, busy: lock !== null, cpus, memoryBytes, diskBytes }) satisfies VmSummary
+const summary = (range: { readonly from: number; readonly to: number }) =>
+({ cluster, cpus, createdFor, diskBytes, lock, memoryBytes, name, node, stamp, status, template, vmid }: MemoryVm) =>
+  ({
+    cluster, node, vmid, name, stamp, createdFor, managed: vmid >= range.from && vmid < range.to, status, template,
+    busy: lock !== null, cpus, memoryBytes, diskBytes
+  }) satisfies VmSummary
 
 /** The few programs of the simulated guest, shared by the agent and the console's shell. */
 const runProgram = (vm: MemoryVm, user: string, argv: ReadonlyArray<string>, input = ""): GuestCommandResult => {
@@ -189,7 +208,8 @@ const seedState = (options: Options): State => {
       const held = storages.get(key)
       if (held !== undefined) storages.set(key, { ...held, usedBytes: held.usedBytes + t.diskBytes })
       vms.set(vmKey(cluster.name, t.vmid), {
-        ...t, ...freshGuest(t.name), cluster: cluster.name, status: "stopped", template: true, lock: null, stamp: null, ownStamp: null, onBoot: false,
+        ...t, ...freshGuest(t.name), cluster: cluster.name, status: "stopped", template: true, lock: null, stamp: null, ownStamp: null,
+        createdFor: null, onBoot: false,
         agentEnabled: t.agent ?? true, agentRunning: true, serialConsole: t.serialConsole ?? false
       })
     }
@@ -203,6 +223,7 @@ const seedState = (options: Options): State => {
 export const make = (options: Options) =>
   Effect.gen(function*() {
     const clusters = new Set(options.clusters.map((c) => c.name))
+    const machineIds = options.machineIds ?? defaultMachineIds
     const state = yield* SynchronizedRef.make(seedState(options))
     const faults = yield* Ref.make<Faults>({})
     const counts = yield* Ref.make<ReadonlyMap<Operation, number>>(new Map())
@@ -285,7 +306,7 @@ export const make = (options: Options) =>
     const virtualization = Virtualization.of({
       listVms: (cluster) =>
         guard("listVms")(Effect.map(current(cluster), (s) =>
-          [...s.vms.values()].filter((vm) => vm.cluster === cluster).sort((a, b) => a.vmid - b.vmid).map(summary))),
+          [...s.vms.values()].filter((vm) => vm.cluster === cluster).sort((a, b) => a.vmid - b.vmid).map(summary(machineIds)))),
       nodeCapacity: (cluster, storage) =>
         guard("nodeCapacity")(Effect.map(current(cluster), (s) =>
           s.nodes.filter((n) => n.cluster === cluster).map(({ cpus, memoryBytes, name, online }) => {
@@ -296,25 +317,37 @@ export const make = (options: Options) =>
             const free = store ? { availableBytes: store.totalBytes - store.usedBytes, totalBytes: store.totalBytes } : null
             return { node: name, online, cpus, memoryBytes, committedCpus, committedMemoryBytes, storage: free }
           }))),
-      isVmidFree: (cluster, vmid) =>
-        guard("isVmidFree")(Effect.map(current(cluster), (s) => !s.vms.has(vmKey(cluster, vmid)))),
-      cloneTemplate: ({ name, stamp, storage, target, template }) =>
-        guard("cloneTemplate")(SynchronizedRef.modifyEffect(state, (s) =>
+      // One atomic step: the order's machine found again, or made at the lowest free id of the range. The fake sees
+      // its whole cluster at once, so no id is ever taken between the choice and the clone.
+      createMachine: (order, { cluster, name, node, storage, template }) =>
+        guard("createMachine")(SynchronizedRef.modifyEffect(state, (s) =>
           Effect.gen(function*() {
-            const fail = (status: string) => Effect.fail(taskFailed("cloneTemplate", status))
-            yield* knownCluster(target.cluster)
+            const fail = (status: string) => Effect.fail(taskFailed("createMachine", status))
+            yield* knownCluster(cluster)
+            const made = [...s.vms.values()].find((vm) => vm.cluster === cluster && vm.createdFor === order)
+            if (made !== undefined) {
+              const answer: MachineCreation = made.lock !== null
+                ? { _tag: "InProgress" }
+                : { _tag: "Created", vm: { cluster, node: made.node, vmid: made.vmid } }
+              return [answer, s] as const
+            }
             const source = yield* lookup(s, template).pipe(Effect.catchTag("VmNotFound", () =>
               fail(`Configuration file 'nodes/${template.node}/qemu-server/${template.vmid}.conf' does not exist`)))
-            if (s.vms.has(vmKey(target.cluster, target.vmid))) return yield* new VmidTaken({ vmid: target.vmid })
-            if (target.cluster !== template.cluster || target.node !== template.node) {
-              return yield* fail(`can't clone VM to node '${target.node}' (VM uses local storage)`)
+            if (cluster !== template.cluster || node !== template.node) {
+              return yield* fail(`can't clone VM to node '${node}' (VM uses local storage)`)
             }
             if (!DNS_NAME.test(name)) return yield* fail(`invalid format - '${name}' does not look like a valid DNS name`)
+            let vmid = machineIds.from
+            while (vmid < machineIds.to && s.vms.has(vmKey(cluster, vmid))) vmid++
+            if (vmid >= machineIds.to) return yield* new NoMachineIdFree({ cluster })
             const clone: MemoryVm = {
-              ...source, ...freshGuest(name), vmid: target.vmid, name, storage, template: false, stamp: null, ownStamp: stamp
+              ...source, ...freshGuest(name), vmid, name, storage, template: false, stamp: null, ownStamp: order,
+              createdFor: order
             }
-            return [undefined, withVm(yield* claim(s, clone, clone.diskBytes, "cloneTemplate"), clone)] as const
+            const created: MachineCreation = { _tag: "Created", vm: { cluster, node, vmid } }
+            return [created, withVm(yield* claim(s, clone, clone.diskBytes, "createMachine"), clone)] as const
           }))),
+      releaseMachine: () => guard("releaseMachine")(Effect.void),
       // The real adapter writes `agent=1` and `serial0=socket` with the rest (§7 step 4).
       configure: (ref, config) =>
         guard("configure")(edit(ref, (vm) => ({
@@ -457,6 +490,17 @@ export const make = (options: Options) =>
     const cluster = MemoryCluster.of({
       seed: options,
       vms: Effect.map(SynchronizedRef.get(state), (s) => [...s.vms.values()].sort((a, b) => a.vmid - b.vmid)),
+      place: (vm, stamp) =>
+        SynchronizedRef.modifyEffect(state, (s) =>
+          Effect.gen(function*() {
+            yield* knownCluster(vm.cluster)
+            if (s.vms.has(vmKey(vm.cluster, vm.vmid))) return yield* taskFailed("place", `VM ${vm.vmid} already exists`)
+            const placed: MemoryVm = {
+              ...vm, ...freshGuest(vm.name), stamp: null, ownStamp: stamp ?? null, createdFor: null, template: false, lock: null,
+              storage: "local-lvm", onBoot: false, agentEnabled: false, agentRunning: false, serialConsole: false
+            }
+            return [undefined, withVm(s, placed)] as const
+          })),
       failNext: (operation, error) => addFault(operation, error, false),
       failAlways: (operation, error) => addFault(operation, error, true),
       clearFaults: Ref.set(faults, {}),

@@ -1,6 +1,6 @@
 // Thin handlers for the account routes: decode (done by the API), call one use case, map errors, set cookies.
 import { Cache, Context, Effect, Option, Redacted, Schema, SchemaIssue } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, type HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import type { Digest, SecureRandom } from "effect/crypto"
 import type { AccountSettings } from "../../domain/account/AccountSettings.ts"
@@ -9,12 +9,13 @@ import { register } from "../../domain/account/Registration.ts"
 import { choosePreferences } from "../../domain/account/Preferences.ts"
 import { endAllSessions, endSession, login } from "../../domain/account/Sessions.ts"
 import type { User } from "../../domain/account/User.ts"
+import type { AuditLog } from "../../ports/AuditLog.ts"
 import type { BusinessRegistry } from "../../ports/BusinessRegistry.ts"
 import type { LoginAttempts } from "../../ports/LoginAttempts.ts"
 import type { Mailer } from "../../ports/Mailer.ts"
 import type { PasswordHasher } from "../../ports/PasswordHasher.ts"
 import type { PasswordResets } from "../../ports/PasswordResets.ts"
-import { SessionRecords } from "../../ports/SessionRecords.ts"
+import type { SessionRecords } from "../../ports/SessionRecords.ts"
 import type { SessionTokens } from "../../ports/SessionTokens.ts"
 import type { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
@@ -35,6 +36,7 @@ import { UserEnvelope } from "./views.ts"
 
 /** Everything the account use cases run on. */
 export type AccountServices =
+  | AuditLog
   | AccountSettings
   | Users
   | PasswordResets
@@ -112,7 +114,8 @@ export const AuthHandlers = HttpApiBuilder.group(Api, "auth", Effect.fn(function
 const encodeUserEnvelope = Schema.encodeSync(UserEnvelope)
 
 export const SessionHandlers = HttpApiBuilder.group(Api, "session", Effect.fn(function*(handlers) {
-  const sessions = yield* SessionRecords
+  const services = yield* Effect.context<SessionRecords | UnitOfWork | AuditLog>()
+  const run = <A, E>(effect: Effect.Effect<A, E, SessionRecords | UnitOfWork | AuditLog>) => Effect.provideContext(effect, services)
   const settings = yield* HttpSettings
   /**
    * `me`'s answer, encoded once per user object: the users' read cache hands out the same one for a second (and a
@@ -130,7 +133,8 @@ export const SessionHandlers = HttpApiBuilder.group(Api, "session", Effect.fn(fu
     .handle("logoutAll", () =>
       Effect.gen(function*() {
         const session = yield* CurrentSession
-        yield* endAllSessions(session.user.id).pipe(Effect.provideService(SessionRecords, sessions))
+        const request = yield* HttpServerRequest.HttpServerRequest
+        yield* run(endAllSessions(session.user, clientAddress(settings, request)))
         yield* expireSessionCookie(settings)
       }).pipe(mapDomainErrors))
 }))

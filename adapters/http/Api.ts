@@ -2,10 +2,11 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { AuthApi, PreferencesApi, RequestValidation, SessionApi } from "./AccountsApi.ts"
+import { AdminAuditApi, AdminCustomersApi, SecurityEventsApi } from "./AdminApi.ts"
 import { ServiceUnavailable } from "./ApiErrors.ts"
 import { CatalogApi } from "./CatalogApi.ts"
 import { GameClientApi, GameServersApi } from "./GameApi.ts"
-import { BillingProfileApi } from "./InvoicingApi.ts"
+import { BillingProfileApi, InvoicesApi } from "./InvoicingApi.ts"
 import { PaymentHistoryApi, PaymentMethodApi, PaymentsApi } from "./PaymentsApi.ts"
 import { OrdersApi, SubscriptionsApi, VpsApi } from "./ServicesApi.ts"
 
@@ -39,9 +40,13 @@ export class Api extends HttpApi.make("zh")
   .add(PaymentHistoryApi)
   .add(PaymentsApi)
   .add(BillingProfileApi)
+  .add(InvoicesApi)
   .add(VpsApi)
   .add(GameServersApi)
   .add(GameClientApi)
+  .add(SecurityEventsApi)
+  .add(AdminAuditApi)
+  .add(AdminCustomersApi)
   .add(SystemApi)
   .middleware(RequestValidation)
   .middleware(DatabaseOutage)

@@ -11,6 +11,7 @@ import { watchConsole } from "../../domain/consoles/watchConsole.ts"
 import { vmRefOf } from "../../domain/vps/Lifecycle.ts"
 import { vpsConsoleUsable, vpsForConsole } from "../../domain/vps/VpsConsole.ts"
 import { type ConsoleClosed, Virtualization } from "../../ports/Virtualization.ts"
+import type { AuditLog } from "../../ports/AuditLog.ts"
 import type { SessionRecords } from "../../ports/SessionRecords.ts"
 import type { VpsRecords } from "../../ports/VpsRecords.ts"
 import { requireSession, type SessionGuard } from "./Authentication.ts"
@@ -23,7 +24,9 @@ import {
   inputTooFast,
   vpsInputBucket
 } from "./consoleLimits.ts"
+import { makeOwnAction } from "./audited.ts"
 import { CustomerBudgets } from "./customerBudget.ts"
+import type { HttpSettings } from "./HttpSettings.ts"
 import { refusal } from "./errorMapping.ts"
 
 /** A text frame the browser sends to resize the terminal; any other text frame is typed input. */
@@ -151,6 +154,7 @@ const relay = (
     // Open upstream first: if the hypervisor refuses, the browser gets an HTTP error, not a dead socket.
     const upstream = yield* (yield* Virtualization).openConsole(vm)
     const downstream = yield* request.upgrade
+    yield* (yield* makeOwnAction).own(session, request, "vps.console_opened", { type: "vps", id: vpsId })
     const reader = yield* downstream.reader
     const writer = yield* downstream.writer
     yield* closeWithGoingAwayOnInterrupt(writer.write)
@@ -194,4 +198,12 @@ const relay = (
     ).pipe(Effect.ignore)
   }).pipe(Effect.scoped)
 
-export type ConsoleRouteServices = SessionGuard | SessionRecords | Virtualization | VpsRecords | ConsoleSlots | CustomerBudgets
+export type ConsoleRouteServices =
+  | SessionGuard
+  | SessionRecords
+  | Virtualization
+  | VpsRecords
+  | ConsoleSlots
+  | CustomerBudgets
+  | AuditLog
+  | HttpSettings

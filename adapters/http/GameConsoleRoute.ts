@@ -18,6 +18,7 @@ import type { GameServer } from "../../domain/game/GameServer.ts"
 import { ConsoleTokens } from "../../ports/ConsoleTokens.ts"
 import { type ConsoleEvent, type ConsoleRequest, type GameConsole, GamePanel, type PowerSignal } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
+import type { AuditLog } from "../../ports/AuditLog.ts"
 import type { SessionRecords } from "../../ports/SessionRecords.ts"
 import { requireSession, type SessionGuard } from "./Authentication.ts"
 import {
@@ -28,7 +29,9 @@ import {
   gameInputLimits,
   InputRefused
 } from "./consoleLimits.ts"
+import { makeOwnAction } from "./audited.ts"
 import { CustomerBudgets } from "./customerBudget.ts"
+import type { HttpSettings } from "./HttpSettings.ts"
 import { SESSION_ENDED } from "./ConsoleRoute.ts"
 import { refusal } from "./errorMapping.ts"
 
@@ -47,6 +50,8 @@ export type GameConsoleServices =
   | ConsoleTokens
   | ConsoleSlots
   | CustomerBudgets
+  | AuditLog
+  | HttpSettings
 
 const Frame = Schema.Struct({ event: Schema.String, args: Schema.optionalKey(Schema.Array(Schema.String)) })
 const decodeFrame = Schema.decodeUnknownOption(Schema.fromJsonString(Frame))
@@ -117,6 +122,7 @@ const relay = (session: Session, server: GameServer, request: HttpServerRequest.
   Effect.gen(function*() {
     const userId = session.user.id
     const downstream = yield* request.upgrade
+    yield* (yield* makeOwnAction).own(session, request, "game.console_opened", { type: "game_server", id: server.id })
     const reader = yield* downstream.reader
     const writer = yield* downstream.writer
     yield* closeWithGoingAwayOnInterrupt(writer.write)

@@ -10,6 +10,7 @@ import {
 import type { GameServer } from "../../domain/game/GameServer.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
+import { makeOwnAction } from "./audited.ts"
 import { CustomerBudgets } from "./customerBudget.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 
@@ -43,6 +44,7 @@ export const GameHandlers = (publicUrl: string) => [
     const run = yield* withServices<Effect.Services<ReturnType<typeof powerGameServer>>>()
     // Power reaches the panel: the customer's share of its budget is spent first (429 RATE_LIMITED past it).
     const budgets = yield* CustomerBudgets
+    const audit = yield* makeOwnAction
     return handlers
       .handle("list", () =>
         Effect.flatMap(userId, (user) => run(listGameServers(user))).pipe(
@@ -58,7 +60,10 @@ export const GameHandlers = (publicUrl: string) => [
         Effect.flatMap(userId, (user) =>
           Effect.andThen(
             mapDomainErrors(budgets.spend(user, "game-panel")),
-            run(powerGameServer(user, params.id, payload.signal)).pipe(Effect.asVoid, mapDomainErrors)
+            run(powerGameServer(user, params.id, payload.signal)).pipe(
+              Effect.andThen(audit.current("game.power", { type: "game_server", id: params.id }, { signal: payload.signal })),
+              mapDomainErrors
+            )
           )))
   })),
   HttpApiBuilder.group(Api, "gameClient", Effect.fn(function*(handlers) {

@@ -12,9 +12,12 @@ import { GameServerNotFound } from "../../domain/game/GameErrors.ts"
 import type { GameServer } from "../../domain/game/GameServer.ts"
 import { type FileAction, fileAction } from "../../domain/game/fileActions.ts"
 import { type DownloadTarget, type FileCall, GamePanel, UploadAborted } from "../../ports/GamePanel.ts"
+import type { AuditLog } from "../../ports/AuditLog.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { requireSession, type SessionGuard } from "./Authentication.ts"
+import { makeOwnAction } from "./audited.ts"
 import { CustomerBudgets } from "./customerBudget.ts"
+import type { HttpSettings } from "./HttpSettings.ts"
 import { errorResponse, refusal } from "./errorMapping.ts"
 import { CONTROL_MESSAGE, firstControl, isServerIdentifier } from "./inputs.ts"
 
@@ -27,7 +30,16 @@ export interface GameRelayOptions {
   readonly maxUploadBytes: number
 }
 
-export type GameRelayServices = SessionGuard | GamePanel | GameServerRecords | CustomerBudgets
+export type GameRelayServices = SessionGuard | GamePanel | GameServerRecords | CustomerBudgets | AuditLog | HttpSettings
+
+/** Operations that only read: everything else the relay passes changes the server's files or backups. */
+const READS: ReadonlySet<string> = new Set(["ListFiles", "ReadFile", "ListBackups", "ReadBackup"])
+
+/** What a change touched, in a line: the operation and the path or folder its query names (bounded), never content. */
+const changeSummary = (operation: string, query: URLSearchParams) => {
+  const where = query.get("file") ?? query.get("directory") ?? query.get("root")
+  return { operation, ...(where === null ? {} : { path: where.slice(0, 256) }) }
+}
 
 /**
  * Removes what names the panel: pagination `links` (absolute panel URLs) and `meta.resource`, wherever they sit
@@ -218,9 +230,19 @@ const relayAs = (session: Session, target: FileAction, path: string, request: Ht
         return yield* downloaded(server, what)
       }
       case "Upload":
-        return yield* uploaded(server, request, url.searchParams, options)
+        return yield* audited(uploaded(server, request, url.searchParams, options), "UploadFiles")
       case "Relay":
-        return yield* relayed(server, request, target, query, options)
+        return yield* READS.has(target.operation._tag)
+          ? relayed(server, request, target, query, options)
+          : audited(relayed(server, request, target, query, options), target.operation._tag)
+    }
+    /** A change that went through is summarised in the audit log (the files' content never is). */
+    function audited<E, R>(response: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>, operation: string) {
+      return Effect.tap(response, (done) =>
+        done.status < 300
+          ? Effect.flatMap(makeOwnAction, (audit) =>
+            audit.own(session, request, "game.files_changed", { type: "game_server", id: server.id }, changeSummary(operation, url.searchParams)))
+          : Effect.void)
     }
   }).pipe(
     Effect.catchTags({
@@ -230,7 +252,11 @@ const relayAs = (session: Session, target: FileAction, path: string, request: Ht
       PanelValidationFailed: (e) => Effect.succeed(refusal(e)),
       ServerStateConflict: (e) => Effect.succeed(refusal(e)),
       PanelResourceNotFound: (e) => Effect.succeed(refusal(e)),
-      PanelRejected: (e) => Effect.as(Effect.logInfo("game panel refused a relayed call", `${e.operation}: ${e.status} ${e.code}`), refusal(e))
+      BackupLimitReached: (e) => Effect.succeed(refusal(e)),
+      BackupLocked: (e) => Effect.succeed(refusal(e)),
+      FileTooLarge: (e) => Effect.succeed(refusal(e)),
+      FileAlreadyExists: (e) => Effect.succeed(refusal(e)),
+      PanelRefused: (e) => Effect.as(Effect.logInfo("game panel refused a relayed call", e.message), refusal(e))
     })
   )
 

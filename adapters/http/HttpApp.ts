@@ -9,13 +9,14 @@ import {
   SessionHandlers
 } from "./AccountsHandlers.ts"
 import { Api, DatabaseOutage } from "./Api.ts"
-import { AuthenticationLive, SessionGuard, SessionIfSignedInLive } from "./Authentication.ts"
+import { AdminAuditHandlers, AdminCustomersHandlers, SecurityEventsHandlers } from "./AdminHandlers.ts"
+import { AuthenticationLive, SessionGuard, SessionIfSignedInLive, StaffAuthenticationLive, staffGate } from "./Authentication.ts"
 import { CatalogHandlers } from "./CatalogHandlers.ts"
 import { type ConsoleRouteOptions, type ConsoleRouteServices, consoleRoute } from "./ConsoleRoute.ts"
 import { type GameConsoleServices, gameConsoleRoute } from "./GameConsoleRoute.ts"
 import { GameHandlers } from "./GameHandlers.ts"
 import { type GameRelayOptions, type GameRelayServices, gameRelayRoutes } from "./GameRelayRoutes.ts"
-import { BillingProfileHandlers } from "./InvoicingHandlers.ts"
+import { BillingProfileHandlers, InvoicesHandlers } from "./InvoicingHandlers.ts"
 import { PaymentHistoryHandlers, PaymentMethodHandlers, PaymentsHandlers } from "./PaymentsHandlers.ts"
 import { OrdersHandlers, SubscriptionsHandlers, VpsHandlers } from "./ServicesHandlers.ts"
 import { edgeMiddleware } from "./edge.ts"
@@ -40,11 +41,15 @@ const ApiRoutes = (publicUrl: string) =>
       PaymentMethodHandlers(publicUrl),
       PaymentHistoryHandlers,
       BillingProfileHandlers,
+      InvoicesHandlers,
       VpsHandlers,
       ...GameHandlers(publicUrl),
+      SecurityEventsHandlers,
+      AdminAuditHandlers,
+      AdminCustomersHandlers,
       SystemHandlers
     ]),
-    Layer.provide([AuthenticationLive, SessionIfSignedInLive, RequestValidationLive, DatabaseOutageLive])
+    Layer.provide([AuthenticationLive, StaffAuthenticationLive, SessionIfSignedInLive, RequestValidationLive, DatabaseOutageLive])
   )
 
 /** The console WebSocket runs on the services captured when the routes are built. */
@@ -81,6 +86,7 @@ export const HttpApp = (options: HttpAppOptions) =>
     GameRoutes(options),
     options.webRoot === null ? Layer.empty : staticRoutes({ root: options.webRoot }),
     Layer.unwrap(Effect.map(HttpSettings, edgeMiddleware)),
+    staffGate,
     Layer.unwrap(Effect.map(HttpSettings, (settings) =>
       securityMiddleware(settings, { allowedOrigin: options.allowedOrigin, csrfExempt: CSRF_EXEMPT })))
   ).pipe(

@@ -1,11 +1,12 @@
 // The contract of invoicing: the customer's billing profile, and their invoices and credit notes (JSON, Factur-X PDF,
 // CII XML), owner only.
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./AccountsApi.ts"
-import { Unprocessable } from "./ApiErrors.ts"
-import { Line } from "./inputs.ts"
-import { BillingProfileView } from "./views.ts"
+import { NotFound, Unprocessable } from "./ApiErrors.ts"
+import { missingAnswers } from "./errorMapping.ts"
+import { Line, MissingAnswer, PathId } from "./inputs.ts"
+import { BillingProfileView, InvoiceView } from "./views.ts"
 
 const BillingProfileInput = Schema.Struct({
   name: Line(200),
@@ -32,5 +33,42 @@ export class BillingProfileApi extends HttpApiGroup.make("billingProfile")
     description: "Who invoices are addressed to: name or company, billing address, EU VAT number (checked with VIES). " +
       "Before the first save, GET answers a prefill (`saved: false`): for a professional account the registry's " +
       "company name and head office, and the French VAT number of its SIREN."
+  }))
+{}
+
+const InvoicePage = Schema.Struct({
+  invoices: Schema.Array(InvoiceView),
+  /** Pass as `after` for the next (older) page; absent on the last one. */
+  next: Schema.optionalKey(Schema.String)
+})
+
+export class InvoicesApi extends HttpApiGroup.make("invoices")
+  .add(
+    HttpApiEndpoint.get("list", "/", {
+      query: {
+        after: Schema.optionalKey(Line(200)),
+        limit: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 })))
+      },
+      success: InvoicePage
+    }),
+    HttpApiEndpoint.get("get", "/:id", { params: { id: PathId }, success: InvoiceView, error: NotFound }),
+    HttpApiEndpoint.get("pdf", "/:id/pdf", {
+      params: { id: PathId },
+      success: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "application/pdf" })),
+      error: NotFound
+    }),
+    HttpApiEndpoint.get("xml", "/:id/xml", {
+      params: { id: PathId },
+      success: Schema.String.pipe(HttpApiSchema.asText({ contentType: "application/xml" })),
+      error: NotFound
+    })
+  )
+  .middleware(Authentication)
+  .annotate(MissingAnswer, missingAnswers.invoice)
+  .prefix("/api/invoices")
+  .annotateMerge(OpenApi.annotations({
+    title: "Invoices",
+    description: "The customer's invoices and credit notes, newest first (20 a page unless `limit`, at most 100), and " +
+      "each as its Factur-X PDF (PDF/A-3 with the CII XML attached) or the CII XML alone. Another customer's is 404."
   }))
 {}

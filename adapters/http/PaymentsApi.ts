@@ -4,6 +4,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./AccountsApi.ts"
 import { BadRequest, NotFound, ServiceUnavailable } from "./ApiErrors.ts"
+import { PaymentView, SavedCardView } from "./views.ts"
 
 export class PaymentsApi extends HttpApiGroup.make("payments")
   .add(
@@ -22,13 +23,6 @@ export class PaymentsApi extends HttpApiGroup.make("payments")
   .annotateMerge(OpenApi.annotations({ title: "Payment provider", description: "Notifications from the payment provider" }))
 {}
 
-export const SavedCardView = Schema.Struct({
-  brand: Schema.String,
-  last4: Schema.String,
-  expMonth: Schema.Int,
-  expYear: Schema.Int
-})
-
 export class PaymentMethodApi extends HttpApiGroup.make("paymentMethod")
   .add(
     HttpApiEndpoint.get("get", "/", { success: SavedCardView, error: [NotFound, ServiceUnavailable] }),
@@ -44,15 +38,6 @@ export class PaymentMethodApi extends HttpApiGroup.make("paymentMethod")
     description: "The saved card (brand, last 4 digits, expiry) and the payment provider's page to change it"
   }))
 {}
-
-export const PaymentView = Schema.Struct({
-  id: Schema.String,
-  kind: Schema.Literals(["charge", "refund"]),
-  amountCents: Schema.Int,
-  orderId: Schema.NullOr(Schema.String),
-  subscriptionId: Schema.NullOr(Schema.String),
-  createdAt: Schema.String
-})
 
 export class PaymentHistoryApi extends HttpApiGroup.make("paymentHistory")
   .add(HttpApiEndpoint.get("list", "/", { success: Schema.Struct({ payments: Schema.Array(PaymentView) }) }))

@@ -13,7 +13,7 @@ import {
 } from "./ApiErrors.ts"
 import { missingAnswers } from "./errorMapping.ts"
 import { Line, Lines, MissingAnswer, noControlInside, PathId } from "./inputs.ts"
-import { OrderView, SnapshotView, SubscriptionView, VpsView } from "./views.ts"
+import { OrderView, PaymentAnswerView, RenewalView, SnapshotView, SubscriptionView, VpsView } from "./views.ts"
 
 const Id = PathId
 
@@ -50,6 +50,20 @@ export class OrdersApi extends HttpApiGroup.make("orders")
 export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
   .add(
     HttpApiEndpoint.get("list", "/", { success: Schema.Struct({ subscriptions: Schema.Array(SubscriptionView) }) }),
+    HttpApiEndpoint.get("renewals", "/renewals", {
+      success: Schema.Struct({ renewals: Schema.Array(RenewalView) })
+    }).annotateMerge(OpenApi.annotations({
+      description: "Each subscription's renewal: the next charge (date and amount), a declined one and its next try, " +
+        "a payment waiting for the customer's approval, a lapse, a cancellation"
+    })),
+    HttpApiEndpoint.post("pay", "/:id/pay", {
+      params: { id: Id },
+      success: PaymentAnswerView,
+      error: [NotFound, Conflict, PaymentRequired, ServiceUnavailable]
+    }).annotateMerge(OpenApi.annotations({
+      description: "Pays the next period now (a lapsed service comes back): with the saved card when it goes through " +
+        "(`paid`), else the URL of the payment provider's page to pay on (`pay_on_page`)"
+    })),
     HttpApiEndpoint.post("renew", "/:id/renew", {
       params: { id: Id },
       success: Schema.Struct({ subscription: SubscriptionView }),

@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import type { Order, Subscription } from "../../domain/billing/Billing.ts"
 import { placeOrder, viewOrder } from "../../domain/billing/Ordering.ts"
-import { cancelSubscription, listSubscriptions, renewSubscription } from "../../domain/billing/Renewal.ts"
+import { cancelSubscription, listSubscriptions, payRenewal, renewSubscription } from "../../domain/billing/Renewal.ts"
+import { renewalStatuses, type RenewalStatus } from "../../domain/billing/renewalStatus.ts"
 import type { Vps } from "../../domain/vps/Vps.ts"
 import {
   createSnapshot,
@@ -18,6 +19,7 @@ import {
 import type { Snapshot } from "../../ports/Virtualization.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
+import { makeOwnAction } from "./audited.ts"
 import { CustomerBudgets } from "./customerBudget.ts"
 import { type DomainError, mapDomainErrors } from "./errorMapping.ts"
 import { SHUTDOWN_TIMEOUT } from "./ServicesApi.ts"
@@ -37,7 +39,7 @@ const orderView = (order: Order, rootPassword?: string) => ({
   createdAt: order.createdAt.toISOString()
 })
 
-const subscriptionView = (s: Subscription) => ({
+export const subscriptionView = (s: Subscription) => ({
   id: s.id,
   planId: s.planId,
   kind: s.kind,
@@ -46,6 +48,22 @@ const subscriptionView = (s: Subscription) => ({
   cancelAtPeriodEnd: s.cancelAtPeriodEnd,
   ...(s.serviceId === null ? {} : { serviceId: s.serviceId }),
   createdAt: s.createdAt.toISOString()
+})
+
+const iso = (date: Date | null) => date === null ? null : date.toISOString()
+
+const renewalView = (r: RenewalStatus) => ({
+  subscriptionId: r.subscription.id,
+  planName: r.planName,
+  kind: r.subscription.kind,
+  state: r.state,
+  amountCents: r.amountCents,
+  nextChargeAt: iso(r.nextChargeAt),
+  nextAttemptAt: iso(r.nextAttemptAt),
+  attempts: r.attempts,
+  lastFailure: r.lastFailure,
+  payUrl: r.payUrl,
+  endsAt: iso(r.endsAt)
 })
 
 const vpsView = (v: Vps) => ({
@@ -90,12 +108,29 @@ export const OrdersHandlers = HttpApiBuilder.group(Api, "orders", Effect.fn(func
 
 export const SubscriptionsHandlers = HttpApiBuilder.group(Api, "subscriptions", Effect.fn(function*(handlers) {
   const run = yield* withServices<
-    Effect.Services<ReturnType<typeof renewSubscription>> | Effect.Services<ReturnType<typeof cancelSubscription>>
+    | Effect.Services<ReturnType<typeof renewSubscription>>
+    | Effect.Services<ReturnType<typeof cancelSubscription>>
+    | Effect.Services<ReturnType<typeof payRenewal>>
+    | Effect.Services<ReturnType<typeof renewalStatuses>>
   >()
   return handlers
     .handle("list", () =>
       Effect.flatMap(userId, (user) => run(listSubscriptions(user))).pipe(
         Effect.map((all) => ({ subscriptions: all.map(subscriptionView) })),
+        mapDomainErrors
+      ))
+    .handle("renewals", () =>
+      Effect.flatMap(userId, (user) => run(renewalStatuses(user))).pipe(
+        Effect.map((all) => ({ renewals: all.map(renewalView) })),
+        mapDomainErrors
+      ))
+    .handle("pay", ({ params }) =>
+      Effect.flatMap(userId, (user) => run(payRenewal(user, params.id))).pipe(
+        Effect.map((answer) =>
+          answer._tag === "Paid"
+            ? { outcome: "paid" as const, subscription: subscriptionView(answer.subscription) }
+            : { outcome: "pay_on_page" as const, url: answer.url }
+        ),
         mapDomainErrors
       ))
     .handle("renew", ({ params }) =>
@@ -119,11 +154,15 @@ type VpsServices =
 export const VpsHandlers = HttpApiBuilder.group(Api, "vps", Effect.fn(function*(handlers) {
   const run = yield* withServices<VpsServices>()
   const budgets = yield* CustomerBudgets
+  const audit = yield* makeOwnAction
   /** A call that reaches Proxmox: the customer's share of the cluster's API is spent first (429 RATE_LIMITED past it). */
   const proxmox = <A, E extends DomainError>(action: (user: string) => Effect.Effect<A, E, VpsServices>) =>
     Effect.flatMap(userId, (user) => Effect.andThen(mapDomainErrors(budgets.spend(user, "proxmox")), mapDomainErrors(run(action(user)))))
   const power = (id: string, action: "start" | "stop" | "reset") =>
-    proxmox((user) => powerVps(user, id, action)).pipe(Effect.map((vps) => ({ vps: vpsView(vps) })))
+    proxmox((user) => powerVps(user, id, action)).pipe(
+      Effect.tap(() => audit.current("vps.power", { type: "vps", id }, { action })),
+      Effect.map((vps) => ({ vps: vpsView(vps) }))
+    )
   return handlers
     .handle("list", () =>
       Effect.flatMap(userId, (user) => run(listVps(user))).pipe(Effect.map((all) => ({ vps: all.map(vpsView) })), mapDomainErrors))
@@ -135,6 +174,7 @@ export const VpsHandlers = HttpApiBuilder.group(Api, "vps", Effect.fn(function*(
     .handle("start", ({ params }) => power(params.id, "start"))
     .handle("shutdown", ({ params, payload }) =>
       proxmox((user) => shutdownVps(user, params.id, payload?.timeoutSeconds ?? SHUTDOWN_TIMEOUT.default)).pipe(
+        Effect.tap(() => audit.current("vps.power", { type: "vps", id: params.id }, { action: "shutdown" })),
         Effect.map((vps) => ({ vps: vpsView(vps) }))
       ))
     .handle("stop", ({ params }) => power(params.id, "stop"))

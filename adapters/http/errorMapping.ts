@@ -6,10 +6,12 @@ import { Effect } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { STATUS_CODES } from "node:http"
 import type * as AccountErrors from "../../domain/account/AccountErrors.ts"
+import type { CustomerNotFound } from "../../domain/backoffice/customers.ts"
 import type { TooManyConsoles } from "../../domain/consoles/ConsoleAdmission.ts"
 import * as BillingErrors from "../../domain/billing/BillingErrors.ts"
 import * as GameErrors from "../../domain/game/GameErrors.ts"
 import type * as InvoicingErrors from "../../domain/billing/invoicing/InvoicingErrors.ts"
+import { InvoiceNotFound } from "../../domain/billing/invoicing/InvoicingErrors.ts"
 import * as VpsActions from "../../domain/vps/VpsActions.ts"
 import type * as GamePanel from "../../ports/GamePanel.ts"
 import type { RegistryUnavailable } from "../../ports/BusinessRegistry.ts"
@@ -97,6 +99,8 @@ export type DomainError =
   | AccountErrors.LoginThrottled
   | AccountErrors.ResetThrottled
   | AccountErrors.Unauthenticated
+  | AccountErrors.NotPermitted
+  | CustomerNotFound
   | AccountErrors.ResetTokenInvalid
   | AccountErrors.ResetTokenExpired
   | AccountErrors.ResetTokenUsed
@@ -138,7 +142,7 @@ export type DomainError =
   | GamePanel.PanelValidationFailed
   | GamePanel.ServerStateConflict
   | GamePanel.PanelResourceNotFound
-  | GamePanel.PanelRejected
+  | GamePanel.PanelRefusal
   | BudgetExceeded
   | TooManyConsoles
   | DatabaseUnavailable
@@ -152,21 +156,6 @@ const panelUnavailable = answer(503, "GAME_PANEL_UNAVAILABLE", "The game panel d
 const upstreamUnavailable = answer(503, "UPSTREAM_UNAVAILABLE", "The virtualization platform did not complete the operation; please try again shortly.")
 
 /** The panel's refusals we can name (its DisplayException family), in our words; anything else is generic. */
-const panelRefusal = (code: string): Answer => {
-  switch (code) {
-    case "TooManyBackupsException":
-      return answer(400, "BACKUP_LIMIT_REACHED", "This plan's backup limit is reached; delete a backup first.")
-    case "BackupLockedException":
-      return answer(400, "BACKUP_LOCKED", "This backup is locked; unlock it before deleting it.")
-    case "FileSizeTooLargeException":
-      return answer(400, "FILE_TOO_LARGE", "This file is too large to open in the editor; download it instead.")
-    case "FileExistsException":
-      return answer(400, "FILE_EXISTS", "A file or folder with this name already exists.")
-    default:
-      return answer(400, "GAME_PANEL_REFUSED", "The game panel refused this request.")
-  }
-}
-
 const table = {
   EmailAlreadyRegistered: own(409, "EMAIL_TAKEN"),
   InvalidEmail: own(422, "INVALID_EMAIL"),
@@ -180,6 +169,9 @@ const table = {
   LoginThrottled: (e) => answer(429, "LOGIN_THROTTLED", e.message, { retryAfterSeconds: e.retryAfterSeconds }),
   ResetThrottled: (e) => answer(429, "RESET_THROTTLED", e.message, { retryAfterSeconds: e.retryAfterSeconds }),
   Unauthenticated: (e) => answer(401, e.reason === "EXPIRED" ? "SESSION_EXPIRED" : "UNAUTHENTICATED", e.message),
+  // One answer for every refused role, whatever was asked: it tells nothing of what exists behind it.
+  NotPermitted: own(403, "FORBIDDEN"),
+  CustomerNotFound: own(404, "CUSTOMER_NOT_FOUND"),
   ResetTokenInvalid: own(400, "RESET_TOKEN_INVALID"),
   ResetTokenExpired: own(400, "RESET_TOKEN_EXPIRED"),
   ResetTokenUsed: own(400, "RESET_TOKEN_USED"),
@@ -230,7 +222,11 @@ const table = {
   ServerStateConflict: () =>
     answer(409, "GAME_SERVER_BUSY", "The game server cannot do this in its current state (installing, restoring or suspended)."),
   PanelResourceNotFound: () => answer(404, "NOT_FOUND", "No such file, folder or backup."),
-  PanelRejected: (e) => panelRefusal(e.code),
+  BackupLimitReached: () => answer(400, "BACKUP_LIMIT_REACHED", "This plan's backup limit is reached; delete a backup first."),
+  BackupLocked: () => answer(400, "BACKUP_LOCKED", "This backup is locked; unlock it before deleting it."),
+  FileTooLarge: () => answer(400, "FILE_TOO_LARGE", "This file is too large to open in the editor; download it instead."),
+  FileAlreadyExists: () => answer(400, "FILE_EXISTS", "A file or folder with this name already exists."),
+  PanelRefused: () => answer(400, "GAME_PANEL_REFUSED", "The game panel refused this request."),
   BudgetExceeded: (e) => answer(429, "RATE_LIMITED", e.message, { retryAfterSeconds: e.retryAfterSeconds }),
   TooManyConsoles: own(429, "TOO_MANY_CONSOLES"),
   // Every route may meet it (the Api's DatabaseOutage middleware declares it); the driver's words stay in our logs.
@@ -305,5 +301,6 @@ export const missingAnswers = {
   order: toApiError(answerOf(new BillingErrors.OrderNotFound())),
   subscription: toApiError(answerOf(new BillingErrors.SubscriptionNotFound())),
   vps: toApiError(answerOf(new VpsActions.VpsNotFound())),
-  gameServer: toApiError(answerOf(new GameErrors.GameServerNotFound()))
+  gameServer: toApiError(answerOf(new GameErrors.GameServerNotFound())),
+  invoice: toApiError(answerOf(new InvoiceNotFound()))
 } as const

@@ -107,6 +107,31 @@ export const SubscriptionView = Schema.Struct({
   createdAt: Schema.String
 }).annotate({ identifier: "Subscription" })
 
+/** Where a subscription's renewal stands (GET /api/subscriptions/renewals); the panel puts it in words. */
+export const RenewalView = Schema.Struct({
+  subscriptionId: Schema.String,
+  planName: Schema.String,
+  kind: Schema.String,
+  state: Schema.Literals(["renews", "payment_failed", "awaiting_authentication", "lapsed", "cancelled", "ended"]),
+  /** What the next period costs, in cents (euros). */
+  amountCents: Schema.Int,
+  nextChargeAt: Schema.NullOr(Schema.String),
+  nextAttemptAt: Schema.NullOr(Schema.String),
+  /** Declined attempts of this period so far. */
+  attempts: Schema.Int,
+  lastFailure: Schema.NullOr(Schema.String),
+  /** The hosted page where the bank's approval is given (also reachable through POST /api/subscriptions/:id/pay). */
+  payUrl: Schema.NullOr(Schema.String),
+  /** When the service stops for good unless paid; for a cancelled one, its period's end. */
+  endsAt: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "Renewal" })
+
+/** What paying now did: paid with the saved card, or the hosted page to pay on. */
+export const PaymentAnswerView = Schema.Union([
+  Schema.Struct({ outcome: Schema.Literal("paid"), subscription: SubscriptionView }),
+  Schema.Struct({ outcome: Schema.Literal("pay_on_page"), url: Schema.String })
+]).annotate({ identifier: "PaymentAnswer" })
+
 export const VpsView = Schema.Struct({
   id: Schema.String,
   subscriptionId: Schema.String,
@@ -140,6 +165,24 @@ export const GameServerView = Schema.Struct({
   graceUntil: Schema.optionalKey(Schema.String),
   createdAt: Schema.String
 }).annotate({ identifier: "GameServer" })
+
+/** The saved card (GET /api/payment-method). */
+export const SavedCardView = Schema.Struct({
+  brand: Schema.String,
+  last4: Schema.String,
+  expMonth: Schema.Int,
+  expYear: Schema.Int
+})
+
+/** A charge or refund of the customer (GET /api/payments). */
+export const PaymentView = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.Literals(["charge", "refund"]),
+  amountCents: Schema.Int,
+  orderId: Schema.NullOr(Schema.String),
+  subscriptionId: Schema.NullOr(Schema.String),
+  createdAt: Schema.String
+})
 
 // --- invoicing ---
 
@@ -218,3 +261,66 @@ export const InvoiceView = Schema.Struct({
   }),
   paidAt: Schema.String
 }).annotate({ identifier: "Invoice" })
+
+// --- operators and accountability ---
+
+/** One line of the audit log, as operators see it. */
+export const AuditEventView = Schema.Struct({
+  id: Schema.String,
+  at: Schema.String,
+  actorId: Schema.NullOr(Schema.String),
+  actorRole: Schema.Literals(["customer", "support", "admin", "system", "anonymous"]),
+  action: Schema.String,
+  subjectUserId: Schema.NullOr(Schema.String),
+  target: Schema.NullOr(Schema.Struct({ type: Schema.String, id: Schema.String })),
+  address: Schema.NullOr(Schema.String),
+  before: Schema.Unknown,
+  after: Schema.Unknown,
+  details: Schema.Unknown
+}).annotate({ identifier: "AuditEvent" })
+
+/** A page of the log, newest first; `next` is the cursor of the following page (absent on the last one). */
+export const AuditPage = Schema.Struct({
+  events: Schema.Array(AuditEventView),
+  next: Schema.optionalKey(Schema.String)
+})
+
+/** A security event of the customer's own account, as the panel shows it. */
+export const SecurityEventView = Schema.Struct({
+  id: Schema.String,
+  at: Schema.String,
+  action: Schema.String,
+  /** Who acted: the customer themselves, an operator, the platform, or nobody signed in (a failed sign-in). */
+  by: Schema.Literals(["you", "operator", "platform", "anonymous"]),
+  address: Schema.NullOr(Schema.String),
+  details: Schema.Unknown
+}).annotate({ identifier: "SecurityEvent" })
+
+export const SecurityEventsPage = Schema.Struct({
+  events: Schema.Array(SecurityEventView),
+  next: Schema.optionalKey(Schema.String)
+})
+
+/** A customer in the back-office: the account and its role. */
+export const StaffCustomerView = Schema.Struct({
+  ...UserView.fields,
+  role: Schema.Literals(["customer", "support", "admin"])
+}).annotate({ identifier: "StaffCustomer" })
+
+export const SessionView = Schema.Struct({
+  id: Schema.String,
+  createdAt: Schema.String,
+  lastSeenAt: Schema.String,
+  expiresAt: Schema.String,
+  rememberMe: Schema.Boolean,
+  userAgent: Schema.NullOr(Schema.String),
+  address: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "Session" })
+
+/** A customer's page in the back-office. */
+export const StaffCustomerPage = Schema.Struct({
+  customer: StaffCustomerView,
+  sessions: Schema.Array(SessionView),
+  subscriptions: Schema.Array(SubscriptionView),
+  audit: AuditPage
+})

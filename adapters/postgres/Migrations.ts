@@ -11,8 +11,10 @@ import recovery from "./migrations/0007_recovery.ts"
 import snapshotClaims from "./migrations/0008_snapshot_claims.ts"
 import payments from "./migrations/0009_payments.ts"
 import orderCheckout from "./migrations/0010_order_checkout.ts"
+import renewals from "./migrations/0011_renewals.ts"
 import notices from "./migrations/0012_notices.ts"
 import invoices from "./migrations/0013_invoices.ts"
+import rolesAudit from "./migrations/0014_roles_audit.ts"
 
 const all = {
   "1_accounts": accounts,
@@ -25,8 +27,10 @@ const all = {
   "8_snapshot_claims": snapshotClaims,
   "9_payments": payments,
   "10_order_checkout": orderCheckout,
+  "11_renewals": renewals,
   "12_notices": notices,
-  "13_invoices": invoices
+  "13_invoices": invoices,
+  "14_roles_audit": rolesAudit
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))

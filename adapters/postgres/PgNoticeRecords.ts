@@ -49,6 +49,7 @@ export const make = Effect.gen(function*() {
   return NoticeRecords.of({
     record: (entry) => record(entry).pipe(Effect.map((row) => row._tag === "Some" ? row.value : null), stored),
     claimDue: (now, leaseUntil, limit) => claim({ now, leaseUntil, limit }).pipe(stored),
+    afterCommit: (effect) => sql.afterCommit(effect),
     markSent: (key, at) =>
       sql`UPDATE customer_notices SET sent_at = ${at}, next_attempt_at = NULL, last_error = NULL
           WHERE key = ${key} AND sent_at IS NULL`.pipe(Effect.asVoid, stored),

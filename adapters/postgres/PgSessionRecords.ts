@@ -18,6 +18,8 @@ const SessionRow = snakeColumns(Schema.Struct({
   address: Schema.NullOr(Schema.String)
 }))
 
+const decodeSessions = Schema.decodeUnknownEffect(Schema.Array(SessionRow))
+
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const insert = SqlSchema.void({
@@ -37,6 +39,11 @@ export const make = Effect.gen(function*() {
     end: (id) => sql`DELETE FROM sessions WHERE id = ${id} RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), stored),
     endAllOf: (userId) =>
       sql`DELETE FROM sessions WHERE user_id = ${userId} RETURNING id`.pipe(Effect.map((rows) => rows.length), stored),
+    listOf: (userId, now) =>
+      sql`SELECT * FROM sessions WHERE user_id = ${userId} AND expires_at > ${now} ORDER BY created_at DESC`.pipe(
+        Effect.flatMap(decodeSessions),
+        stored
+      ),
     purgeExpired: (now, limit) =>
       // Bounded, and SKIP LOCKED so that concurrent purges (every sign-in runs one) never wait on each other.
       sql`DELETE FROM sessions WHERE id IN (

@@ -33,6 +33,13 @@ export const make = Effect.gen(function*() {
     execute: (now) =>
       sql`SELECT * FROM subscriptions WHERE status = 'active' AND current_period_end <= ${now} ORDER BY current_period_end, id`
   })
+  const renewable = SqlSchema.findAll({
+    Request: Schema.Date,
+    Result: SubscriptionRow,
+    execute: (until) =>
+      sql`SELECT * FROM subscriptions WHERE status IN ('active', 'suspended') AND NOT cancel_at_period_end
+          AND current_period_end <= ${until} ORDER BY current_period_end, id`
+  })
   const suspended = SqlSchema.findAll({
     Request: Schema.Void,
     Result: SubscriptionRow,
@@ -68,6 +75,7 @@ export const make = Effect.gen(function*() {
     setCancelAtPeriodEnd: (id, cancel) =>
       sql`UPDATE subscriptions SET cancel_at_period_end = ${cancel} WHERE id = ${id}`.pipe(Effect.asVoid, stored),
     due: (now) => due(now).pipe(stored),
+    renewable: (until) => renewable(until).pipe(stored),
     suspended: suspended(undefined).pipe(stored)
   })
 })

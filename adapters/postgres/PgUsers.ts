@@ -1,6 +1,7 @@
 // Users in Postgres; the unique index on lower(email) decides duplicate registrations.
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
+import { Role } from "../../domain/account/Role.ts"
 import { User, UserId } from "../../domain/account/User.ts"
 import { EmailTaken, Users } from "../../ports/Users.ts"
 import { stored } from "./failures.ts"
@@ -8,6 +9,8 @@ import { snakeColumns } from "./columns.ts"
 
 const NewUserRow = snakeColumns(Schema.Struct(User.fields))
 const UserRow = snakeColumns(User)
+const decodeUsers = Schema.decodeUnknownEffect(Schema.Array(UserRow))
+const PreviousRoles = Schema.Array(Schema.Struct({ previous: Role }))
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -42,7 +45,23 @@ export const make = Effect.gen(function*() {
         Effect.map((rows) => rows.length === 1),
         stored
       ),
-    setLanguage: (id, language) => sql`UPDATE users SET language = ${language} WHERE id = ${id}`.pipe(Effect.asVoid, stored)
+    setLanguage: (id, language) => sql`UPDATE users SET language = ${language} WHERE id = ${id}`.pipe(Effect.asVoid, stored),
+    setRole: (id, role) =>
+      // The row is locked by the subquery: two grants at once each see the role the other left.
+      sql`UPDATE users SET role = ${role}
+          FROM (SELECT id, role AS previous FROM users WHERE id = ${id} FOR UPDATE) old
+          WHERE users.id = old.id RETURNING old.previous`.pipe(
+        Effect.flatMap(Schema.decodeUnknownEffect(PreviousRoles)),
+        Effect.map((rows) => Option.fromNullishOr(rows[0]?.previous)),
+        stored
+      ),
+    search: (query, limit) => {
+      // Each branch is a range of one prefix index (migration 14); LIKE's own wildcards in the query are literal.
+      const prefix = `${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+      return sql`SELECT * FROM users WHERE lower(email) LIKE ${prefix} OR lower(last_name) LIKE ${prefix}
+                   OR lower(first_name) LIKE ${prefix} OR lower(company_name) LIKE ${prefix} OR siret LIKE ${prefix}
+                 ORDER BY lower(email) LIMIT ${limit}`.pipe(Effect.flatMap(decodeUsers), stored)
+    }
   })
 })
 

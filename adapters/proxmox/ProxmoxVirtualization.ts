@@ -2,6 +2,7 @@
 // with PVE's failures mapped onto the port's errors once, here.
 import { Duration, Effect, Layer, Redacted, Schema } from "effect"
 import { ProxmoxClusters } from "../../ports/ProxmoxClusters.ts"
+import { ProxmoxVmids, type VmidRange } from "../../ports/ProxmoxVmids.ts"
 import {
   ConsoleClosed,
   GuestAgentUnavailable,
@@ -16,7 +17,7 @@ import {
   type VmSummary
 } from "../../ports/Virtualization.ts"
 import { call, type CallContext, runTask } from "./calls.ts"
-import { cloneTemplate } from "./clone.ts"
+import { createMachine } from "./machines.ts"
 import { destroyVm } from "./destroy.ts"
 import { openSerialConsole } from "./console.ts"
 import type { ProxmoxRequest } from "./encoding.ts"
@@ -24,7 +25,6 @@ import {
   CallFailed,
   formatDuration,
   isAgentUnavailable,
-  isAlreadyExists,
   isShutdownTimeout,
   isVmMissing,
   portError,
@@ -48,6 +48,8 @@ import { stampOf, stampOfTags } from "./stamp.ts"
 import { pollSchedule } from "./tasks.ts"
 
 export interface ProxmoxOptions {
+  /** The VMIDs our machines get: keep the cluster's own `next-id` range out of it (VMID_RANGE_START/END). */
+  readonly vmidRange: VmidRange
   /** Per HTTP attempt; a little over pveproxy's 30 s forwarding timeout, so its 596 arrives before ours (§2.2). */
   readonly requestTimeout: Duration.Input
   /** Extra attempts for transient failures and lock races. */
@@ -66,6 +68,7 @@ export interface ProxmoxOptions {
 }
 
 export const defaultOptions: ProxmoxOptions = {
+  vmidRange: { from: 100_000, to: 200_000 },
   requestTimeout: "35 seconds",
   retries: 4,
   retryBaseDelay: "500 millis",
@@ -117,12 +120,14 @@ const clusterErrors = <A, E, R>(
 
 export const layerWith = (
   overrides: Partial<ProxmoxOptions> = {}
-): Layer.Layer<Virtualization, never, ProxmoxClusters> =>
+): Layer.Layer<Virtualization, never, ProxmoxClusters | ProxmoxVmids> =>
   Layer.effect(
     Virtualization,
     Effect.gen(function*() {
       const options: ProxmoxOptions = { ...defaultOptions, ...overrides }
       const sessions = yield* makeSessions(yield* ProxmoxClusters, options)
+      const vmids = yield* ProxmoxVmids
+      const range = options.vmidRange
       const retry = { retries: options.retries, baseDelay: options.retryBaseDelay }
       const polling = {
         initialInterval: options.taskPollInitial,
@@ -177,14 +182,21 @@ export const layerWith = (
 
       return Virtualization.of({
         listVms: (cluster) =>
-          withCluster(cluster, (ctx) => resources(ctx, "listVms", "vm")).pipe(
-            Effect.map((list) =>
+          withCluster(cluster, (ctx) =>
+            Effect.all([
+              resources(ctx, "listVms", "vm"),
+              // A clone's tags come with its configuration; which order each VMID of ours is for, we know from the start.
+              vmids.holders(cluster).pipe(Effect.orDie)
+            ], { concurrency: 2 })).pipe(
+            Effect.map(([list, holders]) =>
               qemuOf(list).map((r): VmSummary => ({
                 cluster,
                 node: r.node ?? "",
                 vmid: r.vmid ?? 0,
                 name: r.name ?? "",
                 stamp: stampOfTags(r.tags),
+                createdFor: holders.get(r.vmid ?? 0) ?? null,
+                managed: (r.vmid ?? 0) >= range.from && (r.vmid ?? 0) < range.to,
                 status: powerStateOf(r.status),
                 template: r.template ?? false,
                 busy: lockOf(r.lock) !== null,
@@ -230,20 +242,14 @@ export const layerWith = (
               logged("nodeCapacity")
             ),
 
-        isVmidFree: (cluster, vmid) =>
-          withCluster(cluster, (ctx) =>
-            call(ctx, "isVmidFree", requests.nextId(vmid), Schema.Unknown).pipe(
-              Effect.as(true),
-              // 400 {"errors":{"vmid":"VM N already exists"}} (§3.3).
-              Effect.catchIf((f) => f.status === 400 && isAlreadyExists(f.detail), () => Effect.succeed(false))
-            )).pipe(clusterErrors, logged("isVmidFree")),
-
-        cloneTemplate: ({ name, stamp, storage, target, template }) =>
-          withCluster(template.cluster, (ctx) =>
-            cloneTemplate(ctx, { template, newid: target.vmid, name, storage, stamp }, options.cloneTimeout)).pipe(
+        createMachine: (order, spec) =>
+          withCluster(spec.cluster, (ctx) =>
+            createMachine(ctx, vmids, { range, cloneTimeout: options.cloneTimeout }, order, spec)).pipe(
               clusterErrors,
-              logged("cloneTemplate")
+              logged("createMachine")
             ),
+
+        releaseMachine: (order) => vmids.release(order),
 
         ownerOf: (vm) =>
           withCluster(vm.cluster, (ctx) => call(ctx, "ownerOf", requests.config(vm), VmConfigStamp)).pipe(
@@ -405,4 +411,4 @@ export const layerWith = (
     })
   )
 
-export const layer: Layer.Layer<Virtualization, never, ProxmoxClusters> = layerWith()
+export const layer: Layer.Layer<Virtualization, never, ProxmoxClusters | ProxmoxVmids> = layerWith()

@@ -1,13 +1,16 @@
 // Full clone of a template, the one call that is neither idempotent nor safe to repeat blindly: a VMID race surfaces
 // as VmidTaken, and a clone whose answer was lost (59x, timeout) is settled by re-reading the target before any
 // retry (reference/proxmox.md §2.2, §3.4, §5.1, §5.5).
-import { type Duration, Effect } from "effect"
-import { TaskFailed, VmidTaken } from "../../ports/Virtualization.ts"
+import { type Duration, Effect, Schema } from "effect"
+import { TaskFailed } from "../../ports/Virtualization.ts"
 import { call, type CallContext } from "./calls.ts"
 import { CallFailed, isAlreadyExists, isLocked, isVmMissing } from "./failures.ts"
 import { requests, type VmAddress } from "./requests.ts"
 import { TaskId, VmCurrentStatus } from "./responses.ts"
 import { pollSchedule, waitForTask } from "./tasks.ts"
+
+/** The VMID is already used by another VM: the allocator sets it aside and picks another one. */
+export class VmidTaken extends Schema.TaggedError<VmidTaken>()("VmidTaken", { vmid: Schema.Number }) {}
 
 export interface CloneRequest {
   readonly template: VmAddress

@@ -9,14 +9,15 @@ import {
   GamePanel,
   GamePanels,
   GamePanelUnavailable,
-  PanelRejected,
+  PanelRefused,
   type PanelNode,
   type PanelServer,
   PanelServerNotOurs
 } from "../../ports/GamePanel.ts"
 import { type Answer, type CallOptions, type CallSpec, decodeAs, makeCalls, originOf } from "./calls.ts"
 import { openGameConsole } from "./console.ts"
-import { CallFailed, failure, isTransient, portErrorAmong } from "./failures.ts"
+import { NodeConnections } from "./NodeConnections.ts"
+import { CallFailed, failure, isTransient, portErrorAmong, refusalTags } from "./failures.ts"
 import { clientPaths, fileCall, requests } from "./requests.ts"
 import {
   AllocationList,
@@ -106,7 +107,12 @@ export const layerWith = (
       const calls = makeCalls(http, panels, options)
       const eggs = ttlCache<ReturnType<typeof toEgg>>(options.eggTtl)
       const nodeLists = ttlCache<ReadonlyArray<PanelNode>>(options.nodesTtl)
-      const transfers = { requestTimeout: options.requestTimeout, uploadTimeout: options.uploadTimeout }
+      const nodeConnections = yield* NodeConnections
+      const transfers = {
+        requestTimeout: options.requestTimeout,
+        uploadTimeout: options.uploadTimeout,
+        dispatcher: nodeConnections.dispatcher
+      }
 
       const logged = (operation: string) =>
       <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -206,7 +212,7 @@ export const layerWith = (
           "PanelValidationFailed",
           "ServerStateConflict",
           "PanelResourceNotFound",
-          "PanelRejected"
+          ...refusalTags
         )
       )
 
@@ -214,7 +220,7 @@ export const layerWith = (
         const operation = "client request"
         if ("backup" in call.operation && !/^[\w-]+$/.test(call.operation.backup)) {
           // A backup id is one path segment: anything else could reach another of the server's routes.
-          return Effect.fail(new PanelRejected({ operation, status: 400, code: "InvalidPath", detail: "the backup id is not one path segment" }))
+          return Effect.fail(new PanelRefused({ operation, detail: "the backup id is not one path segment" }))
         }
         const { method, path } = fileCall(server, call.operation)
         const query = call.query === "" ? "" : `?${call.query}`
@@ -236,7 +242,16 @@ export const layerWith = (
               Effect.map((u) => toUser(u.attributes))
             ),
             userFor(panel, user.userId)
-          ).pipe(mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed")), logged("create user")),
+          ).pipe(
+            // Made meanwhile for the same user (two orders at once): the panel refuses the e-mail or username as
+            // taken (§2.1), and that account is the answer.
+            Effect.catchIf(
+              (e): e is CallFailed => isCallFailed(e) && e.status === 422,
+              (e) => Effect.flatMap(userFor(panel, user.userId), (found) => found === null ? Effect.fail(e) : Effect.succeed(found))
+            ),
+            mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed")),
+            logged("create user")
+          ),
 
         nodes: (panel) =>
           nodeLists.get(panel, fetchNodes(panel)).pipe(mapCall(portErrorAmong("GamePanelThrottled")), logged("list nodes")),
@@ -267,9 +282,15 @@ export const layerWith = (
             ),
             serverForOrder(panel, server.orderId)
           ).pipe(
+            // The order has its server already (made by an attempt whose answer was lost): the panel refuses the
+            // external id as taken (§2.2, §6.2), and that server is the answer.
+            Effect.catchIf(
+              (e): e is CallFailed => isCallFailed(e) && e.status === 422 && e.fields.some((f) => f.field === "external_id"),
+              (e) => Effect.flatMap(serverForOrder(panel, server.orderId), (found) => found === null ? Effect.fail(e) : Effect.succeed(found))
+            ),
             // The node's allocated_resources changed: our own next placement must see it (others' within nodesTtl).
             Effect.ensuring(nodeLists.forget(panel)),
-            mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed", "PanelRejected")),
+            mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed", "PanelRefused")),
             logged("create server")
           ),
 
@@ -323,7 +344,11 @@ export const layerWith = (
           // A restart whose answer was lost is not sent again: it could restart the game twice.
           calls.client(panel, "power", { method: "POST", path: clientPaths.power(server), json: { signal } }, {
             idempotent: signal !== "restart"
-          }).pipe(Effect.asVoid, clientErrors, logged("power")),
+          }).pipe(
+            Effect.asVoid,
+            mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed", "ServerStateConflict", "PanelResourceNotFound", "PanelRefused")),
+            logged("power")
+          ),
 
         relayFileCall,
 
@@ -339,7 +364,8 @@ export const layerWith = (
             return yield* openGameConsole(credentials, originOf(connection), {
               openTimeout: options.consoleOpenTimeout,
               tokenRefreshMargin: options.consoleTokenRefreshMargin,
-              bufferedEvents: options.consoleBufferedEvents
+              bufferedEvents: options.consoleBufferedEvents,
+              connection: nodeConnections.webSocket
             })
           }).pipe(logged("open console")),
 

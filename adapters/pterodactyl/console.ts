@@ -4,7 +4,8 @@
 // Once authenticated, frames are decoded and queued in the socket's own `message` callback: a burst of output costs
 // one fiber wake-up per socket read, not an Effect round per frame (the relay's throughput depends on it).
 import { Buffer } from "node:buffer"
-import type { Socket } from "node:net"
+import type { createConnection, Socket } from "node:net"
+import type { Duplex } from "node:stream"
 import { Cause, Clock, Duration, Effect, Queue, Schema, type Scope, Stream } from "effect"
 import { type RawData, WebSocket } from "ws"
 import {
@@ -25,6 +26,8 @@ export interface ConsoleOptions {
   readonly tokenRefreshMargin: Duration.Input
   /** Events kept for a slow reader; the oldest are dropped past it (stats arrive every second). */
   readonly bufferedEvents: number
+  /** The byte stream under the socket (an in-memory node's); undefined: a TCP connection. */
+  readonly connection?: (() => Duplex) | undefined
 }
 
 export interface ConsoleCredentials {
@@ -111,13 +114,15 @@ const closedReason = (code: number, reason: string) => {
 const authFrame = (token: string) => JSON.stringify({ event: "auth", args: [token] })
 
 /** Opens the socket and waits for it to be open; any refusal is reported without the address. */
-const connect = (credentials: ConsoleCredentials, origin: string, sink: Sink, timeout: Duration.Input) =>
+const connect = (credentials: ConsoleCredentials, origin: string, sink: Sink, options: ConsoleOptions) =>
   Effect.acquireRelease(
     Effect.callback<WebSocket, GamePanelUnavailable>((resume) => {
       // Wings accepts the upgrade only with Origin equal to the panel URL it was configured with (§3.2).
       const ws = new WebSocket(credentials.socket, {
         headers: { origin },
-        handshakeTimeout: Duration.toMillis(Duration.fromInputUnsafe(timeout))
+        handshakeTimeout: Duration.toMillis(Duration.fromInputUnsafe(options.openTimeout)),
+        // ws types the connection as net's createConnection; it only reads and writes the stream it returns.
+        ...(options.connection === undefined ? {} : { createConnection: options.connection as unknown as typeof createConnection })
       })
       let settled = false
       const refuse = (detail: string) => {
@@ -198,7 +203,7 @@ export const openGameConsole = (
       }
     }
 
-    const ws = yield* connect(first, origin, sink, options.openTimeout)
+    const ws = yield* connect(first, origin, sink, options)
     const write = (text: string) =>
       Effect.suspend(() => {
         if (closed !== undefined || ws.readyState !== WebSocket.OPEN) {

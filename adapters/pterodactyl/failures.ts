@@ -3,9 +3,14 @@
 // are worth another attempt, and the redaction that keeps keys, tokens, signed URLs and addresses out of every error.
 import { Data, Duration, Effect, Schedule, Schema } from "effect"
 import {
+  BackupLimitReached,
+  BackupLocked,
+  FileAlreadyExists,
+  FileTooLarge,
   GamePanelThrottled,
   GamePanelUnavailable,
-  PanelRejected,
+  type PanelRefusal,
+  PanelRefused,
   PanelResourceNotFound,
   PanelValidationFailed,
   ServerStateConflict
@@ -156,7 +161,7 @@ export type PortError =
   | PanelValidationFailed
   | ServerStateConflict
   | PanelResourceNotFound
-  | PanelRejected
+  | PanelRefusal
 
 const describe = (f: CallFailed) => (f.status === null ? `${f.code}: ${f.detail}` : `HTTP ${f.status} ${f.code}: ${f.detail}`)
 
@@ -164,7 +169,8 @@ export const unavailable = (f: CallFailed) => new GamePanelUnavailable({ operati
 
 /**
  * 422 → PanelValidationFailed, 409 → ServerStateConflict, 404 → PanelResourceNotFound, 429 → GamePanelThrottled,
- * no answer or 5xx → GamePanelUnavailable, any other 4xx → PanelRejected (reference/pterodactyl.md §1.4).
+ * no answer or 5xx → GamePanelUnavailable, any other 4xx → a refusal named by its exception class (refusalOf,
+ * reference/pterodactyl.md §1.4, §4.1, §4.3).
  */
 export const portError = (f: CallFailed): PortError => {
   const { operation, status } = f
@@ -175,8 +181,22 @@ export const portError = (f: CallFailed): PortError => {
   if (status === 429) {
     return new GamePanelThrottled({ operation, retryAfterSeconds: f.retryAfterSeconds ?? defaultRetryAfterSeconds })
   }
-  return new PanelRejected({ operation, status, code: f.code, detail: f.detail })
+  return refusalOf(f)
 }
+
+/** The panel's exception classes the domain gives a meaning to; any other refusal is PanelRefused. */
+const refusals: Readonly<Record<string, (operation: string) => PanelRefusal>> = {
+  TooManyBackupsException: (operation) => new BackupLimitReached({ operation }),
+  BackupLockedException: (operation) => new BackupLocked({ operation }),
+  FileSizeTooLargeException: (operation) => new FileTooLarge({ operation }),
+  FileExistsException: (operation) => new FileAlreadyExists({ operation })
+}
+
+export const refusalOf = (f: CallFailed): PanelRefusal =>
+  refusals[f.code]?.(f.operation) ?? new PanelRefused({ operation: f.operation, detail: describe(f) })
+
+/** The tags of every refusal, for `portErrorAmong`. */
+export const refusalTags = ["BackupLimitReached", "BackupLocked", "FileTooLarge", "FileAlreadyExists", "PanelRefused"] as const
 
 /**
  * The port's error for an operation whose signature allows only `tags` (besides GamePanelUnavailable): any other

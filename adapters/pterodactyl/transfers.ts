@@ -2,7 +2,7 @@
 // (reference/pterodactyl.md §4.1, §4.2): the panel hands out the URL, the adapter uses it at once and server-side,
 // and neither the URL, its token nor the node's address leaves this module. Bytes are streamed, never buffered.
 import type { Readable } from "node:stream"
-import { request as undiciRequest } from "undici"
+import { type Dispatcher, request as undiciRequest } from "undici"
 import { type Duration, Effect, type Scope, Stream } from "effect"
 import { Headers, type HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { type ClientCallError, type Download, type DownloadTarget, UploadAborted } from "../../ports/GamePanel.ts"
@@ -14,6 +14,8 @@ export interface TransferOptions {
   /** Until the node's answer head arrives (download), or the whole upload. */
   readonly requestTimeout: Duration.Input
   readonly uploadTimeout: Duration.Input
+  /** Carries downloads (NodeConnections); undefined: undici's global dispatcher. */
+  readonly dispatcher?: Dispatcher | undefined
 }
 
 const serverPath = (server: string) => `/servers/${encodeURIComponent(server)}`
@@ -71,10 +73,10 @@ interface NodeAnswer {
  * (measured: less CPU per relayed MiB than node:http's answers, or than an Effect Stream over undici). Interrupted before
  * the head, the request is aborted.
  */
-const getNode = (url: URL, operation: string) =>
+const getNode = (url: URL, operation: string, dispatcher: Dispatcher | undefined) =>
   Effect.tryPromise({
     try: (signal): Promise<NodeAnswer> =>
-      undiciRequest(url, { method: "GET", headers: { accept: "*/*" }, signal, bodyTimeout: 0 }).then((answer) => {
+      undiciRequest(url, { method: "GET", headers: { accept: "*/*" }, signal, bodyTimeout: 0, ...(dispatcher === undefined ? {} : { dispatcher }) }).then((answer) => {
         // Dropping an unread body (the scope's end) makes undici emit an abort error; readers (pipeline, for await)
         // watch for errors themselves, so this listener only keeps an unobserved one from crashing the process.
         answer.body.on("error", ignoreError)
@@ -112,7 +114,7 @@ export const download = (
     const url = yield* signedUrl(calls, panel, operation, path)
     // Interruptible until the head arrives (the timeout drops the request); from then on the scope owns the answer.
     const response = yield* Effect.uninterruptibleMask((restore) =>
-      restore(getNode(url, operation).pipe(
+      restore(getNode(url, operation, options.dispatcher).pipe(
         Effect.timeoutOrElse({
           duration: options.requestTimeout,
           orElse: () => Effect.fail(timedOut(operation, options.requestTimeout))

@@ -44,8 +44,8 @@ export interface StripeGatewayOptions {
   readonly timeoutMs?: number | undefined
   /** The SDK's own retries of network failures and 5xx, each with the same Idempotency-Key (default 2). */
   readonly maxNetworkRetries?: number | undefined
-  /** Another transport (the sandbox Stripe's `fetch`, without sockets, in tests); node's HTTP by default. */
-  readonly fetch?: ((input: string | URL | Request, init?: RequestInit) => Promise<Response>) | undefined
+  /** Another transport than Node's own (the sandbox Stripe without sockets: `Stripe.createFetchHttpClient`). */
+  readonly httpClient?: Stripe.HttpClient | undefined
 }
 
 /** Stripe takes a Checkout Session's `expires_at` between 30 minutes and 24 hours ahead (a margin kept on each side). */
@@ -83,7 +83,7 @@ export const make = (options: StripeGatewayOptions) => {
         key,
         stripe: new Stripe(key, {
           ...(options.api === undefined ? {} : options.api),
-          ...(options.fetch === undefined ? {} : { httpClient: Stripe.createFetchHttpClient(options.fetch) }),
+          ...(options.httpClient === undefined ? {} : { httpClient: options.httpClient }),
           timeout: options.timeoutMs ?? 20_000,
           maxNetworkRetries: options.maxNetworkRetries ?? 2,
           telemetry: false
@@ -174,6 +174,26 @@ export const make = (options: StripeGatewayOptions) => {
           cancel_url: request.returnUrl
         })).pipe(
           Effect.flatMap((session) => session.url === null ? unavailable("card page creation")("no url") : Effect.succeed({ url: session.url }))
+        ),
+    paymentLink: (request) =>
+      call("payment page creation", (s) =>
+        s.checkout.sessions.create({
+          mode: "payment",
+          customer: request.customer,
+          line_items: [{
+            quantity: 1,
+            price_data: { currency: "eur", unit_amount: request.amountCents, product_data: { name: request.description } }
+          }],
+          // What the completion event names (notifications.ts): the renewal it pays.
+          metadata: { subscriptionId: request.subscriptionId, periodStart: request.periodStart },
+          payment_intent_data: {
+            setup_future_usage: "off_session",
+            metadata: { subscriptionId: request.subscriptionId, periodStart: request.periodStart, idempotency_key: request.idempotencyKey }
+          },
+          success_url: request.returnUrl,
+          cancel_url: request.returnUrl
+        }, { idempotencyKey: request.idempotencyKey })).pipe(
+          Effect.flatMap((session) => session.url === null ? unavailable("payment page creation")("no url") : Effect.succeed({ url: session.url }))
         ),
     charge: (request) =>
       Effect.gen(function*() {

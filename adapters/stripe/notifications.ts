@@ -27,6 +27,15 @@ const sessionNotification = (event: Stripe.Event, session: Stripe.Checkout.Sessi
     return session.status === "complete" && customer !== null ? { _tag: "CardSaved", id: event.id, customer } : ignored(event)
   }
   const payment = idOf(session.payment_intent)
+  const renewal = session.metadata ?? {}
+  const subscriptionId = renewal["subscriptionId"]
+  const periodStart = renewal["periodStart"]
+  // A renewal paid on its hosted page (`paymentLink`): its metadata name the subscription and the period.
+  if (subscriptionId !== undefined && periodStart !== undefined) {
+    return payment === null || session.payment_status !== "paid"
+      ? ignored(event)
+      : { _tag: "RenewalPaidOnPage", id: event.id, subscriptionId, periodStart, payment, amountCents: session.amount_total ?? 0 }
+  }
   // A completed session with a delayed method is not paid yet: `async_payment_succeeded` follows.
   if (orderId === null || payment === null || session.payment_status !== "paid") return ignored(event)
   return { _tag: "OrderPaid", id: event.id, orderId, payment, amountCents: session.amount_total ?? 0 }

@@ -7,8 +7,9 @@ import { hostAddresses, parseAddress, parseCidr } from "../../domain/catalog/ipv
 import { storeSecret } from "../../domain/secrets/UpstreamCredentials.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { Result } from "effect"
+import { keepInFile } from "./StateFile.ts"
 import { type SandboxProxmoxOptions, sandboxProxmox } from "./proxmox/SandboxProxmox.ts"
-import { type SandboxPterodactyl, type SandboxPterodactylOptions, sandboxPterodactyl } from "./pterodactyl/SandboxPterodactyl.ts"
+import { type SandboxPterodactyl, type SandboxPterodactylOptions, sandboxPterodactyl } from "../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 
 export const SANDBOX_CLUSTER = "sandbox"
 
@@ -131,14 +132,16 @@ const demoGamePlans = [
  * panel "sandbox" with its fresh keys (they change with every start), and adds demo game plans when the catalog
  * sells none.
  */
-export const SandboxPterodactylLive = (options: SandboxPterodactylOptions = {}) =>
+export const SandboxPterodactylLive = (options: SandboxPterodactylOptions & { readonly stateFile?: string | undefined } = {}) =>
   Layer.effect(SandboxPanel, Effect.gen(function*() {
     const catalog = yield* Catalog
     const real = (yield* catalog.panels).filter((p) => !p.retired && p.name !== SANDBOX_PANEL)
     if (real.length > 0) return Option.none<SandboxPterodactyl>()
     const context = yield* Effect.context<never>()
+    const { stateFile, ...rest } = options
     const sandbox = yield* sandboxPterodactyl({
-      ...options,
+      ...rest,
+      keepState: stateFile === undefined ? undefined : keepInFile(stateFile, "sandbox Pterodactyl"),
       onWarning: options.onWarning ?? ((message) => void Effect.runForkWith(context)(Effect.logWarning(message)))
     })
     yield* catalog.upsertPanel({ name: SANDBOX_PANEL, url: sandbox.url })

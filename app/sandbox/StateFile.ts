@@ -147,3 +147,7 @@ export class StateFile {
     }
   }
 }
+
+/** A sandbox's `keepState` option over the file at `path` (its messages start with `sandbox`). */
+export const keepInFile = (path: string, sandbox: string) => (source: StateSource, warn: (message: string) => void) =>
+  new StateFile(path, source, { sandbox, seed: "its seed", warn })

@@ -74,3 +74,8 @@ export class ResetTokenExpired extends Schema.TaggedError<ResetTokenExpired>()("
 export class ResetTokenUsed extends Schema.TaggedError<ResetTokenUsed>()("ResetTokenUsed", {}) {
   override get message() { return "This password reset link has already been used." }
 }
+
+/** A signed-in user whose role does not allow this (the back-office to a customer, an admin action to support). */
+export class NotPermitted extends Schema.TaggedError<NotPermitted>()("NotPermitted", {}) {
+  override get message() { return "You are not allowed to do this." }
+}

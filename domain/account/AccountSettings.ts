@@ -10,6 +10,10 @@ export interface AccountSettingsShape {
   readonly sessionIdleLifetime: Duration.Duration
   /** Hard cap on a session however active it is. */
   readonly sessionAbsoluteLifetime: Duration.Duration
+  /** Staff (support, admin) sessions: the longest idle lifetime, remember-me or not, renewed by every request. */
+  readonly staffSessionLifetime: Duration.Duration
+  /** Staff sessions: the hard cap since sign-in. */
+  readonly staffSessionAbsoluteLifetime: Duration.Duration
   readonly resetTokenLifetime: Duration.Duration
   /** The fixed window every sign-in and reset counter runs in. */
   readonly loginThrottleWindow: Duration.Duration
@@ -37,6 +41,8 @@ export class AccountSettings extends Context.Service<AccountSettings, AccountSet
     rememberMeLifetime: Duration.hours(12),
     sessionIdleLifetime: Duration.hours(2),
     sessionAbsoluteLifetime: Duration.days(7),
+    staffSessionLifetime: Duration.minutes(30),
+    staffSessionAbsoluteLifetime: Duration.hours(12),
     resetTokenLifetime: Duration.hours(1),
     loginThrottleWindow: Duration.minutes(15),
     maxFailuresPerAccountAddress: 5,

@@ -8,6 +8,7 @@ import { PasswordResets, ResetNotRedeemable } from "../../ports/PasswordResets.t
 import { SessionRecords } from "../../ports/SessionRecords.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
+import { recordAudit } from "../audit/record.ts"
 import { ResetTokenExpired, ResetTokenInvalid, ResetTokenUsed } from "./AccountErrors.ts"
 import { AccountSettings } from "./AccountSettings.ts"
 import { checkPasswordPolicy, normaliseEmail } from "./Credentials.ts"
@@ -83,7 +84,16 @@ export const resetPassword = Effect.fn("resetPassword")(function*(input: {
   const userId = yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
     const owner = yield* resets.redeem(digest, redeemedAt)
     yield* users.setPasswordHash(owner, hash)
-    yield* sessions.endAllOf(owner)
+    const ended = yield* sessions.endAllOf(owner)
+    // In the reset's transaction: the log says a reset happened exactly when it did.
+    yield* recordAudit({
+      actorId: owner,
+      actorRole: "customer",
+      action: "auth.password_reset",
+      subjectUserId: owner,
+      address: input.address ?? null,
+      details: { sessionsEnded: ended }
+    })
     return owner
   })).pipe(mapRefusal)
   const user = yield* users.findById(userId)

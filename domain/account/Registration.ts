@@ -55,6 +55,7 @@ export const register = Effect.fn("register")(function*(input: Registration) {
     siret: business.siret,
     language: input.language,
     passwordHash,
+    role: "customer",
     createdAt
   }).pipe(Effect.catchTag("EmailTaken", () => Effect.fail(new EmailAlreadyRegistered())))
 })

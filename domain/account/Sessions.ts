@@ -13,6 +13,9 @@ import { InvalidCredentials, Unauthenticated } from "./AccountErrors.ts"
 import { AccountSettings } from "./AccountSettings.ts"
 import { normaliseEmail } from "./Credentials.ts"
 import { admitSignIn, signInSucceeded } from "./LoginThrottle.ts"
+import { UnitOfWork } from "../../ports/UnitOfWork.ts"
+import { recordAudit, recordOwnAction } from "../audit/record.ts"
+import { isStaff, type Role } from "./Role.ts"
 import { SessionId } from "./SessionRecord.ts"
 import { User, type UserId } from "./User.ts"
 
@@ -42,6 +45,20 @@ const hint = (text: string | undefined, max: number): string | null => {
   return clean === undefined || clean === "" ? null : clean
 }
 
+/**
+ * How long a session of `user` lasts: staff sessions are shorter (an operator's stolen cookie opens every account),
+ * and the user's role is read on every request, so a role granted or revoked applies to sessions already open.
+ */
+const lifetimesOf = (settings: AccountSettings["Service"], user: User, rememberMe: boolean) => {
+  const lifetime = rememberMe ? settings.rememberMeLifetime : settings.sessionIdleLifetime
+  return isStaff(user.role)
+    ? {
+      lifetime: Duration.min(lifetime, settings.staffSessionLifetime),
+      absolute: Duration.min(settings.sessionAbsoluteLifetime, settings.staffSessionAbsoluteLifetime)
+    }
+    : { lifetime, absolute: settings.sessionAbsoluteLifetime }
+}
+
 /** A token for the session `id` of `user`, valid from `at` under the lifetimes of `settings`. */
 const issueWith = (
   tokens: SessionTokens["Service"],
@@ -52,9 +69,9 @@ const issueWith = (
   signedInAt: number,
   at: Date
 ): Effect.Effect<Session> => {
-  const lifetime = rememberMe ? settings.rememberMeLifetime : settings.sessionIdleLifetime
+  const { absolute, lifetime } = lifetimesOf(settings, user, rememberMe)
   // The sliding expiry never runs past the absolute cap counted from sign-in.
-  const cap = signedInAt + Math.floor(Duration.toSeconds(settings.sessionAbsoluteLifetime))
+  const cap = signedInAt + Math.floor(Duration.toSeconds(absolute))
   const expiresAt = Math.min(seconds(at) + Math.floor(Duration.toSeconds(lifetime)), cap)
   const claims: SessionClaims = { sessionId: id, userId: user.id, rememberMe, signedInAt, expiresAt }
   return Effect.map(tokens.issue(claims, at), (token) => ({
@@ -85,7 +102,19 @@ export const login = Effect.fn("login")(function*(input: {
   const found = yield* users.findByEmail(email)
   // An unknown e-mail spends one compare against a decoy hash, so timing does not reveal accounts.
   const matches = yield* hasher.verify(input.password, Option.match(found, { onNone: () => hasher.decoy, onSome: (u) => u.passwordHash }))
-  if (Option.isNone(found) || !matches) return yield* new InvalidCredentials()
+  const address = hint(input.address, 64)
+  if (Option.isNone(found) || !matches) {
+    // Joins the account's trail when there is one; an unknown address is kept for operators (credential stuffing).
+    yield* recordAudit({
+      actorId: null,
+      actorRole: "anonymous",
+      action: "auth.sign_in_failed",
+      subjectUserId: Option.isSome(found) ? found.value.id : null,
+      address,
+      details: Option.isSome(found) ? null : { email: email.slice(0, 254) }
+    })
+    return yield* new InvalidCredentials()
+  }
 
   yield* signInSucceeded(email, input.address)
   let user = found.value
@@ -104,10 +133,11 @@ export const login = Effect.fn("login")(function*(input: {
     rememberMe: input.rememberMe,
     createdAt: at,
     lastSeenAt: at,
-    expiresAt: new Date(at.getTime() + Duration.toMillis(settings.sessionAbsoluteLifetime)),
+    expiresAt: new Date(at.getTime() + Duration.toMillis(lifetimesOf(settings, user, input.rememberMe).absolute)),
     userAgent: hint(input.userAgent, 256),
-    address: hint(input.address, 64)
+    address
   })
+  yield* recordOwnAction(user, "auth.sign_in", { address, details: { rememberMe: input.rememberMe, session: id } })
   yield* sessions.purgeExpired(at, PURGE_PER_SIGN_IN)
   return yield* issueWith(yield* SessionTokens, settings, id, user, input.rememberMe, seconds(at), at)
 })
@@ -169,7 +199,14 @@ export const endSession = Effect.fn("endSession")(function*(token: string | unde
   if (Option.isSome(claims)) yield* (yield* SessionRecords).end(claims.value.sessionId)
 })
 
-/** "Log out everywhere": every session of the user ends, this one included. */
-export const endAllSessions = Effect.fn("endAllSessions")(function*(userId: UserId) {
-  yield* (yield* SessionRecords).endAllOf(userId)
+/** "Log out everywhere": every session of the user ends, this one included; audited with them, in one transaction. */
+export const endAllSessions = Effect.fn("endAllSessions")(function*(
+  user: { readonly id: UserId; readonly role: Role },
+  address: string | undefined
+) {
+  const sessions = yield* SessionRecords
+  yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
+    const ended = yield* sessions.endAllOf(user.id)
+    yield* recordOwnAction(user, "auth.logout_all", { address: hint(address, 64), details: { sessionsEnded: ended } })
+  }))
 })

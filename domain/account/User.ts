@@ -1,5 +1,6 @@
 // The account aggregate: who a user is and how they sign in (their sessions are records of their own).
 import { Schema } from "effect"
+import { Role } from "./Role.ts"
 
 export const UserId = Schema.String.pipe(Schema.brand("UserId"))
 export type UserId = typeof UserId.Type
@@ -22,6 +23,8 @@ export class User extends Schema.Class<User>("User")({
   siret: Schema.NullOr(Schema.String),
   language: Language,
   passwordHash: Schema.String,
+  /** customer, or staff: support | admin (granted with `npm run admin -- users grant`). */
+  role: Role,
   createdAt: Schema.Date
 }) {}
 

@@ -35,7 +35,7 @@ export const suspendGame = (subscriptionId: string, periodEnd: Date) =>
     const panel = yield* GamePanel
     // Kill first: once suspended the Client API answers 409, and Wings' own stop on sync is graceful (a minute).
     yield* panel.power(server.value.panel, server.value.uuid, "kill").pipe(
-      Effect.catchTag(["ServerStateConflict", "PanelRejected", "PanelValidationFailed", "PanelResourceNotFound"], () => Effect.void)
+      Effect.catchTag(["ServerStateConflict", "PanelRefused", "PanelValidationFailed", "PanelResourceNotFound"], () => Effect.void)
     )
     yield* panel.suspend(server.value.panel, server.value.panelServerId).pipe(
       Effect.catchTag("PanelResourceNotFound", () => Effect.void)

@@ -75,12 +75,7 @@ const step1User = (orderId: string) =>
       username: panelUsername(order.userId),
       firstName: "ZH",
       lastName: "Customer"
-    }).pipe(
-      // Two orders of one customer at once: the other one created it first (unique e-mail/username).
-      Effect.catchTag("PanelValidationFailed", (e) =>
-        Effect.flatMap(panel.userFor(plan.panel, order.userId), (again) =>
-          again === null ? Effect.fail(e) : Effect.succeed(again)))
-    )
+    })
     return created.id
   }).pipe(Effect.mapError((e) =>
     failed(1, e._tag === "PanelValidationFailed" ? "Your account could not be set up on the game panel." : panelDown)(e)
@@ -197,14 +192,7 @@ const step4Create = (orderId: string, panelUser: number, claimed: typeof Claimed
       featureLimits: { databases: plan.databases, backups: plan.backups, allocations: plan.allocations },
       allocation: claimed.allocationId,
       startOnCompletion: true
-    }).pipe(
-      Effect.catchTag("PanelValidationFailed", (e) =>
-        // A creation that timed out on our side may have succeeded on the panel: its external id is then taken.
-        e.fields.some((f) => f.field === "external_id")
-          ? Effect.flatMap(panel.serverForOrder(plan.panel, orderId), (again) => again === null ? Effect.fail(e) : Effect.succeed(again))
-          : Effect.fail(e)),
-      Effect.mapError(failed(4, "The game panel refused to create the server."))
-    )
+    }).pipe(Effect.mapError(failed(4, "The game panel refused to create the server.")))
     yield* allocations.markCreated(orderId)
     return { id: server.id, uuid: server.uuid, identifier: server.identifier, createdAt: yield* Clock.currentTimeMillis }
   })

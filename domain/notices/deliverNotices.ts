@@ -1,7 +1,7 @@
 // The Notices service: a notice is recorded under its event's key (the one guarantee of "once"), then its e-mail is
 // sent in the background to the user's address and in the user's language as they are at that moment. A failed send
 // stays recorded unsent and `retryDueNotices` (a cluster-wide cron) tries it again with a doubling pause.
-import { Clock, Duration, Effect, FiberSet, Layer, Option } from "effect"
+import { Clock, Duration, Effect, FiberSet, Layer, Option, Semaphore } from "effect"
 import { UserId } from "../account/User.ts"
 import { Mailer } from "../../ports/Mailer.ts"
 import { NoticeRecords, type PendingNotice } from "../../ports/NoticeRecords.ts"
@@ -11,6 +11,9 @@ import { type CustomerNotice, Notices } from "./CustomerNotice.ts"
 import { NoticeSettings } from "./NoticeSettings.ts"
 import { decodeNotice, encodeNotice, noticeKey } from "./storedNotice.ts"
 import { renderNotice } from "./templates.ts"
+
+/** How many e-mails one instance sends at once, in the background and in a retry pass. */
+const DELIVERIES_AT_ONCE = 4
 
 /** When a notice whose attempt number `attempts` just failed is tried again; null once it is given up. */
 export const retryAt = (settings: NoticeSettings["Service"], attempts: number, now: number): Date | null => {
@@ -51,8 +54,8 @@ const deliver = (pending: PendingNotice) =>
   )
 
 /**
- * Records the notice; only the caller that recorded it sends it, in a fiber of its own so that neither a slow mail
- * server nor a failure reaches the caller's business.
+ * Records the notice (in the caller's transaction, if any); only the caller that recorded it sends it, once that is
+ * committed, in a fiber of its own so that neither a slow mail server nor a failure reaches the caller's business.
  */
 const send = (inBackground: (pending: PendingNotice) => Effect.Effect<unknown>) =>
   Effect.fn("Notices.send")(function*(notice: CustomerNotice) {
@@ -67,7 +70,8 @@ const send = (inBackground: (pending: PendingNotice) => Effect.Effect<unknown>) 
       createdAt: new Date(now),
       leaseUntil: new Date(now + Duration.toMillis(settings.lease))
     })
-    if (recorded !== null) yield* inBackground(recorded)
+    // Inside the caller's transaction, the e-mail waits for its commit: a rolled-back event is never told.
+    if (recorded !== null) yield* records.afterCommit(Effect.asVoid(inBackground(recorded)))
   })
 
 /** The Notices service on the store, the users, the mailer and the settings it is built with. */
@@ -76,7 +80,10 @@ export const layer = Layer.effect(
   Effect.gen(function*() {
     const context = yield* Effect.context<NoticeRecords | NoticeSettings | Users | Mailer>()
     const fibers = yield* FiberSet.make()
-    const inBackground = (pending: PendingNotice) => FiberSet.run(fibers, Effect.provideContext(deliver(pending), context))
+    // A burst of events (a lifecycle sweep, a batch of refunds) reaches the mail server a few at a time.
+    const slots = yield* Semaphore.make(DELIVERIES_AT_ONCE)
+    const inBackground = (pending: PendingNotice) =>
+      FiberSet.run(fibers, Effect.provideContext(slots.withPermits(1)(deliver(pending)), context))
     return Notices.of({
       send: (notice) =>
         send(inBackground)(notice).pipe(
@@ -94,7 +101,7 @@ export const retryDueNotices = Effect.gen(function*() {
   for (;;) {
     const now = yield* Clock.currentTimeMillis
     const due = yield* records.claimDue(new Date(now), new Date(now + Duration.toMillis(settings.lease)), 50)
-    yield* Effect.forEach(due, deliver, { concurrency: 4, discard: true })
+    yield* Effect.forEach(due, deliver, { concurrency: DELIVERIES_AT_ONCE, discard: true })
     if (due.length < 50) return
   }
 })

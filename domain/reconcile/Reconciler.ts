@@ -5,7 +5,6 @@ import { Clock, Effect, Option } from "effect"
 import type { PendingCleanup } from "../billing/Billing.ts"
 import type { GameServer } from "../game/GameServer.ts"
 import type { Vps } from "../vps/Vps.ts"
-import { VpsSettings } from "../vps/VpsSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { GamePanel, type PanelServer } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
@@ -66,7 +65,6 @@ const inProgress = (orderId: string | null) =>
 const vmsOfCluster = (cluster: string, live: ReadonlyArray<Vps>) =>
   Effect.gen(function*() {
     const virtualization = yield* Virtualization
-    const { from, to } = (yield* VpsSettings).vmidRange
     const vms = (yield* virtualization.listVms(cluster)).filter((vm) => !vm.template)
     const records = live.filter((vps) => vps.cluster === cluster)
     const byVmid = new Map(records.map((vps) => [vps.vmid, vps]))
@@ -93,7 +91,7 @@ const vmsOfCluster = (cluster: string, live: ReadonlyArray<Vps>) =>
         }
         continue
       }
-      if (vm.vmid < from || vm.vmid >= to) continue
+      if (!vm.managed) continue
       const stamp = yield* stampOf(vm)
       if (yield* inProgress(stamp)) continue
       orphans.push({ cluster, node: vm.node, vmid: vm.vmid, name: vm.name, stamp })

@@ -5,7 +5,6 @@
 // the VM carries our stamp for the VPS's order.
 import { Clock, Duration, Effect, Option } from "effect"
 import { IpAddresses } from "../../ports/IpAddresses.ts"
-import { Placement } from "../../ports/Placement.ts"
 import { Virtualization, type VmRef } from "../../ports/Virtualization.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
 import type { Vps } from "./Vps.ts"
@@ -27,7 +26,7 @@ const vpsOf = (subscriptionId: string) =>
   Effect.flatMap(VpsRecords, (records) => records.bySubscription(subscriptionId))
 
 /**
- * Whether the VPS's VM may be acted upon: ours, or gone (nothing to do). Anything else (the VMID reused outside our
+ * Whether the VPS's VM may be acted upon: ours, or gone (nothing to do). Anything else (its id reused outside our
  * control) is refused with an alert, and the VPS is left for an operator (the reconciler lists it).
  */
 const mayTouch = (vps: Vps, action: string) =>
@@ -99,13 +98,13 @@ export const removeVps = (subscriptionId: string) =>
     )
   })
 
-/** The destroyed VPS's address goes back to the pool, its VMID to the range, and its record says destroyed. */
+/** The destroyed VPS's address goes back to the pool, its machine's id is freed, and its record says destroyed. */
 export const releaseVps = (subscriptionId: string) =>
   Effect.gen(function*() {
     const vps = yield* vpsOf(subscriptionId)
     if (Option.isNone(vps)) return
     yield* (yield* IpAddresses).release(vps.value.orderId)
-    yield* (yield* Placement).releaseVmid(vps.value.orderId)
+    yield* (yield* Virtualization).releaseMachine(vps.value.orderId)
     yield* (yield* VpsRecords).setStatus(vps.value.id, "destroyed", {
       graceUntil: null,
       destroyedAt: new Date(yield* Clock.currentTimeMillis)

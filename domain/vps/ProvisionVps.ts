@@ -24,7 +24,7 @@ import {
   stepFailure,
   undoing
 } from "../billing/provisioning.ts"
-import { notOursAlert, ownership } from "./ownership.ts"
+import { machineOf, notOursAlert, ownership } from "./ownership.ts"
 import { chooseNode } from "./placement.ts"
 import { generatePassword } from "./passwords.ts"
 import { Vps, VpsId } from "./Vps.ts"
@@ -45,16 +45,17 @@ export const VPS_STEPS = [
 
 export const ProvisionVps = provisioningWorkflow("ProvisionVps")
 
+/** Where the order's machine goes: the node chosen, and the template's copy on it. */
 const Placed = Schema.Struct({
   cluster: Schema.String,
   node: Schema.String,
-  vmid: Schema.Int,
   templateNode: Schema.String,
   templateVmid: Schema.Int
 })
 type Placed = typeof Placed.Type
 
-const vmOf = (placed: Placed): VmRef => ({ cluster: placed.cluster, node: placed.node, vmid: placed.vmid })
+/** The machine's handle, as the hypervisor gave it. */
+const Machine = Schema.Struct({ cluster: Schema.String, node: Schema.String, vmid: Schema.Int })
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -94,12 +95,13 @@ const step1Place = (orderId: string) =>
       virtualization.nodeCapacity(cluster, settings.storage),
       virtualization.listVms(cluster)
     ], { concurrency: 2 }).pipe(Effect.mapError(failed(1, "The virtualization cluster cannot be reached.")))
-    const visibleVmids = new Set(vms.map((vm) => vm.vmid))
+    // A reservation whose machine exists already counts in its node's own figures.
+    const counted = new Set(vms.flatMap((vm) => vm.createdFor === null ? [] : [vm.createdFor]))
     const reservation = yield* placement.reserve(cluster, orderId, (pending) =>
       chooseNode({
         capacity,
         allowed,
-        visibleVmids,
+        counted,
         pending,
         request: { cpus: plan.vcpu, memoryMiB: plan.ramMiB, diskGiB: plan.diskGiB },
         policy: settings
@@ -108,30 +110,8 @@ const step1Place = (orderId: string) =>
       return yield* new StepFailed({ step: 1, reason: "No server has room for this plan right now.", detail: "no capacity" })
     }
     const node = reservation.value.node
-    const vmid = yield* allocateFreeVmid(cluster, orderId)
-    yield* placement.attachVmid(orderId, vmid)
     const source = templates.find((t) => t.node === node)!
-    return { cluster, node, vmid, templateNode: source.node, templateVmid: source.vmid } satisfies Placed
-  })
-
-/** Our range's lowest unused VMID that the cluster also reports free (something else may have taken it). */
-const allocateFreeVmid = (
-  cluster: string,
-  holder: string
-): Effect.Effect<number, StepFailed | DatabaseUnavailable, Placement | VpsSettings | Virtualization> =>
-  Effect.gen(function*() {
-    const placement = yield* Placement
-    const settings = yield* VpsSettings
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const vmid = yield* placement.allocateVmid(cluster, holder, settings.vmidRange)
-      if (Option.isNone(vmid)) break
-      const free = yield* (yield* Virtualization).isVmidFree(cluster, vmid.value).pipe(
-        Effect.mapError(failed(1, "The virtualization cluster cannot be reached."))
-      )
-      if (free) return vmid.value
-      yield* placement.markVmidForeign(cluster, vmid.value)
-    }
-    return yield* new StepFailed({ step: 1, reason: "No VM identifier is free.", detail: "vmid range exhausted" })
+    return { cluster, node, templateNode: source.node, templateVmid: source.vmid } satisfies Placed
   })
 
 /** Our VMs are named after their order, so a retry (or the undo) recognises its own and never touches others. */
@@ -141,54 +121,35 @@ export const vmName = (orderId: string) => `vps-${orderId.slice(0, 8)}`
 const CLONE_CHECKS = 64
 
 /**
- * Returns the VMID cloned into (another one if something else took ours meanwhile), or null while a clone of ours
- * that a process died in the middle of is still running there: the workflow waits for it (pollDurably) rather than
- * clone twice.
+ * The order's machine, cloned from the template on the chosen node; null while a creation of it that a process died in
+ * the middle of is still running upstream: the workflow waits for it (pollDurably) rather than clone twice.
  */
-const step2Clone = (orderId: string, placed: Placed, check: number) =>
+const step2Machine = (orderId: string, placed: Placed, check: number) =>
   Effect.gen(function*() {
     yield* progress(orderId, 2)
-    const virtualization = yield* Virtualization
-    const placement = yield* Placement
-    const name = vmName(orderId)
-    let vmid = placed.vmid
-    for (let attempt = 0; attempt < 5; attempt++) {
-      // A retried step finds its own clone already there: cloning is done.
-      const existing = (yield* virtualization.listVms(placed.cluster).pipe(
-        Effect.mapError(failed(2, "The virtualization cluster cannot be reached."))
-      )).find((vm) => vm.vmid === vmid)
-      if (existing !== undefined && existing.name === name) {
-        if (!existing.busy) return vmid
-        if (check >= CLONE_CHECKS) {
-          return yield* new StepFailed({ step: 2, reason: "Cloning the OS template failed.", detail: "clone stayed locked" })
-        }
-        return null
-      }
-      const cloned = yield* virtualization.cloneTemplate({
-        template: { cluster: placed.cluster, node: placed.templateNode, vmid: placed.templateVmid },
-        target: { ...vmOf(placed), vmid },
-        name,
-        storage: (yield* VpsSettings).storage,
-        stamp: orderId
-      }).pipe(
-        Effect.as(true),
-        Effect.catchTag("VmidTaken", () => Effect.succeed(false)),
-        Effect.mapError(failed(2, "Cloning the OS template failed."))
-      )
-      if (cloned) return vmid
-      yield* placement.markVmidForeign(placed.cluster, vmid)
-      vmid = yield* allocateFreeVmid(placed.cluster, orderId).pipe(
-        Effect.catchTag("StepFailed", (e) => Effect.fail(new StepFailed({ ...e, step: 2 })))
-      )
-      yield* placement.attachVmid(orderId, vmid)
+    const made = yield* (yield* Virtualization).createMachine(orderId, {
+      cluster: placed.cluster,
+      node: placed.node,
+      template: { cluster: placed.cluster, node: placed.templateNode, vmid: placed.templateVmid },
+      name: vmName(orderId),
+      storage: (yield* VpsSettings).storage
+    }).pipe(
+      Effect.catchTag("NoMachineIdFree", (e) =>
+        Effect.fail(new StepFailed({ step: 2, reason: "No server has room for this plan right now.", detail: e.message }))),
+      Effect.catchTag(["VirtualizationUnavailable", "TaskFailed", "ClusterUnknown"], (e) =>
+        Effect.fail(failed(2, "Cloning the OS template failed.")(e)))
+    )
+    if (made._tag === "Created") return made.vm
+    if (check >= CLONE_CHECKS) {
+      return yield* new StepFailed({ step: 2, reason: "Cloning the OS template failed.", detail: "the clone stayed under way" })
     }
-    return yield* new StepFailed({ step: 2, reason: "Cloning the OS template failed.", detail: "VMIDs kept being taken" })
+    return null
   })
 
-const step3Resize = (orderId: string, placed: Placed) =>
+const step3Resize = (orderId: string, vm: VmRef) =>
   Effect.gen(function*() {
     const [, { plan }] = yield* Effect.all([progress(orderId, 3), context(orderId)], { concurrency: 2 })
-    yield* (yield* Virtualization).resizeDisk(vmOf(placed), plan.diskGiB).pipe(
+    yield* (yield* Virtualization).resizeDisk(vm, plan.diskGiB).pipe(
       Effect.mapError(failed(3, "Sizing the disk failed."))
     )
     // The address was assigned meanwhile (see the workflow): the order moves on to it once the disk is done.
@@ -206,7 +167,7 @@ const step4Address = (orderId: string) =>
   })
 
 /** Returns the root password sealed for the order: the plain one never reaches workflow storage. */
-const step5Configure = (orderId: string, placed: Placed) =>
+const step5Configure = (orderId: string, vm: VmRef) =>
   Effect.gen(function*() {
     const [, { options, plan }, held] = yield* Effect.all([
       progress(orderId, 5),
@@ -216,7 +177,7 @@ const step5Configure = (orderId: string, placed: Placed) =>
     const settings = yield* VpsSettings
     if (held === undefined) return yield* Effect.die(new Error("address released before configuration"))
     const password = yield* generatePassword
-    yield* (yield* Virtualization).configure(vmOf(placed), {
+    yield* (yield* Virtualization).configure(vm, {
       stamp: orderId,
       cores: plan.vcpu,
       memoryMiB: plan.ramMiB,
@@ -232,12 +193,12 @@ const step5Configure = (orderId: string, placed: Placed) =>
     return yield* (yield* SecretBox).seal(password, `order:${orderId}:root-password`)
   })
 
-const step6Start = (orderId: string, placed: Placed, sealedPassword: string) =>
+const step6Start = (orderId: string, vm: VmRef, sealedPassword: string) =>
   Effect.gen(function*() {
     yield* progress(orderId, 6)
     // What the record needs is read while the VM starts: after the start only the writes remain.
     const [, { options, order }, held] = yield* Effect.all([
-      (yield* Virtualization).start(vmOf(placed)).pipe(Effect.mapError(failed(6, "Starting the server failed."))),
+      (yield* Virtualization).start(vm).pipe(Effect.mapError(failed(6, "Starting the server failed."))),
       context(orderId),
       Effect.flatMap(IpAddresses, (addresses) => addresses.held(orderId))
     ], { concurrency: 3 })
@@ -252,9 +213,9 @@ const step6Start = (orderId: string, placed: Placed, sealedPassword: string) =>
         subscriptionId: order.subscriptionId ?? SubscriptionId.make(""),
         orderId: order.id,
         planId: order.planId,
-        cluster: placed.cluster,
-        node: placed.node,
-        vmid: placed.vmid,
+        cluster: vm.cluster,
+        node: vm.node,
+        vmid: vm.vmid,
         hostname: options.hostname,
         templateId: options.templateId,
         address: held?.address ?? "",
@@ -275,7 +236,7 @@ const step6Start = (orderId: string, placed: Placed, sealedPassword: string) =>
     return vps.id
   })
 
-/** The undo cannot finish yet (a clone still running at our VMID); it is tried again later. */
+/** The undo cannot finish yet (a clone of ours still running, no stamp yet); it is tried again later. */
 class UndoBlocked extends Schema.TaggedError<UndoBlocked>()("UndoBlocked", { detail: Schema.String }) {
   override get message() {
     return this.detail
@@ -283,67 +244,65 @@ class UndoBlocked extends Schema.TaggedError<UndoBlocked>()("UndoBlocked", { det
 }
 
 /**
- * Undo in reverse, once: our VM (stopped, destroyed with its disks), the address, the reservation and the VMID. A VM
- * at our VMID that does not carry our stamp is never touched: an alert says so, and the VMID is never handed out again.
+ * Undo in reverse, once: the order's machine (stopped, destroyed with its disks) when one was made, the address, the
+ * reservation, and the machine's id. A machine that does not carry our stamp is never touched: an alert says so.
  */
-const undo = (orderId: string, placed: Placed | undefined) =>
+const undo = (orderId: string, cluster: string | undefined) =>
   Effect.gen(function*() {
-    const placement = yield* Placement
-    if (placed !== undefined) {
-      const virtualization = yield* Virtualization
-      const { owner, vm } = yield* ownership(vmOf(placed), orderId)
-      const foreign = (found?: VmNotOurs) =>
-        Effect.andThen(notOursAlert(vm, orderId, "destroy", found), placement.markVmidForeign(vm.cluster, vm.vmid))
+    const virtualization = yield* Virtualization
+    const made = cluster === undefined ? undefined : yield* machineOf(cluster, orderId)
+    if (made !== undefined) {
+      const { owner, vm } = yield* ownership(made, orderId)
       if (owner === "busy") return yield* new UndoBlocked({ detail: `VM ${vm.vmid} is locked and carries no stamp yet` })
-      if (owner === "foreign") yield* foreign()
+      if (owner === "foreign") yield* notOursAlert(vm, orderId, "destroy")
       if (owner === "ours") {
         yield* virtualization.stop(vm).pipe(Effect.catchTag("VmNotFound", () => Effect.void))
-        yield* virtualization.destroy(vm, orderId).pipe(Effect.catchTag("VmNotOurs", foreign))
+        yield* virtualization.destroy(vm, orderId).pipe(
+          Effect.catchTag("VmNotOurs", (found) => notOursAlert(vm, orderId, "destroy", found))
+        )
       }
     }
     yield* (yield* IpAddresses).release(orderId)
-    yield* placement.releaseReservation(orderId)
-    yield* placement.releaseVmid(orderId)
+    yield* (yield* Placement).releaseReservation(orderId)
+    yield* virtualization.releaseMachine(orderId)
   })
 
-/** The undo of a failed VPS order, given where it was placed (null: nowhere yet). */
+/** The undo of a failed VPS order, given the cluster it was placed on (null: nowhere yet). */
 export const UndoVps = Workflow.make("UndoProvisionVps", {
-  payload: { orderId: Schema.String, placed: Schema.NullOr(Placed) },
+  payload: { orderId: Schema.String, cluster: Schema.NullOr(Schema.String) },
   idempotencyKey: ({ orderId }) => orderId
 })
 
-export const UndoVpsLive = UndoVps.toLayer(Effect.fn(function*({ orderId, placed }) {
-  yield* undoing(orderId, undo(orderId, placed ?? undefined))
+export const UndoVpsLive = UndoVps.toLayer(Effect.fn(function*({ cluster, orderId }) {
+  yield* undoing(orderId, undo(orderId, cluster ?? undefined))
 }))
 
 export const ProvisionVpsLive = ProvisionVps.toLayer(Effect.fn(function*({ orderId }) {
-  let placed: Placed | undefined
+  let cluster: string | undefined
   const build = Effect.gen(function*() {
-    placed = yield* provisioningStep({ name: "place", success: Placed, execute: dieOnDatabaseOutage(step1Place(orderId)) })
-    const p0 = placed
-    const vmid = yield* pollDurably({
-      name: "clone",
-      success: Schema.Int,
-      check: (check) => dieOnDatabaseOutage(step2Clone(orderId, p0, check)),
+    const placed = yield* provisioningStep({ name: "place", success: Placed, execute: dieOnDatabaseOutage(step1Place(orderId)) })
+    cluster = placed.cluster
+    const vm = yield* pollDurably({
+      name: "machine",
+      success: Machine,
+      check: (check) => dieOnDatabaseOutage(step2Machine(orderId, placed, check)),
       pauses: (yield* VpsSettings).clonePoll
     })
-    placed = { ...placed, vmid }
-    const p = placed
     // The address is database work: assigned while the disk is resized. Both finish before either failure counts,
     // so the undo never races a step still running.
     const [resized, addressed] = yield* Effect.all([
-      provisioningStep({ name: "resize", success: Schema.Void, execute: dieOnDatabaseOutage(step3Resize(orderId, p)) }).pipe(Effect.result),
+      provisioningStep({ name: "resize", success: Schema.Void, execute: dieOnDatabaseOutage(step3Resize(orderId, vm)) }).pipe(Effect.result),
       provisioningStep({ name: "address", success: Schema.String, execute: dieOnDatabaseOutage(step4Address(orderId)) }).pipe(Effect.result)
     ], { concurrency: 2 })
     if (Result.isFailure(resized)) return yield* Effect.fail(resized.failure)
     if (Result.isFailure(addressed)) return yield* Effect.fail(addressed.failure)
-    const sealed = yield* provisioningStep({ name: "configure", success: Schema.String, execute: dieOnDatabaseOutage(step5Configure(orderId, p)) })
-    return yield* provisioningStep({ name: "start", success: Schema.String, execute: dieOnDatabaseOutage(step6Start(orderId, p, sealed)) })
+    const sealed = yield* provisioningStep({ name: "configure", success: Schema.String, execute: dieOnDatabaseOutage(step5Configure(orderId, vm)) })
+    return yield* provisioningStep({ name: "start", success: Schema.String, execute: dieOnDatabaseOutage(step6Start(orderId, vm, sealed)) })
   })
   return yield* provisioned(
     orderId,
     build,
-    () => UndoVps.execute({ orderId, placed: placed ?? null }, { discard: true, detached: true }),
+    () => UndoVps.execute({ orderId, cluster: cluster ?? null }, { discard: true, detached: true }),
     // Reached at its public IPv4 address.
     (vpsId) => Effect.map(Effect.flatMap(VpsRecords, (records) => records.get(vpsId)), Option.match({ onNone: () => "", onSome: (vps) => vps.address }))
   )

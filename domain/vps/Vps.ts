@@ -34,6 +34,7 @@ export class Vps extends Schema.Class<Vps>("Vps")({
   destroyedAt: Schema.NullOr(Schema.Date)
 }) {}
 
+/** Room held on a node for an order (its holder) until the order's machine counts in the node's own figures. */
 export interface Reservation {
   readonly holder: string
   readonly cluster: string
@@ -41,6 +42,4 @@ export interface Reservation {
   readonly cpus: number
   readonly memoryMiB: number
   readonly diskGiB: number
-  /** The VM this reservation is for, once its VMID is known: when the VM shows up upstream, it stops counting. */
-  readonly vmid: number | null
 }

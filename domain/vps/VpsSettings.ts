@@ -2,8 +2,6 @@
 import { Context, type Duration } from "effect"
 
 export class VpsSettings extends Context.Service<VpsSettings, {
-  /** VMIDs we allocate from: keep the cluster's own `next-id` range out of it. */
-  readonly vmidRange: { readonly from: number; readonly to: number }
   /** Committed vCPUs may reach `cpus × cpuOvercommit`; memory `memory × memoryOvercommit`. */
   readonly cpuOvercommit: number
   readonly memoryOvercommit: number

@@ -1,15 +1,15 @@
-// Never touch what is not ours: every VM we create carries our stamp (the order it was made for), and before
-// anything destructive (destroy, the lapse's stop) the VM at the VMID must carry it. A VM that does not (its VMID
+// Never touch what is not ours: every machine we create carries our stamp (the order it was made for), and before
+// anything destructive (destroy, the lapse's stop) the machine at a handle must carry it. One that does not (its id
 // reused outside our control) is left alone and an operator is alerted.
 import { Effect, Option } from "effect"
 import { Virtualization, type VmNotOurs, type VmRef } from "../../ports/Virtualization.ts"
 import { alert } from "../ops/alert.ts"
 
-/** What holds the VMID: our VM, nothing, someone else's VM, or a VM still being cloned (no stamp yet). */
+/** What is at a machine's handle: our machine, nothing, someone else's, or one still being cloned (no stamp yet). */
 export type Ownership = "ours" | "gone" | "foreign" | "busy"
 
 /**
- * Who holds the VMID of `vm`, and where: a VM is looked for on its recorded node, then anywhere in the cluster (it
+ * Who holds the handle `vm`, and where: a VM is looked for on its recorded node, then anywhere in the cluster (it
  * may have been migrated), and `vm` comes back with the node it is on.
  */
 export const ownership = (vm: VmRef, orderId: string) =>
@@ -39,4 +39,14 @@ export const notOursAlert = (vm: VmRef, orderId: string, action: string, found?:
       `${found === undefined ? "" : ` (${found.found === null ? "no stamp" : `order ${found.found}'s stamp`})`}; ` +
       "left untouched for an operator",
     { cluster: vm.cluster, node: vm.node, vmid: vm.vmid, orderId }
+  )
+
+/** The machine created for `orderId` on the cluster, if one was (whatever it carries now: `ownership` tells). */
+export const machineOf = (cluster: string, orderId: string) =>
+  Effect.map(
+    Effect.flatMap(Virtualization, (virtualization) => virtualization.listVms(cluster)),
+    (vms): VmRef | undefined => {
+      const made = vms.find((vm) => vm.createdFor === orderId)
+      return made === undefined ? undefined : { cluster: made.cluster, node: made.node, vmid: made.vmid }
+    }
   )

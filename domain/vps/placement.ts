@@ -20,13 +20,14 @@ export interface PlacementPolicy {
 
 /**
  * The node with the most memory left after placing the request, among `allowed` nodes that are online, have
- * the storage, and stay within the limits. Reservations whose VM already shows upstream (`visibleVmids`) are
- * not counted again: the node's own figures include it.
+ * the storage, and stay within the limits. A reservation whose order's machine already exists upstream (`counted`)
+ * is not counted again: the node's own figures include it.
  */
 export const chooseNode = (options: {
   readonly capacity: ReadonlyArray<NodeCapacity>
   readonly allowed: ReadonlyArray<string>
-  readonly visibleVmids: ReadonlySet<number>
+  /** The orders whose machines exist upstream. */
+  readonly counted: ReadonlySet<string>
   readonly pending: ReadonlyArray<Reservation>
   readonly request: PlacementRequest
   readonly policy: PlacementPolicy
@@ -35,9 +36,7 @@ export const chooseNode = (options: {
   let best: { readonly node: string; readonly freeMemory: number; readonly committedCpus: number } | undefined
   for (const node of options.capacity) {
     if (!node.online || node.storage === null || !options.allowed.includes(node.node)) continue
-    const pending = options.pending.filter((r) =>
-      r.node === node.node && (r.vmid === null || !options.visibleVmids.has(r.vmid))
-    )
+    const pending = options.pending.filter((r) => r.node === node.node && !options.counted.has(r.holder))
     const cpus = node.committedCpus + pending.reduce((n, r) => n + r.cpus, 0) + request.cpus
     const memory = node.committedMemoryBytes + pending.reduce((n, r) => n + r.memoryMiB * MiB, 0) + request.memoryMiB * MiB
     const disk = pending.reduce((n, r) => n + r.diskGiB * GiB, 0) + (request.diskGiB + policy.storageMarginGiB) * GiB

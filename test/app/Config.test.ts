@@ -60,6 +60,18 @@ describe("SettingsConfig and resolveSettings", () => {
         assert.strictEqual(s.lifecycleCron, "* * * * *")
       }))
 
+    it.effect("a declined renewal is tried again 1, 3 and 5 days after the period's end; reminders go out 7 days before", () =>
+      Effect.gen(function*() {
+        const s = yield* load({})
+        assert.deepStrictEqual(s.renewalRetryDays, [1, 3, 5])
+        assert.strictEqual(s.renewalReminderDays, 7)
+        assert.strictEqual(s.renewalClaimSeconds, 120)
+        assert.deepStrictEqual((yield* load({ RENEWAL_RETRY_DAYS: "0.5, 2" })).renewalRetryDays, [0.5, 2])
+        for (const bad of [",", "3,1", "1,1", "0", "-1", "1,x", "400"]) {
+          assertOneLineNaming(yield* failure({ RENEWAL_RETRY_DAYS: bad }), "RENEWAL_RETRY_DAYS")
+        }
+      }))
+
     it.effect("sessions last 2 idle hours, 12 remembered hours and at most 7 days", () =>
       Effect.gen(function*() {
         const s = yield* load({})

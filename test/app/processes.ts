@@ -206,3 +206,14 @@ export const createDatabase = async (adminUrl: string) => {
     drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
   }
 }
+
+/** Reads until `until` holds, every 100 ms, or fails after `ms` with what was read last. */
+export const pollUntil = async <A>(read: () => Promise<A>, until: (value: A) => boolean, ms: number, what: string): Promise<A> => {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const value = await read()
+    if (until(value)) return value
+    if (Date.now() > deadline) throw new Error(`${what} within ${ms} ms: ${JSON.stringify(value, null, 1)}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}

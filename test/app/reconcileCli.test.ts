@@ -14,7 +14,7 @@ import { makeAdmin, SecretInput } from "../../app/cli.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Virtualization } from "../../ports/Virtualization.ts"
 import { reconcileEnv } from "../support/reconcileEnv.ts"
-import { labCluster, labStorage, labTemplate } from "../support/virtualizationMother.ts"
+import { GiB, labCluster, labTemplate } from "../support/virtualizationMother.ts"
 import { cleanUp, migratedDataDir, run, startServer, stop } from "./processes.ts"
 import { OrderId } from "../../domain/billing/Billing.ts"
 
@@ -37,13 +37,10 @@ const plantOrphan = Effect.gen(function*() {
   const order = yield* orders.create({ id: OrderId.make("0d000000-0000-4000-8000-000000000001"), userId: "u", planId: "vps-s", kind: "vps", options: {}, totalSteps: 6, expiresAt: new Date(at.getTime() + 3_600_000), now: at })
   yield* orders.fail(order.id, "failed", at)
   yield* orders.cleanupPending(order.id, at)
-  yield* (yield* Virtualization).cloneTemplate({
-    template: labTemplate,
-    target: { ...labTemplate, vmid: 100_007 },
-    name: "vps-100007",
-    storage: labStorage,
-    stamp: order.id
-  })
+  yield* (yield* MemoryCluster).place(
+    { ...labTemplate, vmid: 100_007, name: "vps-100007", status: "stopped", cpus: 1, memoryBytes: GiB, diskBytes: 3 * GiB },
+    order.id
+  )
   return order.id
 })
 

@@ -27,8 +27,6 @@ const spy = (node: string) => {
   return { seen, choose }
 }
 
-const range = (from: number, to: number) => ({ from, to })
-
 const contract = (name: string, impl: Layer.Layer<Placement, unknown>) =>
   layer(impl, { excludeTestServices: true, timeout: "60 seconds" })(name, (it) => {
     it.effect("reserve records what choose picks for the holder, and shows it to later reservers of that cluster only", () =>
@@ -37,7 +35,7 @@ const contract = (name: string, impl: Layer.Layer<Placement, unknown>) =>
         const [cluster, other] = [freshCluster(), freshCluster()]
         const [first, second, elsewhere] = [holder(), holder(), holder()]
         const reserved = yield* placement.reserve(cluster, first, () => Option.some({ node: "pve2", ...small }))
-        assert.deepStrictEqual(reserved, Option.some({ holder: first, cluster, node: "pve2", ...small, vmid: null }))
+        assert.deepStrictEqual(reserved, Option.some({ holder: first, cluster, node: "pve2", ...small }))
         const watched = spy("pve3")
         yield* placement.reserve(other, elsewhere, watched.choose)
         yield* placement.reserve(cluster, second, watched.choose)
@@ -65,7 +63,7 @@ const contract = (name: string, impl: Layer.Layer<Placement, unknown>) =>
         assert.deepStrictEqual(watched.seen, [[]])
       }))
 
-    it.effect("a released reservation no longer counts; an attached VMID shows on the reservation", () =>
+    it.effect("a released reservation no longer counts", () =>
       Effect.gen(function*() {
         const placement = yield* Placement
         const cluster = freshCluster()
@@ -73,10 +71,9 @@ const contract = (name: string, impl: Layer.Layer<Placement, unknown>) =>
         yield* placement.reserve(cluster, released, atMost(5))
         const keptReservation = Option.getOrThrow(yield* placement.reserve(cluster, kept, atMost(5)))
         yield* placement.releaseReservation(released)
-        yield* placement.attachVmid(kept, 100_042)
         const watched = spy("pve1")
         yield* placement.reserve(cluster, holder(), watched.choose)
-        assert.deepStrictEqual(watched.seen, [[{ ...keptReservation, vmid: 100_042 }]])
+        assert.deepStrictEqual(watched.seen, [[keptReservation]])
       }))
 
     it.effect("twenty orders reserving at once on a node with room for three get exactly three reservations", () =>
@@ -93,91 +90,6 @@ const contract = (name: string, impl: Layer.Layer<Placement, unknown>) =>
         assert.strictEqual(watched.seen[0]?.length, 3)
       }))
 
-    it.effect("allocateVmid hands out the lowest free VMID of the range, the same one again to the same holder", () =>
-      Effect.gen(function*() {
-        const placement = yield* Placement
-        const [cluster, other] = [freshCluster(), freshCluster()]
-        const [a, b, c] = [holder(), holder(), holder()]
-        assert.deepStrictEqual(yield* placement.allocateVmid(cluster, a, range(100, 200)), Option.some(100))
-        assert.deepStrictEqual(yield* placement.allocateVmid(cluster, b, range(100, 200)), Option.some(101))
-        assert.deepStrictEqual(yield* placement.allocateVmid(cluster, a, range(100, 200)), Option.some(100))
-        assert.deepStrictEqual(yield* placement.allocateVmid(other, c, range(100, 200)), Option.some(100))
-      }))
-
-    it.effect("a released VMID is handed out again, lowest first", () =>
-      Effect.gen(function*() {
-        const placement = yield* Placement
-        const cluster = freshCluster()
-        const [a, b, c] = [holder(), holder(), holder()]
-        for (const h of [a, b, c]) yield* placement.allocateVmid(cluster, h, range(500, 510))
-        yield* placement.releaseVmid(a)
-        yield* placement.releaseVmid(b)
-        assert.deepStrictEqual(yield* placement.allocateVmid(cluster, holder(), range(500, 510)), Option.some(500))
-        assert.deepStrictEqual(yield* placement.allocateVmid(cluster, c, range(500, 510)), Option.some(502))
-      }))
-
-    it.effect("a full range gives nothing", () =>
-      Effect.gen(function*() {
-        const placement = yield* Placement
-        const cluster = freshCluster()
-        assert.deepStrictEqual(yield* placement.allocateVmid(cluster, holder(), range(700, 702)), Option.some(700))
-        assert.deepStrictEqual(yield* placement.allocateVmid(cluster, holder(), range(700, 702)), Option.some(701))
-        assert.isTrue(Option.isNone(yield* placement.allocateVmid(cluster, holder(), range(700, 702))))
-        assert.isTrue(Option.isNone(yield* placement.allocateVmid(cluster, holder(), range(700, 700))))
-      }))
-
-    it.effect("twenty holders allocating at once get twenty distinct VMIDs, the lowest twenty", () =>
-      Effect.gen(function*() {
-        const placement = yield* Placement
-        const cluster = freshCluster()
-        const vmids = yield* Effect.all(
-          Array.from({ length: 20 }, () => placement.allocateVmid(cluster, holder(), range(1000, 2000))),
-          { concurrency: "unbounded" }
-        )
-        assert.deepStrictEqual(
-          vmids.map(Option.getOrThrow).sort((x, y) => x - y),
-          Array.from({ length: 20 }, (_, i) => 1000 + i)
-        )
-      }))
-
-    it.effect("eight holders racing for a range of five: five get one, three get none", () =>
-      Effect.gen(function*() {
-        const placement = yield* Placement
-        const cluster = freshCluster()
-        const vmids = yield* Effect.all(
-          Array.from({ length: 8 }, () => placement.allocateVmid(cluster, holder(), range(300, 305))),
-          { concurrency: "unbounded" }
-        )
-        const given = vmids.filter(Option.isSome).map(Option.getOrThrow)
-        assert.deepStrictEqual(given.sort((x, y) => x - y), [300, 301, 302, 303, 304])
-        assert.strictEqual(vmids.filter(Option.isNone).length, 3)
-      }))
-
-    it.effect("a VMID marked foreign is never handed out again; its holder gets another", () =>
-      Effect.gen(function*() {
-        const placement = yield* Placement
-        const cluster = freshCluster()
-        const h = holder()
-        assert.deepStrictEqual(yield* placement.allocateVmid(cluster, h, range(100, 110)), Option.some(100))
-        yield* placement.markVmidForeign(cluster, 100)
-        assert.deepStrictEqual(yield* placement.allocateVmid(cluster, h, range(100, 110)), Option.some(101))
-        yield* placement.releaseVmid(h)
-        yield* placement.markVmidForeign(cluster, 102)
-        yield* placement.markVmidForeign(cluster, 102)
-        const next = [holder(), holder(), holder()]
-        const given: Array<number> = []
-        for (const n of next) given.push(Option.getOrThrow(yield* placement.allocateVmid(cluster, n, range(100, 110))))
-        assert.deepStrictEqual(given, [101, 103, 104])
-      }))
-
-    it.effect("marking a VMID foreign on one cluster leaves the same VMID free on another", () =>
-      Effect.gen(function*() {
-        const placement = yield* Placement
-        const [cluster, other] = [freshCluster(), freshCluster()]
-        yield* placement.markVmidForeign(cluster, 100)
-        assert.deepStrictEqual(yield* placement.allocateVmid(cluster, holder(), range(100, 110)), Option.some(101))
-        assert.deepStrictEqual(yield* placement.allocateVmid(other, holder(), range(100, 110)), Option.some(100))
-      }))
   })
 
 describe("Placement contract", () => {

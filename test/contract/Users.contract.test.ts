@@ -66,6 +66,37 @@ const contract = (name: string, impl: Layer.Layer<Users, unknown>) =>
         yield* users.setLanguage(u.id, "fr")
         assert.strictEqual(Option.getOrThrow(yield* users.findById(u.id)).language, "fr")
       }))
+
+    it.effect("changes a role and answers the one held before; none for an unknown user", () =>
+      Effect.gen(function*() {
+        const users = yield* Users
+        const u = yield* users.insert(newUser("hedy@example.com"))
+        assert.strictEqual(Option.getOrThrow(yield* users.findById(u.id)).role, "customer")
+        assert.deepStrictEqual(yield* users.setRole(u.id, "admin"), Option.some("customer" as const))
+        assert.deepStrictEqual(yield* users.setRole(u.id, "support"), Option.some("admin" as const))
+        assert.strictEqual(Option.getOrThrow(yield* users.findById(u.id)).role, "support")
+        assert.isTrue(Option.isNone(yield* users.setRole(newUser("ghost@example.com").id, "admin")))
+      }))
+
+    it.effect("searches by a prefix of the e-mail, names, company or SIRET, and takes LIKE's wildcards literally", () =>
+      Effect.gen(function*() {
+        const users = yield* Users
+        const a = yield* users.insert(newUser("zsearch.one@example.com", { firstName: "Zelda", lastName: "Zorglub" }))
+        const b = yield* users.insert(newUser("zsearch_two@example.com", {
+          accountType: "professional",
+          companyName: "Zarquon Hosting",
+          siret: "55208131766522"
+        }))
+        const ids = (found: ReadonlyArray<{ readonly id: string }>) => found.map((u) => u.id)
+        assert.deepStrictEqual(ids(yield* users.search("zsearch", 10)), [a.id, b.id])
+        assert.deepStrictEqual(ids(yield* users.search("zorg", 10)), [a.id])
+        assert.deepStrictEqual(ids(yield* users.search("zelda", 10)), [a.id])
+        assert.deepStrictEqual(ids(yield* users.search("zarquon h", 10)), [b.id])
+        assert.deepStrictEqual(ids(yield* users.search("5520813", 10)), [b.id])
+        assert.deepStrictEqual(ids(yield* users.search("zsearch_", 10)), [b.id])
+        assert.deepStrictEqual(ids(yield* users.search("zsearch%", 10)), [])
+        assert.deepStrictEqual(ids(yield* users.search("zsearch", 1)), [a.id])
+      }))
   })
 
 describe("Users contract", () => {

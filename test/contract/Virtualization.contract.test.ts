@@ -3,13 +3,15 @@
 // agent answer.
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, Redacted, Result, Stream } from "effect"
+import * as MemoryProxmoxVmids from "../../adapters/fake/MemoryProxmoxVmids.ts"
 import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
 import { MemoryCluster } from "../../adapters/fake/MemoryVirtualization.ts"
 import * as ProxmoxVirtualization from "../../adapters/proxmox/ProxmoxVirtualization.ts"
 import { layerSandboxProxmox, SandboxProxmoxInstance } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
 import { ProxmoxClusters } from "../../ports/ProxmoxClusters.ts"
 import {
-  ClusterUnknown, TaskFailed, Virtualization, VirtualizationUnavailable, VmidTaken, VmNotFound, VmNotOurs, type VmRef
+  ClusterUnknown, type MachineCreation, TaskFailed, Virtualization, VirtualizationUnavailable, VmNotFound, VmNotOurs,
+  type VmRef
 } from "../../ports/Virtualization.ts"
 import {
   cloudInit, GiB, labCluster, labSeed, labStorage, labTemplate, logIn, stampFor, terminal
@@ -27,21 +29,31 @@ interface ContractSetup<R> {
   readonly restamp: (vm: VmRef, stamp: string | null) => Effect.Effect<void, unknown, R>
   /** Whether the node would start the VM when it boots (the config's `onboot`). */
   readonly startsOnBoot: (vm: VmRef) => Effect.Effect<boolean, unknown, R>
-  /** The suite owns VMIDs `firstVmid` to `firstVmid + 29` (default 8100) and destroys whatever it finds there. */
-  readonly firstVmid?: number
+  /** The ids the adapter gives new machines: the suite's own. */
+  readonly machineIds: { readonly from: number; readonly to: number }
 }
+
+/** The contract's machine ids; the suite destroys whatever it made there. */
+const suiteIds = { from: 8100, to: 8130 }
 
 const encoder = new TextEncoder()
 
 const contract = <R>(name: string, setup: ContractSetup<R>) => {
   const { cluster, storage, template } = setup
-  const slot = (n: number): VmRef => ({ cluster, node: template.node, vmid: (setup.firstVmid ?? 8100) + n })
+  /** A handle where no machine is (past the suite's ids, which the adapter never gives). */
+  const nowhere = (n: number): VmRef => ({ cluster, node: template.node, vmid: setup.machineIds.to + n })
   const hostname = (vm: VmRef) => `vps-${vm.vmid}`
-  /** The stamp the suite's VM in `vm` carries (an order id in production). */
-  const stamp = (vm: VmRef) => stampFor(hostname(vm))
+  /** The order each machine of the suite was made for, by id (the tests run one after the other). */
+  const orders = new Map<number, string>()
+  /** The stamp the suite's VM in `vm` carries: the order it was made for (an order id in production). */
+  const stamp = (vm: VmRef) => orders.get(vm.vmid) ?? stampFor(hostname(vm))
+  /** Cloud-init for the suite's VM in `vm`, which writes its stamp again. */
+  const init = (vm: VmRef, overrides: Parameters<typeof cloudInit>[1] = {}) =>
+    cloudInit(hostname(vm), { stamp: stamp(vm), ...overrides })
+  const spec = (name: string) => ({ cluster, node: template.node, template, name, storage })
   /**
-   * Stops and destroys whatever holds `vm`, whatever fails: a leftover of an earlier run, or a test's own VM (stamped
-   * as ours first, when a test took the stamp away).
+   * Stops and destroys the suite's VM in `vm`, whatever fails (stamped as ours first, when a test took the stamp away),
+   * and frees its id.
    */
   const clear = (vm: VmRef) =>
     Effect.gen(function*() {
@@ -49,15 +61,19 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
       yield* v.stop(vm).pipe(Effect.ignore)
       yield* setup.restamp(vm, stamp(vm)).pipe(Effect.ignore)
       yield* v.destroy(vm, stamp(vm))
+      yield* v.releaseMachine(stamp(vm))
     }).pipe(Effect.ignore)
-  /** A stopped clone of the template in slot `n`, destroyed when the test ends. */
+  /** The machine of order `order`, made now; the test fails if it is not. */
+  const made = (creation: MachineCreation) =>
+    creation._tag === "Created" ? Effect.succeed(creation.vm) : Effect.die(new Error("the creation is still under way"))
+  /** A stopped clone of the template for the suite's `n`th order, destroyed when the test ends. */
   const clone = (n: number) =>
     Effect.gen(function*() {
       const v = yield* Virtualization
-      const vm = slot(n)
-      yield* clear(vm)
+      const order = stampFor(`vps-n${n}`)
+      const vm = yield* Effect.flatMap(v.createMachine(order, spec(`vps-n${n}`)), made)
+      orders.set(vm.vmid, order)
       yield* Effect.addFinalizer(() => clear(vm))
-      yield* v.cloneTemplate({ template, target: vm, name: hostname(vm), storage, stamp: stamp(vm) })
       return vm
     })
   /** A clone configured with `cloudInit(hostname)` and started. */
@@ -65,7 +81,7 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
     Effect.gen(function*() {
       const v = yield* Virtualization
       const vm = yield* clone(n)
-      yield* v.configure(vm, cloudInit(hostname(vm)))
+      yield* v.configure(vm, init(vm))
       yield* v.start(vm)
       return vm
     })
@@ -103,24 +119,37 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
         for (const node of nodes) assert.isNull(node.storage)
       }))
 
-    it.effect("a VMID is free until a clone takes it, and free again once the clone is destroyed", () =>
+    it.effect("an order's machine is made once: asked again, the same machine, on the chosen node, listed as made for it", () =>
       Effect.gen(function*() {
         const v = yield* Virtualization
-        const vm = slot(2)
-        yield* clear(vm)
-        assert.isTrue(yield* v.isVmidFree(cluster, vm.vmid))
-        yield* clone(2)
-        assert.isFalse(yield* v.isVmidFree(cluster, vm.vmid))
-        assert.isFalse(yield* v.isVmidFree(cluster, template.vmid))
-        yield* v.destroy(vm, stamp(vm))
-        assert.isTrue(yield* v.isVmidFree(cluster, vm.vmid))
+        const vm = yield* clone(2)
+        assert.deepStrictEqual(yield* v.createMachine(stamp(vm), spec("vps-n2")), { _tag: "Created", vm })
+        assert.strictEqual(vm.node, template.node)
+        assert.isAtLeast(vm.vmid, setup.machineIds.from)
+        assert.isBelow(vm.vmid, setup.machineIds.to)
+        assert.deepInclude(yield* summaryOf(vm), { createdFor: stamp(vm), managed: true, template: false })
+        assert.strictEqual((yield* Effect.flatMap(v.listVms(cluster), (all) => Effect.succeed(all.filter((x) => x.createdFor === stamp(vm))))).length, 1)
+        assert.deepInclude(yield* summaryOf(template), { createdFor: null, managed: false })
+      }))
+
+    it.effect("each order gets a machine of its own; an id released goes to the next order", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const first = yield* clone(25)
+        const second = yield* clone(26)
+        assert.notStrictEqual(first.vmid, second.vmid)
+        yield* v.destroy(second, stamp(second))
+        yield* v.releaseMachine(stamp(second))
+        const third = yield* clone(27)
+        assert.strictEqual(third.vmid, second.vmid)
+        assert.deepInclude(yield* summaryOf(third), { createdFor: stamp(third) })
       }))
 
     it.effect("a VPS goes from clone to destroyed: configure, resize, start, snapshot, stop, destroy", () =>
       Effect.gen(function*() {
         const v = yield* Virtualization
         const vm = yield* clone(3)
-        yield* v.configure(vm, cloudInit(hostname(vm), { cores: 4, memoryMiB: 4096 }))
+        yield* v.configure(vm, init(vm, { cores: 4, memoryMiB: 4096 }))
         yield* v.resizeDisk(vm, 20)
         assert.deepInclude(yield* summaryOf(vm), {
           name: hostname(vm), template: false, cpus: 4, memoryBytes: 4 * GiB, diskBytes: 20 * GiB
@@ -140,20 +169,9 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
         assert.isUndefined(yield* summaryOf(vm))
       }))
 
-    it.effect("cloning into a VMID already in use fails with VmidTaken", () =>
-      Effect.gen(function*() {
-        const v = yield* Virtualization
-        const vm = yield* clone(4)
-        for (const target of [vm, { ...vm, vmid: template.vmid }]) {
-          const error = yield* Effect.flip(v.cloneTemplate({ template, target, name: "taken", storage, stamp: "taken" }))
-          assert.deepStrictEqual(error, new VmidTaken({ vmid: target.vmid }))
-        }
-      }))
-
     it.effect("configuring a VM that does not exist fails with VmNotFound", () =>
       Effect.gen(function*() {
-        const vm = slot(5)
-        yield* clear(vm)
+        const vm = nowhere(5)
         const error = yield* Effect.flip(Effect.flatMap(Virtualization, (v) => v.configure(vm, cloudInit("ghost"))))
         assert.deepStrictEqual(error, new VmNotFound({ cluster, vmid: vm.vmid }))
       }))
@@ -215,7 +233,7 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
       Effect.gen(function*() {
         const v = yield* Virtualization
         const vm = yield* clone(11)
-        yield* v.configure(vm, cloudInit(hostname(vm)))
+        yield* v.configure(vm, init(vm))
         assert.strictEqual((yield* Effect.flip(v.guestExec(vm, ["true"])))._tag, "GuestAgentUnavailable")
       }))
 
@@ -225,7 +243,7 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
         const vm = yield* clone(12)
         yield* v.destroy(vm, stamp(vm))
         yield* v.destroy(vm, stamp(vm))
-        assert.isTrue(yield* v.isVmidFree(cluster, vm.vmid))
+        assert.isUndefined(yield* summaryOf(vm))
       }))
 
     // PVE answers "VM N is running - destroy failed" (reference §3.10): the caller must stop first. A permanent
@@ -243,7 +261,7 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
         const v = yield* Virtualization
         const vm = yield* clone(21)
         assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: stamp(vm), busy: false })
-        yield* v.configure(vm, cloudInit(hostname(vm)))
+        yield* v.configure(vm, init(vm))
         assert.strictEqual((yield* summaryOf(vm))?.stamp, stamp(vm))
         assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: stamp(vm), busy: false })
       }))
@@ -252,7 +270,7 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
       Effect.gen(function*() {
         const v = yield* Virtualization
         const vm = yield* clone(22)
-        yield* v.configure(vm, cloudInit(hostname(vm)))
+        yield* v.configure(vm, init(vm))
         assert.deepStrictEqual(
           yield* Effect.flip(v.destroy(vm, "another-order")),
           new VmNotOurs({ cluster, vmid: vm.vmid, expected: "another-order", found: stamp(vm) })
@@ -265,7 +283,6 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
         )
         yield* setup.restamp(vm, "someone-else")
         assert.strictEqual((yield* Effect.flip(v.destroy(vm, stamp(vm))))._tag, "VmNotOurs")
-        assert.isFalse(yield* v.isVmidFree(cluster, vm.vmid))
         assert.isDefined(yield* summaryOf(vm))
       }))
 
@@ -273,7 +290,7 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
       Effect.gen(function*() {
         const v = yield* Virtualization
         const vm = yield* clone(23)
-        yield* v.configure(vm, cloudInit(hostname(vm)))
+        yield* v.configure(vm, init(vm))
         assert.isTrue(yield* setup.startsOnBoot(vm))
         yield* v.setStartOnBoot(vm, false)
         assert.isFalse(yield* setup.startsOnBoot(vm))
@@ -284,8 +301,7 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
     it.effect("the stamp of a VM that does not exist is VmNotFound, and destroying it succeeds", () =>
       Effect.gen(function*() {
         const v = yield* Virtualization
-        const vm = slot(24)
-        yield* clear(vm)
+        const vm = nowhere(24)
         assert.deepStrictEqual(yield* Effect.flip(v.ownerOf(vm)), new VmNotFound({ cluster, vmid: vm.vmid }))
         yield* v.destroy(vm, stamp(vm))
         assert.instanceOf(yield* Effect.flip(v.setStartOnBoot(vm, false)), VmNotFound)
@@ -348,7 +364,7 @@ const contract = <R>(name: string, setup: ContractSetup<R>) => {
       Effect.gen(function*() {
         const v = yield* Virtualization
         const vm = yield* clone(19)
-        yield* v.configure(vm, cloudInit(hostname(vm)))
+        yield* v.configure(vm, init(vm))
         const error = yield* Effect.flip(Effect.scoped(v.openConsole(vm)))
         assert.strictEqual(error._tag, "ConsoleClosed")
       }))
@@ -405,13 +421,16 @@ const fastOptions: Partial<ProxmoxVirtualization.ProxmoxOptions> = {
 }
 /** The wrapper logs upstream failures as warnings; the contract provokes many on purpose. */
 const wrapperOnSandbox = Layer.mergeAll(
-  ProxmoxVirtualization.layerWith(fastOptions).pipe(Layer.provide(sandboxClusters)),
+  ProxmoxVirtualization.layerWith({ ...fastOptions, vmidRange: suiteIds }).pipe(
+    Layer.provide([sandboxClusters, MemoryProxmoxVmids.layer])
+  ),
   Logger.layer([])
 ).pipe(Layer.provideMerge(sandboxPve))
 
 describe("Virtualization contract", () => {
   contract("in memory", {
-    layer: MemoryVirtualization.layer(labSeed()),
+    layer: MemoryVirtualization.layer({ ...labSeed(), machineIds: suiteIds }),
+    machineIds: suiteIds,
     cluster: labCluster,
     template: labTemplate,
     storage: labStorage,
@@ -423,6 +442,7 @@ describe("Virtualization contract", () => {
 
   contract("the Proxmox wrapper on the sandbox PVE", {
     layer: wrapperOnSandbox,
+    machineIds: suiteIds,
     cluster: sandboxCluster,
     template: { cluster: sandboxCluster, node: "pve1", vmid: 9000 },
     storage: "local-lvm",
@@ -445,21 +465,23 @@ describe("Virtualization contract", () => {
 
 // What only the fake can be asked: a storage that runs out, faults on demand, call counts, cloud-init at next boot.
 describe("MemoryVirtualization control surface", () => {
-  const vm = (vmid: number): VmRef => ({ ...labTemplate, vmid })
-  const cloneTo = (vmid: number) =>
+  /** The machine of order `order-n`, made now (the fake gives ids from 100000, lowest free first). */
+  const cloneTo = (n: number) =>
     Effect.flatMap(Virtualization, (v) =>
-      v.cloneTemplate({ template: labTemplate, target: vm(vmid), name: `vps-${vmid}`, storage: labStorage, stamp: `order-${vmid}` }))
+      v.createMachine(`order-${n}`, { cluster: labCluster, node: labTemplate.node, template: labTemplate, name: `vps-${n}`, storage: labStorage }).pipe(
+        Effect.flatMap((made) => made._tag === "Created" ? Effect.succeed(made.vm) : Effect.die(new Error("under way")))
+      ))
 
   const smallStorage = MemoryVirtualization.layer(labSeed({ storageBytes: 8 * GiB }))
   layer(smallStorage, { excludeTestServices: true })("small storage", (it) => {
     it.effect("a clone or a resize that does not fit on the storage fails the task", () =>
       Effect.gen(function*() {
         const v = yield* Virtualization
-        yield* cloneTo(101) // the template's 3 GiB and this clone's 3 GiB leave 2 GiB
-        assert.instanceOf(yield* Effect.flip(cloneTo(102)), TaskFailed)
-        assert.instanceOf(yield* Effect.flip(v.resizeDisk(vm(101), 6)), TaskFailed)
-        yield* v.resizeDisk(vm(101), 5)
-        assert.isTrue(yield* v.isVmidFree(labCluster, 102))
+        const vm = yield* cloneTo(1) // the template's 3 GiB and this clone's 3 GiB leave 2 GiB
+        assert.instanceOf(yield* Effect.flip(cloneTo(2)), TaskFailed)
+        assert.instanceOf(yield* Effect.flip(v.resizeDisk(vm, 6)), TaskFailed)
+        yield* v.resizeDisk(vm, 5)
+        assert.deepStrictEqual((yield* v.listVms(labCluster)).filter((x) => !x.template).map((x) => x.createdFor), ["order-1"])
         const [pve1] = yield* v.nodeCapacity(labCluster, labStorage)
         assert.deepStrictEqual(pve1?.storage, { availableBytes: 0, totalBytes: 8 * GiB })
       }))
@@ -474,26 +496,45 @@ describe("MemoryVirtualization control surface", () => {
         yield* control.failNext("listVms", down)
         assert.deepStrictEqual(yield* Effect.flip(v.listVms(labCluster)), down)
         assert.isNotEmpty(yield* v.listVms(labCluster))
-        yield* control.failAlways("isVmidFree", down)
-        for (let i = 0; i < 3; i++) assert.deepStrictEqual(yield* Effect.flip(v.isVmidFree(labCluster, 1)), down)
+        yield* control.failAlways("nodeCapacity", down)
+        for (let i = 0; i < 3; i++) assert.deepStrictEqual(yield* Effect.flip(v.nodeCapacity(labCluster, labStorage)), down)
         yield* control.clearFaults
-        assert.isTrue(yield* v.isVmidFree(labCluster, 1))
+        assert.isNotEmpty(yield* v.nodeCapacity(labCluster, labStorage))
         assert.strictEqual(yield* control.calls("listVms"), 2)
-        assert.strictEqual(yield* control.calls("isVmidFree"), 4)
+        assert.strictEqual(yield* control.calls("nodeCapacity"), 4)
       }))
 
     it.effect("a cloud-init password set on a stopped VM opens the console after the next start", () =>
       Effect.gen(function*() {
         const v = yield* Virtualization
-        yield* cloneTo(103)
-        yield* v.configure(vm(103), cloudInit("vps-103"))
-        yield* v.setCloudInitPassword(vm(103), Redacted.make("next-boot"))
-        yield* v.start(vm(103))
-        const term = yield* terminal(yield* v.openConsole(vm(103)))
+        const vm = yield* cloneTo(3)
+        yield* v.configure(vm, cloudInit("vps-103"))
+        yield* v.setCloudInitPassword(vm, Redacted.make("next-boot"))
+        yield* v.start(vm)
+        const term = yield* terminal(yield* v.openConsole(vm))
         yield* logIn(term, "root", "next-boot")
         yield* term.until("root@vps-103:~# ")
-        const [guest] = (yield* (yield* MemoryCluster).vms).filter((x) => x.vmid === 103)
+        const [guest] = (yield* (yield* MemoryCluster).vms).filter((x) => x.vmid === vm.vmid)
         assert.strictEqual(guest?.guestUsers.get("root"), "next-boot")
+      }))
+  })
+})
+
+// What only the fake can stage: a machine someone else put at an id of our range.
+describe("MemoryVirtualization: an id of our range held by something else", () => {
+  layer(MemoryVirtualization.layer({ ...labSeed(), machineIds: { from: 500, to: 503 } }), { excludeTestServices: true })("range", (it) => {
+    it.effect("is never given to an order, and a range with no free id is NoMachineIdFree", () =>
+      Effect.gen(function*() {
+        const v = yield* Virtualization
+        const control = yield* MemoryCluster
+        yield* control.place({ cluster: labCluster, node: "pve1", vmid: 500, name: "by-hand", status: "running", cpus: 1, memoryBytes: GiB, diskBytes: GiB })
+        const create = (order: string) =>
+          v.createMachine(order, { cluster: labCluster, node: labTemplate.node, template: labTemplate, name: "vps-x", storage: labStorage })
+        assert.deepStrictEqual(yield* create("a"), { _tag: "Created", vm: { cluster: labCluster, node: "pve1", vmid: 501 } })
+        assert.deepStrictEqual(yield* create("b"), { _tag: "Created", vm: { cluster: labCluster, node: "pve1", vmid: 502 } })
+        assert.deepInclude(yield* Effect.flip(create("c")), { _tag: "NoMachineIdFree", cluster: labCluster })
+        const byHand = (yield* v.listVms(labCluster)).find((x) => x.vmid === 500)
+        assert.deepInclude(byHand, { createdFor: null, managed: true, name: "by-hand" })
       }))
   })
 })

@@ -226,7 +226,7 @@ describe("authenticate refuses", () => {
       const alice = yield* registered()
       const phone = yield* signIn({ rememberMe: true })
       const laptop = yield* signIn()
-      yield* endAllSessions(alice.id)
+      yield* endAllSessions(alice, undefined)
       assert.strictEqual(yield* rejection(phone.token), "REVOKED")
       assert.strictEqual(yield* rejection(laptop.token), "REVOKED")
     }).pipe(Effect.provide(domainEnv())))
@@ -235,7 +235,7 @@ describe("authenticate refuses", () => {
     Effect.gen(function*() {
       const alice = yield* registered()
       yield* signIn()
-      yield* endAllSessions(alice.id)
+      yield* endAllSessions(alice, undefined)
       yield* authenticate((yield* signIn()).token)
     }).pipe(Effect.provide(domainEnv())))
 

@@ -2,7 +2,7 @@
 // PAYLOAD_TOO_LARGE before anything reaches the panel, whether its length is declared or it arrives chunked; a body of
 // exactly the limit is written whole, byte for byte. The same for the API's JSON bodies.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxPterodactyl } from "../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
+import type { SandboxPterodactyl } from "../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { errorOf, type RawRequest, send } from "../support/fuzz.ts"
 import { provisionedGame, sandboxPanelOf } from "../support/gameHttp.ts"
 import { startTestServer } from "../support/testServer.ts"

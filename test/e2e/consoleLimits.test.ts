@@ -5,7 +5,7 @@
 // game: dropped with `throttled`, as Wings does); and consoles open when the server stops close with 1001.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
-import type { SandboxPterodactyl } from "../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
+import type { SandboxPterodactyl } from "../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { GameEnvelopes, gameLeakScanner, openGameConsole, provisionedGame, refusedUpgrade, sandboxPanelOf } from "../support/gameHttp.ts"
 import { errorOf, inParallel, send } from "../support/fuzz.ts"
 import { closeCodeIn, frameHeaderOnly, handshakeHeaders, lastAnswer, plainAnswer, rawWebSocket } from "../support/rawWebSocket.ts"

@@ -4,7 +4,7 @@
 // (CUSTOMER_UPSTREAM_RATE_PER_MINUTE, 10 here), while customer B's files, power, console-token and console calls all
 // succeed — the panel never reaches its own limit, so nobody sees GAME_PANEL_BUSY. Likewise on Proxmox.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxPterodactyl } from "../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
+import type { SandboxPterodactyl } from "../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { type Reply } from "../support/browser.ts"
 import { GameEnvelopes, gameLeakScanner, openGameConsole, provisionedGame, sandboxPanelOf } from "../support/gameHttp.ts"
 import { startTestServer } from "../support/testServer.ts"

@@ -26,6 +26,9 @@ let scan: LeakScanner
 let owner: ScannedBrowser
 let vpsId: string
 let identifier: string
+let subscriptionId: string
+/** The subscription as it was before any forged request. */
+let subscriptionBefore: unknown
 /** The reply that showed the new VPS's root password (its one read). */
 let passwordReply: Reply
 
@@ -40,6 +43,9 @@ beforeAll(async () => {
     return expectBody(reply, 200, OrderView).status === "completed" ? reply : undefined
   })
   vpsId = expectBody(passwordReply, 200, OrderView).serviceId!
+  subscriptionId = expectBody(passwordReply, 200, OrderView).subscriptionId!
+  subscriptionBefore = expectBody(await owner.get("/api/subscriptions"), 200, Envelopes.subscriptions).subscriptions
+    .find((s) => s.id === subscriptionId)
   identifier = (await provisionedGame(owner)).gameServer.identifier
 }, 90_000)
 afterAll(() => server?.stop())
@@ -64,6 +70,9 @@ describe("cross-site request forgery from a page of the same site", () => {
     ["POST", `/api/client/servers/${identifier}/backups`, {}],
     ["PUT", "/api/preferences", { language: "en" }],
     ["POST", "/api/payment-method/update", undefined],
+    ["POST", `/api/subscriptions/${subscriptionId}/pay`, undefined],
+    ["POST", `/api/subscriptions/${subscriptionId}/renew`, undefined],
+    ["POST", `/api/subscriptions/${subscriptionId}/cancel`, undefined],
     ["POST", "/api/auth/logout-all", undefined],
     ["POST", "/api/auth/logout", undefined]
   ]
@@ -78,6 +87,9 @@ describe("cross-site request forgery from a page of the same site", () => {
     expect(expectBody(await owner.get(`/api/vps/${vpsId}`), 200, Envelopes.vps).vps.status).toBe("running")
     expect(expectBody(await owner.get(`/api/vps/${vpsId}/snapshots`), 200, Envelopes.snapshots).snapshots).toEqual([])
     expect((await owner.get("/api/auth/me")).body).toMatchObject({ user: { language: "fr" } })
+    // Neither paid, renewed nor cancelled.
+    expect(expectBody(await owner.get("/api/subscriptions"), 200, Envelopes.subscriptions).subscriptions.find((s) => s.id === subscriptionId))
+      .toEqual(subscriptionBefore)
     const files = await owner.get(`/api/client/servers/${identifier}/files/list?directory=%2F`)
     expect(files.status).toBe(200)
     expect(files.text).not.toContain("forged.txt")
@@ -112,7 +124,7 @@ describe("the headers of the answers", () => {
   })
 
   it("every authenticated answer is no-store: the API, the relay, its downloads, and their errors", async () => {
-    for (const path of ["/api/auth/me", "/api/vps", `/api/vps/${vpsId}`, "/api/subscriptions", "/api/game-servers", "/api/payments", `/api/client/servers/${identifier}/files/list?directory=%2F`]) {
+    for (const path of ["/api/auth/me", "/api/vps", `/api/vps/${vpsId}`, "/api/subscriptions", "/api/subscriptions/renewals", "/api/game-servers", "/api/payments", `/api/client/servers/${identifier}/files/list?directory=%2F`]) {
       const reply = await owner.get(path)
       expect(reply.status, path).toBe(200)
       expectNoStore(reply, path)

@@ -17,7 +17,7 @@ import {
   uploadFiles
 } from "../support/gameHttp.ts"
 import type { LeakScanner } from "../support/vpsHttp.ts"
-import type { SandboxPterodactyl } from "../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
+import type { SandboxPterodactyl } from "../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 
 let server: TestServer
 let panel: SandboxPterodactyl

@@ -4,7 +4,7 @@
 // console token expiring and renewed on the socket.
 import { get, type ClientRequest, type IncomingMessage } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxPterodactyl } from "../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
+import type { SandboxPterodactyl } from "../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { gameLeakScanner, GameEnvelopes, openGameConsole, orderGame, provisionedGame, sandboxPanelOf } from "../support/gameHttp.ts"
 import { startTestServer } from "../support/testServer.ts"
 import { errorCode, expectBody, type LeakScanner, type ScannedBrowser, signedInCustomer, type TestServer, waitFor } from "../support/vpsHttp.ts"

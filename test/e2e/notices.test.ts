@@ -1,42 +1,68 @@
-// The customer notices in the running application: the app provides Notices, and what it sends reaches the Mailer
-// the settings chose (here the sandbox outbox).
+// The customer e-mails in the running application, through a real SMTP server: a VPS ordered over HTTP while the mail
+// server refuses everything is told ready once the server accepts again (the app's retry cron), with its address and
+// never its root password or the hypervisor's address; a cancellation clicked twice is told once.
+import { Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Effect } from "effect"
-import { Notices } from "../../domain/notices/CustomerNotice.ts"
-import { Users } from "../../ports/Users.ts"
+import { decodeQuotedPrintable, headerOf, type SmtpSink, startSmtpSink } from "../support/smtpSink.ts"
 import { startTestServer } from "../support/testServer.ts"
-import { newUser } from "../support/userMother.ts"
+import {
+  leakScanner,
+  type LeakScanner,
+  provisionedVps,
+  signedInCustomer,
+  type TestServer,
+  waitFor
+} from "../support/vpsHttp.ts"
 
-let server: Awaited<ReturnType<typeof startTestServer>>
+let smtp: SmtpSink
+let server: TestServer
+let scan: LeakScanner
+
 beforeAll(async () => {
-  server = await startTestServer()
+  smtp = await startSmtpSink()
+  server = await startTestServer({ smtpUrl: Option.some(Redacted.make(`smtp://127.0.0.1:${smtp.port}`)) })
+  scan = await leakScanner(server)
 }, 60_000)
-afterAll(() => server?.stop())
+afterAll(async () => {
+  await server?.stop()
+  await smtp?.close()
+})
 
-const until = async <A>(read: () => Promise<A>, done: (a: A) => boolean) => {
-  for (let i = 0; i < 100; i++) {
-    const value = await read()
-    if (done(value)) return value
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error("did not happen within 5 s")
-}
+/** The messages received for `subject`, each decoded to its text (quoted-printable → UTF-8). */
+const mailsAbout = (subject: string) =>
+  smtp.received
+    .filter((raw) => headerOf(raw, "Subject") === subject)
+    .map((raw) => Buffer.from(decodeQuotedPrintable(raw), "latin1").toString("utf8"))
 
-describe("customer notices in the app", () => {
-  it("a notice sent twice reaches the outbox once, in the user's language", async () => {
-    const user = newUser("notice-outbox@example.com", { language: "en", firstName: "Zoe" })
-    await server.runtime.runPromise(Effect.flatMap(Users, (users) => users.insert(user)))
-    const notice = {
-      _tag: "ServiceReady" as const,
-      userId: user.id,
-      service: { subscriptionId: "sub-outbox", kind: "vps", planName: "VPS S" },
-      address: "203.0.113.7"
-    }
-    await server.runtime.runPromise(Effect.flatMap(Notices, (notices) => Effect.all([notices.send(notice), notices.send(notice)])))
-    const mails = await until(() => server.outbox(10), (all) => all.some((m) => m.to === user.email))
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    const ours = (await server.outbox(10)).filter((m) => m.to === user.email)
-    expect(ours.map((m) => m.subject)).toEqual(["Your VPS S is ready"])
-    expect(mails.find((m) => m.to === user.email)?.text).toContain("Address: 203.0.113.7")
-  })
+describe("customer e-mails in the app", () => {
+  it("a ready VPS is told once the mail server takes mail again, with its address and no password", async () => {
+    const browser = await signedInCustomer(server, scan, "notices")
+    smtp.refusing = true
+    const refusedBefore = smtp.refused
+    const { order, rootPassword, vps } = await provisionedVps(browser, "mailed")
+    await waitFor("the mail server to refuse the notice", async () => smtp.refused > refusedBefore ? true : undefined)
+    smtp.refusing = false
+    const [mail] = await waitFor("the ready e-mail, retried", async () => {
+      const found = mailsAbout("Votre service VPS S est prêt")
+      return found.length > 0 ? found : undefined
+    }, 15_000)
+    expect(mail).toContain(`Adresse : ${vps.address}`)
+    expect(mail).toContain("Bonjour Ada,")
+    expect(mail).not.toContain(rootPassword)
+    scan("the ready e-mail", mail!)
+    expect(order.status).toBe("completed")
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect(mailsAbout("Votre service VPS S est prêt")).toHaveLength(1)
+  }, 60_000)
+
+  it("a cancellation clicked twice is told once", async () => {
+    const browser = await signedInCustomer(server, scan, "cancels")
+    const { subscriptionId } = await provisionedVps(browser, "cancelled")
+    const clicks = await Promise.all([1, 2].map(() => browser.post(`/api/subscriptions/${subscriptionId}/cancel`, {})))
+    for (const reply of clicks) expect(reply.status, reply.text).toBe(200)
+    await browser.post(`/api/subscriptions/${subscriptionId}/cancel`, {})
+    await waitFor("the cancellation e-mail", async () => mailsAbout("Résiliation confirmée : VPS S").length > 0 ? true : undefined)
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect(mailsAbout("Résiliation confirmée : VPS S")).toHaveLength(1)
+  }, 60_000)
 })

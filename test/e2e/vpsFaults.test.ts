@@ -42,8 +42,10 @@ afterAll(() => lab?.close(), 60_000)
 
 /** Each step's upstream call as the sandbox sees it; the VM's own calls are aimed at the order's VMID alone. */
 const calls = {
-  1: { what: "GET /cluster/nextid", method: "GET", path: /\/cluster\/nextid$/, reason: "The virtualization cluster cannot be reached." },
+  1: { what: "GET /cluster/resources", method: "GET", path: /\/cluster\/resources$/, reason: "The virtualization cluster cannot be reached." },
+  // The machine's VMID is confirmed free (nextid) before the clone: both are step 2's.
   2: { what: "POST …/clone", method: "POST", path: /\/qemu\/\d+\/clone$/, reason: "Cloning the OS template failed." },
+  "2b": { what: "GET /cluster/nextid", method: "GET", path: /\/cluster\/nextid$/, reason: "Cloning the OS template failed." },
   3: { what: "PUT …/resize", method: "PUT", path: (vmid: number) => new RegExp(`/qemu/${vmid}/resize$`), reason: "Sizing the disk failed." },
   5: { what: "POST …/config", method: "POST", path: (vmid: number) => new RegExp(`/qemu/${vmid}/config$`), reason: "Configuring the server failed." },
   6: { what: "POST …/status/start", method: "POST", path: (vmid: number) => new RegExp(`/qemu/${vmid}/status/start$`), reason: "Starting the server failed." }
@@ -103,7 +105,7 @@ const expectNothingInProgress = async () => expect((await lab.run(census(lab.san
 describe("a fault the retries absorb: the order completes with exactly one VM", () => {
   afterEach(() => lab.sandbox.control.clearFaults())
 
-  it.each(cases(1, 2, 3, 5, 6))("a single 503 on step $step's call ($what)", async ({ step }) => {
+  it.each(cases<Step>(1, 2, "2b", 3, 5, 6))("a single 503 on step $step's call ($what)", async ({ step }) => {
     const r = await orderThrough(step, transient, 1, QUICK)
     expectCompleted(r)
     expect(r.clones).toBe(1)
@@ -121,7 +123,7 @@ describe("a fault the retries absorb: the order completes with exactly one VM", 
 describe("a fault that persists: the order fails, everything is undone and the charge refunded", () => {
   afterEach(() => lab.sandbox.control.clearFaults())
 
-  it.each(cases(1, 2))("a 500 on every attempt of step $step's call ($what)", async ({ step }) => {
+  it.each(cases<Step>(1, 2, "2b"))("a 500 on every attempt of step $step's call ($what)", async ({ step }) => {
     expectCleanFailure(await orderThrough(step, persistent500, 1000, PERSISTENT), calls[step].reason)
     await expectNothingInProgress()
   }, 90_000)

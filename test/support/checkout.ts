@@ -59,3 +59,17 @@ export const paid = async (order: OrderBody, card: string = TEST_CARD) => {
   if (answer.status === 200 && answer.body.includes("outcome")) answer = await postCheckout(order.checkoutUrl, { outcome: "approve" })
   if (answer.status !== 303) throw new Error(`the checkout page answered ${answer.status}: ${answer.body.slice(0, 300)}`)
 }
+
+/**
+ * Saves `card` as the customer's card through the provider's card page (POST /api/payment-method/update, then the
+ * hosted form): renewals charge it from then on. `4000000000009995` (insufficient funds) saves, then every charge of it
+ * is declined; `4242424242424242` goes through again.
+ */
+export const saveCard = async (browser: Browser, card: string) => {
+  const page = await browser.post("/api/payment-method/update")
+  if (page.status !== 200) throw new Error(`the card page answered ${page.status}: ${page.text}`)
+  const answer = await payCheckout((page.body as { url: string }).url, card)
+  if (answer.status !== 303) throw new Error(`saving the card answered ${answer.status}: ${answer.body.slice(0, 300)}`)
+}
+
+export const DECLINED_OFF_SESSION_CARD = "4000000000009995"

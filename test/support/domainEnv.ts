@@ -3,6 +3,7 @@
 import { NodeCrypto } from "@effect/platform-node"
 import { Context, Effect, Layer, Redacted, Ref } from "effect"
 import * as JoseSessionTokens from "../../adapters/crypto/JoseSessionTokens.ts"
+import * as MemoryAuditLog from "../../adapters/fake/MemoryAuditLog.ts"
 import * as FastPasswordHasher from "../../adapters/fake/FastPasswordHasher.ts"
 import * as FixtureRegistry from "../../adapters/fake/FixtureRegistry.ts"
 import * as IdentityUnitOfWork from "../../adapters/fake/IdentityUnitOfWork.ts"
@@ -61,6 +62,7 @@ const sessionKey = Redacted.make(new TextEncoder().encode("domain-tests-session-
 
 export const domainEnv = (options: DomainEnvOptions = {}) =>
   Layer.mergeAll(
+    MemoryAuditLog.layer,
     MemoryUsers.layer,
     MemoryPasswordResets.layer,
     MemorySessionRecords.layer,

@@ -1,5 +1,5 @@
-// Everything the game-server use cases run on, in memory: fakes of every port (the in-memory panel seeded like the
-// sandbox: node 1 with ten allocations, eggs 5 "Paper" and 6), the in-memory workflow engine with the real
+// Everything the game-server use cases run on, in memory: fakes of every port (the Pterodactyl adapter over the
+// simulated panel without sockets, on the TestClock: node 1 with ten allocations, eggs 5 "Paper" and 6), the in-memory workflow engine with the real
 // workflows, the Stripe gateway on the sandbox Stripe's simulation, console tokens, and a catalog with the panel and two game plans.
 import { NodeCrypto } from "@effect/platform-node"
 import { Duration, Effect, Layer, Redacted } from "effect"
@@ -10,7 +10,7 @@ import * as JoseConsoleTokens from "../../adapters/crypto/JoseConsoleTokens.ts"
 import * as MemorySessionRecords from "../../adapters/fake/MemorySessionRecords.ts"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
 import * as MemoryGameAllocations from "../../adapters/fake/MemoryGameAllocations.ts"
-import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
+import * as SimulatedGamePanel from "../../adapters/pterodactyl/SimulatedGamePanel.ts"
 import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRecords.ts"
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
 import { memoryInvoicing } from "./invoicing.ts"
@@ -23,6 +23,7 @@ import { GameHosting } from "../../domain/game/GameHosting.ts"
 import { GameSettings } from "../../domain/game/GameSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { promptWebCrypto } from "./promptWebCrypto.ts"
+import { renewalEnv } from "./renewalEnv.ts"
 import { recordedNoticesLayer } from "../support/recordedNotices.ts"
 
 export const gamePlan: GamePlan = {
@@ -72,13 +73,14 @@ export const gameEnv = (options: { readonly installDuration?: Duration.Input; re
     memoryInvoicing,
     MemoryGameServerRecords.layer,
     MemoryGameAllocations.layer,
-    MemoryGamePanel.layer({ ...MemoryGamePanel.defaultOptions, installDuration: options.installDuration ?? "20 seconds" }),
+    SimulatedGamePanel.layer({ installDurationMs: Duration.toMillis(Duration.fromInputUnsafe(options.installDuration ?? "20 seconds")) }),
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     JoseConsoleTokens.layer(Redacted.make(new Uint8Array(32).fill(7))),
     // Console tokens are bound to a live session of their holder.
     MemorySessionRecords.layer,
     Layer.succeed(GameSettings, { ...gameSettings, ...options.settings }),
     simulatedStripeLayer,
+    renewalEnv(),
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
     recordedNoticesLayer,

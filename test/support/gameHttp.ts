@@ -6,7 +6,7 @@ import { expect } from "vitest"
 import WebSocket from "ws"
 import { GameServerView, OrderView } from "../../adapters/http/views.ts"
 import { SandboxPanel } from "../../app/sandbox/SandboxUpstreams.ts"
-import type { SandboxPterodactyl } from "../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
+import type { SandboxPterodactyl } from "../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { sweepLifecycle } from "../../domain/billing/sweepLifecycle.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import {

@@ -1,12 +1,13 @@
 // What the GamePanel contract drives besides the port (which panel, how and when installs end, files put on a server
-// behind the Client API's back), its implementation over the in-memory panel, and a multipart body builder.
+// behind the Client API's back), its implementations over the simulated panel (in memory, and on loopback), and a
+// multipart body builder.
 import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Layer, Redacted } from "effect"
-import { TestClock } from "effect/testing"
-import { type InstallOutcome, MemoryGamePanelControl } from "../../adapters/fake/MemoryGamePanel.ts"
+import { Effect, Layer } from "effect"
+import * as SimulatedGamePanel from "../../adapters/pterodactyl/SimulatedGamePanel.ts"
 import * as PterodactylGamePanel from "../../adapters/pterodactyl/PterodactylGamePanel.ts"
-import { layerSandboxPterodactyl, SandboxPterodactylInstance } from "../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
-import { GamePanels, PanelUnknown } from "../../ports/GamePanel.ts"
+import { PterodactylSimulationInstance } from "../../adapters/pterodactyl/sandbox/PterodactylSimulation.ts"
+import type { InstallOutcome } from "../../adapters/pterodactyl/sandbox/World.ts"
+import { layerSandboxPterodactyl, type PterodactylControl, SandboxPterodactylInstance } from "../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 
 export type { InstallOutcome }
 
@@ -23,15 +24,23 @@ export interface GamePanelHarness<R = never> {
   putFile(uuid: string, path: string, bytes: Uint8Array): Effect.Effect<void, unknown, R>
 }
 
-/** The in-memory panel on the TestClock: finishing the installs moves the clock by the install duration. */
-export const memoryHarness = (panel = "sandbox"): GamePanelHarness<MemoryGamePanelControl> => ({
-  panel,
+/**
+ * The simulated panel through its control, on the live clock: installs take 50 ms, so finishing them is waiting a
+ * little longer.
+ */
+const harnessOver = <R>(control: Effect.Effect<PterodactylControl, never, R>): GamePanelHarness<R> => ({
+  panel: "sandbox",
   eggs: { paper: 5, listImages: 6 },
-  setInstallOutcome: (orderId, outcome) =>
-    Effect.flatMap(MemoryGamePanelControl, (c) => c.setInstallOutcome(panel, orderId, outcome)),
-  finishInstalls: Effect.flatMap(MemoryGamePanelControl, (c) => TestClock.adjust(c.seed.installDuration ?? "30 seconds")),
-  putFile: (uuid, path, bytes) => Effect.flatMap(MemoryGamePanelControl, (c) => c.putFile(panel, uuid, path, bytes))
+  setInstallOutcome: (orderId, outcome) => Effect.map(control, (c) => c.setInstallOutcome({ externalId: orderId }, outcome)),
+  finishInstalls: Effect.sleep("150 millis"),
+  putFile: (uuid, path, bytes) => Effect.map(control, (c) => c.putFile(uuid, path, bytes))
 })
+
+/** The simulation in memory (no socket). */
+export const simulationHarness = () => harnessOver(Effect.map(PterodactylSimulationInstance, (s) => s.control))
+
+/** The simulation on loopback. */
+export const sandboxHarness = () => harnessOver(Effect.map(SandboxPterodactylInstance, (s) => s.control))
 
 const encoder = new TextEncoder()
 
@@ -60,39 +69,22 @@ export const multipart = (
   return { contentType: `multipart/form-data; boundary=${boundary}`, bytes }
 }
 
-/**
- * The Pterodactyl client on the sandbox panel over real sockets: installs take 50 ms of real time, so finishing them
- * is waiting a little longer; outcomes and files go through the sandbox's control.
- */
-export const sandboxHarness = (): GamePanelHarness<SandboxPterodactylInstance> => ({
-  panel: "sandbox",
-  eggs: { paper: 5, listImages: 6 },
-  setInstallOutcome: (orderId, outcome) =>
-    Effect.map(SandboxPterodactylInstance, (s) => s.control.setInstallOutcome({ externalId: orderId }, outcome)),
-  finishInstalls: Effect.sleep("150 millis"),
-  putFile: (uuid, path, bytes) => Effect.map(SandboxPterodactylInstance, (s) => s.control.putFile(uuid, path, bytes))
-})
+/** Short deadlines and back-offs for tests on the live clock. */
+export const testDeadlines = {
+  requestTimeout: "5 seconds",
+  retries: 2,
+  retryBaseDelay: "10 millis",
+  maxRetryAfter: "2 seconds",
+  consoleOpenTimeout: "3 seconds",
+  uploadTimeout: "5 seconds"
+} as const
+
+/** The adapter (with short test deadlines) over the simulation in memory, on the live clock (installs take 50 ms). */
+export const simulationPanelLayer = SimulatedGamePanel.layer({ installDurationMs: 50, adapter: testDeadlines })
 
 /** The client (with short test deadlines) wired to a fresh sandbox panel, and the sandbox itself for the harness. */
 export const sandboxPanelLayer = Layer.unwrap(Effect.map(SandboxPterodactylInstance, (sandbox) =>
-  PterodactylGamePanel.layerWith({
-    requestTimeout: "5 seconds",
-    retries: 2,
-    retryBaseDelay: "10 millis",
-    maxRetryAfter: "2 seconds",
-    consoleOpenTimeout: "3 seconds",
-    uploadTimeout: "5 seconds"
-  }).pipe(
-    Layer.provide(Layer.succeed(GamePanels, {
-      get: (name) =>
-        name === "sandbox"
-          ? Effect.succeed({
-            name,
-            url: sandbox.url,
-            applicationKey: Redacted.make(sandbox.applicationKey),
-            clientKey: Redacted.make(sandbox.clientKey)
-          })
-          : Effect.fail(new PanelUnknown({ panel: name }))
-    })),
+  PterodactylGamePanel.layerWith(testDeadlines).pipe(
+    Layer.provide(SimulatedGamePanel.onePanel("sandbox", sandbox)),
     Layer.provide(NodeHttpClient.layerUndici)
   ))).pipe(Layer.provideMerge(layerSandboxPterodactyl({ installDurationMs: 50 })))

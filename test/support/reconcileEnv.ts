@@ -3,7 +3,7 @@
 import { NodeCrypto } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
-import * as MemoryGamePanel from "../../adapters/fake/MemoryGamePanel.ts"
+import * as SimulatedGamePanel from "../../adapters/pterodactyl/SimulatedGamePanel.ts"
 import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRecords.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
 import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
@@ -28,7 +28,7 @@ export const reconcileEnv = () =>
     MemoryVpsRecords.layer,
     MemoryGameServerRecords.layer,
     MemoryVirtualization.layer(labSeed()),
-    MemoryGamePanel.layer(MemoryGamePanel.defaultOptions),
+    SimulatedGamePanel.layer(),
     Layer.succeed(VpsSettings, vpsSettings),
     NodeCrypto.layerSecureRandom
   )))

@@ -32,7 +32,7 @@ export const simulatedStripeLayer = Layer.effect(SimulatedStripe, stripeSimulati
     Layer.unwrap(Effect.map(SimulatedStripe, (s) =>
       StripePaymentGateway.layer({
         credentials: Effect.succeed(Option.some({ secretKey: Redacted.make(s.secretKey), webhookSecrets: [Redacted.make(WEBHOOK_SECRET)] })),
-        fetch: s.fetch,
+        httpClient: Stripe.createFetchHttpClient(s.fetch),
         maxNetworkRetries: 0
       }))),
     MemoryPaymentCustomers.layer,

@@ -55,6 +55,8 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   sessionIdleMinutes: 120,
   sessionRememberHours: 12,
   sessionAbsoluteHours: 168,
+  staffSessionIdleMinutes: 30,
+  staffSessionAbsoluteHours: 12,
   loginMaxFailuresPerAccountAddress: 5,
   loginMaxFailuresPerAddress: 30,
   loginMaxFailuresPerAccount: 20,
@@ -78,6 +80,9 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   // A clone under way is checked again after 100 ms, doubling (production: from 2 s): the same checks, sooner.
   vpsClonePollMs: 100,
   gameGraceDays: 14,
+  renewalRetryDays: [1, 3, 5],
+  renewalReminderDays: 7,
+  renewalClaimSeconds: 120,
   gameInstallTimeoutMinutes: 30,
   gamePanelUserDomain: "users.zh.invalid",
   gameConsoleTokenMinutes: 10,

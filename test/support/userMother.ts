@@ -14,6 +14,7 @@ export const newUser = (email: string, overrides: Partial<NewUser> = {}): NewUse
   siret: null,
   language: "en",
   passwordHash: "hash-1",
+  role: "customer",
   createdAt: new Date("2026-01-02T03:04:05.000Z"),
   ...overrides
 })

@@ -24,7 +24,9 @@ import { VpsSettings } from "../../domain/vps/VpsSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { promptWebCrypto } from "./promptWebCrypto.ts"
 import { labCluster, labSeed, labStorage } from "./virtualizationMother.ts"
-import { recordedNoticesLayer } from "../support/recordedNotices.ts"
+import { recordedNoticesLayer } from "./recordedNotices.ts"
+import type { Notices } from "../../domain/notices/CustomerNotice.ts"
+import { renewalEnv } from "./renewalEnv.ts"
 
 export const vpsPlan: VpsPlan = {
   kind: "vps",
@@ -67,7 +69,6 @@ export const seedCatalog = (poolSize: number) =>
   })
 
 export const vpsSettings = {
-  vmidRange: { from: 100_000, to: 100_200 },
   cpuOvercommit: 4,
   memoryOvercommit: 1,
   storage: labStorage,
@@ -77,7 +78,15 @@ export const vpsSettings = {
   clonePoll: { initial: Duration.seconds(2), max: Duration.seconds(30) }
 }
 
-export const vpsEnv = (options: { readonly poolSize?: number } = {}) => {
+export interface VpsEnvOptions {
+  readonly poolSize?: number
+}
+
+/** The VPS environment, its customer notices recorded (`noticesOf` reads them). */
+export const vpsEnv = (options: VpsEnvOptions = {}) => vpsEnvWith(recordedNoticesLayer, options)
+
+/** The VPS environment on the given Notices (the real one, for a test of the e-mails themselves). */
+export const vpsEnvWith = <N, E>(notices: Layer.Layer<N | Notices, E>, options: VpsEnvOptions = {}) => {
   const ports = Layer.mergeAll(
     MemoryIpAddresses.layer,
     MemoryCatalog.layer
@@ -90,13 +99,14 @@ export const vpsEnv = (options: { readonly poolSize?: number } = {}) => {
     memoryInvoicing,
     MemoryVpsRecords.layer,
     MemoryPlacement.layer,
-    MemoryVirtualization.layer(labSeed()),
+    MemoryVirtualization.layer({ ...labSeed(), machineIds: { from: 100_000, to: 100_200 } }),
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     Layer.succeed(VpsSettings, vpsSettings),
     simulatedStripeLayer,
+    renewalEnv(),
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
-    recordedNoticesLayer,
+    notices,
     // Workflow ids are hashed at once, so a test moving the clock in a loop never outruns a workflow.
     promptWebCrypto
   )

@@ -5,6 +5,12 @@ import type {
   GamePlanView,
   GameServerView,
   OrderView,
+  SecurityEventsPage as SecurityEventsPageView,
+  SecurityEventView,
+  PaymentAnswerView,
+  PaymentView,
+  RenewalView,
+  SavedCardView,
   SnapshotView,
   SubscriptionView,
   UserView,
@@ -131,6 +137,12 @@ export type Subscription = typeof SubscriptionView.Type
 export type Vps = typeof VpsView.Type
 export type Snapshot = typeof SnapshotView.Type
 export type GameServer = typeof GameServerView.Type
+export type SecurityEvent = typeof SecurityEventView.Type
+export type SecurityEventsPage = typeof SecurityEventsPageView.Type
+export type Renewal = typeof RenewalView.Type
+export type PaymentAnswer = typeof PaymentAnswerView.Type
+export type SavedCard = typeof SavedCardView.Type
+export type Payment = typeof PaymentView.Type
 
 // The panel's Client-API objects, relayed unchanged (DESIGN §3): their shape is Pterodactyl's, not ours.
 

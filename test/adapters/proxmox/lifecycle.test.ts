@@ -3,21 +3,33 @@
 // §5).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { type Virtualization } from "../../../ports/Virtualization.ts"
-import { base, cloudInit, missingConfig, replyTask, scenario, vm } from "./stubPve.ts"
+import { type MachineCreation, type Virtualization } from "../../../ports/Virtualization.ts"
+import { base, cloudInit, missingConfig, replyTask, scenario, type Stub, vm } from "./stubPve.ts"
 
-describe("cloneTemplate", () => {
+describe("createMachine", () => {
   const template = { cluster: "c1", node: "pve1", vmid: 9000 }
-  const clone = (v: Virtualization["Service"]) =>
-    v.cloneTemplate({ template, target: { cluster: "c1", node: "pve1", vmid: 101 }, name: "vps-101", storage: "local-lvm", stamp: "o-101" })
+  const create = (v: Virtualization["Service"], order = "o-101") =>
+    v.createMachine(order, { cluster: "c1", node: "pve1", template, name: "vps-101", storage: "local-lvm" })
   const clonePath = "POST /nodes/pve1/qemu/9000/clone"
+  const configOf = (vmid: number) => `GET /nodes/pve1/qemu/${vmid}/config`
+  const missing = (vmid: number) => ({ status: 500, message: `Configuration file 'nodes/pve1/qemu-server/${vmid}.conf' does not exist` })
+  /** VMIDs 101 and 102 hold nothing, on the node or anywhere in the cluster. */
+  const nothingThere = (stub: Stub) => {
+    stub.route(configOf(101), () => missing(101))
+    stub.route(configOf(102), () => missing(102))
+    stub.route("GET /cluster/nextid", (request) => ({ data: request.query.get("vmid") }))
+  }
+  const created = (vmid: number): MachineCreation => ({ _tag: "Created", vm: { cluster: "c1", node: "pve1", vmid } })
 
-  it.live("sends a full clone to the target storage, with our stamp in its description, and waits for the task", () =>
+  it.live("clones the template into the first VMID of our range, to the target storage, with our stamp in its description", () =>
     scenario(
-      (stub) => replyTask(stub, clonePath, { type: "qmclone", runningPolls: 2 }),
+      (stub) => {
+        nothingThere(stub)
+        replyTask(stub, clonePath, { type: "qmclone", runningPolls: 2 })
+      },
       (v, stub) =>
         Effect.gen(function*() {
-          yield* clone(v)
+          assert.deepStrictEqual(yield* create(v), created(101))
           const [sent] = stub.calls(clonePath)
           assert.deepStrictEqual(Object.fromEntries(sent?.form ?? []), {
             newid: "101",
@@ -26,27 +38,77 @@ describe("cloneTemplate", () => {
             storage: "local-lvm",
             description: "Managed by ZH hosting for one customer's VPS: do not edit, move or delete it here.\nzh-order: o-101"
           })
+          assert.strictEqual(stub.calls("GET /cluster/nextid")[0]?.query.get("vmid"), "101")
         })
     ))
 
-  it.live("'already exists', at once or in the task, is VmidTaken and is not retried", () =>
+  it.live("asked again for the same order, answers the machine made (our stamp at its VMID) without cloning again", () =>
     scenario(
-      (stub) =>
+      (stub) => {
+        nothingThere(stub)
+        replyTask(stub, clonePath, { type: "qmclone" })
+      },
+      (v, stub) =>
+        Effect.gen(function*() {
+          assert.deepStrictEqual(yield* create(v), created(101))
+          stub.route(configOf(101), () => ({ data: { description: "zh-order: o-101", name: "vps-101" } }))
+          assert.deepStrictEqual(yield* create(v), created(101))
+          assert.strictEqual(stub.calls(clonePath).length, 1)
+        })
+    ))
+
+  it.live("a clone of ours still running at its VMID (a process stopped in its middle) is a creation in progress", () =>
+    scenario(
+      (stub) => stub.route(configOf(101), () => ({ data: { description: "zh-order: o-101", lock: "clone" } })),
+      (v, stub) =>
+        Effect.gen(function*() {
+          assert.deepStrictEqual(yield* create(v), { _tag: "InProgress" })
+          assert.strictEqual(stub.calls(clonePath).length, 0)
+        })
+    ))
+
+  it.live("a VMID something else holds (on the node, or anywhere per nextid) is set aside and the next one used", () =>
+    scenario(
+      (stub) => {
+        stub.route(configOf(101), () => ({ data: { name: "someone-elses-vm" } }))
+        stub.route(configOf(102), () => missing(102))
+        stub.route(configOf(103), () => missing(103))
+        stub.route("GET /cluster/nextid", (request) =>
+          request.query.get("vmid") === "102"
+            ? { status: 400, reason: "Parameter verification failed.", errors: { vmid: "VM 102 already exists" } }
+            : { data: request.query.get("vmid") })
+        replyTask(stub, clonePath, { type: "qmclone" })
+      },
+      (v, stub) =>
+        Effect.gen(function*() {
+          assert.deepStrictEqual(yield* create(v), created(103))
+          // Set aside for good: another order starts past them.
+          stub.route(configOf(104), () => missing(104))
+          assert.deepStrictEqual(yield* create(v, "o-104"), created(104))
+          assert.deepStrictEqual(stub.calls(clonePath).map((c) => c.form?.get("newid")), ["103", "104"])
+        })
+    ))
+
+  it.live("'already exists' at the clone, at once or in the task, sets the VMID aside and takes the next one", () =>
+    scenario(
+      (stub) => {
+        nothingThere(stub)
         stub.route(clonePath, (_, attempt) =>
           attempt === 0
             ? { status: 500, message: "unable to create VM 101: config file already exists" }
-            : { data: stub.task({ type: "qmclone", exitstatus: "clone failed: unable to create VM 101: config file already exists" }) }),
+            : { data: stub.task({ type: "qmclone" }) })
+      },
       (v, stub) =>
         Effect.gen(function*() {
-          assert.deepInclude(yield* Effect.flip(clone(v)), { _tag: "VmidTaken", vmid: 101 })
-          assert.deepInclude(yield* Effect.flip(clone(v)), { _tag: "VmidTaken", vmid: 101 })
-          assert.strictEqual(stub.calls(clonePath).length, 2)
+          assert.deepStrictEqual(yield* create(v), created(102))
+          assert.deepStrictEqual(stub.calls(clonePath).map((c) => c.form?.get("newid")), ["101", "102"])
         })
     ))
 
   it.live("after a 59x it re-reads the target: a clone of ours in progress is waited for, not repeated", () =>
     scenario(
       (stub) => {
+        nothingThere(stub)
         stub.route(clonePath, () => ({ status: 596, reason: "Connection timed out" }))
         stub.route(`GET ${base}/status/current`, (_, attempt) => ({
           data: attempt < 2 ? { status: "stopped", lock: "clone" } : { status: "stopped", name: "vps-101" }
@@ -54,7 +116,7 @@ describe("cloneTemplate", () => {
       },
       (v, stub) =>
         Effect.gen(function*() {
-          yield* clone(v)
+          assert.deepStrictEqual(yield* create(v), created(101))
           assert.strictEqual(stub.calls(clonePath).length, 1)
           assert.strictEqual(stub.calls(`GET ${base}/status/current`).length, 3)
         })
@@ -63,24 +125,40 @@ describe("cloneTemplate", () => {
   it.live("after a 59x with no target VM, the clone is sent again", () =>
     scenario(
       (stub) => {
+        nothingThere(stub)
         stub.route(clonePath, (_, attempt) =>
           attempt === 0 ? { status: 599, reason: "Too many redirections" } : { data: stub.task({ type: "qmclone" }) })
         stub.route(`GET ${base}/status/current`, () => ({ status: 500, message: missingConfig }))
       },
       (v, stub) =>
         Effect.gen(function*() {
-          yield* clone(v)
+          assert.deepStrictEqual(yield* create(v), created(101))
           assert.strictEqual(stub.calls(clonePath).length, 2)
         })
     ))
 
-  it.live("after a 59x, a target that belongs to someone else is VmidTaken", () =>
+  it.live("after a 59x, a target that belongs to someone else is set aside and the next VMID cloned into", () =>
     scenario(
       (stub) => {
-        stub.route(clonePath, () => ({ status: 596, reason: "Connection timed out" }))
+        nothingThere(stub)
+        stub.route(clonePath, (_, attempt) =>
+          attempt === 0 ? { status: 596, reason: "Connection timed out" } : { data: stub.task({ type: "qmclone" }) })
         stub.route(`GET ${base}/status/current`, () => ({ data: { status: "running", name: "someone-elses-vm" } }))
       },
-      (v) => Effect.map(Effect.flip(clone(v)), (e) => assert.deepInclude(e, { _tag: "VmidTaken", vmid: 101 }))
+      (v) => Effect.map(create(v), (made) => assert.deepStrictEqual(made, created(102)))
+    ))
+
+  it.live("a range with every VMID held is NoMachineIdFree, and nothing is cloned", () =>
+    scenario(
+      (stub) => {
+        for (let vmid = 101; vmid < 104; vmid++) stub.route(configOf(vmid), () => ({ data: { name: `other-${vmid}` } }))
+      },
+      (v, stub) =>
+        Effect.gen(function*() {
+          assert.deepInclude(yield* Effect.flip(create(v)), { _tag: "NoMachineIdFree", cluster: "c1" })
+          assert.strictEqual(stub.calls(clonePath).length, 0)
+        }),
+      { vmidRange: { from: 101, to: 104 } }
     ))
 })
 

@@ -124,9 +124,9 @@ describe("cluster views", () => {
       (v) =>
         Effect.map(v.listVms("c1"), (vms) =>
           assert.deepStrictEqual(vms, [
-            { cluster: "c1", node: "pve1", vmid: 101, name: "web-1", stamp: "o-101", status: "running", template: false, busy: false, cpus: 2, memoryBytes: 2147483648, diskBytes: 21474836480 },
-            { cluster: "c1", node: "pve1", vmid: 9000, name: "debian-12", stamp: null, status: "stopped", template: true, busy: false, cpus: 1, memoryBytes: 1073741824, diskBytes: 2147483648 },
-            { cluster: "c1", node: "pve2", vmid: 102, name: "", stamp: null, status: "unknown", template: false, busy: false, cpus: 0, memoryBytes: 0, diskBytes: 0 }
+            { cluster: "c1", node: "pve1", vmid: 101, name: "web-1", stamp: "o-101", createdFor: null, managed: true, status: "running", template: false, busy: false, cpus: 2, memoryBytes: 2147483648, diskBytes: 21474836480 },
+            { cluster: "c1", node: "pve1", vmid: 9000, name: "debian-12", stamp: null, createdFor: null, managed: false, status: "stopped", template: true, busy: false, cpus: 1, memoryBytes: 1073741824, diskBytes: 2147483648 },
+            { cluster: "c1", node: "pve2", vmid: 102, name: "", stamp: null, createdFor: null, managed: true, status: "unknown", template: false, busy: false, cpus: 0, memoryBytes: 0, diskBytes: 0 }
           ]))
     ))
 
@@ -176,19 +176,5 @@ describe("cluster views", () => {
             },
             { node: "pve2", online: false, cpus: 0, memoryBytes: 0, committedCpus: 1, committedMemoryBytes: 1073741824, storage: null }
           ]))
-    ))
-
-  it.live("isVmidFree asks nextid for that VMID; 'already exists' means taken", () =>
-    scenario(
-      (stub) =>
-        stub.route("GET /cluster/nextid", (request) =>
-          request.query.get("vmid") === "105"
-            ? { data: "105" }
-            : { status: 400, reason: "Parameter verification failed.", errors: { vmid: "VM 106 already exists" } }),
-      (v) =>
-        Effect.gen(function*() {
-          assert.isTrue(yield* v.isVmidFree("c1", 105))
-          assert.isFalse(yield* v.isVmidFree("c1", 106))
-        })
     ))
 })

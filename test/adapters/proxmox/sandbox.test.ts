@@ -17,7 +17,11 @@ const rootLogin = { kind: "password", username: "root@pam", password: Redacted.m
 const sandbox = sandboxProxmox({ taskDurations: { default: 20 }, tokens: [token] })
 
 const withAdapter = <A, E>(cluster: ProxmoxCluster, f: (v: Virtualization["Service"]) => Effect.Effect<A, E>) =>
-  Effect.flatMap(Virtualization, f).pipe(Effect.provide(adapterLayer(cluster, { taskTimeout: "10 seconds", cloneTimeout: "10 seconds" })))
+  Effect.flatMap(Virtualization, f).pipe(Effect.provide(adapterLayer(cluster, {
+    taskTimeout: "10 seconds",
+    cloneTimeout: "10 seconds",
+    vmidRange: { from: 4321, to: 4400 }
+  })))
 
 describe("ProxmoxVirtualization against the sandbox PVE", () => {
   it.live("clones, configures, resizes, runs, snapshots, opens the console of and destroys a VPS", () =>
@@ -25,32 +29,25 @@ describe("ProxmoxVirtualization against the sandbox PVE", () => {
       const pve = yield* sandbox
       yield* withAdapter(sandboxCluster(pve.url, rootLogin), (v) =>
         Effect.gen(function*() {
-          const vm = { cluster: "c1", node: "pve1", vmid: 4321 }
           const capacity = yield* v.nodeCapacity("c1", "local-lvm")
           assert.deepStrictEqual(capacity.map((n) => n.node).sort(), ["pve1", "pve2"])
           const before = capacity.find((n) => n.node === "pve1")
           assert.isNotNull(before?.storage ?? null)
           assert.isTrue((yield* v.listVms("c1")).some((x) => x.vmid === 9000 && x.template))
 
-          assert.isTrue(yield* v.isVmidFree("c1", vm.vmid))
-          yield* v.cloneTemplate({
-            template: { cluster: "c1", node: "pve1", vmid: 9000 },
-            target: vm,
-            name: "vps-4321",
-            storage: "local-lvm",
-            stamp: "o-4321"
-          })
-          assert.isFalse(yield* v.isVmidFree("c1", vm.vmid))
-          assert.deepInclude(
-            yield* Effect.flip(v.cloneTemplate({
-              template: { cluster: "c1", node: "pve1", vmid: 9000 },
-              target: vm,
-              name: "vps-4321",
-              storage: "local-lvm",
-              stamp: "o-4321"
-            })),
-            { _tag: "VmidTaken", vmid: 4321 }
-          )
+          const spec = { cluster: "c1", node: "pve1", template: { cluster: "c1", node: "pve1", vmid: 9000 }, name: "vps-4321", storage: "local-lvm" }
+          const made = yield* v.createMachine("o-4321", spec)
+          assert.strictEqual(made._tag, "Created")
+          if (made._tag !== "Created") return
+          const vm = made.vm
+          assert.deepStrictEqual(vm, { cluster: "c1", node: "pve1", vmid: 4321 })
+          // Asked again for the same order: the same machine, not a second clone.
+          assert.deepStrictEqual(yield* v.createMachine("o-4321", spec), made)
+          assert.deepInclude((yield* v.listVms("c1")).find((x) => x.vmid === vm.vmid), { createdFor: "o-4321", managed: true })
+          // Another order gets the next VMID.
+          const other = yield* v.createMachine("o-4322", { ...spec, name: "vps-4322" })
+          assert.deepStrictEqual(other, { _tag: "Created", vm: { ...vm, vmid: 4322 } })
+          if (other._tag === "Created") yield* v.destroy(other.vm, "o-4322")
 
           yield* v.configure(vm, cloudInit("vps-4321", {
             stamp: "o-4321",
@@ -96,7 +93,9 @@ describe("ProxmoxVirtualization against the sandbox PVE", () => {
           yield* v.destroy(vm, "o-4321")
           yield* v.destroy(vm, "o-4321")
           assert.isFalse((yield* v.listVms("c1")).some((x) => x.vmid === vm.vmid))
-          assert.isTrue(yield* v.isVmidFree("c1", vm.vmid))
+          // Released, the VMID goes to the next order.
+          yield* v.releaseMachine("o-4321")
+          assert.deepStrictEqual(yield* v.createMachine("o-4323", { ...spec, name: "vps-4323" }), made)
         }))
     }).pipe(Effect.scoped))
 

@@ -7,6 +7,7 @@ import { createServer as createHttpsServer } from "node:https"
 import type { Duplex } from "node:stream"
 import { Effect, Layer, Logger, Redacted } from "effect"
 import { type WebSocket, WebSocketServer } from "ws"
+import * as MemoryProxmoxVmids from "../../../adapters/fake/MemoryProxmoxVmids.ts"
 import { layerWith, type ProxmoxOptions } from "../../../adapters/proxmox/ProxmoxVirtualization.ts"
 import { Virtualization } from "../../../ports/Virtualization.ts"
 import { type ProxmoxCluster, ProxmoxClusters, type ProxmoxTls } from "../../../ports/ProxmoxClusters.ts"
@@ -298,6 +299,8 @@ export const clusterAt = (url: string, overrides: Partial<ProxmoxCluster> = {}):
 
 /** Fast enough for a suite: 2 retries, short back-off and polling, and short deadlines. */
 export const testOptions: Partial<ProxmoxOptions> = {
+  // The scenarios script VMIDs 101, 102…: new machines take them in that order.
+  vmidRange: { from: 101, to: 120 },
   requestTimeout: "2 seconds",
   retries: 2,
   retryBaseDelay: "10 millis",
@@ -319,7 +322,10 @@ export const clustersLayer = (...clusters: ReadonlyArray<ProxmoxCluster>) =>
 
 /** Silent by default: a test that specifies a log line provides its own logger. */
 export const adapterLayer = (cluster: ProxmoxCluster, options: Partial<ProxmoxOptions> = {}) =>
-  Layer.mergeAll(layerWith({ ...testOptions, ...options }).pipe(Layer.provide(clustersLayer(cluster))), Logger.layer([]))
+  Layer.mergeAll(
+    layerWith({ ...testOptions, ...options }).pipe(Layer.provide([clustersLayer(cluster), MemoryProxmoxVmids.layer])),
+    Logger.layer([])
+  )
 
 // --- scenarios ---------------------------------------------------------------------------------------------------
 

@@ -1,11 +1,11 @@
-// Every GamePanel operation end to end against the sandbox Pterodactyl (app/sandbox/pterodactyl): a customer's life
+// Every GamePanel operation end to end against the sandbox Pterodactyl (adapters/pterodactyl/sandbox): a customer's life
 // from panel user to deleted server, through install, power, the console with token renewal, files, uploads and
 // downloads, backups, suspension and its 409s.
 import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Redacted, Stream } from "effect"
 import { layerWith } from "../../../adapters/pterodactyl/PterodactylGamePanel.ts"
-import { type SandboxPterodactyl, sandboxPterodactyl } from "../../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
+import { type SandboxPterodactyl, sandboxPterodactyl } from "../../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { type ConsoleEvent, GamePanel, type NewServer } from "../../../ports/GamePanel.ts"
 import { panelsLayer, testOptions } from "./stubPanel.ts"
 import { readBody } from "../../support/download.ts"

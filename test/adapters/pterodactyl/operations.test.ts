@@ -1,6 +1,7 @@
 // The Application-API operations specified against a scripted panel on loopback: the exact requests (method, path,
 // headers, body of reference/pterodactyl.md §2), the decoding of users, servers, nodes, allocations and eggs, the
-// lookups by external id, idempotent creation, and the caches of eggs and nodes.
+// lookups by external id, idempotent creation, and the caches of eggs and nodes. The lookups and deletions a faithful
+// panel shows as well are specified on the simulated panel (requests.test.ts).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
@@ -164,47 +165,6 @@ describe("PterodactylGamePanel, Application API", () => {
         const server = yield* panel.createServer("p1", newServer)
         assert.strictEqual(server.id, 12)
         assert.strictEqual(stub.calls("POST /api/application/servers").length, 1)
-      })))
-
-  it.live("reads a server: status null is installed; by external id uses the exact route, 404 is null", () =>
-    scenario((stub) => {
-      stub.route("GET /api/application/servers/12", () => serverItem({ status: null }))
-      stub.route("GET /api/application/servers/external/gs_9", () => errors(404, "NotFoundHttpException", "x"))
-    }, (panel, stub) =>
-      Effect.gen(function*() {
-        assert.strictEqual((yield* panel.server("p1", 12)).state, "installed")
-        assert.isNull(yield* panel.serverForOrder("p1", "gs_9"))
-        assert.isEmpty(stub.calls("GET /api/application/servers?"))
-        assert.isFalse(stub.seen.some((s) => [...s.query.keys()].some((k) => k.startsWith("filter"))))
-      })))
-
-  it.live("suspend and unsuspend POST and accept 204; deleting a server that is gone is success", () =>
-    scenario((stub) => {
-      stub.route("POST /api/application/servers/12/suspend", () => ({ status: 204 }))
-      stub.route("POST /api/application/servers/12/unsuspend", () => ({ status: 204 }))
-      stub.route("GET /api/application/servers/12", (_, attempt) =>
-        attempt === 0 ? serverItem() : errors(404, "NotFoundHttpException", "gone"))
-      stub.route("DELETE /api/application/servers/12", () => errors(404, "NotFoundHttpException", "gone"))
-    }, (panel, stub) =>
-      Effect.gen(function*() {
-        yield* panel.suspend("p1", 12)
-        yield* panel.unsuspend("p1", 12)
-        yield* panel.deleteOurServer("p1", 12, "gs_42")
-        assert.strictEqual(stub.calls("DELETE /api/application/servers/12").length, 1)
-        // Gone before we asked: nothing is sent.
-        yield* panel.deleteOurServer("p1", 12, "gs_42")
-        assert.strictEqual(stub.calls("DELETE /api/application/servers/12").length, 1)
-      })))
-
-  it.live("a server whose external id is not ours is not deleted: it is read first and no DELETE is sent", () =>
-    scenario((stub) => {
-      stub.route("GET /api/application/servers/12", () => serverItem({ external_id: "whmcs_9" }))
-      stub.route("DELETE /api/application/servers/12", () => ({ status: 204 }))
-    }, (panel, stub) =>
-      Effect.gen(function*() {
-        const refused = yield* Effect.flip(panel.deleteOurServer("p1", 12, "gs_42"))
-        assert.deepInclude(refused, { _tag: "PanelServerNotOurs", id: 12, expected: "gs_42", found: "whmcs_9" })
-        assert.strictEqual(stub.calls("DELETE /api/application/servers/12").length, 0)
       })))
 
   it.live("servers pages through every page of the panel's servers", () =>

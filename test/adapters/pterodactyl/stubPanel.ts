@@ -1,6 +1,10 @@
 // A scripted Pterodactyl panel and Wings node on loopback for the adapter's specifications: real HTTP and WebSocket,
 // per-route replies scripted by each test, and every request recorded as it arrived on the wire (method, path, query,
 // headers, body). Unscripted routes answer 501 so a test notices a call it did not expect.
+// Kept beside the simulator (adapters/pterodactyl/sandbox, which the GamePanel contract and the domain tests run on)
+// for what a faithful panel never does on request: an answer lost after the work was done, a connection dropped or a
+// panel silent mid-call, a Retry-After as an HTTP date, a pre-1.8 panel ignoring a filter, a debug-mode error that
+// carries the node's address, the exact bytes of a request body, frames and closes scripted one by one.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import { NodeHttpClient } from "@effect/platform-node"

@@ -238,5 +238,31 @@ describe("StripePaymentGateway on the sandbox Stripe", () => {
         assert.strictEqual((yield* Effect.flip(gateway.ready))._tag, "PaymentsNotConfigured")
         assert.strictEqual((yield* Effect.flip(gateway.charge({ customer: "cus_x", amountCents: 1, description: "x", idempotencyKey: "k" })))._tag, "PaymentUnavailable")
       }))
+
+  it.effect("a renewal's payment page (3184 approved) says RenewalPaidOnPage with its subscription and period; the same key, the same page", () =>
+    Effect.gen(function*() {
+      const { gateway, notifications } = yield* setup
+      const cus = yield* customer(gateway)
+      const request = {
+        customer: cus,
+        amountCents: 600,
+        description: "VPS S, renewal",
+        subscriptionId: "7d5a1f6e-0000-4000-8000-00000000beef",
+        periodStart: "2026-02-01T00:00:00.000Z",
+        returnUrl: "http://panel.test/billing",
+        idempotencyKey: "renew-page:7d5a1f6e:2026-02-01"
+      }
+      const { url } = yield* gateway.paymentLink(request)
+      assert.strictEqual((yield* gateway.paymentLink(request)).url, url)
+      assert.strictEqual((yield* payWith(url, "4000002760003184")).status, 200)
+      const approved = yield* postPage(url, { outcome: "approve" })
+      assert.deepStrictEqual([approved.status, approved.location], [303, "http://panel.test/billing"])
+      const paid = (yield* notifications).filter((n) => n._tag === "RenewalPaidOnPage")
+      assert.strictEqual(paid.length, 1)
+      assert.deepInclude(paid[0], { subscriptionId: request.subscriptionId, periodStart: request.periodStart, amountCents: 600 })
+      assert.match(paid[0]?._tag === "RenewalPaidOnPage" ? paid[0].payment : "", /^pi_/)
+      // Not an order's payment.
+      assert.isFalse((yield* notifications).some((n) => n._tag === "OrderPaid"))
+    }))
 })
 

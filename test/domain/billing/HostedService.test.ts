@@ -23,6 +23,7 @@ import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { atOnce } from "../../support/eventually.ts"
 import { promptWebCrypto } from "../../support/promptWebCrypto.ts"
 import { DNS_STEPS, DnsZoneHosting, dnsPlan, NameServer, ZoneRecords } from "../../support/dnsZoneProduct.ts"
+import { renewalEnv } from "../../support/renewalEnv.ts"
 import { noticesOf, recordedNoticesLayer } from "../../support/recordedNotices.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
@@ -41,6 +42,7 @@ const dnsEnv = DnsZoneHosting.pipe(
     NodeCrypto.layerSecureRandom,
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     simulatedStripeLayer,
+    renewalEnv(),
     promptWebCrypto
   ))
 )

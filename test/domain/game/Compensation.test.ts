@@ -3,21 +3,20 @@
 // until it succeeds, however long the panel stays down, with an alert; the order shows as a pending cleanup meanwhile.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { TestClock } from "effect/testing"
-import { MemoryGamePanelControl } from "../../../adapters/fake/MemoryGamePanel.ts"
 import { placePaidOrder } from "../../support/simulatedStripe.ts"
 import { GameAllocations } from "../../../ports/GameAllocations.ts"
-import { GamePanelUnavailable } from "../../../ports/GamePanel.ts"
 import { Orders } from "../../../ports/Orders.ts"
 import { alerts, capturedLogs } from "../../support/capturedLogs.ts"
 import { atOnce, eventually } from "../../support/eventually.ts"
 import { assertRefunded } from "../../support/refunded.ts"
 import { gameEnv } from "../../support/gameEnv.ts"
+import { advanceWithPanel, clearPanelFaults, panelControl, panelKeepsFailing, panelPaths, panelRequests, panelServers } from "../../support/simulatedPanel.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 
 const orderOf = (id: string) => Effect.map(Effect.flatMap(Orders, (o) => o.get(id)), Option.getOrThrow)
-const serversOnPanel = Effect.flatMap(MemoryGamePanelControl, (c) => c.servers("sandbox"))
+const serversOnPanel = panelServers
+const deletions = panelRequests("DELETE", panelPaths.server)
 const pendingCleanup = (id: string) =>
   Effect.map(Effect.flatMap(Orders, (o) => o.pendingCleanups), (all) => all.find((c) => c.orderId === id))
 const held = (id: string) => Effect.map(Effect.flatMap(GameAllocations, (a) => a.held(id)), Option.isSome)
@@ -25,7 +24,7 @@ const held = (id: string) => Effect.map(Effect.flatMap(GameAllocations, (a) => a
 /** An order whose install fails once the server exists on the panel, so the undo has a server to delete. */
 const failedInstall = Effect.gen(function*() {
   const placed = yield* placePaidOrder(alice, "mc-2g", {})
-  yield* (yield* MemoryGamePanelControl).setInstallOutcome("sandbox", placed.id, "fail")
+  yield* Effect.map(panelControl, (c) => c.setInstallOutcome({ externalId: placed.id }, "fail"))
   return placed
 })
 
@@ -34,22 +33,20 @@ const env = () => gameEnv({ installDuration: "1 second" }).pipe(Layer.provideMer
 describe("a failed game-server provisioning whose undo fails", () => {
   it.effect("refunds and fails the order first, then deletes the server once the panel answers again", () =>
     Effect.gen(function*() {
-      const control = yield* MemoryGamePanelControl
-      const down = new GamePanelUnavailable({ operation: "delete server", detail: "HTTP 502" })
-      yield* control.failAlways("deleteOurServer", down)
+      yield* panelKeepsFailing("DELETE", panelPaths.server, 502)
       const placed = yield* failedInstall
       const failed = yield* eventually(orderOf(placed.id), (o) => o.status === "failed", 120)
       yield* assertRefunded(failed)
-      yield* atOnce(Effect.flatMap(MemoryGamePanelControl, (c) => c.calls("deleteOurServer")), (n) => n >= 1)
+      yield* atOnce(deletions, (n) => n >= 1)
       assert.lengthOf(yield* serversOnPanel, 1)
       assert.isTrue(yield* held(placed.id))
       assert.include((yield* pendingCleanup(placed.id))?.lastError ?? "", "HTTP 502")
 
       // Two hours down: the old undo's budget (10 attempts, about 17 minutes) would have given up long before.
-      yield* TestClock.adjust("2 hours")
-      assert.isAbove(yield* control.calls("deleteOurServer"), 25)
+      yield* advanceWithPanel("1 minute", 120)
+      assert.isAbove(yield* deletions, 25)
       assert.lengthOf(yield* serversOnPanel, 1)
-      yield* control.clearFaults
+      yield* clearPanelFaults
       yield* eventually(serversOnPanel, (servers) => servers.length === 0, 400)
       assert.isFalse(yield* eventually(held(placed.id), (h) => !h))
       assert.isUndefined(yield* eventually(pendingCleanup(placed.id), (c) => c === undefined))

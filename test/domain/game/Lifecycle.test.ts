@@ -4,7 +4,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { MemoryGamePanelControl } from "../../../adapters/fake/MemoryGamePanel.ts"
 import { placePaidOrder } from "../../support/simulatedStripe.ts"
 import { renewSubscription } from "../../../domain/billing/Renewal.ts"
 import { checkConsoleToken, issueConsoleToken, ownedByIdentifier, powerGameServer } from "../../../domain/game/GameActions.ts"
@@ -19,6 +18,7 @@ import { Orders } from "../../../ports/Orders.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { alerts, capturedLogs } from "../../support/capturedLogs.ts"
 import { gameEnv } from "../../support/gameEnv.ts"
+import { panelControl, panelServers } from "../../support/simulatedPanel.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 const mallory = "00000000-0000-4000-8000-0000000000bb"
@@ -68,7 +68,7 @@ const provisioned = Effect.gen(function*() {
 const recordStatus = (id: string) => Effect.map(Effect.flatMap(GameServerRecords, (r) => r.get(id)), (s) => Option.getOrThrow(s).status)
 const subscriptionOf = (id: string) => Effect.map(Effect.flatMap(Subscriptions, (s) => s.get(id)), Option.getOrThrow)
 const panelServer = (uuid: string) =>
-  Effect.map(Effect.flatMap(MemoryGamePanelControl, (c) => c.servers("sandbox")), (all) => all.find((s) => s.uuid === uuid))
+  Effect.map(panelServers, (all) => all.find((s) => s.uuid === uuid))
 
 describe("the game server lifecycle", () => {
   it.effect("an owner powers it and gets a console token bound to them, their session and the server; others get nothing", () =>
@@ -190,7 +190,7 @@ describe("the game server lifecycle", () => {
       yield* TestClock.adjust("32 days")
       yield* sweepLifecycle
       yield* until(Effect.map(subscriptionOf(subscriptionId), (s) => s.status === "suspended"))
-      yield* (yield* MemoryGamePanelControl).setExternalId("sandbox", server.panelServerId, "whmcs-service-17")
+      yield* Effect.map(panelControl, (c) => c.setExternalId(server.panelServerId, "whmcs-service-17"))
       yield* TestClock.adjust("15 days")
       yield* sweepLifecycle
       yield* until(Effect.map(alerts, (a) => a.length > 0))

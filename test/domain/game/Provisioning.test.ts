@@ -5,7 +5,6 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
 import * as UnconfiguredPaymentGateway from "../../../adapters/payments/UnconfiguredPaymentGateway.ts"
-import { MemoryGamePanelControl } from "../../../adapters/fake/MemoryGamePanel.ts"
 import type { Order } from "../../../domain/billing/Billing.ts"
 import { placeOrder } from "../../../domain/billing/Ordering.ts"
 import { customer, placePaidOrder, succeededPayments } from "../../support/simulatedStripe.ts"
@@ -20,6 +19,7 @@ import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { eventually } from "../../support/eventually.ts"
 import { gameEnv } from "../../support/gameEnv.ts"
 import { noticesOf } from "../../support/recordedNotices.ts"
+import { panelControl, panelPaths, panelRequests, panelServers } from "../../support/simulatedPanel.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 
@@ -101,8 +101,8 @@ describe("ordering a game server", () => {
       assert.strictEqual(record.status, "active")
       assert.strictEqual(record.userId, alice)
       assert.match(record.address, /^127\.0\.0\.1:255\d\d$/)
-      const server = (yield* (yield* MemoryGamePanelControl).servers("sandbox")).find((s) => s.uuid === record.uuid)!
-      assert.strictEqual(server.orderId, placed.id)
+      const server = (yield* panelServers).find((s) => s.uuid === record.uuid)!
+      assert.strictEqual(server.external_id, placed.id)
       assert.strictEqual(server.identifier, record.identifier)
       assert.strictEqual(server.id, record.panelServerId)
       // Egg defaults, the plan's environment, and the customer's choice.
@@ -120,7 +120,7 @@ describe("ordering a game server", () => {
       const [a, b] = yield* Effect.all([order(), order()], { concurrency: 2 })
       assert.strictEqual((yield* settled(a!.id)).status, "completed")
       assert.strictEqual((yield* settled(b!.id)).status, "completed")
-      assert.strictEqual(yield* (yield* MemoryGamePanelControl).calls("createUser"), 1)
+      assert.strictEqual(yield* panelRequests("POST", panelPaths.users), 1)
     }).pipe(Effect.provide(gameEnv())))
 
   it.effect("refuses settings the plan does not offer or the egg's rules refuse, before charging anything", () =>
@@ -144,7 +144,7 @@ describe("ordering a game server", () => {
   it.effect("a failed install fails the order, deletes the panel server, frees the allocation, refunds", () =>
     Effect.gen(function*() {
       const placed = yield* order()
-      yield* (yield* MemoryGamePanelControl).setInstallOutcome("sandbox", placed.id, "fail")
+      yield* Effect.map(panelControl, (c) => c.setInstallOutcome({ externalId: placed.id }, "fail"))
       const failed = yield* settled(placed.id)
       assert.strictEqual(failed.failureReason?.startsWith("The game could not be installed."), true)
       yield* assertCleanFailure(failed)
@@ -153,7 +153,7 @@ describe("ordering a game server", () => {
   it.effect("an install that never finishes times out, and the half-built server is deleted", () =>
     Effect.gen(function*() {
       const placed = yield* order()
-      yield* (yield* MemoryGamePanelControl).setInstallOutcome("sandbox", placed.id, "hang")
+      yield* Effect.map(panelControl, (c) => c.setInstallOutcome({ externalId: placed.id }, "hang"))
       const failed = yield* settled(placed.id, "1 minute")
       assert.include(failed.failureReason ?? "", "took too long")
       yield* assertCleanFailure(failed)
@@ -179,7 +179,7 @@ describe("ordering a game server", () => {
         assert.include(f.failureReason ?? "", "No game server address is free")
         yield* assertCleanFailure(f)
       }
-      const servers = yield* (yield* MemoryGamePanelControl).servers("sandbox")
+      const servers = yield* panelServers
       assert.strictEqual(servers.length, 10)
       assert.strictEqual(new Set(servers.map((s) => s.allocation)).size, 10)
     }).pipe(Effect.provide(gameEnv())))

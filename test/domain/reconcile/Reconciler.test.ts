@@ -3,7 +3,6 @@
 // cleanups, an upstream that cannot be read; and that it reports all that while changing nothing.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { MemoryGamePanelControl } from "../../../adapters/fake/MemoryGamePanel.ts"
 import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
 import { GameServer, GameServerId } from "../../../domain/game/GameServer.ts"
 import { findingsOf, formatReport, reconcile } from "../../../domain/reconcile/Reconciler.ts"
@@ -14,8 +13,9 @@ import { Orders } from "../../../ports/Orders.ts"
 import { Virtualization, VirtualizationUnavailable } from "../../../ports/Virtualization.ts"
 import { VpsRecords } from "../../../ports/VpsRecords.ts"
 import { reconcileEnv } from "../../support/reconcileEnv.ts"
-import { labCluster, labStorage, labTemplate } from "../../support/virtualizationMother.ts"
+import { GiB, labCluster, labTemplate } from "../../support/virtualizationMother.ts"
 import { OrderId, SubscriptionId } from "../../../domain/billing/Billing.ts"
+import { panelPaths, panelRequests, panelServers } from "../../support/simulatedPanel.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 const at = new Date("2026-03-01T10:00:00.000Z")
@@ -35,10 +35,10 @@ const order = (status: "pending" | "completed" | "failed", kind: "vps" | "game" 
 
 const vm = (vmid: number) => ({ cluster: labCluster, node: labTemplate.node, vmid })
 
-/** A VM cloned with `stamp`, as our provisioning (or someone imitating it) would leave it. */
+/** A VM at `vmid` whose own record carries `stamp`, as our provisioning (or someone imitating it) would leave it. */
 const clone = (vmid: number, stamp: string) =>
-  Effect.flatMap(Virtualization, (v) =>
-    v.cloneTemplate({ template: labTemplate, target: vm(vmid), name: `vps-${vmid}`, storage: labStorage, stamp }))
+  Effect.flatMap(MemoryCluster, (cluster) =>
+    cluster.place({ ...vm(vmid), name: `vps-${vmid}`, status: "stopped", cpus: 1, memoryBytes: GiB, diskBytes: 3 * GiB }, stamp))
 
 /** A live VPS record for a completed order at `vmid`. */
 const liveVps = (vmid: number, orderId: string) =>
@@ -81,7 +81,6 @@ describe("the reconciler", () => {
   it.effect("finds orphans, broken services and pending cleanups, leaves what is healthy or in progress, changes nothing", () =>
     Effect.gen(function*() {
       const cluster = yield* MemoryCluster
-      const panel = yield* MemoryGamePanelControl
       // Healthy: a VPS and its VM; a game server and its panel server.
       const healthy = yield* order("completed")
       yield* clone(100_001, healthy)
@@ -114,7 +113,7 @@ describe("the reconciler", () => {
       yield* (yield* Orders).cleanupFailed(failed, "VirtualizationUnavailable: 596")
 
       const vmsBefore = yield* cluster.vms
-      const serversBefore = yield* panel.servers("sandbox")
+      const serversBefore = yield* panelServers
       const report = yield* reconcile
 
       assert.deepStrictEqual(report.orphanVms.map((o) => [o.vmid, o.stamp]), [[100_003, failed], [100_004, null]])
@@ -130,9 +129,9 @@ describe("the reconciler", () => {
 
       // A report, nothing more: every VM and panel server is still there.
       assert.deepStrictEqual(yield* cluster.vms, vmsBefore)
-      assert.deepStrictEqual(yield* panel.servers("sandbox"), serversBefore)
+      assert.deepStrictEqual(yield* panelServers, serversBefore)
       assert.strictEqual(yield* cluster.calls("destroy"), 0)
-      assert.strictEqual(yield* panel.calls("deleteOurServer"), 0)
+      assert.strictEqual(yield* panelRequests("DELETE", panelPaths.server), 0)
 
       const text = formatReport(report)
       assert.match(text[0] ?? "", /^Reconciled at 2026-|: 7 finding\(s\)\.$/)

@@ -134,7 +134,7 @@ describe("a provisioning failure", () => {
       yield* assertCleanFailure(order)
     }).pipe(Effect.provide(vpsEnv())))
 
-  for (const [step, operation] of [[2, "cloneTemplate"], [3, "resizeDisk"], [5, "configure"], [6, "start"]] as const) {
+  for (const [step, operation] of [[2, "createMachine"], [3, "resizeDisk"], [5, "configure"], [6, "start"]] as const) {
     it.live(`at step ${step} (${operation} fails) leaves no VM, no address, no reservation, and refunds`, () =>
       Effect.gen(function*() {
         yield* (yield* MemoryCluster).failAlways(

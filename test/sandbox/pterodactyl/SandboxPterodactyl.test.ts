@@ -5,7 +5,7 @@ import {
   layerSandboxPterodactyl,
   sandboxPterodactyl,
   SandboxPterodactylInstance
-} from "../../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
+} from "../../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 
 const status = (url: string) =>
   Effect.promise(() => fetch(`${url}/api/application/nodes`, { headers: { Accept: "application/json" } }).then((r) => r.status))

@@ -2,7 +2,7 @@
 // Client API, single-use signed URLs to Wings for downloads and multipart uploads, synthetic files streamed with
 // their exact Content-Length, and the refusals (4 MiB editor limit, remote downloads, upload size).
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { syntheticByte } from "../../../app/sandbox/pterodactyl/FileTree.ts"
+import { syntheticByte } from "../../../adapters/pterodactyl/sandbox/FileTree.ts"
 import { call, clients, createServer, type Sandbox, startSandbox } from "./pteroHttp.ts"
 import { errorsOf, FileObject, itemOf, listOf, SignedUrl } from "./shapes.ts"
 

@@ -1,7 +1,7 @@
 // Test helpers for the sandbox Pterodactyl: a started sandbox, a JSON client per API key, a server "mother" and a
 // console WebSocket client that records every frame.
 import WebSocket from "ws"
-import { type SandboxPterodactylOptions, startSandboxPterodactyl } from "../../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
+import { type SandboxPterodactylOptions, startSandboxPterodactyl } from "../../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { Allocation, AppServer, Frame, itemOf, listOf, readJson, websocketOf } from "./shapes.ts"
 
 export type Sandbox = Awaited<ReturnType<typeof startSandboxPterodactyl>>

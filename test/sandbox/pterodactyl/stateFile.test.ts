@@ -7,7 +7,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxPterodactylOptions, SandboxServerState } from "../../../app/sandbox/pterodactyl/SandboxPterodactyl.ts"
+import { keepInFile } from "../../../app/sandbox/StateFile.ts"
+import type { SandboxPterodactylOptions, SandboxServerState } from "../../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { api, clients, createServer, getServer, type Sandbox, startSandbox } from "./pteroHttp.ts"
 import { Allocation, AppServer, Backup, CompletedBackup, FileObject, itemOf, listOf, Node, readJson } from "./shapes.ts"
 
@@ -25,7 +26,7 @@ const freshStateFile = async () => {
 }
 
 const withState = (file: string, warnings: Array<string> = [], options: SandboxPterodactylOptions = {}) =>
-  startSandbox({ ...options, stateFile: file, onWarning: (message) => warnings.push(message) })
+  startSandbox({ ...options, keepState: keepInFile(file, "sandbox Pterodactyl"), onWarning: (message) => warnings.push(message) })
 
 const serverState = (sandbox: Sandbox, externalId: string): SandboxServerState | undefined =>
   sandbox.control.servers().find((s) => s.external_id === externalId)

@@ -6,6 +6,7 @@ import { h } from "../dom.ts"
 import { t } from "../i18n.ts"
 import { applyPreferences, currentPreferences, savePreferences, type Theme } from "../prefs.ts"
 import { errorBox, run } from "../ui.ts"
+import { securityEventsSection } from "./securityEvents.ts"
 
 const choice = (name: string, legend: string, options: ReadonlyArray<readonly [string, string]>, selected: string, hint?: string) =>
   h("fieldset", { class: "radios", "data-testid": `prefs-${name}` },
@@ -43,5 +44,5 @@ export const preferencesView: View = ({ root, user }) => {
       announce(t("prefs.saved"))
     }, { errors }).catch((e: unknown) => announce(errorText(e), "error"))
   })
-  root.append(h("h1", {}, t("prefs.title")), h("div", { class: "card" }, form))
+  root.append(h("h1", {}, t("prefs.title")), h("div", { class: "card" }, form), securityEventsSection())
 }

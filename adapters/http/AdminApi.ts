@@ -1,0 +1,76 @@
+// The back-office's contract (schemas and endpoints only): everything under /api/admin, for staff. Each endpoint
+// says which role it needs (RequiredRole: support when it says nothing); the edge refuses anyone else first.
+import { Context, Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenApi } from "effect/http-api"
+import type { StaffRole } from "../../domain/account/Role.ts"
+import { Authentication, type CurrentSession, SessionCookie } from "./AccountsApi.ts"
+import { Forbidden, NotFound, ServiceUnavailable, Unauthorized } from "./ApiErrors.ts"
+import { errorBody } from "./ApiErrors.ts"
+import { Line, MissingAnswer, PathId } from "./inputs.ts"
+import { AuditPage, SecurityEventsPage, StaffCustomerPage, StaffCustomerView } from "./views.ts"
+
+/** The least role an endpoint needs (support reads everything; admin does everything). */
+export class RequiredRole extends Context.Service<RequiredRole, StaffRole>()("zh/http/RequiredRole") {}
+
+/** The staff guard: a signed-in user whose role may call the endpoint (401 otherwise, 403 for anyone else). */
+export class StaffAuthentication extends HttpApiMiddleware.Service<StaffAuthentication, { provides: CurrentSession }>()(
+  "zh/http/StaffAuthentication",
+  { error: [Unauthorized, Forbidden, ServiceUnavailable], security: { cookie: SessionCookie } }
+) {}
+
+/** A keyset cursor: the id of the last event of the previous page. */
+export const Cursor = Schema.String.check(Schema.isPattern(/^[1-9][0-9]{0,17}$/u, { message: "must be a cursor given by a previous page" }))
+
+export const PageSize = Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 200 }))
+
+export const AuditFilter = Schema.Struct({
+  /** Events of this customer's account (subject), and … */
+  user: Schema.optionalKey(Schema.String.check(Schema.isGUID())),
+  /** … events this user did (actor). */
+  actor: Schema.optionalKey(Schema.String.check(Schema.isGUID())),
+  /** One action name (`auth.sign_in`, `vps.power`, …). */
+  action: Schema.optionalKey(Line(64)),
+  before: Schema.optionalKey(Cursor),
+  limit: Schema.optionalKey(PageSize)
+})
+
+const customerMissing = new NotFound({ error: errorBody("CUSTOMER_NOT_FOUND", "No such customer.") })
+
+export class AdminAuditApi extends HttpApiGroup.make("adminAudit")
+  .add(HttpApiEndpoint.get("list", "/audit", { query: AuditFilter, success: AuditPage }))
+  .middleware(StaffAuthentication)
+  .prefix("/api/admin")
+  .annotateMerge(OpenApi.annotations({ title: "Back-office: audit log", description: "Every operator action and the customers' significant ones (staff only)" }))
+{}
+
+export class AdminCustomersApi extends HttpApiGroup.make("adminCustomers")
+  .add(
+    HttpApiEndpoint.get("search", "/customers", {
+      query: Schema.Struct({ q: Line(254).check(Schema.isTrimmed(), Schema.isMinLength(2)) }),
+      success: Schema.Struct({ customers: Schema.Array(StaffCustomerView) })
+    }),
+    HttpApiEndpoint.get("get", "/customers/:id", { params: { id: PathId }, success: StaffCustomerPage, error: NotFound }),
+    HttpApiEndpoint.post("endSessions", "/customers/:id/logout-all", {
+      params: { id: PathId },
+      success: HttpApiSchema.NoContent,
+      error: NotFound
+    }).annotate(RequiredRole, "admin")
+  )
+  .middleware(StaffAuthentication)
+  .annotate(MissingAnswer, customerMissing)
+  .prefix("/api/admin")
+  .annotateMerge(OpenApi.annotations({ title: "Back-office: customers", description: "Search and read customers (staff only)" }))
+{}
+
+/** The customer's own trail: sign-ins, failed ones, password resets, consoles opened, operators' changes. */
+export class SecurityEventsApi extends HttpApiGroup.make("securityEvents")
+  .add(
+    HttpApiEndpoint.get("list", "/security-events", {
+      query: Schema.Struct({ before: Schema.optionalKey(Cursor), limit: Schema.optionalKey(PageSize) }),
+      success: SecurityEventsPage
+    })
+  )
+  .middleware(Authentication)
+  .prefix("/api/account")
+  .annotateMerge(OpenApi.annotations({ title: "Security events", description: "The signed-in customer's own account events" }))
+{}

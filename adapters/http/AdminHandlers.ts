@@ -1,0 +1,118 @@
+// Thin handlers for the back-office and the customer's own security events: one use case each, errors in one table.
+import { Effect } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import type { SessionRecord } from "../../domain/account/SessionRecord.ts"
+import { UserId } from "../../domain/account/User.ts"
+import type { User } from "../../domain/account/User.ts"
+import type { AuditEvent } from "../../domain/audit/AuditEvent.ts"
+import { type AuditPage, auditPage, securityEvents } from "../../domain/backoffice/auditTrail.ts"
+import { customerPage, endCustomerSessions, type Operator, searchCustomers } from "../../domain/backoffice/customers.ts"
+import { CurrentSession } from "./AccountsApi.ts"
+import { userView } from "./AccountsHandlers.ts"
+import { Api } from "./Api.ts"
+import { clientAddress } from "./cookies.ts"
+import { mapDomainErrors } from "./errorMapping.ts"
+import { HttpSettings } from "./HttpSettings.ts"
+import { subscriptionView } from "./ServicesHandlers.ts"
+
+const DEFAULT_PAGE = 50
+
+const auditEventView = (e: AuditEvent) => ({
+  id: e.id,
+  at: e.at.toISOString(),
+  actorId: e.actorId,
+  actorRole: e.actorRole,
+  action: e.action,
+  subjectUserId: e.subjectUserId,
+  target: e.target,
+  address: e.address,
+  before: e.before,
+  after: e.after,
+  details: e.details
+})
+
+const pageView = <A>(page: AuditPage, view: (e: AuditEvent) => A) => ({
+  events: page.events.map(view),
+  ...(page.next === undefined ? {} : { next: page.next })
+})
+
+/** A customer sees who acted on their account in broad terms: never an operator's identity. */
+const securityEventView = (e: AuditEvent) => ({
+  id: e.id,
+  at: e.at.toISOString(),
+  action: e.action,
+  by: e.actorRole === "support" || e.actorRole === "admin"
+    ? e.actorId === e.subjectUserId ? "you" as const : "operator" as const
+    : e.actorRole === "system" ? "platform" as const : e.actorRole === "anonymous" ? "anonymous" as const : "you" as const,
+  address: e.address,
+  details: e.details
+})
+
+const staffCustomerView = (user: User) => ({ ...userView(user), role: user.role })
+
+const sessionView = (s: SessionRecord) => ({
+  id: s.id,
+  createdAt: s.createdAt.toISOString(),
+  lastSeenAt: s.lastSeenAt.toISOString(),
+  expiresAt: s.expiresAt.toISOString(),
+  rememberMe: s.rememberMe,
+  userAgent: s.userAgent,
+  address: s.address
+})
+
+/** Captures the services the use cases need when the handler layer is built (they are not per-request). */
+const withServices = <S>() =>
+  Effect.map(Effect.context<S>(), (services) => <A, E>(effect: Effect.Effect<A, E, S>) => Effect.provideContext(effect, services))
+
+export const AdminAuditHandlers = HttpApiBuilder.group(Api, "adminAudit", Effect.fn(function*(handlers) {
+  const run = yield* withServices<Effect.Services<ReturnType<typeof auditPage>>>()
+  return handlers.handle("list", ({ query }) =>
+    run(auditPage({
+      subjectUserId: query.user === undefined ? undefined : UserId.make(query.user),
+      actorId: query.actor === undefined ? undefined : UserId.make(query.actor),
+      actions: query.action === undefined ? undefined : [query.action],
+      before: query.before,
+      limit: query.limit ?? DEFAULT_PAGE
+    })).pipe(Effect.map((page) => pageView(page, auditEventView)), mapDomainErrors))
+}))
+
+export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers", Effect.fn(function*(handlers) {
+  const settings = yield* HttpSettings
+  const run = yield* withServices<
+    | Effect.Services<ReturnType<typeof searchCustomers>>
+    | Effect.Services<ReturnType<typeof customerPage>>
+    | Effect.Services<ReturnType<typeof endCustomerSessions>>
+  >()
+  /** The signed-in operator, and the address this request came from. */
+  const operator = Effect.gen(function*() {
+    const session = yield* CurrentSession
+    const request = yield* HttpServerRequest.HttpServerRequest
+    return { id: session.user.id, role: session.user.role, address: clientAddress(settings, request) ?? null } satisfies Operator
+  })
+  return handlers
+    .handle("search", ({ query }) =>
+      run(searchCustomers(query.q)).pipe(Effect.map((users) => ({ customers: users.map(staffCustomerView) })), mapDomainErrors))
+    .handle("get", ({ params }) =>
+      Effect.flatMap(operator, (who) => run(customerPage(who, UserId.make(params.id)))).pipe(
+        Effect.map((page) => ({
+          customer: staffCustomerView(page.customer),
+          sessions: page.sessions.map(sessionView),
+          subscriptions: page.subscriptions.map(subscriptionView),
+          audit: pageView(page.audit, auditEventView)
+        })),
+        mapDomainErrors
+      ))
+    .handle("endSessions", ({ params }) =>
+      Effect.flatMap(operator, (who) => run(endCustomerSessions(who, UserId.make(params.id)))).pipe(mapDomainErrors))
+}))
+
+export const SecurityEventsHandlers = HttpApiBuilder.group(Api, "securityEvents", Effect.fn(function*(handlers) {
+  const run = yield* withServices<Effect.Services<ReturnType<typeof securityEvents>>>()
+  return handlers.handle("list", ({ query }) =>
+    Effect.flatMap(CurrentSession, (session) =>
+      run(securityEvents(session.user.id, { before: query.before, limit: query.limit ?? DEFAULT_PAGE }))).pipe(
+        Effect.map((page) => pageView(page, securityEventView)),
+        mapDomainErrors
+      ))
+}))

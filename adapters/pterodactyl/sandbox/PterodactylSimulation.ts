@@ -1,0 +1,193 @@
+// The simulated Pterodactyl panel 1.11.8 and its Wings 1.11.11 (reference/pterodactyl.md), one state for both ways of
+// reaching it (DESIGN.md §7: the fake is the simulator without sockets). `openSimulation` builds the world, the panel
+// and Wings front ends and the control surface; `pterodactylSimulation` connects to them in memory (an undici
+// dispatcher and WebSocket connections over stream pairs, no port, no OS socket, time on the Effect Clock) and
+// SandboxPterodactyl.ts puts the same front ends on loopback ports.
+import { Context, Effect, Layer, type Scope } from "effect"
+import type { Server as HttpServer } from "node:http"
+import type { Socket } from "node:net"
+import { type Duplex, duplexPair } from "node:stream"
+import { Agent, type Dispatcher } from "undici"
+import { DEFAULT_MAX_FILE_BYTES, durableWorld, type StateKeeper, type StateSource } from "./durableState.ts"
+import { Faults, RateLimiter } from "./Faults.ts"
+import { PanelServer } from "./PanelServer.ts"
+import { makeControl, type PterodactylControl } from "./PterodactylControl.ts"
+import type { Sim } from "./Sim.ts"
+import { effectClock, type SimClock } from "./SimClock.ts"
+import { Tokens } from "./Tokens.ts"
+import { WingsServer } from "./WingsServer.ts"
+import { makeKey, seedWorld, type User, World } from "./World.ts"
+
+export type { StateKeeper, StateSource } from "./durableState.ts"
+export type * from "./PterodactylControl.ts"
+
+export interface PterodactylSimulationOptions {
+  /** How long an install takes; default 3000; 0 = finished on the next status read. */
+  readonly installDurationMs?: number | undefined
+  /** Console JWT lifetime, default 600_000; `token expiring` when <= 60 s left. */
+  readonly wingsTokenTtlMs?: number | undefined
+  /** Default 900_000. */
+  readonly signedUrlTtlMs?: number | undefined
+  /** Per minute per user; default 240/720. */
+  readonly rateLimits?: { readonly application: number; readonly client: number } | undefined
+  /** Default { limit: 2, periodMs: 600_000 }. */
+  readonly backupThrottle?: { readonly limit: number; readonly periodMs: number } | undefined
+  /** Default 100. */
+  readonly uploadLimitMiB?: number | undefined
+  /**
+   * Keeps the panel across restarts (the sandbox wiring passes its state file): users, nodes, allocations, nests,
+   * eggs and servers with their status, running install, files and backups. Servers come back offline; API keys and
+   * node secrets are new at every start. Default: none, everything in memory.
+   */
+  readonly keepState?: ((source: StateSource, warn: (message: string) => void) => StateKeeper) | undefined
+  /** Real file bytes (distinct contents) the kept document holds; beyond it, no real file content is kept. 64 MiB. */
+  readonly stateFileMaxFileBytes?: number | undefined
+  /** Unexpected handler errors, an invalid state file, a failed save. Default: `process.emitWarning`. */
+  readonly onWarning?: ((message: string) => void) | undefined
+}
+
+/** One simulated panel and its Wings, reachable by whoever serves `panel.server` and `wings.server`. */
+export interface OpenSimulation {
+  readonly sim: Sim
+  readonly panel: PanelServer
+  readonly wings: WingsServer
+  readonly applicationKey: string
+  readonly clientKey: string
+  readonly control: PterodactylControl
+  close(): Promise<void>
+}
+
+const rootAdmin = (world: World): User => {
+  const admin = [...world.users.values()].sort((a, b) => a.id - b.id).find((u) => u.root_admin)
+  // The seed has one, and a kept document without one is refused.
+  if (admin === undefined) throw new Error("sandbox Pterodactyl: no root admin user")
+  return admin
+}
+
+/** The world (seeded, then what `keepState` kept), the two front ends, new keys and the control. */
+export const openSimulation = async (options: PterodactylSimulationOptions, clock: SimClock): Promise<OpenSimulation> => {
+  const world = new World(clock.now)
+  seedWorld(world)
+  let keeper: StateKeeper | undefined
+  const sim: Sim = {
+    settings: {
+      installDurationMs: options.installDurationMs ?? 3000,
+      wingsTokenTtlMs: options.wingsTokenTtlMs ?? 600_000,
+      signedUrlTtlMs: options.signedUrlTtlMs ?? 900_000,
+      rateLimits: { ...(options.rateLimits ?? { application: 240, client: 720 }) },
+      backupThrottle: options.backupThrottle ?? { limit: 2, periodMs: 600_000 },
+      uploadLimitMiB: options.uploadLimitMiB ?? 100,
+      warn: options.onWarning ?? ((message) => process.emitWarning(message, "SandboxPterodactylWarning"))
+    },
+    world,
+    faults: new Faults(),
+    limiter: new RateLimiter(),
+    tokens: new Tokens(),
+    requests: [],
+    installOutcomes: { default: "succeed", byExternalId: new Map() },
+    transfers: { inFlight: 0 },
+    panelUrl: "",
+    nodeUrl: "",
+    clock,
+    changed: () => keeper?.changed()
+  }
+  if (options.keepState !== undefined) {
+    keeper = options.keepState(durableWorld(sim, options.stateFileMaxFileBytes ?? DEFAULT_MAX_FILE_BYTES), sim.settings.warn)
+    await keeper.load()
+  }
+  const panel = new PanelServer(sim)
+  const wings = new WingsServer(sim)
+  // The keys are new at every start (the caller registers them again); they belong to the first root admin.
+  const admin = rootAdmin(world)
+  const applicationKey = makeKey("application", admin.id)
+  const clientKey = makeKey("client", admin.id)
+  for (const key of [applicationKey, clientKey]) world.keys.set(key.identifier, key)
+  let closed: Promise<void> | undefined
+  return {
+    sim,
+    panel,
+    wings,
+    applicationKey: applicationKey.identifier + applicationKey.secret,
+    clientKey: clientKey.identifier + clientKey.secret,
+    control: makeControl(sim),
+    close: () => {
+      closed ??= (async () => {
+        clock.stop()
+        for (const server of world.servers.values()) server.console.shutdown()
+        await Promise.all([panel.close(), wings.close()])
+        await keeper?.close()
+      })()
+      return closed
+    }
+  }
+}
+
+// --- without sockets ----------------------------------------------------------------------------------------
+
+/** Hosts that never resolve (RFC 2606): a request leaving the process by mistake fails instead of reaching anything. */
+const PANEL_HOST = "panel.pterodactyl.invalid"
+const WINGS_HOST = "wings.pterodactyl.invalid"
+
+export interface PterodactylSimulation {
+  /** `http://panel.pterodactyl.invalid`: only the simulation's dispatcher reaches it. */
+  readonly url: string
+  readonly applicationKey: string
+  readonly clientKey: string
+  readonly control: PterodactylControl
+  /** HTTP to the panel and Wings, answered in memory by the same front ends SandboxPterodactyl serves on ports. */
+  readonly dispatcher: Dispatcher
+  /** The byte stream of a new connection to Wings (for a console WebSocket: `ws`'s `createConnection`). */
+  readonly connectWings: () => Duplex
+}
+
+/** A connection `server` handles as if it had accepted it from a listener: one end of a stream pair. */
+const connectTo = (server: HttpServer): Duplex => {
+  const [client, served] = duplexPair()
+  server.emit("connection", served)
+  return client
+}
+
+/** The simulation reached in memory, its timers on the current Effect Clock; closed with the scope. */
+export const pterodactylSimulation = (
+  options: PterodactylSimulationOptions = {}
+): Effect.Effect<PterodactylSimulation, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const clock = yield* effectClock
+    const open = yield* Effect.acquireRelease(
+      Effect.promise(() => openSimulation(options, clock)),
+      (simulation) => Effect.promise(() => simulation.close())
+    )
+    open.sim.panelUrl = `http://${PANEL_HOST}`
+    open.sim.nodeUrl = `http://${WINGS_HOST}`
+    const dispatcher = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        new Agent({
+          connect: (target, callback) => {
+            const server = target.hostname === PANEL_HOST ? open.panel.server : target.hostname === WINGS_HOST ? open.wings.server : undefined
+            if (server === undefined) return callback(new Error(`the simulation serves no ${target.hostname}`), null)
+            // undici types its connector's socket as a net.Socket but reads and writes it as the Duplex it is; its
+            // callback must come after the connector returns (a synchronous one leaves the request unsent).
+            const socket = connectTo(server) as Socket
+            queueMicrotask(() => callback(null, socket))
+          }
+        })
+      ),
+      (agent) => Effect.promise(() => agent.destroy())
+    )
+    return {
+      url: open.sim.panelUrl,
+      applicationKey: open.applicationKey,
+      clientKey: open.clientKey,
+      control: open.control,
+      dispatcher,
+      connectWings: () => connectTo(open.wings.server)
+    } satisfies PterodactylSimulation
+  })
+
+export class PterodactylSimulationInstance extends Context.Service<PterodactylSimulationInstance, PterodactylSimulation>()(
+  "adapters/pterodactyl/PterodactylSimulation"
+) {}
+
+/** A layer holding one simulation (in memory) for the lifetime of the layer. */
+export const layerPterodactylSimulation = (options: PterodactylSimulationOptions = {}): Layer.Layer<PterodactylSimulationInstance> =>
+  Layer.effect(PterodactylSimulationInstance, pterodactylSimulation(options))

@@ -1,0 +1,70 @@
+// Everything one sandbox instance holds, shared by the panel, Wings and the control surface.
+import type { Faults, RateLimiter } from "./Faults.ts"
+import type { SimClock } from "./SimClock.ts"
+import type { Tokens } from "./Tokens.ts"
+import type { InstallOutcome, World } from "./World.ts"
+
+export interface Settings {
+  readonly installDurationMs: number
+  readonly wingsTokenTtlMs: number
+  readonly signedUrlTtlMs: number
+  /** Per minute per user; the control's `setRateLimits` changes them while the sandbox runs. */
+  readonly rateLimits: { application: number; client: number }
+  readonly backupThrottle: { readonly limit: number; readonly periodMs: number }
+  readonly uploadLimitMiB: number
+  readonly warn: (message: string) => void
+}
+
+export interface RecordedRequest {
+  readonly target: "panel" | "wings"
+  readonly method: string
+  readonly path: string
+  readonly query: Readonly<Record<string, string>>
+  readonly accept: string | null
+  /** Whether an Authorization header was sent (its value is never kept). */
+  readonly authorization: boolean
+  readonly origin: string | null
+  readonly contentType: string | null
+}
+
+export interface Sim {
+  readonly settings: Settings
+  readonly world: World
+  readonly faults: Faults
+  readonly limiter: RateLimiter
+  readonly tokens: Tokens
+  readonly requests: Array<RecordedRequest>
+  readonly installOutcomes: { default: InstallOutcome; readonly byExternalId: Map<string, InstallOutcome> }
+  /** Node downloads whose body is still being sent (a reader that neither reads nor closes keeps one here). */
+  readonly transfers: { inFlight: number }
+  panelUrl: string
+  nodeUrl: string
+  /** Now, and work done later (cancelled on close). */
+  readonly clock: SimClock
+  /** Something durable may have changed (the `stateFile` option saves soon after); a no-op without a state file. */
+  changed(): void
+}
+
+export const recordRequest = (
+  sim: Sim,
+  target: RecordedRequest["target"],
+  method: string,
+  url: URL,
+  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+) => {
+  const header = (name: string) => {
+    const v = headers[name]
+    return v === undefined ? null : typeof v === "string" ? v : v.join(", ")
+  }
+  sim.requests.push({
+    target,
+    method,
+    path: url.pathname,
+    // Signed-URL tokens are secrets: the log keeps that one was sent, not its value.
+    query: Object.fromEntries([...url.searchParams].map(([k, v]) => [k, k === "token" ? "<redacted>" : v])),
+    accept: header("accept"),
+    authorization: headers["authorization"] !== undefined,
+    origin: header("origin"),
+    contentType: header("content-type")
+  })
+}

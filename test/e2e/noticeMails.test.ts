@@ -1,0 +1,228 @@
+// The customer e-mails through a real SMTP server, on the test clock. A VPS's whole life: ready (its address),
+// suspended (the mail server refusing it first: retried later, received once), the final warning two days before
+// the end and the end, each received once however often the sweep and the retry pass run, in the language the
+// customer has when each is sent. Two instances on one database sending the same events at once, then retrying
+// them at once: each e-mail received once. And an event told inside a transaction: sent after its commit, never when
+// it rolls back.
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { TestClock } from "effect/testing"
+import * as SmtpMailer from "../../adapters/mail/SmtpMailer.ts"
+import * as PgNoticeRecords from "../../adapters/postgres/PgNoticeRecords.ts"
+import * as PgUnitOfWork from "../../adapters/postgres/PgUnitOfWork.ts"
+import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
+import { UserId } from "../../domain/account/User.ts"
+import { placePaidOrder } from "../support/simulatedStripe.ts"
+import { sweepLifecycle } from "../../domain/billing/sweepLifecycle.ts"
+import { layer as NoticesLive, retryDueNotices } from "../../domain/notices/deliverNotices.ts"
+import { type CustomerNotice, Notices } from "../../domain/notices/CustomerNotice.ts"
+import { NoticeSettings } from "../../domain/notices/NoticeSettings.ts"
+import { Mailer } from "../../ports/Mailer.ts"
+import { NoticeRecords } from "../../ports/NoticeRecords.ts"
+import { Orders } from "../../ports/Orders.ts"
+import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { UnitOfWork } from "../../ports/UnitOfWork.ts"
+import { Users } from "../../ports/Users.ts"
+import { VpsRecords } from "../../ports/VpsRecords.ts"
+import { testDatabase } from "../support/testServer.ts"
+import { decodeQuotedPrintable, headerOf, type SmtpSink, startSmtpSink } from "../support/smtpSink.ts"
+import { newUser } from "../support/userMother.ts"
+import type { SqlClient } from "effect/sql"
+import { vpsEnvWith, vpsOptions, vpsSettings } from "../support/vpsEnv.ts"
+
+let sink: SmtpSink
+beforeAll(async () => {
+  sink = await startSmtpSink()
+})
+afterAll(() => sink?.close())
+
+const alice = newUser("alice.notices@example.com", {
+  id: UserId.make("00000000-0000-4000-8000-00000000a11c"),
+  firstName: "Alice",
+  language: "fr"
+})
+
+/** One instance's real Notices on `database`, sending through the SMTP sink with a connection of its own. */
+const noticesOn = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =>
+  NoticesLive.pipe(Layer.provideMerge(Layer.mergeAll(
+    Layer.mergeAll(PgNoticeRecords.layer, PgUsers.layer).pipe(Layer.provide(database)),
+    SmtpMailer.layer({ url: Redacted.make(`smtp://127.0.0.1:${sink.port}`), from: "ZH <no-reply@panel.test>" }),
+    Layer.succeed(NoticeSettings, { ...NoticeSettings.defaults, publicUrl: "https://panel.test" })
+  )))
+
+const env = () => vpsEnvWith(noticesOn(testDatabase()))
+
+/** Real time passing (the SMTP exchange is real I/O), the test clock standing still. */
+const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+/** Lets the in-memory workflows and the deliveries run until `done`, in real time (at most 10 s). */
+const until = <E, R>(done: Effect.Effect<boolean, E, R>, what: string) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 1_000; i++) {
+      if (yield* done) return
+      yield* Effect.yieldNow
+      yield* pause(10)
+    }
+    return yield* Effect.die(new Error(`${what} never happened`))
+  })
+
+const received = Effect.sync(() => sink.received.map((raw) => ({ raw, subject: headerOf(raw, "Subject") ?? "" })))
+const mailCount = (n: number) => until(Effect.map(received, (all) => all.length >= n), `mail ${n}`)
+
+describe("the e-mails of a VPS's life, through SMTP", () => {
+  it.effect("ready, suspended, final warning, destroyed: each received once, in the customer's language", () =>
+    Effect.gen(function*() {
+      const users = yield* Users
+      yield* users.insert(alice)
+
+      const order = yield* placePaidOrder(alice.id, "vps-s", vpsOptions("mail-1"))
+      const orders = yield* Orders
+      yield* until(Effect.map(orders.get(order.id), (o) => Option.getOrThrow(o).status === "completed"), "the order")
+      const done = Option.getOrThrow(yield* orders.get(order.id))
+      const vps = Option.getOrThrow(yield* (yield* VpsRecords).get(done.serviceId!))
+      // The payment's receipt and the service ready.
+      yield* mailCount(2)
+
+      // The period lapses while the mail server refuses everything: the suspension is retried, after its pause.
+      const periodEnd = Option.getOrThrow(yield* (yield* Subscriptions).get(done.subscriptionId!)).currentPeriodEnd
+      const graceEnd = periodEnd.getTime() + Duration.toMillis(vpsSettings.gracePeriod)
+      yield* TestClock.setTime(periodEnd.getTime() + 60_000)
+      sink.refusing = true
+      yield* sweepLifecycle
+      yield* until(Effect.sync(() => sink.refused >= 1), "the refusal")
+      sink.refusing = false
+      yield* pause(200)
+      yield* sweepLifecycle
+      yield* retryDueNotices
+      yield* pause(200)
+      assert.strictEqual((yield* received).length, 2, "not again before the pause after the failure")
+      yield* TestClock.adjust("1 minute")
+      yield* retryDueNotices
+      yield* mailCount(3)
+      yield* retryDueNotices
+      yield* sweepLifecycle
+
+      // The customer switches to English: the next e-mails are in English.
+      yield* users.setLanguage(alice.id, "en")
+      yield* TestClock.setTime(graceEnd - Duration.toMillis(Duration.days(2)) + 1_000)
+      yield* sweepLifecycle
+      yield* mailCount(4)
+      yield* TestClock.adjust("1 minute")
+      yield* sweepLifecycle
+
+      yield* TestClock.setTime(graceEnd)
+      yield* sweepLifecycle
+      yield* mailCount(5)
+      yield* TestClock.adjust("1 minute")
+      yield* sweepLifecycle
+      yield* TestClock.adjust("1 hour")
+      yield* retryDueNotices
+      yield* pause(300)
+
+      const mails = yield* received
+      const day = (ms: number, locale: string) =>
+        new Intl.DateTimeFormat(locale, { timeZone: "Europe/Paris", dateStyle: "long" }).format(new Date(ms))
+      assert.deepStrictEqual(mails.map((m) => m.subject), [
+        "Reçu de paiement : VPS S",
+        "Votre service VPS S est prêt",
+        "Votre service VPS S est suspendu",
+        `Final notice: VPS S will be destroyed on ${day(graceEnd, "en-GB")}`,
+        "Your VPS S has been destroyed"
+      ])
+      for (const mail of mails) assert.strictEqual(headerOf(mail.raw, "To"), alice.email)
+      // Quoted-printable decodes to the UTF-8 bytes of the text.
+      const [receipt, ready, suspended, warning] = mails.map((m) => Buffer.from(decodeQuotedPrintable(m.raw), "latin1").toString("utf8"))
+      assert.include(receipt, "VPS S")
+      assert.include(ready, `Adresse : ${vps.address}`)
+      assert.include(ready, "Bonjour Alice,")
+      assert.include(suspended, `le ${day(graceEnd, "fr-FR")}`)
+      assert.include(warning, "Hello Alice,")
+      assert.include(warning, "text/html")
+    }).pipe(Effect.provide(env())), { timeout: 60_000 })
+
+  /** An instance of the application, as far as notices go: its Notices and its retry pass. */
+  interface Instance {
+    readonly send: (notice: CustomerNotice) => Effect.Effect<void>
+    readonly retry: Effect.Effect<void>
+  }
+  class First extends Context.Service<First, Instance>()("test/First") {}
+  class Second extends Context.Service<Second, Instance>()("test/Second") {}
+
+  /** Two instances, each with its own Notices, store and mail connection, on one database (the same layer: shared). */
+  const twoInstances = () => {
+    const database = testDatabase()
+    const instance = <I>(tag: Context.Key<I, Instance>) =>
+      Layer.effect(tag, Effect.gen(function*() {
+        const notices = yield* Notices
+        const context = yield* Effect.context<NoticeRecords | NoticeSettings | Users | Mailer>()
+        return { send: notices.send, retry: Effect.provideContext(Effect.orDie(retryDueNotices), context) }
+      })).pipe(Layer.provide(noticesOn(database)))
+    return Layer.mergeAll(instance(First), instance(Second), PgUsers.layer.pipe(Layer.provide(database)))
+  }
+
+  it.effect("two instances telling the same events at once, then retrying them at once: each received once", () =>
+    Effect.gen(function*() {
+      const bob = newUser("bob.notices@example.com", { firstName: "Bob", language: "en" })
+      yield* (yield* Users).insert(bob)
+      const [first, second] = [yield* First, yield* Second]
+      const before = sink.received.length
+      const events: ReadonlyArray<CustomerNotice> = Array.from({ length: 10 }, (_, i) => ({
+        _tag: "RefundIssued",
+        userId: bob.id,
+        refundId: `re_race_${i}`,
+        amountCents: 100 + i,
+        reason: "order_failed"
+      }))
+      // The mail server refuses the first attempts: every event is left for the retry passes.
+      sink.refusing = true
+      const refusedBefore = sink.refused
+      yield* Effect.all(
+        [...events, ...events, ...events].flatMap((event) => [first.send(event), second.send(event)]),
+        { concurrency: "unbounded", discard: true }
+      )
+      yield* until(Effect.sync(() => sink.refused - refusedBefore >= events.length), "the refusals")
+      yield* pause(300)
+      assert.strictEqual(sink.refused - refusedBefore, events.length, "one first attempt per event, whoever told it")
+      sink.refusing = false
+      yield* TestClock.adjust("1 minute")
+      yield* Effect.all([first.retry, second.retry, first.retry, second.retry], { concurrency: "unbounded", discard: true })
+      yield* until(Effect.sync(() => sink.received.length - before >= events.length), "the retried e-mails")
+      yield* TestClock.adjust("1 hour")
+      yield* Effect.all([first.retry, second.retry], { concurrency: "unbounded", discard: true })
+      yield* pause(300)
+      const subjects = sink.received.slice(before).map((raw) => headerOf(raw, "Subject"))
+      assert.deepStrictEqual(subjects.sort(), events.map((_, i) => `Refund of €1.0${i}`).sort())
+    }).pipe(Effect.provide(twoInstances())), { timeout: 60_000 })
+
+  it.effect("an event told inside a transaction is e-mailed after the commit, and never when it rolls back", () =>
+    Effect.gen(function*() {
+      const carol = newUser("carol.notices@example.com", { firstName: "Carol", language: "en" })
+      yield* (yield* Users).insert(carol)
+      const [unitOfWork, notices] = [yield* UnitOfWork, yield* Notices]
+      const refund = (refundId: string, amountCents: number): CustomerNotice => ({
+        _tag: "RefundIssued",
+        userId: carol.id,
+        refundId,
+        amountCents,
+        reason: "order_failed"
+      })
+      const before = sink.received.length
+      const rolledBack = yield* unitOfWork.transaction(
+        Effect.andThen(notices.send(refund("re_tx_rolled_back", 300)), Effect.fail("the business failed" as const))
+      ).pipe(Effect.flip)
+      assert.strictEqual(rolledBack, "the business failed")
+      yield* unitOfWork.transaction(Effect.gen(function*() {
+        yield* notices.send(refund("re_tx_committed", 200))
+        yield* pause(300)
+        assert.strictEqual(sink.received.length, before, "nothing is sent before the commit")
+      }))
+      yield* until(Effect.sync(() => sink.received.length > before), "the committed event's e-mail")
+      yield* TestClock.adjust("1 hour")
+      yield* retryDueNotices
+      yield* pause(300)
+      assert.deepStrictEqual(sink.received.slice(before).map((raw) => headerOf(raw, "Subject")), ["Refund of €2.00"])
+    }).pipe(Effect.provide((() => {
+      const database = testDatabase()
+      return Layer.mergeAll(noticesOn(database), PgUnitOfWork.layer.pipe(Layer.provide(database)))
+    })())), { timeout: 60_000 })
+})
