@@ -212,7 +212,9 @@ const VatRegistryLive = (settings: Settings) =>
 const PaymentsLive = (
   settings: Settings
 ): Layer.Layer<PaymentGateway | SandboxStripeApp, never, SqlClient.SqlClient | UpstreamSecrets> =>
-  settings.sandbox
+  // In sandbox mode a Stripe given by STRIPE_API_URL (one sandbox Stripe shared by several instances) replaces the
+  // process's own, as every real upstream replaces its sandbox.
+  settings.sandbox && Option.isNone(settings.stripeApiUrl)
     ? SandboxStripePaymentsLive({
       port: settings.sandboxStripePort,
       stateFile: Option.isNone(settings.databaseUrl) ? join(settings.dataDir, "sandbox-stripe.json") : undefined,
