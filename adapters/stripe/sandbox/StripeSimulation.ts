@@ -35,6 +35,8 @@ export interface SandboxStripeControl {
   readonly advanceTime: (seconds: number) => Effect.Effect<void>
   /** The next `times` API calls (whose path matches, when given) answer `status` (default 500) as an `api_error`. */
   readonly failNextApiCalls: (options: { readonly times: number; readonly status?: number; readonly path?: RegExp }) => Effect.Effect<void>
+  /** The next `times` API calls (whose path matches, when given) are done, then answered `ms` late. */
+  readonly slowNextApiCalls: (options: { readonly times: number; readonly ms: number; readonly path?: RegExp }) => Effect.Effect<void>
   /** The next `times` API calls (whose path matches, when given) never answer. */
   readonly hangNextApiCalls: (options: { readonly times: number; readonly path?: RegExp }) => Effect.Effect<void>
   /** The next `events` events some endpoint listens to are each delivered `copies` times (default 2). */
@@ -137,6 +139,7 @@ export const stripeSimulation = (options: StripeSimulationOptions = {}): Effect.
         }), expireDue(store))).pipe(Effect.asVoid, Effect.orDie),
       failNextApiCalls: (o) => Effect.sync(() => faults.armApi({ kind: "fail", status: o.status ?? 500 }, o.times, o.path)),
       hangNextApiCalls: (o) => Effect.sync(() => faults.armApi({ kind: "hang" }, o.times, o.path)),
+      slowNextApiCalls: (o) => Effect.sync(() => faults.armApi({ kind: "slow", ms: o.ms }, o.times, o.path)),
       duplicateNextEvents: (n, copies) => Effect.sync(() => faults.duplicateNext(n, copies)),
       reorderNextEvents: (n) => Effect.sync(() => faults.reorderNext(n)),
       delayNextEvents: (n, ms) => Effect.sync(() => faults.delayNext(n, ms)),
