@@ -62,6 +62,7 @@ export const SettingsConfig = Config.all({
   sessionAbsoluteHours: intSetting("SESSION_ABSOLUTE_HOURS", 1, 24 * 90, 24 * 7),
   staffSessionIdleMinutes: intSetting("STAFF_SESSION_IDLE_MINUTES", 1, 24 * 60, 30),
   staffSessionAbsoluteHours: intSetting("STAFF_SESSION_ABSOLUTE_HOURS", 1, 24 * 7, 12),
+  metricsToken: optionalSecret("METRICS_TOKEN"),
   loginMaxFailuresPerAccountAddress: intSetting("LOGIN_MAX_FAILURES_PER_ACCOUNT_ADDRESS", 1, 1000, 5),
   loginMaxFailuresPerAddress: intSetting("LOGIN_MAX_FAILURES_PER_ADDRESS", 1, 100_000, 30),
   loginMaxFailuresPerAccount: intSetting("LOGIN_MAX_FAILURES_PER_ACCOUNT", 1, 100_000, 20),

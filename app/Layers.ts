@@ -447,7 +447,8 @@ const HttpRoutesLive = (settings: Settings, middleware: ServeMiddleware = (app) 
       // The panel's editor opens files up to 4 MiB; a little more for JSON framing.
       maxRelayBodyBytes: Math.max(settings.maxBodyBytes, 4 * 1024 * 1024 + 64 * 1024),
       maxUploadBytes: settings.maxUploadBytes,
-      webRoot: PANEL_DIST
+      webRoot: PANEL_DIST,
+      metricsToken: settings.metricsToken
     }),
     { disableLogger: true, routerConfig, middleware }
   ))

@@ -11,6 +11,14 @@ import { GameHosting } from "../domain/game/GameHosting.ts"
 import { VpsHosting } from "../domain/vps/VpsHosting.ts"
 import { reconcileAndLog } from "../domain/reconcile/Reconciler.ts"
 import { retryDueNotices } from "../domain/notices/deliverNotices.ts"
+import { recordCronStart } from "../domain/ops/metrics.ts"
+
+/** A cron's run, its lag behind its scheduled time measured first (cron_lag_seconds, README "Metrics"). */
+const measured = <E, R>(name: string, execute: Effect.Effect<void, E, R>) =>
+  Effect.andThen(
+    Effect.flatMap(ClusterCron.CurrentScheduledTime, (at) => recordCronStart(name, DateTime.toEpochMillis(at))),
+    execute
+  )
 
 /** What we sell, one line per product: each registers its workflows and itself, by kind, for billing. */
 export const ProductsLive = Layer.mergeAll(
@@ -26,9 +34,9 @@ export const OrderRecoveryCronLive = (everySeconds: number) =>
   ClusterCron.make({
     name: "order-recovery",
     cron: Cron.parseUnsafe(everySeconds >= 60 ? "0 * * * * *" : `*/${everySeconds} * * * * *`),
-    execute: recoverOrders(Duration.seconds(everySeconds)).pipe(
+    execute: measured("order-recovery", recoverOrders(Duration.seconds(everySeconds)).pipe(
       Effect.catchCause((cause) => Effect.logError("recovering interrupted orders failed", cause))
-    ),
+    )),
     skipIfOlderThan: "10 minutes"
   })
 
@@ -37,7 +45,10 @@ export const NoticeRetryCronLive = (everySeconds: number) =>
   ClusterCron.make({
     name: "customer-notices",
     cron: Cron.parseUnsafe(everySeconds >= 60 ? `0 */${Math.floor(everySeconds / 60)} * * * *` : `*/${everySeconds} * * * * *`),
-    execute: retryDueNotices.pipe(Effect.catchCause((cause) => Effect.logError("retrying customer notices failed", cause))),
+    execute: measured(
+      "customer-notices",
+      retryDueNotices.pipe(Effect.catchCause((cause) => Effect.logError("retrying customer notices failed", cause)))
+    ),
     skipIfOlderThan: "10 minutes"
   })
 
@@ -45,7 +56,10 @@ export const NoticeRetryCronLive = (everySeconds: number) =>
 export const ReconcileCronLive = ClusterCron.make({
   name: "reconcile",
   cron: Cron.parseUnsafe("17 * * * *"),
-  execute: reconcileAndLog.pipe(Effect.catchCause((cause) => Effect.logError("reconciling with the upstreams failed", cause))),
+  execute: measured(
+    "reconcile",
+    reconcileAndLog.pipe(Effect.catchCause((cause) => Effect.logError("reconciling with the upstreams failed", cause)))
+  ),
   skipIfOlderThan: "30 minutes"
 })
 
@@ -58,6 +72,7 @@ export const LifecycleCronLive = (schedule: Cron.Cron) => ClusterCron.make({
   cron: schedule,
   execute: Effect.gen(function*() {
     const at = yield* ClusterCron.CurrentScheduledTime
+    yield* recordCronStart("subscription-lifecycle", DateTime.toEpochMillis(at))
     yield* Effect.logDebug(`lifecycle sweep for ${DateTime.formatIso(at)}`)
     yield* sweepRenewals.pipe(Effect.catchCause((cause) => Effect.logError("the renewal sweep failed", cause)))
     yield* sweepLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("the lifecycle sweep failed", cause)))

@@ -14,6 +14,7 @@ import * as PgInvoices from "../adapters/postgres/PgInvoices.ts"
 import { exportPeriod, ossTotalOf, parisMidnight } from "../domain/billing/invoicing/accountantExport.ts"
 import type { Invoices } from "../ports/Invoices.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
+import * as PgNoticeRecords from "../adapters/postgres/PgNoticeRecords.ts"
 import * as PgUnitOfWork from "../adapters/postgres/PgUnitOfWork.ts"
 import * as PgUsers from "../adapters/postgres/PgUsers.ts"
 import * as PgUpstreamSecrets from "../adapters/postgres/PgUpstreamSecrets.ts"
@@ -39,6 +40,7 @@ import type { Orders } from "../ports/Orders.ts"
 import type { Virtualization } from "../ports/Virtualization.ts"
 import type { VpsRecords } from "../ports/VpsRecords.ts"
 import { Outbox } from "../ports/Outbox.ts"
+import { NoticeRecords } from "../ports/NoticeRecords.ts"
 import type { SecretBox } from "../ports/SecretBox.ts"
 import type { UpstreamSecrets } from "../ports/UpstreamSecrets.ts"
 import type { Settings } from "./Config.ts"
@@ -72,7 +74,13 @@ export type AdminServices = Outbox | UpstreamSecrets | SecretBox
 
 /** The services of the admin commands, on the same database as the server (shared when it runs). */
 export const AdminServicesLive = (settings: Settings) =>
-  Layer.mergeAll(PgOutbox.layer, PgUpstreamSecrets.layer, PgCatalog.layer, AesGcmSecretBox.layer(settings.encryptionKeys)).pipe(
+  Layer.mergeAll(
+    PgOutbox.layer,
+    PgNoticeRecords.layer,
+    PgUpstreamSecrets.layer,
+    PgCatalog.layer,
+    AesGcmSecretBox.layer(settings.encryptionKeys)
+  ).pipe(
     Layer.provide(DatabaseLive(settings, "cli"))
   )
 
@@ -121,6 +129,24 @@ const Day = (name: string) =>
       }
     })))
   )
+
+/** `notices`: the customer e-mails not sent yet, for an operator (see README "Customer e-mails"). */
+const noticesCommand = <E>(services: Layer.Layer<NoticeRecords, E>) =>
+  Command.make("notices", {
+    limit: Flag.Int("limit").pipe(Flag.withDescription("how many, newest first"), Flag.withDefault(20))
+  }, ({ limit }) =>
+    Effect.gen(function*() {
+      const unsent = yield* (yield* NoticeRecords).unsent(limit)
+      if (unsent.length === 0) return yield* Console.log("Every customer e-mail has been sent.")
+      for (const n of unsent) {
+        const next = n.nextAttemptAt === null ? "given up" : `next attempt ${n.nextAttemptAt.toISOString()}`
+        const error = n.lastError === null ? "" : `  last error: ${n.lastError}`
+        yield* Console.log(`${n.key}  told ${n.createdAt.toISOString()}  ${n.attempts} attempt(s), ${next}${error}`)
+      }
+    })).pipe(
+      Command.withDescription("List the customer e-mails not sent yet: waiting, failing (with the last error) or given up"),
+      Command.provide(services)
+    )
 
 /** `invoices export --from --to` (CSV on standard output) and `invoices oss [--year]`. */
 const invoicesCommand = <E>(services: Layer.Layer<Invoices, E>) => {
@@ -267,7 +293,8 @@ export const makeAdmin = <E>(
   /** Another Stripe API than Stripe's own (STRIPE_API_URL: the sandbox Stripe). */
   stripeApi?: StripeApi,
   staff?: Layer.Layer<StaffServices, E>,
-  invoices?: Layer.Layer<Invoices, E>
+  invoices?: Layer.Layer<Invoices, E>,
+  noticeRecords?: Layer.Layer<NoticeRecords, E>
 ) => {
 
   const outbox = Command.make("outbox", {
@@ -369,7 +396,8 @@ export const makeAdmin = <E>(
         : [catalogCommand(Layer.merge(services, catalog)), applyCommand(Layer.merge(services, catalog))]),
       ...(reconciler === undefined ? [] : [reconcileCommand(reconciler)]),
       ...(staff === undefined ? [] : [usersCommand(staff)]),
-      ...(invoices === undefined ? [] : [invoicesCommand(invoices)])
+      ...(invoices === undefined ? [] : [invoicesCommand(invoices)]),
+      ...(noticeRecords === undefined ? [] : [noticesCommand(noticeRecords)])
     ])
   )
 }
@@ -389,7 +417,8 @@ if (import.meta.main) {
         ReconcileServicesLive(s),
         Option.getOrUndefined(Option.map(s.stripeApiUrl, apiAt)),
         StaffServicesLive(s),
-        InvoicesServicesLive(s)
+        InvoicesServicesLive(s),
+        services
       ),
       { version: "0.1.0" }
     ).pipe(

@@ -13,6 +13,17 @@ export interface PendingNotice {
   readonly attempts: number
 }
 
+/** A recorded notice whose e-mail has not gone out, as an operator reads it. */
+export interface UnsentNotice {
+  readonly key: string
+  readonly tag: string
+  readonly createdAt: Date
+  readonly attempts: number
+  readonly lastError: string | null
+  /** When it is tried next; null once it is given up. */
+  readonly nextAttemptAt: Date | null
+}
+
 export class NoticeRecords extends Context.Service<NoticeRecords, {
   /**
    * Records the notice unless its key is already recorded, in one statement (two racing senders: one wins). The
@@ -37,6 +48,8 @@ export class NoticeRecords extends Context.Service<NoticeRecords, {
    */
   afterCommit(effect: Effect.Effect<void>): Effect.Effect<void>
   markSent(key: string, at: Date): Effect.Effect<void, DatabaseUnavailable>
+  /** The notices not sent yet (waiting, failing, given up), newest first. */
+  unsent(limit: number): Effect.Effect<ReadonlyArray<UnsentNotice>, DatabaseUnavailable>
   /** A failed attempt: tried again from `retryAt`, or never when it is null (given up). */
   markFailed(key: string, error: string, retryAt: Date | null): Effect.Effect<void, DatabaseUnavailable>
 }>()("zh/ports/NoticeRecords") {}

@@ -15,4 +15,6 @@ export class Placement extends Context.Service<Placement, {
     choose: (pending: ReadonlyArray<Reservation>) => Option.Option<Omit<Reservation, "holder" | "cluster">>
   ): Effect.Effect<Option.Option<Reservation>, DatabaseUnavailable>
   releaseReservation(holder: string): Effect.Effect<void, DatabaseUnavailable>
+  /** The cluster's reservations, in the order they were made (what `choose` would be shown now). */
+  pending(cluster: string): Effect.Effect<ReadonlyArray<Reservation>, DatabaseUnavailable>
 }>()("zh/ports/Placement") {}

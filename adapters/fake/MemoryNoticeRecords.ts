@@ -3,6 +3,8 @@ import { Effect, Layer, Ref } from "effect"
 import { NoticeRecords, type PendingNotice } from "../../ports/NoticeRecords.ts"
 
 interface Row extends PendingNotice {
+  readonly tag: string
+  readonly createdAt: Date
   readonly sentAt: Date | null
   readonly nextAttemptAt: Date | null
   readonly lastError: string | null
@@ -24,6 +26,8 @@ export const make = Effect.gen(function*() {
           key: entry.key,
           userId: entry.userId,
           payload: entry.payload,
+          tag: entry.tag,
+          createdAt: entry.createdAt,
           attempts: 1,
           sentAt: null,
           nextAttemptAt: entry.leaseUntil,
@@ -45,6 +49,13 @@ export const make = Effect.gen(function*() {
     // In memory every write stands at once (IdentityUnitOfWork has no rollback).
     afterCommit: (effect) => effect,
     markSent: (key, at) => update(key, (row) => ({ ...row, sentAt: at, nextAttemptAt: null, lastError: null })),
+    unsent: (limit) =>
+      Effect.map(Ref.get(rows), (all) =>
+        [...all.values()]
+          .filter((r) => r.sentAt === null)
+          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || a.key.localeCompare(b.key))
+          .slice(0, limit)
+          .map(({ attempts, createdAt, key, lastError, nextAttemptAt, tag }) => ({ key, tag, createdAt, attempts, lastError, nextAttemptAt }))),
     markFailed: (key, error, retryAt) => update(key, (row) => ({ ...row, lastError: error, nextAttemptAt: retryAt }))
   })
 })

@@ -17,7 +17,8 @@ export const make = Effect.gen(function*() {
         const reservation: Reservation = { ...chosen.value, holder, cluster }
         return [Option.some(reservation), [...all, reservation]]
       }),
-    releaseReservation: (holder) => Ref.update(state, (all) => all.filter((r) => r.holder !== holder))
+    releaseReservation: (holder) => Ref.update(state, (all) => all.filter((r) => r.holder !== holder)),
+    pending: (cluster) => Effect.map(Ref.get(state), (all) => all.filter((r) => r.cluster === cluster))
   })
 })
 

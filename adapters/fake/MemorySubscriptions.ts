@@ -2,6 +2,7 @@
 import { Effect, Layer, Option, Ref } from "effect"
 import { Subscription } from "../../domain/billing/Billing.ts"
 import { moveWith } from "../../domain/billing/subscriptionMoves.ts"
+import { subscriptionSources } from "../../domain/billing/transitions.ts"
 import { type SubscriptionMove, Subscriptions } from "../../ports/Subscriptions.ts"
 
 /** The Postgres adapter's orders: by creation for a user's list, by period end for the sweeper. */
@@ -58,7 +59,7 @@ export const make = Effect.gen(function*() {
     due: (now) => select((s) => s.status === "active" && s.currentPeriodEnd.getTime() <= now.getTime(), byPeriodEnd),
     renewable: (until) =>
       select((s) =>
-        (s.status === "active" || s.status === "suspended") && !s.cancelAtPeriodEnd &&
+        subscriptionSources("renewed").some(([from]) => from === s.status) && !s.cancelAtPeriodEnd &&
         s.currentPeriodEnd.getTime() <= until.getTime(), byPeriodEnd),
     suspended: select((s) => s.status === "suspended", byPeriodEnd)
   })

@@ -28,6 +28,7 @@ import { makeOwnAction } from "./audited.ts"
 import { CustomerBudgets } from "./customerBudget.ts"
 import type { HttpSettings } from "./HttpSettings.ts"
 import { refusal } from "./errorMapping.ts"
+import { countConsoleBytes, countOpenConsole } from "../../domain/ops/metrics.ts"
 
 /** A text frame the browser sends to resize the terminal; any other text frame is typed input. */
 const Resize = Schema.Struct({
@@ -155,6 +156,7 @@ const relay = (
     const upstream = yield* (yield* Virtualization).openConsole(vm)
     const downstream = yield* request.upgrade
     yield* (yield* makeOwnAction).own(session, request, "vps.console_opened", { type: "vps", id: vpsId })
+    yield* countOpenConsole("vps")
     const reader = yield* downstream.reader
     const writer = yield* downstream.writer
     yield* closeWithGoingAwayOnInterrupt(writer.write)
@@ -175,13 +177,18 @@ const relay = (
 
     // Whatever output arrived together leaves as one frame, and typed input read together goes upstream as one: a
     // burst of short lines costs one write each way, not hundreds.
-    const toBrowser = upstream.output.pipe(Stream.runForEachArray((chunks) => writer.write(concat(chunks))))
+    const toBrowser = upstream.output.pipe(Stream.runForEachArray((chunks) => {
+      const bytes = concat(chunks)
+      return Effect.andThen(countConsoleBytes("vps", "to_browser", bytes.byteLength), writer.write(bytes))
+    }))
     type Input = Effect.Effect<void, ConsoleClosed | InputRefused>
     const fromBrowser = Effect.forever(Effect.flatMap(reader.pull, (frames): Input => {
       const refused = refusal(frames)
       if (refused !== undefined) return Effect.fail(refused)
       return Effect.forEach(consoleInput(frames, options.maxInputFrameBytes), (step) =>
-        step._tag === "Type" ? upstream.write(step.data) : upstream.resize(step.cols, step.rows), { discard: true })
+        step._tag === "Type"
+          ? Effect.andThen(countConsoleBytes("vps", "to_upstream", step.data.byteLength), upstream.write(step.data))
+          : upstream.resize(step.cols, step.rows), { discard: true })
     }))
     const watchState = watchConsole(session.id, vpsConsoleUsable(vpsId, session.user.id))
     // Whichever ends first (browser, hypervisor, suspension, end of session, refused input) ends the others; the scope

@@ -34,6 +34,7 @@ import { CustomerBudgets } from "./customerBudget.ts"
 import type { HttpSettings } from "./HttpSettings.ts"
 import { SESSION_ENDED } from "./ConsoleRoute.ts"
 import { refusal } from "./errorMapping.ts"
+import { countConsoleBytes, countOpenConsole } from "../../domain/ops/metrics.ts"
 
 export interface GameConsoleOptions {
   readonly allowedOrigin: string
@@ -123,6 +124,7 @@ const relay = (session: Session, server: GameServer, request: HttpServerRequest.
     const userId = session.user.id
     const downstream = yield* request.upgrade
     yield* (yield* makeOwnAction).own(session, request, "game.console_opened", { type: "game_server", id: server.id })
+    yield* countOpenConsole("game")
     const reader = yield* downstream.reader
     const writer = yield* downstream.writer
     yield* closeWithGoingAwayOnInterrupt(writer.write)
@@ -176,7 +178,9 @@ const relay = (session: Session, server: GameServer, request: HttpServerRequest.
             const out = outbound(event)
             if (out !== undefined) frames.push(out)
           }
-          return Arr.isReadonlyArrayNonEmpty(frames) ? sendAll(frames) : Effect.void
+          return Arr.isReadonlyArrayNonEmpty(frames)
+            ? Effect.andThen(countConsoleBytes("game", "to_browser", frames.reduce((n, f) => n + frameBytes(f), 0)), sendAll(frames))
+            : Effect.void
         }),
         Effect.ignore,
         Effect.ensuring(Deferred.succeed(upstreamEnded, undefined))
@@ -193,6 +197,7 @@ const relay = (session: Session, server: GameServer, request: HttpServerRequest.
 
     const fromBrowser = Effect.forever(Effect.flatMap(reader.pull, (frames) =>
       Effect.gen(function*() {
+        yield* countConsoleBytes("game", "to_upstream", frames.reduce((n, f) => n + frameBytes(f), 0))
         for (const raw of frames) {
           // Like Wings: only text frames are read.
           if (typeof raw !== "string") continue

@@ -1,5 +1,8 @@
 // Every HTTP route of the platform on one router: the API, its OpenAPI document and reference page, the edge.
-import { Effect, Layer } from "effect"
+import { Effect, Layer, type Option, type Redacted } from "effect"
+import { refreshCapacityGauges } from "../../domain/ops/metrics.ts"
+import type { Catalog } from "../../ports/Catalog.ts"
+import { metricsRoute, requestMetrics, routeLabel } from "./metrics.ts"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import {
@@ -67,7 +70,14 @@ const GameRoutes = (options: HttpAppOptions) =>
 export interface HttpAppOptions extends ConsoleRouteOptions, GameRelayOptions {
   /** The built user panel, served with the single-page fallback; null: the API alone. */
   readonly webRoot: string | null
+  /** The bearer token of GET /metrics; none: the route answers 404. */
+  readonly metricsToken: Option.Option<Redacted.Redacted<string>>
 }
+
+/** GET /metrics, the capacity gauges read through the services captured when the routes are built. */
+const MetricsRoutes = (options: HttpAppOptions) =>
+  Layer.unwrap(Effect.map(Effect.context<Catalog>(), (services) =>
+    metricsRoute(options.metricsToken, Effect.provideContext(refreshCapacityGauges, services))))
 
 /** The reference page is served from the bundled Scalar script, without its web fonts: no request leaves for a CDN. */
 const DocsRoutes = HttpApiScalar.layer(Api, { path: "/docs", scalar: { withDefaultFonts: false } })
@@ -80,11 +90,18 @@ const CSRF_EXEMPT: ReadonlyArray<string> = ["POST /api/payments/stripe/webhook"]
 
 export const HttpApp = (options: HttpAppOptions) =>
   Layer.mergeAll(
-    ApiRoutes(options.publicUrl),
-    DocsRoutes,
-    ConsoleRoutes(options),
-    GameRoutes(options),
-    options.webRoot === null ? Layer.empty : staticRoutes({ root: options.webRoot }),
+    Layer.mergeAll(
+      ApiRoutes(options.publicUrl),
+      DocsRoutes,
+      ConsoleRoutes(options),
+      GameRoutes(options),
+      MetricsRoutes(options),
+      options.webRoot === null ? Layer.empty : staticRoutes({ root: options.webRoot })
+    ).pipe(
+      // Each route names its pattern for the request timer (requestMetrics).
+      Layer.provide(routeLabel.layer)
+    ),
+    requestMetrics,
     Layer.unwrap(Effect.map(HttpSettings, edgeMiddleware)),
     staffGate,
     Layer.unwrap(Effect.map(HttpSettings, (settings) =>

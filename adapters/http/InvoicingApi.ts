@@ -16,7 +16,8 @@ const BillingProfileInput = Schema.Struct({
     line2: Schema.optionalKey(Line(200)),
     postcode: Line(16),
     city: Line(100),
-    country: Line(2)
+    // ISO 3166-1 alpha-2, checked by the domain (422 BILLING_PROFILE_INVALID naming the field).
+    country: Line(64)
   }),
   vatNumber: Schema.optionalKey(Line(20))
 })

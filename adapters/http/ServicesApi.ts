@@ -37,7 +37,7 @@ export class OrdersApi extends HttpApiGroup.make("orders")
         options: Schema.Record(Schema.String, Schema.Unknown).check(noControlInside)
       }),
       success: Schema.Struct({ order: OrderView }).pipe(HttpApiSchema.status(201)),
-      error: [Unprocessable, PaymentRequired, ServiceUnavailable]
+      error: [Unprocessable, PaymentRequired, Conflict, ServiceUnavailable]
     }),
     HttpApiEndpoint.get("get", "/:id", { params: { id: Id }, success: OrderView, error: NotFound })
   )

@@ -1,10 +1,12 @@
 // Thin handlers for orders, subscriptions and VPSes: one use case each, errors mapped in one table.
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import type { Order, Subscription } from "../../domain/billing/Billing.ts"
 import { placeOrder, viewOrder } from "../../domain/billing/Ordering.ts"
-import { cancelSubscription, listSubscriptions, payRenewal, renewSubscription } from "../../domain/billing/Renewal.ts"
+import type { ServiceSummary } from "../../domain/billing/HostedService.ts"
+import { cancelSubscription, payRenewal, renewSubscription } from "../../domain/billing/Renewal.ts"
 import { renewalStatuses, type RenewalStatus } from "../../domain/billing/renewalStatus.ts"
+import { listSubscriptionsWithServices } from "../../domain/billing/subscriptionList.ts"
 import type { Vps } from "../../domain/vps/Vps.ts"
 import {
   createSnapshot,
@@ -39,7 +41,10 @@ const orderView = (order: Order, rootPassword?: string) => ({
   createdAt: order.createdAt.toISOString()
 })
 
-export const subscriptionView = (s: Subscription) => ({
+export const subscriptionView = (s: Subscription) => listedView(s, Option.none())
+
+/** A subscription as the customer's list shows it: with what its product says of its service. */
+const listedView = (s: Subscription, service: Option.Option<ServiceSummary>) => ({
   id: s.id,
   planId: s.planId,
   kind: s.kind,
@@ -47,6 +52,7 @@ export const subscriptionView = (s: Subscription) => ({
   currentPeriodEnd: s.currentPeriodEnd.toISOString(),
   cancelAtPeriodEnd: s.cancelAtPeriodEnd,
   ...(s.serviceId === null ? {} : { serviceId: s.serviceId }),
+  ...(Option.isNone(service) ? {} : { service: service.value }),
   createdAt: s.createdAt.toISOString()
 })
 
@@ -110,13 +116,14 @@ export const SubscriptionsHandlers = HttpApiBuilder.group(Api, "subscriptions", 
   const run = yield* withServices<
     | Effect.Services<ReturnType<typeof renewSubscription>>
     | Effect.Services<ReturnType<typeof cancelSubscription>>
+    | Effect.Services<ReturnType<typeof listSubscriptionsWithServices>>
     | Effect.Services<ReturnType<typeof payRenewal>>
     | Effect.Services<ReturnType<typeof renewalStatuses>>
   >()
   return handlers
     .handle("list", () =>
-      Effect.flatMap(userId, (user) => run(listSubscriptions(user))).pipe(
-        Effect.map((all) => ({ subscriptions: all.map(subscriptionView) })),
+      Effect.flatMap(userId, (user) => run(listSubscriptionsWithServices(user))).pipe(
+        Effect.map((all) => ({ subscriptions: all.map((listed) => listedView(listed.subscription, listed.service)) })),
         mapDomainErrors
       ))
     .handle("renewals", () =>

@@ -108,6 +108,7 @@ export type DomainError =
   | BillingErrors.PlanUnavailable
   | BillingErrors.ProductUnavailable
   | BillingErrors.InvalidOrderOption
+  | BillingErrors.SoldOut
   | BillingErrors.OrderNotFound
   | BillingErrors.SubscriptionNotFound
   | BillingErrors.SubscriptionEnded
@@ -177,6 +178,7 @@ const table = {
   ResetTokenUsed: own(400, "RESET_TOKEN_USED"),
   PlanUnavailable: own(422, "PLAN_UNAVAILABLE"),
   InvalidOrderOption: own(422, "INVALID_ORDER_OPTION"),
+  SoldOut: own(409, "PLAN_SOLD_OUT"),
   OrderNotFound: own(404, "ORDER_NOT_FOUND"),
   SubscriptionNotFound: own(404, "SUBSCRIPTION_NOT_FOUND"),
   SubscriptionEnded: own(409, "SUBSCRIPTION_ENDED"),

@@ -95,6 +95,15 @@ export const OrderView = Schema.Struct({
   createdAt: Schema.String
 }).annotate({ identifier: "Order" })
 
+/** What the lists show of a subscription's service, whatever the product. */
+export const ServiceSummaryView = Schema.Struct({
+  name: Schema.String,
+  /** Where it is reached; empty once it is gone. */
+  address: Schema.String,
+  /** The product's word for its state (`running`, `suspended`, `deleted` …). */
+  state: Schema.String
+}).annotate({ identifier: "ServiceSummary" })
+
 export const SubscriptionView = Schema.Struct({
   id: Schema.String,
   planId: Schema.String,
@@ -104,6 +113,8 @@ export const SubscriptionView = Schema.Struct({
   currentPeriodEnd: Schema.String,
   cancelAtPeriodEnd: Schema.Boolean,
   serviceId: Schema.optionalKey(Schema.String),
+  /** In the list (GET /api/subscriptions): the service as its product describes it, once built. */
+  service: Schema.optionalKey(ServiceSummaryView),
   createdAt: Schema.String
 }).annotate({ identifier: "Subscription" })
 

@@ -15,6 +15,7 @@ import renewals from "./migrations/0011_renewals.ts"
 import notices from "./migrations/0012_notices.ts"
 import invoices from "./migrations/0013_invoices.ts"
 import rolesAudit from "./migrations/0014_roles_audit.ts"
+import kinds from "./migrations/0015_kinds.ts"
 
 const all = {
   "1_accounts": accounts,
@@ -30,7 +31,8 @@ const all = {
   "11_renewals": renewals,
   "12_notices": notices,
   "13_invoices": invoices,
-  "14_roles_audit": rolesAudit
+  "14_roles_audit": rolesAudit,
+  "15_kinds": kinds
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))

@@ -3,7 +3,7 @@
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { UserId } from "../../domain/account/User.ts"
-import { AUDIT_ACTIONS, type AuditEvent } from "../../domain/audit/AuditEvent.ts"
+import { AUDIT_ACTIONS, type AuditEvent, storableEntry } from "../../domain/audit/AuditEvent.ts"
 import { AuditLog } from "../../ports/AuditLog.ts"
 import { stored } from "./failures.ts"
 
@@ -46,12 +46,14 @@ const toEvent = (row: typeof EventRow.Type): AuditEvent => ({
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   return AuditLog.of({
-    append: (e) =>
-      sql`INSERT INTO audit_events (at, actor_id, actor_role, action, subject_user_id, target_type, target_id, address,
+    append: (entry) => {
+      const e = storableEntry(entry)
+      return sql`INSERT INTO audit_events (at, actor_id, actor_role, action, subject_user_id, target_type, target_id, address,
                                     before, after, details)
           VALUES (${e.at}, ${e.actorId}, ${e.actorRole}, ${e.action}, ${e.subjectUserId}, ${e.target?.type ?? null},
                   ${e.target?.id ?? null}, ${e.address}, ${json(e.before)}::jsonb, ${json(e.after)}::jsonb,
-                  ${json(e.details)}::jsonb)`.pipe(Effect.asVoid, stored),
+                  ${json(e.details)}::jsonb)`.pipe(Effect.asVoid, stored)
+    },
     list: (q) => {
       const conditions = [
         ...(q.subjectUserId === undefined ? [] : [sql`subject_user_id = ${q.subjectUserId}`]),

@@ -21,6 +21,15 @@ const Record = Schema.Struct({
   createdAt: Schema.Date,
   leaseUntil: Schema.Date
 })
+const UnsentRow = snakeColumns(Schema.Struct({
+  key: Schema.String,
+  tag: Schema.String,
+  createdAt: Schema.Date,
+  attempts: Schema.Int,
+  lastError: Schema.NullOr(Schema.String),
+  nextAttemptAt: Schema.NullOr(Schema.Date)
+}))
+
 const Claim = Schema.Struct({ now: Schema.Date, leaseUntil: Schema.Date, limit: Schema.Int })
 
 export const make = Effect.gen(function*() {
@@ -46,6 +55,13 @@ export const make = Effect.gen(function*() {
           WHERE n.key = due.key
           RETURNING n.key, n.user_id, n.payload::text AS payload, n.attempts`
   })
+  const unsent = SqlSchema.findAll({
+    Request: Schema.Int,
+    Result: UnsentRow,
+    execute: (limit) =>
+      sql`SELECT key, tag, created_at, attempts, last_error, next_attempt_at FROM customer_notices
+          WHERE sent_at IS NULL ORDER BY created_at DESC, key LIMIT ${limit}`
+  })
   return NoticeRecords.of({
     record: (entry) => record(entry).pipe(Effect.map((row) => row._tag === "Some" ? row.value : null), stored),
     claimDue: (now, leaseUntil, limit) => claim({ now, leaseUntil, limit }).pipe(stored),
@@ -53,6 +69,7 @@ export const make = Effect.gen(function*() {
     markSent: (key, at) =>
       sql`UPDATE customer_notices SET sent_at = ${at}, next_attempt_at = NULL, last_error = NULL
           WHERE key = ${key} AND sent_at IS NULL`.pipe(Effect.asVoid, stored),
+    unsent: (limit) => unsent(limit).pipe(stored),
     markFailed: (key, error, retryAt) =>
       sql`UPDATE customer_notices SET last_error = ${error}, next_attempt_at = ${retryAt}
           WHERE key = ${key} AND sent_at IS NULL`.pipe(Effect.asVoid, stored)

@@ -50,7 +50,8 @@ export const make = Effect.gen(function*() {
         return Option.some(reservation)
       })).pipe(stored),
     releaseReservation: (holder) =>
-      sql`DELETE FROM node_reservations WHERE holder = ${holder}`.pipe(Effect.asVoid, stored)
+      sql`DELETE FROM node_reservations WHERE holder = ${holder}`.pipe(Effect.asVoid, stored),
+    pending: (cluster) => pendingOn(cluster).pipe(stored)
   })
 })
 

@@ -3,6 +3,7 @@ import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Subscription } from "../../domain/billing/Billing.ts"
 import { moveWith } from "../../domain/billing/subscriptionMoves.ts"
+import { subscriptionSources } from "../../domain/billing/transitions.ts"
 import { type SubscriptionMove, Subscriptions } from "../../ports/Subscriptions.ts"
 import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
@@ -33,11 +34,13 @@ export const make = Effect.gen(function*() {
     execute: (now) =>
       sql`SELECT * FROM subscriptions WHERE status = 'active' AND current_period_end <= ${now} ORDER BY current_period_end, id`
   })
+  /** The statuses a renewal may leave (domain/billing/transitions.ts). */
+  const renewableStatuses = subscriptionSources("renewed").map(([from]) => from)
   const renewable = SqlSchema.findAll({
     Request: Schema.Date,
     Result: SubscriptionRow,
     execute: (until) =>
-      sql`SELECT * FROM subscriptions WHERE status IN ('active', 'suspended') AND NOT cancel_at_period_end
+      sql`SELECT * FROM subscriptions WHERE status = ANY(${renewableStatuses}) AND NOT cancel_at_period_end
           AND current_period_end <= ${until} ORDER BY current_period_end, id`
   })
   const suspended = SqlSchema.findAll({

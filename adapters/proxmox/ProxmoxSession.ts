@@ -11,6 +11,7 @@ import { CallFailed, formatDuration, outcomeUnknownStatus, sanitize } from "./fa
 import { requests } from "./requests.ts"
 import { decodeEnvelope, type Envelope, Ticket } from "./responses.ts"
 import { type Agents, destroyAgents, makeAgents } from "./tls.ts"
+import { meterUpstream } from "../../domain/ops/metrics.ts"
 
 export interface SessionOptions {
   /** Per HTTP attempt; pveproxy gives up on forwarded calls after 30 s (§2.2). */
@@ -87,7 +88,7 @@ const makeExecute = (origin: string, client: HttpClient.HttpClient, options: Ses
   const httpRequest = wire.body === undefined
     ? base
     : HttpClientRequest.bodyText(base, wire.body, "application/x-www-form-urlencoded")
-  return Effect.gen(function*() {
+  return meterUpstream("proxmox", (f: CallFailed) => (f.status === 429 ? "throttled" : "error"), Effect.gen(function*() {
     const response = yield* client.execute(httpRequest)
     const text = yield* response.text
     const envelope = yield* decodeEnvelope(text).pipe(Effect.option)
@@ -106,7 +107,7 @@ const makeExecute = (origin: string, client: HttpClient.HttpClient, options: Ses
         Effect.fail(fail(null, `no answer within ${formatDuration(options.requestTimeout)}`, wire.method !== "GET"))
     }),
     Effect.provideService(Headers.CurrentRedactedNames, redactedHeaderNames)
-  )
+  ))
 }
 
 const tokenSigner = (tokenId: string, secret: Redacted.Redacted<string>): Signer => ({

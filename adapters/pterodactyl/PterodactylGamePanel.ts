@@ -246,7 +246,7 @@ export const layerWith = (
             // Made meanwhile for the same user (two orders at once): the panel refuses the e-mail or username as
             // taken (§2.1), and that account is the answer.
             Effect.catchIf(
-              (e): e is CallFailed => isCallFailed(e) && e.status === 422,
+              (e): e is CallFailed => isCallFailed(e) && e.status === 422 && e.fields.some((f) => f.rule === "unique"),
               (e) => Effect.flatMap(userFor(panel, user.userId), (found) => found === null ? Effect.fail(e) : Effect.succeed(found))
             ),
             mapCall(portErrorAmong("GamePanelThrottled", "PanelValidationFailed")),

@@ -2,12 +2,12 @@
 // memory (sandbox/PterodactylSimulation.ts), with time on the Effect Clock. What a test drives besides the port
 // (install outcomes, faults, files put behind the panel's back, the request log) is the simulation's control,
 // provided beside the port as PterodactylSimulationInstance.
-import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer, Redacted } from "effect"
 import { GamePanel, GamePanels, PanelUnknown } from "../../ports/GamePanel.ts"
 import { NodeConnections } from "./NodeConnections.ts"
 import { layerWith, type PterodactylOptions } from "./PterodactylGamePanel.ts"
 import {
+  httpClientOf,
   layerPterodactylSimulation,
   PterodactylSimulationInstance,
   type PterodactylSimulationOptions
@@ -54,8 +54,7 @@ export const layer = (options: SimulatedGamePanelOptions = {}): Layer.Layer<Game
   const overSimulation = Layer.unwrap(Effect.map(PterodactylSimulationInstance, (sim) =>
     layerWith({ retries: 0, ...adapter }).pipe(
       Layer.provide(onePanel(panel, sim)),
-      Layer.provide(NodeHttpClient.layerUndiciNoDispatcher),
-      Layer.provide(Layer.succeed(NodeHttpClient.Dispatcher, sim.dispatcher)),
+      Layer.provide(httpClientOf(sim)),
       Layer.provide(Layer.succeed(NodeConnections, { dispatcher: sim.dispatcher, webSocket: sim.connectWings }))
     )))
   return overSimulation.pipe(Layer.provideMerge(layerPterodactylSimulation({ ...defaults, ...simulation })))

@@ -15,6 +15,7 @@ import {
   isTransient,
   type RetryPolicy
 } from "./failures.ts"
+import { meterUpstream } from "../../domain/ops/metrics.ts"
 
 export type Api = "application" | "client"
 
@@ -108,7 +109,7 @@ export const makeCalls = (http: HttpClient.HttpClient, panels: GamePanels["Servi
       : spec.body !== undefined
       ? HttpClientRequest.bodyUint8Array(base, spec.body.bytes, spec.body.contentType)
       : base
-    return Effect.gen(function*() {
+    return meterUpstream("pterodactyl", (f: CallFailed) => (isThrottled(f) ? "throttled" : "error"), Effect.gen(function*() {
       const response = yield* http.execute(request)
       const body = new Uint8Array(yield* response.arrayBuffer)
       if (response.status >= 200 && response.status < 300) {
@@ -125,7 +126,7 @@ export const makeCalls = (http: HttpClient.HttpClient, panels: GamePanels["Servi
         orElse: () => Effect.fail(timedOut(operation, options.requestTimeout))
       }),
       Effect.provideService(Headers.CurrentRedactedNames, redactedHeaderNames)
-    )
+    ))
   }
 
   /** Back-off between attempts, stretched to a 429's Retry-After. */

@@ -75,3 +75,26 @@ export interface AuditQuery {
   readonly before?: string | undefined
   readonly limit: number
 }
+
+/**
+ * What the log keeps of a text a client sent: a lone surrogate becomes U+FFFD and NUL is dropped (PostgreSQL's text
+ * and jsonb hold neither). A failed sign-in's e-mail is kept as near as it can be, and never fails what it records.
+ */
+export const storableText = (text: string): string => text.toWellFormed().replaceAll("\u0000", "")
+
+/** An entry with every text in it storable (`storableText`), JSON values included. */
+export const storableEntry = (entry: AuditEntry): AuditEntry => {
+  const json = (value: unknown): unknown =>
+    value === null || value === undefined
+      ? null
+      : JSON.parse(JSON.stringify(value, (_key, inner: unknown) => (typeof inner === "string" ? storableText(inner) : inner)))
+  const text = (value: string | null) => (value === null ? null : storableText(value))
+  return {
+    ...entry,
+    target: entry.target === null ? null : { type: storableText(entry.target.type), id: storableText(entry.target.id) },
+    address: text(entry.address),
+    before: json(entry.before),
+    after: json(entry.after),
+    details: json(entry.details)
+  }
+}

@@ -16,6 +16,13 @@ export class InvalidOrderOption extends Schema.TaggedError<InvalidOrderOption>()
   }
 }
 
+/** The product knows it has no room for this plan now (every server full): nothing was charged. */
+export class SoldOut extends Schema.TaggedError<SoldOut>()("SoldOut", { planId: Schema.String }) {
+  override get message() {
+    return "No server has room for this plan right now. Nothing was charged; try again later or choose a smaller plan."
+  }
+}
+
 export class OrderNotFound extends Schema.TaggedError<OrderNotFound>()("OrderNotFound", {}) {
   override get message() {
     return "No such order."

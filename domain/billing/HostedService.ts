@@ -4,11 +4,20 @@
 // end it as the subscription's periods go; billing never imports a product, and a product never sees a payment.
 import { Context, Effect, Layer, type Option } from "effect"
 import type { PlanId, ServiceKind } from "./Billing.ts"
-import type { InvalidOrderOption, PlanUnavailable, ProductUnavailable } from "./BillingErrors.ts"
+import type { InvalidOrderOption, PlanUnavailable, ProductUnavailable, SoldOut } from "./BillingErrors.ts"
 import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 
 /** Why an order is refused before anything is charged. */
-export type OrderRefused = InvalidOrderOption | PlanUnavailable | ProductUnavailable
+export type OrderRefused = InvalidOrderOption | PlanUnavailable | ProductUnavailable | SoldOut
+
+/** What the customer's lists show of a subscription's service, whatever the product: its name, address and state. */
+export interface ServiceSummary {
+  readonly name: string
+  /** Where it is reached (`203.0.113.10`, `play.example:25565`); empty once it is gone. */
+  readonly address: string
+  /** The product's own word for its state (`running`, `suspended`, `deleted` …). */
+  readonly state: string
+}
 
 /** What billing needs of a plan: what the customer is charged for, every month. */
 export interface PlanTerms {
@@ -29,9 +38,12 @@ export interface HostedService {
   readonly steps: ReadonlyArray<string>
   /**
    * None when the plan is not one of this product's or is not for sale now; else the customer's options, decoded and
-   * checked against it (InvalidOrderOption names the field), before anything is charged.
+   * checked against it (InvalidOrderOption names the field), then the product's room for it (SoldOut when it knows it
+   * has none now), before anything is charged.
    */
   prepareOrder(planId: string, options: unknown): Effect.Effect<Option.Option<PreparedOrder>, OrderRefused | DatabaseUnavailable>
+  /** What the customer's lists show of the subscription's service (none: not built yet). */
+  summary(subscriptionId: string): Effect.Effect<Option.Option<ServiceSummary>, DatabaseUnavailable>
   /** One of this product's plans, retired ones included (a renewal bills it). */
   plan(planId: string): Effect.Effect<Option.Option<PlanTerms>, DatabaseUnavailable>
   /**

@@ -182,9 +182,12 @@ const attempt = (subscription: Subscription, record: RenewalRecord, planName: st
         })
       }
       case "PaymentDeclined": {
-        const offset = settings.retryAfter[record.attempts]
-        const next = offset === undefined ? null : new Date(record.periodStart.getTime() + Duration.toMillis(offset))
-        const nextAttemptAt = next !== null && next.getTime() < ends.getTime() ? next : null
+        // The next retry of the schedule still ahead (a period first tried late — the sweep down for days — does not
+        // fire its missed retries one pass after another), inside the grace window.
+        const next = settings.retryAfter.slice(record.attempts)
+          .map((offset) => new Date(record.periodStart.getTime() + Duration.toMillis(offset)))
+          .find((time) => time.getTime() > at.getTime())
+        const nextAttemptAt = next !== undefined && next.getTime() < ends.getTime() ? next : null
         const status = nextAttemptAt === null ? "failed" : "retrying"
         return yield* recordOnce(record, at, { status, reason: failure.reason, nextAttemptAt, payUrl: null }, {
           _tag: "PaymentFailed",

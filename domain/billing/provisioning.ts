@@ -14,6 +14,7 @@ import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 import { HostedServices } from "./HostedService.ts"
 import { noticeService, tell } from "./serviceNotices.ts"
+import { countStep } from "../ops/metrics.ts"
 
 /** A step that could not be done; `reason` is for the customer (no upstream detail), `detail` for the log. */
 export class StepFailed extends Schema.TaggedError<StepFailed>()("StepFailed", {
@@ -62,10 +63,10 @@ export const provisioningStep = <Success extends Schema.Constraint, R>(options: 
     name: options.name,
     success: options.success,
     error: StepFailed,
-    execute: Effect.flatMap(StepRetryBaseDelay, (base) =>
+    execute: countStep(options.name, Effect.flatMap(StepRetryBaseDelay, (base) =>
       options.execute.pipe(
         Effect.retry({ schedule: Schedule.exponential(base), times: 3, while: (e) => e.transient === true })
-      ))
+      )))
   })
 
 /**

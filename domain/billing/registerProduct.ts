@@ -7,7 +7,8 @@ import { Activity, type WorkflowEngine } from "effect/workflow"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { cappedBackoff } from "../ops/keepTrying.ts"
 import type { ServiceKind } from "./Billing.ts"
-import { HostedServices, type OrderRefused, type PlanTerms } from "./HostedService.ts"
+import { SoldOut } from "./BillingErrors.ts"
+import { HostedServices, type OrderRefused, type PlanTerms, type ServiceSummary } from "./HostedService.ts"
 import { moveSubscription } from "./subscriptionMoves.ts"
 import { lapsedFor, type PeriodWorkflow, stillDue, type TerminationWorkflow } from "./lapse.ts"
 import type { ProvisioningWorkflow } from "./provisioning.ts"
@@ -29,6 +30,13 @@ export interface ProductDefinition<Plan, RP, RO, RS, RB, RL, RR, RE> {
   readonly termsOf: (plan: Plan) => PlanTerms
   /** The customer's options decoded and checked against the plan, as they are to be stored with the order. */
   readonly checkOptions: (plan: Plan, options: unknown) => Effect.Effect<Readonly<Record<string, unknown>>, OrderRefused | DatabaseUnavailable, RO>
+  /**
+   * Whether an order of the plan with these (checked) options can be built now. False only when the product knows it
+   * cannot (every server full); an upstream that cannot tell answers true: the provisioning decides, and refunds.
+   */
+  readonly hasRoom: (plan: Plan, options: Readonly<Record<string, unknown>>) => Effect.Effect<boolean, DatabaseUnavailable, RO>
+  /** What the customer's lists show of the subscription's service. */
+  readonly summary: (subscriptionId: string) => Effect.Effect<Option.Option<ServiceSummary>, DatabaseUnavailable, RS>
   /** The service's own record of a subscription: suspended or not, and the end of its grace window. */
   readonly standing: (subscriptionId: string) => Effect.Effect<Option.Option<ServiceStanding>, DatabaseUnavailable, RS>
   /**
@@ -74,11 +82,14 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
       kind: product.kind,
       steps: product.steps,
       prepareOrder: (planId, options) =>
-        run(Effect.flatMap(product.forSale(planId), (plan) =>
-          Option.isNone(plan) ? Effect.succeedNone : Effect.map(
-            product.checkOptions(plan.value, options),
-            (checked) => Option.some({ plan: product.termsOf(plan.value), options: checked })
-          ))),
+        run(Effect.gen(function*() {
+          const plan = yield* product.forSale(planId)
+          if (Option.isNone(plan)) return Option.none()
+          const checked = yield* product.checkOptions(plan.value, options)
+          if (!(yield* product.hasRoom(plan.value, checked))) return yield* new SoldOut({ planId })
+          return Option.some({ plan: product.termsOf(plan.value), options: checked })
+        })),
+      summary: (subscriptionId) => run(product.summary(subscriptionId)),
       plan: (planId) => run(product.plan(planId)),
       provision: (orderId) => started(product.provisioning.execute({ orderId }, { discard: true })),
       suspend: (subscriptionId, periodEnd) =>

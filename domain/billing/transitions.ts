@@ -1,7 +1,7 @@
 // The legal moves of billing's aggregates, as pure functions: what an event does to a subscription or an order in
 // each status (undefined: the event is not legal there). The repositories only guard a move with a compare-and-set on
 // the status it leaves (subscriptionMoves.ts); which moves exist is decided here, once.
-import type { SubscriptionStatus } from "./Billing.ts"
+import type { OrderStatus, SubscriptionStatus } from "./Billing.ts"
 
 /** What happens to a subscription. */
 export type SubscriptionEvent =
@@ -34,3 +34,46 @@ export const subscriptionAfter = (from: SubscriptionStatus, event: SubscriptionE
 
 /** The statuses `event` may leave, with where each leads, in the order to try them. */
 export const subscriptionSources = (event: SubscriptionEvent) => subscriptionMoves[event]
+
+/**
+ * An order's statuses (issue 12 §2): `awaiting_payment` until the payment is confirmed, `expired` when it never is.
+ */
+export type OrderLifeStatus = OrderStatus
+
+export const orderStatuses: ReadonlyArray<OrderLifeStatus> = [
+  "awaiting_payment",
+  "provisioning",
+  "completed",
+  "failed",
+  "expired"
+]
+
+/** What happens to an order. */
+export type OrderEvent =
+  /** Its payment is recorded: the provisioning starts. */
+  | "paid"
+  /** The provisioning reports its next step. */
+  | "progressed"
+  /** The service is built. */
+  | "provisioned"
+  /** Its charge was declined, it was never paid, or its provisioning failed (refunded). */
+  | "failed"
+  /** Its checkout ran out unpaid. */
+  | "expired"
+
+export const orderEvents: ReadonlyArray<OrderEvent> = ["paid", "progressed", "provisioned", "failed", "expired"]
+
+const orderMoves: { readonly [E in OrderEvent]: ReadonlyArray<readonly [OrderLifeStatus, OrderLifeStatus]> } = {
+  paid: [["awaiting_payment", "provisioning"]],
+  progressed: [["provisioning", "provisioning"]],
+  provisioned: [["provisioning", "completed"]],
+  failed: [["awaiting_payment", "failed"], ["provisioning", "failed"]],
+  expired: [["awaiting_payment", "expired"]]
+}
+
+/** The status `event` leads an order in status `from` to; undefined when it is not legal there. */
+export const orderAfter = (from: OrderLifeStatus, event: OrderEvent): OrderLifeStatus | undefined =>
+  orderMoves[event].find(([source]) => source === from)?.[1]
+
+/** The statuses `event` may leave, with where each leads. */
+export const orderSources = (event: OrderEvent) => orderMoves[event]

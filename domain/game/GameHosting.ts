@@ -19,6 +19,13 @@ export const GameHosting = Layer.mergeAll(
     plan: plans.terms,
     termsOf,
     checkOptions: validateGameOptions,
+    // The panel's nodes and free ports are chosen at step 2, which refunds when none is left.
+    hasRoom: () => Effect.succeed(true),
+    summary: (subscriptionId) =>
+      Effect.map(
+        Effect.flatMap(GameServerRecords, (records) => records.bySubscription(subscriptionId)),
+        Option.map((server) => ({ name: server.name, address: server.status === "deleted" ? "" : server.address, state: server.status }))
+      ),
     standing: (subscriptionId) =>
       Effect.map(
         Effect.flatMap(GameServerRecords, (records) => records.bySubscription(subscriptionId)),

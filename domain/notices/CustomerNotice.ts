@@ -17,6 +17,11 @@ export interface NoticeCard {
   readonly last4: string
 }
 
+/**
+ * A new field or notice goes into storedNotice.ts too: a notice is kept as that schema encodes it until its e-mail is
+ * sent, and a retry renders what it decodes (a required field missing there fails the type check; an optional one
+ * would be lost).
+ */
 export type CustomerNotice =
   /** The first payment of an order was taken (the receipt). */
   | {

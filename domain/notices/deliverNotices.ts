@@ -23,9 +23,20 @@ export const retryAt = (settings: NoticeSettings["Service"], attempts: number, n
   return new Date(now + delay)
 }
 
-/** One attempt at a recorded notice's e-mail; the outcome is written back to its record, never failed. */
-const deliver = (pending: PendingNotice) =>
+/** Records a failed attempt: tried again after its pause, or given up (an alert) after the last one. */
+const failed = (pending: PendingNotice, detail: string) =>
   Effect.gen(function*() {
+    const next = retryAt(yield* NoticeSettings, pending.attempts, yield* Clock.currentTimeMillis)
+    yield* (yield* NoticeRecords).markFailed(pending.key, detail, next)
+    yield* next === null
+      ? alert(`customer notice ${pending.key} given up after ${pending.attempts} attempts: ${detail}`, { notice: pending.key })
+      : Effect.logWarning(`customer notice ${pending.key} not sent (attempt ${pending.attempts}): ${detail}`)
+  })
+
+/** One attempt at a recorded notice's e-mail; the outcome is written back to its record, never failed. */
+const deliver = (pending: PendingNotice) => {
+  let mailed = false
+  return Effect.gen(function*() {
     const records = yield* NoticeRecords
     const settings = yield* NoticeSettings
     const giveUp = (why: string) =>
@@ -38,20 +49,22 @@ const deliver = (pending: PendingNotice) =>
     if (Option.isNone(user)) return yield* giveUp("the account no longer exists")
     const mail = renderNotice(notice.value, user.value, settings.publicUrl)
     const sent = yield* (yield* Mailer).send({ to: user.value.email, ...mail }).pipe(Effect.result)
-    const now = yield* Clock.currentTimeMillis
-    if (sent._tag === "Success") return yield* records.markSent(pending.key, new Date(now))
-    const next = retryAt(settings, pending.attempts, now)
-    yield* records.markFailed(pending.key, sent.failure.detail, next)
-    yield* next === null
-      ? alert(`customer notice ${pending.key} given up after ${pending.attempts} attempts: ${sent.failure.detail}`, {
-        notice: pending.key
-      })
-      : Effect.logWarning(`customer notice ${pending.key} not sent (attempt ${pending.attempts}): ${sent.failure.detail}`)
+    if (sent._tag === "Failure") return yield* failed(pending, sent.failure.detail)
+    mailed = true
+    yield* records.markSent(pending.key, new Date(yield* Clock.currentTimeMillis))
   }).pipe(
-    // A database outage or a bug: the lease runs out and the retry pass tries again.
-    Effect.catchCause((cause) => Effect.logError(`customer notice ${pending.key} could not be delivered`, cause)),
+    Effect.catchCause((cause) =>
+      Effect.andThen(
+        Effect.logError(`customer notice ${pending.key} could not be delivered`, cause),
+        // Before the mail went out (the database away, a bug), it counts as a failed attempt, so one that can never
+        // go (its record names no account we can read) is given up in the end rather than leased again forever.
+        // Once it went out, nothing is written: if marking it sent failed, the lease runs out and it is sent again.
+        mailed ? Effect.void : Effect.ignore(failed(pending, "the delivery failed"))
+      )
+    ),
     Effect.withSpan("Notices.deliver")
   )
+}
 
 /**
  * Records the notice (in the caller's transaction, if any); only the caller that recorded it sends it, once that is

@@ -21,6 +21,7 @@ export interface RenderedNotice {
 const reasons: Record<Language, Record<string, string>> = {
   fr: {
     card_declined: "la carte a été refusée",
+    generic_decline: "la carte a été refusée",
     insufficient_funds: "fonds insuffisants",
     expired_card: "la carte a expiré",
     incorrect_cvc: "le cryptogramme est incorrect",
@@ -33,6 +34,7 @@ const reasons: Record<Language, Record<string, string>> = {
   },
   en: {
     card_declined: "the card was declined",
+    generic_decline: "the card was declined",
     insufficient_funds: "insufficient funds",
     expired_card: "the card has expired",
     incorrect_cvc: "the security code is incorrect",
@@ -91,7 +93,9 @@ const t = {
 const cardOf = (card: NoticeCard | null, language: Language) =>
   card === null ? t[language].noCard : `${card.brand} •••• ${card.last4}`
 
-const reasonOf = (reason: string, language: Language) => reasons[language][reason] ?? reason
+/** A gateway's decline code in either spelling ("insufficient_funds", "insufficient funds"), in the reader's words. */
+const reasonOf = (reason: string, language: Language) =>
+  reasons[language][reason.trim().toLowerCase().replace(/[\s-]+/g, "_")] ?? reason
 
 type Body = Omit<MailParts, "greeting" | "signature">
 

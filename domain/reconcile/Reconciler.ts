@@ -2,7 +2,7 @@
 // external ids that no live service uses (orphans), live services whose upstream resource is gone or is no longer
 // ours, and failed orders whose undo is still being retried. It reports; it never deletes or changes anything.
 import { Clock, Effect, Option } from "effect"
-import type { PendingCleanup } from "../billing/Billing.ts"
+import type { PendingCleanup, ServiceKind } from "../billing/Billing.ts"
 import type { GameServer } from "../game/GameServer.ts"
 import type { Vps } from "../vps/Vps.ts"
 import { Catalog } from "../../ports/Catalog.ts"
@@ -32,7 +32,7 @@ export interface OrphanServer {
 
 /** A live service whose upstream resource is gone, or now carries another owner's mark. */
 export interface BrokenService {
-  readonly kind: "vps" | "game"
+  readonly kind: ServiceKind
   readonly serviceId: string
   readonly orderId: string
   /** `cluster/vmid` or `panel/server id`. */

@@ -25,7 +25,7 @@ import {
   undoing
 } from "../billing/provisioning.ts"
 import { machineOf, notOursAlert, ownership } from "./ownership.ts"
-import { chooseNode } from "./placement.ts"
+import { chooseFor, nodesOf, usableCopies } from "./room.ts"
 import { generatePassword } from "./passwords.ts"
 import { Vps, VpsId } from "./Vps.ts"
 import { SubscriptionId } from "../billing/Billing.ts"
@@ -78,39 +78,18 @@ const progress = reportStep(VPS_STEPS)
 const step1Place = (orderId: string) =>
   Effect.gen(function*() {
     const [, { options, plan }] = yield* Effect.all([progress(orderId, 1), context(orderId)], { concurrency: 2 })
-    const settings = yield* VpsSettings
-    const virtualization = yield* Virtualization
-    const placement = yield* Placement
-    const catalog = yield* Catalog
-    const [templates, allPools] = yield* Effect.all([catalog.templates(options.templateId), catalog.ipPools], { concurrency: 2 })
-    const pools = allPools.filter((p) => !p.retired)
-    const template = templates[0]
-    if (template === undefined) {
+    const usable = yield* usableCopies(options.templateId)
+    if (usable === undefined) {
       return yield* new StepFailed({ step: 1, reason: "The chosen OS template is no longer offered.", detail: "no template" })
     }
-    const cluster = template.cluster
-    const reachable = (node: string) => pools.some((p) => p.cluster === cluster && p.nodes.includes(node))
-    const allowed = templates.filter((t) => t.cluster === cluster && reachable(t.node)).map((t) => t.node)
-    const [capacity, vms] = yield* Effect.all([
-      virtualization.nodeCapacity(cluster, settings.storage),
-      virtualization.listVms(cluster)
-    ], { concurrency: 2 }).pipe(Effect.mapError(failed(1, "The virtualization cluster cannot be reached.")))
-    // A reservation whose machine exists already counts in its node's own figures.
-    const counted = new Set(vms.flatMap((vm) => vm.createdFor === null ? [] : [vm.createdFor]))
-    const reservation = yield* placement.reserve(cluster, orderId, (pending) =>
-      chooseNode({
-        capacity,
-        allowed,
-        counted,
-        pending,
-        request: { cpus: plan.vcpu, memoryMiB: plan.ramMiB, diskGiB: plan.diskGiB },
-        policy: settings
-      }))
+    const { cluster, copies } = usable
+    const nodes = yield* nodesOf(cluster).pipe(Effect.mapError(failed(1, "The virtualization cluster cannot be reached.")))
+    const reservation = yield* (yield* Placement).reserve(cluster, orderId, chooseFor(plan, copies, nodes, yield* VpsSettings))
     if (Option.isNone(reservation)) {
       return yield* new StepFailed({ step: 1, reason: "No server has room for this plan right now.", detail: "no capacity" })
     }
     const node = reservation.value.node
-    const source = templates.find((t) => t.node === node)!
+    const source = copies.find((t) => t.node === node)!
     return { cluster, node, templateNode: source.node, templateVmid: source.vmid } satisfies Placed
   })
 

@@ -7,6 +7,7 @@ import { plansOf } from "../catalog/listPlansForSale.ts"
 import { termsOf } from "../catalog/Plan.ts"
 import { releaseVps, removeVps, RestoreVps, restoreVps, SuspendVps, suspendVps, TerminateVps } from "./Lifecycle.ts"
 import { ProvisionVps, ProvisionVpsLive, UndoVpsLive, VPS_STEPS } from "./ProvisionVps.ts"
+import { hasRoomFor } from "./room.ts"
 import { validateVpsOptions } from "./VpsOptions.ts"
 
 const plans = plansOf("vps")
@@ -19,6 +20,13 @@ export const VpsHosting = Layer.mergeAll(
     plan: plans.terms,
     termsOf,
     checkOptions: validateVpsOptions,
+    hasRoom: (plan, options) => hasRoomFor(plan, { templateId: String(options["templateId"]) }),
+    summary: (subscriptionId) =>
+      Effect.map(
+        Effect.flatMap(VpsRecords, (records) => records.bySubscription(subscriptionId)),
+        // A destroyed VPS's address went back to the pool and may be someone else's now.
+        Option.map((vps) => ({ name: vps.hostname, address: vps.status === "destroyed" ? "" : vps.address, state: vps.status }))
+      ),
     standing: (subscriptionId) =>
       Effect.map(
         Effect.flatMap(VpsRecords, (records) => records.bySubscription(subscriptionId)),

@@ -362,6 +362,8 @@ describe("subscriptions: renew, suspension, cancel", () => {
     const page = await signedInPage()
     await byTestId(page, `subscription-${vps.subscriptionId}`).waitFor()
     expect(await subscriptionState(page, vps.subscriptionId)).toBe("suspended")
+    // Each subscription names its service as its product describes it: the VPS's host name and address.
+    expect(await byTestId(page, `subscription-service-${vps.subscriptionId}`).textContent()).toBe(`${vps.vps.hostname} · ${vps.vps.address}`)
     expect(await subscriptionState(page, game.subscriptionId)).toBe("suspended")
 
     await page.goto(`/vps/${vps.vpsId}`)

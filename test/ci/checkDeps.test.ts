@@ -127,6 +127,17 @@ describe("dependency rule check", () => {
     ])
   })
 
+  it("a product added as a new folder is held to the same rules, with no list to update", async () => {
+    expect(await violationsOf({
+      ...clean,
+      "domain/dns/Provision.ts": `import { p } from "../vps/Provision.ts"\nexport const d = p`,
+      "domain/billing/Zones.ts": `import { d } from "../dns/Provision.ts"\nexport const z = d`
+    })).toEqual([
+      "billing-never-imports-a-product: domain/billing/Zones.ts → domain/dns/Provision.ts",
+      "products-never-import-each-other: domain/dns/Provision.ts → domain/vps/Provision.ts"
+    ])
+  })
+
   it("the products never import payments", async () => {
     expect(await violationsOf({
       ...clean,

@@ -65,6 +65,16 @@ const contract = (name: string, impl: Layer.Layer<AuditLog, unknown>) =>
         assert.isNull(oldest!.target)
       }))
 
+    it.effect("keeps text a client sent that the database cannot hold as near as it can: lone surrogates, NUL", () =>
+      Effect.gen(function*() {
+        const log = yield* AuditLog
+        const user = someone()
+        yield* log.append(entry({ subjectUserId: user, address: "a\u0000b", details: { email: "x\ud800y\u0000z@example.com" } }))
+        const [event] = yield* log.list({ subjectUserId: user, limit: 1 })
+        assert.deepStrictEqual(event!.details, { email: "x\ufffdyz@example.com" })
+        assert.strictEqual(event!.address, "ab")
+      }))
+
     it.effect("filters by subject, actor and actions, and pages by keyset without gaps or repeats", () =>
       Effect.gen(function*() {
         const log = yield* AuditLog

@@ -75,6 +75,25 @@ const contract = (name: string, impl: Layer.Layer<NoticeRecords, unknown>) =>
         assert.deepStrictEqual(ours("late:", yield* claim(20_000)), [])
       }))
 
+    it.effect("lists what is not sent, newest first: waiting, failing with its error, given up", () =>
+      Effect.gen(function*() {
+        const records = yield* NoticeRecords
+        yield* record("list:waiting", 600)
+        yield* record("list:failing", 601)
+        yield* record("list:given-up", 602)
+        yield* record("list:sent", 603)
+        yield* records.markFailed("list:failing", "SMTP 421", at(610))
+        yield* records.markFailed("list:given-up", "SMTP 550", null)
+        yield* records.markSent("list:sent", at(603))
+        const listed = (yield* records.unsent(1_000)).filter((n) => n.key.startsWith("list:"))
+        assert.deepStrictEqual(listed, [
+          { key: "list:given-up", tag: "ServiceReady", createdAt: at(602), attempts: 1, lastError: "SMTP 550", nextAttemptAt: null },
+          { key: "list:failing", tag: "ServiceReady", createdAt: at(601), attempts: 1, lastError: "SMTP 421", nextAttemptAt: at(610) },
+          { key: "list:waiting", tag: "ServiceReady", createdAt: at(600), attempts: 1, lastError: null, nextAttemptAt: at(602) }
+        ])
+        assert.strictEqual((yield* records.unsent(1)).length, 1)
+      }))
+
     it.effect("two retry passes at the same time never take the same notice", () =>
       Effect.gen(function*() {
         const keys = Array.from({ length: 30 }, (_, i) => `race:${String(i).padStart(2, "0")}`)

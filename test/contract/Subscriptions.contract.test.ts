@@ -29,13 +29,13 @@ const customer = Effect.map(
 )
 
 /** A subscription opened by its own order (subscriptions reference orders), ending at `end`. */
-const subscribe = (userId: string, end: Date = periodEnd, now: Date = startedAt) =>
+const subscribe = (userId: string, end: Date = periodEnd, now: Date = startedAt, kind = "vps") =>
   Effect.gen(function*() {
     const order = yield* (yield* Orders).create({
       id: OrderId.make(randomUUID()),
       userId,
       planId: "vps-m",
-      kind: "vps",
+      kind,
       options: {},
       totalSteps: 6,
       expiresAt: new Date((now).getTime() + 3_600_000),
@@ -45,7 +45,7 @@ const subscribe = (userId: string, end: Date = periodEnd, now: Date = startedAt)
       id: SubscriptionId.make(randomUUID()),
       userId,
       planId: PlanId.make("vps-m"),
-      kind: "vps",
+      kind,
       orderId: order.id,
       currentPeriodEnd: end,
       now
@@ -84,6 +84,13 @@ const contract = (name: string, impl: Layer.Layer<Subscriptions | Orders | Users
         )
         assert.deepStrictEqual(yield* current(subscription.id), subscription)
         assert.isTrue(Option.isNone(yield* (yield* Subscriptions).get(randomUUID())))
+      }))
+
+    it.effect("an order and a subscription of any product's kind are kept, not only a VPS's or a game server's", () =>
+      Effect.gen(function*() {
+        const subscription = yield* subscribe(yield* customer, periodEnd, startedAt, "dns-zone")
+        assert.strictEqual((yield* current(subscription.id)).kind, "dns-zone")
+        assert.strictEqual(Option.getOrThrow(yield* (yield* Orders).get(subscription.orderId)).kind, "dns-zone")
       }))
 
     it.effect("a user's list holds their subscriptions, oldest first, and nobody else's", () =>

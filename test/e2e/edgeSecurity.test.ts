@@ -70,6 +70,7 @@ describe("cross-site request forgery from a page of the same site", () => {
     ["POST", `/api/client/servers/${identifier}/backups`, {}],
     ["PUT", "/api/preferences", { language: "en" }],
     ["POST", "/api/payment-method/update", undefined],
+    ["PUT", "/api/billing-profile", { name: "Forged", address: { line1: "1 rue X", postcode: "75001", city: "Paris", country: "FR" } }],
     ["POST", `/api/subscriptions/${subscriptionId}/pay`, undefined],
     ["POST", `/api/subscriptions/${subscriptionId}/renew`, undefined],
     ["POST", `/api/subscriptions/${subscriptionId}/cancel`, undefined],
@@ -124,7 +125,7 @@ describe("the headers of the answers", () => {
   })
 
   it("every authenticated answer is no-store: the API, the relay, its downloads, and their errors", async () => {
-    for (const path of ["/api/auth/me", "/api/vps", `/api/vps/${vpsId}`, "/api/subscriptions", "/api/subscriptions/renewals", "/api/game-servers", "/api/payments", `/api/client/servers/${identifier}/files/list?directory=%2F`]) {
+    for (const path of ["/api/auth/me", "/api/vps", `/api/vps/${vpsId}`, "/api/subscriptions", "/api/subscriptions/renewals", "/api/game-servers", "/api/payments", "/api/invoices", "/api/billing-profile", `/api/client/servers/${identifier}/files/list?directory=%2F`]) {
       const reply = await owner.get(path)
       expect(reply.status, path).toBe(200)
       expectNoStore(reply, path)

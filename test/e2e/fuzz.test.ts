@@ -31,6 +31,7 @@ import { provisionedGame } from "../support/gameHttp.ts"
 import { startTestServer } from "../support/testServer.ts"
 import { expectBody, leakScanner, PANEL_ORIGIN, provisionedVps, signedInCustomer, type TestServer } from "../support/vpsHttp.ts"
 import { UserEnvelope } from "../../adapters/http/views.ts"
+import { invoiceAMonth } from "../support/invoicing.ts"
 
 const MAX_BODY_BYTES = 64 * 1024
 /** The relay's own limit for JSON and text bodies (the panel's editor size and a margin: app/Layers.ts). */
@@ -60,6 +61,7 @@ let mine: {
   readonly vpsId: string
   readonly gameServerId: string
   readonly identifier: string
+  readonly invoiceId: string
 }
 
 beforeAll(async () => {
@@ -71,12 +73,18 @@ beforeAll(async () => {
   const browser = await signedInCustomer(server, await leakScanner(server), "fuzz")
   const vps = await provisionedVps(browser, "fuzz-vps")
   const game = await provisionedGame(browser)
+  expect((await browser.put("/api/billing-profile", {
+    name: "Fuzz Owner", address: { line1: "1 rue de la Paix", postcode: "75002", city: "Paris", country: "FR" }
+  })).status).toBe(200)
+  const ownerId = expectBody(await browser.get("/api/auth/me"), 200, UserEnvelope).user.id
+  const { invoice } = await invoiceAMonth(server, ownerId, new Date("2026-05-01T10:00:00.000Z"))
   mine = {
     orderId: vps.order.id,
     subscriptionId: vps.subscriptionId,
     vpsId: vps.vpsId,
     gameServerId: game.gameServer.id,
-    identifier: game.gameServer.identifier
+    identifier: game.gameServer.identifier,
+    invoiceId: invoice.id
   }
   const me = await browser.get("/api/auth/me")
   email = expectBody(me, 200, UserEnvelope).user.email
@@ -97,7 +105,10 @@ const realPathValues = (path: string): Readonly<Record<string, string>> => {
     [/^\/api\/subscriptions\/\{id\}/, { id: mine.subscriptionId }],
     [/^\/api\/vps\/\{id\}/, { id: mine.vpsId, name: "fuzz-missing" }],
     [/^\/api\/game-servers\/\{id\}/, { id: mine.gameServerId }],
-    [/^\/api\/client\/servers\/\{id\}/, { id: mine.identifier }]
+    [/^\/api\/client\/servers\/\{id\}/, { id: mine.identifier }],
+    [/^\/api\/invoices\/\{id\}/, { id: mine.invoiceId }],
+    // The owner is a customer: the back-office refuses them whatever the id (403, the same answer for any).
+    [/^\/api\/admin\/customers\/\{id\}/, { id: mine.orderId }]
   ]
   const found = table.find(([pattern]) => pattern.test(path))
   if (found === undefined && path.includes("{")) throw new Error(`the fuzz has no values for the path parameters of ${path}`)

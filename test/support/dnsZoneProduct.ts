@@ -31,12 +31,21 @@ export class NameServer extends Context.Service<NameServer, {
   readonly zones: Ref.Ref<ReadonlyMap<string, Zone>>
   /** Names refused from now on, as an upstream that rejects a zone would. */
   readonly refused: Ref.Ref<ReadonlySet<string>>
+  /** How many zones it holds at most. */
+  readonly capacity: Ref.Ref<number>
 }>()("test/NameServer") {
   static readonly layer = Layer.effect(
     NameServer,
-    Effect.all({ zones: Ref.make<ReadonlyMap<string, Zone>>(new Map()), refused: Ref.make<ReadonlySet<string>>(new Set()) })
+    Effect.all({
+      zones: Ref.make<ReadonlyMap<string, Zone>>(new Map()),
+      refused: Ref.make<ReadonlySet<string>>(new Set()),
+      capacity: Ref.make(Number.POSITIVE_INFINITY)
+    })
   )
 }
+
+/** Where every zone we sell is served from. */
+export const NAME_SERVER = "ns1.zh.invalid"
 
 const withZone = (name: string, update: (zone: Zone | undefined) => Zone | undefined) =>
   Effect.flatMap(NameServer, (server) =>
@@ -175,6 +184,15 @@ export const DnsZoneHosting = Layer.mergeAll(
     forSale: (planId) => Effect.succeed(planId === dnsPlan.id ? Option.some(dnsPlan) : Option.none()),
     plan: (planId) => Effect.succeed(planId === dnsPlan.id ? Option.some(dnsPlan) : Option.none()),
     termsOf: (plan) => plan,
+    hasRoom: () =>
+      Effect.flatMap(NameServer, (server) =>
+        Effect.map(Effect.all([Ref.get(server.zones), Ref.get(server.capacity)]), ([zones, capacity]) => zones.size < capacity)),
+    summary: (subscriptionId) =>
+      Effect.map(recordOf(subscriptionId), Option.map((r) => ({
+        name: r.zone,
+        address: r.status === "deleted" ? "" : NAME_SERVER,
+        state: r.status
+      }))),
     checkOptions: (_plan, raw) =>
       Schema.decodeUnknownEffect(ZoneOptions)(raw).pipe(
         Effect.mapError(() => new InvalidOrderOption({ field: "options.zone", problem: "must be a domain name" }))

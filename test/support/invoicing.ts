@@ -1,5 +1,15 @@
 // Invoicing for tests: the demo seller, VAT rules with a few member states, and the in-memory documents.
-import { Layer } from "effect"
+import { Effect, Layer, type ManagedRuntime, Option } from "effect"
+import type { SecureRandom } from "effect/crypto"
+import { UserId } from "../../domain/account/User.ts"
+import { quotePlanMonth, recordCharge } from "../../domain/billing/invoicing/issueDocuments.ts"
+import type { BillingProfiles } from "../../ports/BillingProfiles.ts"
+import type { Invoices } from "../../ports/Invoices.ts"
+import type { Ledger } from "../../ports/Ledger.ts"
+import { UnitOfWork } from "../../ports/UnitOfWork.ts"
+import { Users } from "../../ports/Users.ts"
+import type { VatRegistry } from "../../ports/VatRegistry.ts"
+import { chargeEntry } from "./invoiceMother.ts"
 import { resolve } from "node:path"
 import * as FixtureVatRegistry from "../../adapters/fake/FixtureVatRegistry.ts"
 import * as MemoryBillingProfiles from "../../adapters/fake/MemoryBillingProfiles.ts"
@@ -26,3 +36,21 @@ export const memoryInvoicing = Layer.mergeAll(
 
 /** A valid SELLER_FILE for processes started outside sandbox mode. */
 export const sellerFile = resolve(import.meta.dirname, "../fixtures/seller.json")
+
+/**
+ * A paid month of VPS S invoiced to `userId` (who has a billing profile) through the server's own services, as a
+ * payment will be once orders record charges with recordCharge.
+ */
+export const invoiceAMonth = (
+  server: { readonly runtime: ManagedRuntime.ManagedRuntime<Users | UnitOfWork | Ledger | Invoices | BillingProfiles | VatRegistry | InvoicingSettings | SecureRandom.SecureRandom, unknown> },
+  userId: string,
+  start: Date
+) =>
+  server.runtime.runPromise(Effect.gen(function*() {
+    const user = Option.getOrThrow(yield* (yield* Users).findById(UserId.make(userId)))
+    const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, start.getUTCDate(), start.getUTCHours()))
+    const quote = yield* quotePlanMonth(user, { name: "VPS S", priceCents: 500 }, { start, end })
+    const charge = chargeEntry(user.id, { amountCents: quote.amounts.totalIncludingVatCents, createdAt: start })
+    const invoice = Option.getOrThrow(yield* (yield* UnitOfWork).transaction(recordCharge(charge, quote)))
+    return { invoice, charge }
+  }))

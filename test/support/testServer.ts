@@ -57,6 +57,7 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   sessionAbsoluteHours: 168,
   staffSessionIdleMinutes: 30,
   staffSessionAbsoluteHours: 12,
+  metricsToken: Option.none(),
   loginMaxFailuresPerAccountAddress: 5,
   loginMaxFailuresPerAddress: 30,
   loginMaxFailuresPerAccount: 20,

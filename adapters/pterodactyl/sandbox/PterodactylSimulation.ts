@@ -3,7 +3,9 @@
 // and Wings front ends and the control surface; `pterodactylSimulation` connects to them in memory (an undici
 // dispatcher and WebSocket connections over stream pairs, no port, no OS socket, time on the Effect Clock) and
 // SandboxPterodactyl.ts puts the same front ends on loopback ports.
+import { NodeHttpClient } from "@effect/platform-node"
 import { Context, Effect, Layer, type Scope } from "effect"
+import type { HttpClient } from "effect/http"
 import type { Server as HttpServer } from "node:http"
 import type { Socket } from "node:net"
 import { type Duplex, duplexPair } from "node:stream"
@@ -183,6 +185,10 @@ export const pterodactylSimulation = (
       connectWings: () => connectTo(open.wings.server)
     } satisfies PterodactylSimulation
   })
+
+/** An HttpClient whose every request (panel or Wings) is answered by the simulation in memory. */
+export const httpClientOf = (simulation: PterodactylSimulation): Layer.Layer<HttpClient.HttpClient> =>
+  NodeHttpClient.layerUndiciNoDispatcher.pipe(Layer.provide(Layer.succeed(NodeHttpClient.Dispatcher, simulation.dispatcher)))
 
 export class PterodactylSimulationInstance extends Context.Service<PterodactylSimulationInstance, PterodactylSimulation>()(
   "adapters/pterodactyl/PterodactylSimulation"

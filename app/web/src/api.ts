@@ -1,7 +1,9 @@
 // The API client: JSON over fetch with the session cookie; every failure becomes an ApiError carrying the
 // envelope's `code`, which the views turn into a translated sentence (never the raw body).
 import type {
+  BillingProfileView,
   ErrorBody,
+  InvoiceView,
   GamePlanView,
   GameServerView,
   OrderView,
@@ -139,6 +141,8 @@ export type Snapshot = typeof SnapshotView.Type
 export type GameServer = typeof GameServerView.Type
 export type SecurityEvent = typeof SecurityEventView.Type
 export type SecurityEventsPage = typeof SecurityEventsPageView.Type
+export type Invoice = typeof InvoiceView.Type
+export type BillingProfile = typeof BillingProfileView.Type
 export type Renewal = typeof RenewalView.Type
 export type PaymentAnswer = typeof PaymentAnswerView.Type
 export type SavedCard = typeof SavedCardView.Type

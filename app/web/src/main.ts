@@ -11,6 +11,7 @@ import { dashboardView } from "./views/dashboard.ts"
 import { gameView } from "./views/game.ts"
 import { orderFormView, orderProgressView, plansView } from "./views/order.ts"
 import { demoBanner, loadPlatform } from "./platform.ts"
+import { invoicesView } from "./views/invoices.ts"
 import { billingView } from "./views/billing.ts"
 import { preferencesView } from "./views/preferences.ts"
 import { vpsView } from "./views/vps.ts"
@@ -60,6 +61,7 @@ const header = (user: User | null): HTMLElement => {
   const links = user === null
     ? [h("a", { href: "/login", "data-testid": "nav-login" }, t("nav.login")), h("a", { href: "/register", "data-testid": "nav-register" }, t("nav.register"))]
     : [h("a", { href: "/", "data-testid": "nav-dashboard" }, t("nav.dashboard")), h("a", { href: "/order", "data-testid": "nav-order" }, t("nav.order")),
+      h("a", { href: "/invoices", "data-testid": "nav-invoices" }, t("nav.invoices")),
       h("a", { href: "/billing", "data-testid": "nav-billing" }, t("nav.billing")),
       h("a", { href: "/preferences", "data-testid": "nav-preferences" }, t("nav.preferences"))]
   const here = location.pathname
@@ -100,6 +102,7 @@ const boot = async () => {
       route("/orders/:id", orderProgressView, "user"),
       route("/vps/:id", vpsView, "user"),
       route("/game/:id", gameView, "user"),
+      route("/invoices", invoicesView, "user"),
       route("/billing", billingView, "user"),
       route("/preferences", preferencesView, "user")
     ]

@@ -22,14 +22,15 @@ import { Orders } from "../../../ports/Orders.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { atOnce } from "../../support/eventually.ts"
 import { promptWebCrypto } from "../../support/promptWebCrypto.ts"
-import { DNS_STEPS, DnsZoneHosting, dnsPlan, NameServer, ZoneRecords } from "../../support/dnsZoneProduct.ts"
+import { listSubscriptionsWithServices } from "../../../domain/billing/subscriptionList.ts"
+import { DNS_STEPS, DnsZoneHosting, dnsPlan, NAME_SERVER, NameServer, ZoneRecords } from "../../support/dnsZoneProduct.ts"
 import { renewalEnv } from "../../support/renewalEnv.ts"
 import { noticesOf, recordedNoticesLayer } from "../../support/recordedNotices.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 
-/** Billing's own fakes, the in-memory engine, and one product registered: the DNS zone. */
-const dnsEnv = DnsZoneHosting.pipe(
+/** Billing's own fakes, the in-memory engine, and one product registered: the DNS zone, in one line as app/ does. */
+const dnsEnv = Layer.mergeAll(DnsZoneHosting).pipe(
   Layer.provideMerge(HostedServices.layer),
   Layer.provideMerge(WorkflowEngine.layerMemory),
   Layer.provideMerge(Layer.mergeAll(
@@ -81,6 +82,30 @@ describe("a product billing does not know (a DNS zone)", () => {
       assert.deepInclude(refused, { _tag: "InvalidOrderOption", field: "options.zone" })
       assert.strictEqual((yield* Effect.flip(placeOrder(customer(alice), "no-such-plan", {})))._tag, "PlanUnavailable")
       assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(alice), [])
+    }).pipe(Effect.provide(dnsEnv)))
+
+  it.effect("is refused before anything is charged when the product has no room for it", () =>
+    Effect.gen(function*() {
+      yield* ordered("first.fr")
+      yield* Effect.flatMap(NameServer, (server) => Ref.set(server.capacity, 1))
+      const refused = yield* Effect.flip(placeOrder(customer(alice), dnsPlan.id, { zone: "second.fr" }))
+      assert.deepInclude(refused, { _tag: "SoldOut", planId: dnsPlan.id })
+      assert.lengthOf(yield* (yield* Subscriptions).forUser(alice), 1)
+      assert.isUndefined(yield* zone("second.fr"))
+    }).pipe(Effect.provide(dnsEnv)))
+
+  it.effect("shows in the customer's list as the product describes it: name, address, state", () =>
+    Effect.gen(function*() {
+      const order = yield* ordered("example.fr")
+      const [listed, ...others] = yield* listSubscriptionsWithServices(alice)
+      assert.deepStrictEqual(others, [])
+      assert.strictEqual(listed?.subscription.id, order.subscriptionId)
+      assert.deepStrictEqual(listed?.service, Option.some({ name: "example.fr", address: NAME_SERVER, state: "active" }))
+      yield* TestClock.adjust("32 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(recordStatus(order.subscriptionId ?? ""), (s) => s === "suspended"))
+      const [lapsed] = yield* listSubscriptionsWithServices(alice)
+      assert.deepStrictEqual(lapsed?.service, Option.some({ name: "example.fr", address: NAME_SERVER, state: "suspended" }))
     }).pipe(Effect.provide(dnsEnv)))
 
   it.effect("a failed provisioning is refunded by billing and undone by the product", () =>

@@ -321,6 +321,23 @@ describe("a renewal is charged once", () => {
     }).pipe(Effect.provide(env)))
 })
 
+describe("a period first tried late", () => {
+  it.effect("a decline four days after the period's end is retried at D+5, not at the retries already missed", () =>
+    Effect.gen(function*() {
+      const { customer, subscription, userId } = yield* subscribed("4000000000009995")
+      // The cron was down from before the period's end until day 35.
+      yield* TestClock.adjust(Duration.days(35))
+      yield* cronPass
+      yield* cronPass
+      assert.deepStrictEqual(yield* intents(customer), { succeeded: 0, failed: 1 })
+      assert.deepStrictEqual((yield* noticesOf(userId)).filter((n) => n.startsWith("PaymentFailed")), ["PaymentFailed #1 of day 31, next day 36"])
+      yield* runUntilDay(37)
+      assert.deepStrictEqual(yield* intents(customer), { succeeded: 0, failed: 2 })
+      const record = Option.getOrThrow(yield* (yield* Renewals).get(subscription.id, subscription.currentPeriodEnd))
+      assert.deepInclude(record, { status: "failed", attempts: 2, nextAttemptAt: null })
+    }).pipe(Effect.provide(env)))
+})
+
 describe("paying a lapsed subscription from the panel", () => {
   it.effect("with a card that goes through: paid at once, the service back, a fresh month from now", () =>
     Effect.gen(function*() {

@@ -1,7 +1,7 @@
 // Specification of the Notices service: one e-mail per event key, sent to the user as they are when it is sent, and
 // a mail server that fails retried later by the retry pass, with a doubling pause, until it is given up.
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect, Layer, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import * as MemoryMailer from "../../../adapters/fake/MemoryMailer.ts"
 import * as MemoryNoticeRecords from "../../../adapters/fake/MemoryNoticeRecords.ts"
@@ -126,6 +126,32 @@ describe("Notices", () => {
       yield* retryDueNotices
       assert.deepStrictEqual(yield* subjects, [])
     }).pipe(Effect.provide(env())))
+
+  it.effect("a notice whose delivery keeps dying (a bug, an unreadable account) is given up after its last attempt", () =>
+    Effect.gen(function*() {
+      const lookups = yield* Ref.make(0)
+      const dying = Layer.effect(Users, Effect.map(MemoryUsers.make, (users) => Users.of({
+        ...users,
+        findById: () => Effect.andThen(Ref.update(lookups, (n) => n + 1), Effect.die(new Error("unreadable row")))
+      })))
+      const layer = Layer.provideMerge(NoticesLive, Layer.mergeAll(
+        MemoryNoticeRecords.layer,
+        dying,
+        MemoryMailer.layer,
+        Layer.succeed(NoticeSettings, settings)
+      ))
+      yield* Effect.gen(function*() {
+        yield* send(ready)
+        for (const pause of ["1 minute", "2 minutes", "1 day", "1 day"] as const) {
+          yield* settle
+          yield* TestClock.adjust(pause)
+          yield* retryDueNotices
+        }
+        yield* settle
+        assert.strictEqual(yield* Ref.get(lookups), settings.maxAttempts)
+        assert.deepStrictEqual(yield* subjects, [])
+      }).pipe(Effect.provide(layer))
+    }))
 
   it("waits 1, 2, 4 … minutes between attempts, at most the longest pause, and gives up after the last", () => {
     const base = Date.UTC(2026, 0, 1)

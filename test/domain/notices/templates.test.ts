@@ -144,6 +144,16 @@ describe("the customer e-mails", () => {
     assert.include(mail.html, `<a href="https://pay.zh.test/c/abc?x=1&amp;y=2">Payer maintenant</a>`)
   })
 
+  it("a decline reason reads in the customer's words, whether the gateway spells it with underscores or spaces", () => {
+    for (const reason of ["insufficient_funds", "insufficient funds", "Insufficient Funds"]) {
+      const failed = { ...notices.PaymentFailed, reason } as CustomerNotice
+      assert.include(renderNotice(failed, reader("fr"), "https://panel.zh.test").text, "Motif : fonds insuffisants")
+      assert.include(renderNotice(failed, reader("en"), "https://panel.zh.test").text, "Reason: insufficient funds")
+    }
+    const unknown = renderNotice({ ...notices.PaymentFailed, reason: "do not honor" } as CustomerNotice, reader("fr"), "https://panel.zh.test")
+    assert.include(unknown.text, "Motif : do not honor")
+  })
+
   it("a suspension says when the service will be destroyed or deleted", () => {
     assert.include(render("ServiceSuspended", "en").text, "Unless paid, it will be destroyed with its disks on 9 March 2026 at 00:30")
   })

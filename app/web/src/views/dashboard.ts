@@ -22,7 +22,10 @@ const subscriptionRow = (sub: Subscription, plans: Map<string, Plan>, redraw: ()
   const cancel = h("button", { type: "button", class: "danger-outline", "data-testid": `subscription-cancel-${sub.id}`, "aria-label": `${t("sub.cancel")} ${plan?.name ?? sub.planId}`,
     disabled: !usable || sub.cancelAtPeriodEnd }, t("sub.cancel"))
   const row = h("tr", { "data-testid": `subscription-${sub.id}`, "data-subscription": sub.id },
-    h("td", { "data-label": t("sub.plan") }, plan?.name ?? sub.planId, plan === undefined ? null : h("div", { class: "muted" }, t("common.perMonth", { price: formatPrice(plan.priceCents) }))),
+    h("td", { "data-label": t("sub.plan") }, plan?.name ?? sub.planId, plan === undefined ? null : h("div", { class: "muted" }, t("common.perMonth", { price: formatPrice(plan.priceCents) })),
+      // What its product says of the service, whatever the product: its name and where it is reached.
+      sub.service === undefined ? null : h("div", { class: "muted", "data-testid": `subscription-service-${sub.id}` },
+        sub.service.address === "" ? sub.service.name : `${sub.service.name} · ${sub.service.address}`)),
     h("td", { "data-label": t("common.state") }, stateBadge(sub.status, `subscription-state-${sub.id}`),
       sub.cancelAtPeriodEnd ? h("div", { class: "muted" }, t("sub.endsAtPeriodEnd")) : null),
     h("td", { "data-label": t("sub.periodEnd") }, h("time", { datetime: sub.currentPeriodEnd, "data-testid": `subscription-period-end-${sub.id}` }, formatDate(sub.currentPeriodEnd))),

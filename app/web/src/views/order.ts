@@ -191,7 +191,10 @@ export const orderProgressView: View = ({ root, params, alive }) => {
     }
     if (order.rootPassword !== undefined) rootPassword = order.rootPassword
     if (order.status === "completed") {
-      const service = order.serviceId === undefined ? null : order.kind === "vps" ? `/vps/${encodeURIComponent(order.serviceId)}` : `/game/${encodeURIComponent(order.serviceId)}`
+      // The panel has a page for the VPS and the game server; another product's service has none (yet).
+      const pages: Readonly<Record<string, string>> = { vps: "/vps/", game: "/game/" }
+      const page = pages[order.kind]
+      const service = order.serviceId === undefined || page === undefined ? null : `${page}${encodeURIComponent(order.serviceId)}`
       outcome.replaceChildren(
         h("div", { class: "success-box", "data-testid": "order-completed" }, t("order.completed")),
         rootPassword === undefined ? "" : passwordBox(rootPassword),
