@@ -19,6 +19,7 @@ beforeAll(async () => {
     sandbox: false,
     smtpUrl: Option.some(Redacted.make(`smtp://127.0.0.1:${smtp.port}`)),
     registryProvider: "recherche-entreprises",
+    vatRegistryProvider: "vies",
     // Nothing here asks the registry (personal accounts only); an unroutable one keeps the test off the network.
     rechercheEntreprisesUrl: new URL("http://127.0.0.1:9")
   })
