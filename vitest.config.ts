@@ -17,9 +17,7 @@ const shared = [
 ]
 const ownProcess = [
   // Spawns a node process and reads its own thread priorities.
-  "test/adapters/crypto/BcryptPasswordHasher.test.ts",
-  // Runs against the embedded database (sqlBackends).
-  "test/adapters/payments/SandboxPaymentGateway.test.ts"
+  "test/adapters/crypto/BcryptPasswordHasher.test.ts"
 ]
 const sharedFiles = globSync(shared).filter((file) => !ownProcess.includes(file))
 

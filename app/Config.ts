@@ -101,7 +101,8 @@ export const SettingsConfig = Config.all({
   customerUpstreamRatePerMinute: intSetting("CUSTOMER_UPSTREAM_RATE_PER_MINUTE", 1, 100_000, 60),
   lifecycleCron: withDefault(Config.String("LIFECYCLE_CRON"), "* * * * *"),
   sandboxTaskSpeed: withDefault(Config.Literals(["realistic", "instant"], "SANDBOX_TASK_SPEED"), "realistic"),
-  sandboxPaymentLatencyMs: intSetting("SANDBOX_PAYMENT_LATENCY_MS", 0, 600_000, 0),
+  sandboxStripePort: Config.option(Config.Port("SANDBOX_STRIPE_PORT")),
+  orderPaymentMinutes: intSetting("ORDER_PAYMENT_MINUTES", 1, 24 * 60, 60),
   stripeApiUrl: Config.option(Config.URL("STRIPE_API_URL")),
   stripeTimeoutMs: intSetting("STRIPE_TIMEOUT_MS", 1_000, 120_000, 20_000),
   stripeRetries: intSetting("STRIPE_RETRIES", 0, 10, 2),
@@ -128,13 +129,15 @@ export const SettingsConfig = Config.all({
 export type RawSettings = Config.Success<typeof SettingsConfig>
 
 /** Settings after defaults that depend on other settings, with secrets resolved and validated. */
-export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat" | "workflowLockRefreshSeconds" | "sellerFile" | "legalDir" | "vatFrenchRate" | "vatOssThresholdCents" | "vatRates" | "vatRegistryProvider" | "renewalRetryDays"> {
+export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "jwtSecret" | "encryptionKey" | "previousEncryptionKeys" | "registryProvider" | "logFormat" | "workflowLockRefreshSeconds" | "sellerFile" | "legalDir" | "vatFrenchRate" | "vatOssThresholdCents" | "vatRates" | "vatRegistryProvider" | "renewalRetryDays" | "sandboxStripePort"> {
   /** Days after a period's end when a declined renewal is tried again, increasing. */
   readonly renewalRetryDays: ReadonlyArray<number>
+  /** The sandbox Stripe's port in sandbox mode: SANDBOX_STRIPE_PORT, else PORT + 1 (0, any free port, when PORT is 0). */
+  readonly sandboxStripePort: number
   readonly production: boolean
   /**
-   * Sandbox mode: the simulated Proxmox VE and Pterodactyl with their demo plans, the payment gateway that approves
-   * every charge, the fixture registry and the mail outbox. On by default outside production, off in production.
+   * Sandbox mode: the simulated Proxmox VE and Pterodactyl with their demo plans, the sandbox Stripe (its hosted
+   * checkout page takes the test cards of reference/stripe.md), the fixture registry and the mail outbox. On by default outside production, off in production.
    */
   readonly sandbox: boolean
   readonly publicUrl: string
@@ -262,6 +265,7 @@ export const resolveSettings = Effect.fn("resolveSettings")(function*(
     jwtSecret,
     encryptionKeys: { current, previous },
     registryProvider,
+    sandboxStripePort: Option.getOrElse(raw.sandboxStripePort, () => raw.port === 0 ? 0 : (raw.port % 65535) + 1),
     renewalRetryDays,
     vatRegistryProvider,
     invoicing,

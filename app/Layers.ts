@@ -21,7 +21,6 @@ import { HttpSettings } from "../adapters/http/HttpSettings.ts"
 import * as OutboxMailer from "../adapters/mail/OutboxMailer.ts"
 import * as SmtpMailer from "../adapters/mail/SmtpMailer.ts"
 import { requireCurrentSchema, runMigrations, type SchemaBehind } from "../adapters/postgres/Migrations.ts"
-import * as SandboxPaymentGateway from "../adapters/payments/SandboxPaymentGateway.ts"
 import * as StripePaymentGateway from "../adapters/stripe/StripePaymentGateway.ts"
 import { apiAt } from "../adapters/stripe/StripePaymentGateway.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
@@ -70,6 +69,8 @@ import { NoticeSettings } from "../domain/notices/NoticeSettings.ts"
 import { BusinessRegistry } from "../ports/BusinessRegistry.ts"
 import { Mailer } from "../ports/Mailer.ts"
 import type { PaymentGateway } from "../ports/PaymentGateway.ts"
+import { OrderSettings } from "../domain/billing/OrderSettings.ts"
+import { SandboxStripeApp, SandboxStripePaymentsLive, SandboxStripeWebhookLive } from "./sandbox/SandboxStripeLive.ts"
 import type { UpstreamSecrets } from "../ports/UpstreamSecrets.ts"
 import { stripeCredentials } from "./StripeCredentials.ts"
 import * as CachedSessions from "./CachedSessions.ts"
@@ -202,17 +203,24 @@ const VatRegistryLive = (settings: Settings) =>
     : refused(VatRegistry, "VAT_REGISTRY_PROVIDER", "sandbox is only allowed in sandbox mode (SANDBOX=true)")
 
 /**
- * The payment gateway: in sandbox mode the one that approves every charge (today's order flow); otherwise Stripe,
- * configured once the operator stores `stripe:secret-key` (until then every order is refused before anything is
- * created: 503 PAYMENTS_NOT_CONFIGURED). The keys are read from the sealed secrets at most every 5 seconds, so a key
- * stored or rotated while the server runs is used without a restart.
+ * The payment gateway is Stripe's, through the official SDK. In sandbox mode it talks to the sandbox Stripe this
+ * process runs on loopback (its checkout page takes the test cards; its webhooks come to our own route). Otherwise
+ * to Stripe, configured once the operator stores `stripe:secret-key` (until then every order is refused before
+ * anything is created: 503 PAYMENTS_NOT_CONFIGURED); the keys are read from the sealed secrets at most every 5
+ * seconds, so a key stored or rotated while the server runs is used without a restart.
  */
-const PaymentsLive = (settings: Settings): Layer.Layer<PaymentGateway, never, SqlClient.SqlClient | UpstreamSecrets> =>
-  settings.sandbox
-    // Its charges are kept in the database: every instance sees them, as every instance sees a real provider.
-    ? SandboxPaymentGateway.layerSql({ chargeLatency: Duration.millis(settings.sandboxPaymentLatencyMs) }).pipe(
-      Layer.provide(NodeCrypto.layerSecureRandom)
-    )
+const PaymentsLive = (
+  settings: Settings
+): Layer.Layer<PaymentGateway | SandboxStripeApp, never, SqlClient.SqlClient | UpstreamSecrets> =>
+  // In sandbox mode a Stripe given by STRIPE_API_URL (one sandbox Stripe shared by several instances) replaces the
+  // process's own, as every real upstream replaces its sandbox.
+  settings.sandbox && Option.isNone(settings.stripeApiUrl)
+    ? SandboxStripePaymentsLive({
+      port: settings.sandboxStripePort,
+      stateFile: Option.isNone(settings.databaseUrl) ? join(settings.dataDir, "sandbox-stripe.json") : undefined,
+      timeoutMs: settings.stripeTimeoutMs,
+      maxNetworkRetries: settings.stripeRetries
+    })
     : Layer.unwrap(Effect.gen(function*() {
       const context = yield* Effect.context<UpstreamSecrets>()
       const credentials = yield* Effect.cachedWithTTL(
@@ -225,7 +233,7 @@ const PaymentsLive = (settings: Settings): Layer.Layer<PaymentGateway, never, Sq
         timeoutMs: settings.stripeTimeoutMs,
         maxNetworkRetries: settings.stripeRetries
       })
-    }))
+    })).pipe(Layer.provideMerge(SandboxStripeApp.none))
 
 /**
  * What sandbox mode decides beyond mail, registry and payments: the public platform answer, a warning at every
@@ -240,8 +248,8 @@ const SandboxModeLive = (settings: Settings) =>
       : Layer.succeed(UnsoldUpstreams, { clusters: [SANDBOX_CLUSTER], panels: [SANDBOX_PANEL] }),
     settings.sandbox && settings.production
       ? Layer.effectDiscard(Effect.logWarning(
-        "SANDBOX=true in production: simulated Proxmox VE and Pterodactyl with demo plans, orders approved without " +
-          "any payment, the sandbox registry and mail outbox. Never for real customers; unset SANDBOX to turn it off."
+        "SANDBOX=true in production: simulated Proxmox VE and Pterodactyl with demo plans, orders paid on the sandbox " +
+          "Stripe with test cards (no real payment), the sandbox registry and mail outbox. Never for real customers; unset SANDBOX to turn it off."
       ))
       : Layer.empty
   )
@@ -373,6 +381,10 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     Layer.provideMerge(Layer.mergeAll(
       PaymentsLive(settings),
       Layer.succeed(VpsSettings, vpsSettings(settings)),
+      Layer.succeed(OrderSettings, {
+        paymentWindow: Duration.minutes(settings.orderPaymentMinutes),
+        panelUrl: settings.publicUrl
+      }),
       Layer.succeed(GameSettings, gameSettings(settings)),
       Layer.succeed(RenewalSettings, renewalSettings(settings))
     )),
@@ -426,7 +438,7 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
 
 /** The routes, served on whatever `HttpServer` is provided; `middleware` wraps the handling of every request. */
 const HttpRoutesLive = (settings: Settings, middleware: ServeMiddleware = (app) => app) =>
-  HttpRouter.serve(
+  Layer.merge(SandboxStripeWebhookLive, HttpRouter.serve(
     HttpApp({
       allowedOrigin: settings.publicUrl,
       publicUrl: settings.publicUrl,
@@ -440,7 +452,7 @@ const HttpRoutesLive = (settings: Settings, middleware: ServeMiddleware = (app) 
       legal: settings.legal
     }),
     { disableLogger: true, routerConfig, middleware }
-  )
+  ))
 
 /** The HTTP application on a database, for any `HttpServer` (the real listener, or a test one). */
 export const HttpAppLive = <E, R>(settings: Settings, database: Layer.Layer<SqlClient.SqlClient, E, R>) =>

@@ -3,6 +3,7 @@
 // ten 32 MiB binary frames to its console, each on its own connection, and reads the server's RSS from /proc before,
 // at its peak (sampled every 20 ms) and after. Prints one JSON line.
 //   node bench/consoleFrames.ts [checkout root]
+import { payCheckout } from "./checkout.ts"
 import { type ChildProcess, spawn } from "node:child_process"
 import { generateKeyPairSync, randomUUID } from "node:crypto"
 import { mkdtemp, readFile, rm } from "node:fs/promises"
@@ -117,7 +118,8 @@ const main = async () => {
       method: "POST",
       cookie,
       body: { planId: "vps-s", options: { templateId: "debian-12", hostname: "frames", sshPublicKey: sshKey() } }
-    })).text) as { order: { id: string } }
+    })).text) as { order: { id: string; checkoutUrl?: string } }
+    await payCheckout(placed.order.checkoutUrl)
     let vpsId = ""
     for (let i = 0; i < 600 && vpsId === ""; i++) {
       const order = JSON.parse((await call(url, `/api/orders/${placed.order.id}`, { cookie })).text) as { status: string; serviceId?: string }

@@ -2,6 +2,7 @@
 // path taken straight to the bench's own sandbox Pterodactyl (registered as panel `bench-panel`), on one game
 // server ordered through the HTTP API of the same server process as the other parts.
 import { Schema } from "effect"
+import { payCheckout } from "./checkout.ts"
 import { GameServerView, OrderView } from "../adapters/http/views.ts"
 import { consoleRelayVersusDirect, type ConsoleTarget, downloadRelayVersusDirect, relayOnce, startGameServer } from "./gameMeasures.ts"
 import { type BenchPanel, GAME_PLAN } from "./gameUpstream.ts"
@@ -54,6 +55,7 @@ const orderGameServer = async (customer: Target) => {
     201,
     "POST /api/orders"
   )).order
+  await payCheckout(placed.checkoutUrl)
   const { order } = await followOrder(customer, placed.id, 50, 60_000)
   if (order.status !== "completed" || order.serviceId === undefined) {
     throw new Error(`the game order ${order.status}: ${order.failureReason ?? "no game server"}`)

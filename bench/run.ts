@@ -4,7 +4,8 @@
 // Settings (environment): BENCH_DATABASE_URL (admin connection, default postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_BCRYPT_COST (default 10), BENCH_SECONDS (length of each measured phase, default 10),
 // BENCH_SERVER_NODE_OPTIONS (NODE_OPTIONS of the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
-// BENCH_ONLY (`accounts`, `vps` or `game`: run one part; all by default), BENCH_VPS_CONCURRENT (orders placed at
+// BENCH_ONLY (`accounts`, `vps`, `game` or `webhooks`: run one part; all by default), BENCH_WEBHOOK_CONCURRENCY
+// (webhook deliveries in flight at once, default 16), BENCH_VPS_CONCURRENT (orders placed at
 // once, default 100), BENCH_VPS_SEQUENTIAL (orders one after the other, default 5), BENCH_VPS_KEYSTROKES (per console
 // session, three sessions per path; default 500), BENCH_GAME_COMMANDS (`say` commands in one console burst, default
 // 2000), BENCH_GAME_ROUND_TRIPS (single-command round trips per console round, default 500), BENCH_GAME_ROUNDS
@@ -20,6 +21,7 @@ import { fixed, judge, mib, ms, percent, renderTable, rps, type Section, times, 
 import { runGameBench } from "./gameBench.ts"
 import { type BenchPanel, startBenchPanel } from "./gameUpstream.ts"
 import { runVpsBench } from "./vpsBench.ts"
+import { runWebhookBench } from "./webhookBench.ts"
 import { type BenchCluster, startBenchCluster } from "./vpsUpstream.ts"
 import {
   Cleanup,
@@ -42,7 +44,9 @@ const intEnv = (name: string, fallback: number, min: number, max: number): numbe
 
 const only = (() => {
   const text = process.env["BENCH_ONLY"] ?? ""
-  if (text !== "" && text !== "accounts" && text !== "vps" && text !== "game") throw new Error("BENCH_ONLY must be accounts, vps or game")
+  if (text !== "" && text !== "accounts" && text !== "vps" && text !== "game" && text !== "webhooks") {
+    throw new Error("BENCH_ONLY must be accounts, vps, game or webhooks")
+  }
   return text === "" ? undefined : text
 })()
 
@@ -54,6 +58,8 @@ const settings = {
   accounts: only === undefined || only === "accounts",
   vps: only === undefined || only === "vps",
   game: only === undefined || only === "game",
+  webhooks: only === undefined || only === "webhooks",
+  webhookConcurrency: intEnv("BENCH_WEBHOOK_CONCURRENCY", 16, 1, 256),
   vpsSettings: {
     sequential: intEnv("BENCH_VPS_SEQUENTIAL", 5, 1, 50),
     concurrent: intEnv("BENCH_VPS_CONCURRENT", 100, 1, 400),
@@ -69,7 +75,7 @@ const settings = {
   }
 }
 const RESULTS = resolve(import.meta.dirname, "results", "latest.json")
-const HARD_LIMIT_MS = ((settings.accounts ? 6 : 0) + (settings.vps ? 6 : 0) + (settings.game ? 5 : 0)) * 60_000
+const HARD_LIMIT_MS = ((settings.accounts ? 6 : 0) + (settings.vps ? 6 : 0) + (settings.game ? 5 : 0) + (settings.webhooks ? 2 : 0)) * 60_000
 
 /** Who used the machine's cores during a phase. */
 const coresUsed = (c: { server: number; database: number; bench: number; other: number }) =>
@@ -187,7 +193,18 @@ const runAccounts = async (target: Target) => {
   return { json: { a, b, c, d }, sections }
 }
 
+/** BENCH_ONLY=webhooks: the webhook part alone, on a server of its own. */
+const webhooksOnly = async (cleanup: Cleanup) => {
+  const webhooks = await runWebhookBench({ ...webhookSettings(), concurrency: settings.webhookConcurrency }, cleanup)
+  await writeJson(RESULTS, { webhooks: webhooks.json, table: webhooks.sections })
+  process.stdout.write(renderTable([`ZH bench — webhooks, ${new Date().toISOString()}`], webhooks.sections))
+  process.stdout.write(`results written to ${RESULTS}\n`)
+}
+
+const webhookSettings = () => ({ adminUrl: settings.adminUrl, bcryptCost: settings.bcryptCost, seconds: settings.seconds })
+
 const main = async (cleanup: Cleanup) => {
+  if (only === "webhooks") return webhooksOnly(cleanup)
   const started = new Date()
   const cores = availableParallelism()
   const loadBefore = loadavg()[0] ?? 0
@@ -216,6 +233,9 @@ const main = async (cleanup: Cleanup) => {
     : await runVpsBench(server, target, cluster, database.url, settings.vpsSettings)
   const game = panel === undefined ? undefined : await runGameBench(server, target, panel, settings.gameSettings)
   const end = await memoryOf(server.pid)
+  const webhooks = settings.webhooks
+    ? await runWebhookBench({ ...webhookSettings(), concurrency: settings.webhookConcurrency }, cleanup)
+    : undefined
 
   const meta = {
     startedAt: started.toISOString(),
@@ -235,7 +255,12 @@ const main = async (cleanup: Cleanup) => {
       (vps === undefined ? "" : "; the sandbox Proxmox runs in the load generator's process") +
       (game === undefined ? "" : "; the sandbox Pterodactyl and its Wings run in the load generator's process")
   }
-  const sections: Array<Section> = [...(accounts?.sections ?? []), ...(vps?.sections ?? []), ...(game?.sections ?? [])]
+  const sections: Array<Section> = [
+    ...(accounts?.sections ?? []),
+    ...(vps?.sections ?? []),
+    ...(game?.sections ?? []),
+    ...(webhooks?.sections ?? [])
+  ]
   const heading = [
     `ZH bench — ${meta.startedAt}, revision ${revision}`,
     `Node ${meta.node}, PostgreSQL ${meta.postgres}, ${cores} cores (${meta.cpu}), bcrypt cost ${meta.bcryptCost}`,
@@ -248,6 +273,7 @@ const main = async (cleanup: Cleanup) => {
     ...accounts?.json,
     ...(vps === undefined ? {} : { vps: vps.json }),
     ...(game === undefined ? {} : { game: game.json }),
+    ...(webhooks === undefined ? {} : { webhooks: webhooks.json }),
     end,
     table: sections
   })

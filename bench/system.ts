@@ -111,6 +111,10 @@ export interface ServerSettings {
   readonly bcryptCost: number
   /** Passed to the server as NODE_OPTIONS (e.g. `--cpu-prof` to see where its time goes). */
   readonly nodeOptions: string | undefined
+  /** Settings added to (or replacing) the production start's. */
+  readonly env?: Readonly<Record<string, string>> | undefined
+  /** Run after the migration, before the server starts, on the same settings (e.g. `secrets put`). */
+  readonly beforeStart?: ((env: NodeJS.ProcessEnv) => Promise<void>) | undefined
 }
 
 /**
@@ -122,7 +126,7 @@ const serverEnv = (settings: ServerSettings, port: number, dataDir: string): Nod
   PATH: process.env["PATH"] ?? "/usr/bin:/bin",
   HOME: process.env["HOME"] ?? dataDir,
   NODE_ENV: "production",
-  // Orders are paid through the sandbox gateway (there is no real one); the upstreams are the bench's own, from
+  // Orders are paid on the sandbox Stripe (the server runs it on PORT + 1); the upstreams are the bench's own, from
   // CATALOG_FILE, so no sandbox Proxmox or panel starts.
   SANDBOX: "true",
   HOST: "127.0.0.1",
@@ -141,7 +145,8 @@ const serverEnv = (settings: ServerSettings, port: number, dataDir: string): Nod
   CONSOLE_INPUT_RATE_SCALE: "10000", // the setting's maximum
   CUSTOMER_UPSTREAM_RATE_PER_MINUTE: "100000", // the setting's maximum
   LOG_LEVEL: "Warn",
-  ...(settings.nodeOptions === undefined ? {} : { NODE_OPTIONS: settings.nodeOptions })
+  ...(settings.nodeOptions === undefined ? {} : { NODE_OPTIONS: settings.nodeOptions }),
+  ...settings.env
 })
 
 export interface RunningServer {
@@ -183,6 +188,7 @@ export const startServer = async (settings: ServerSettings, cleanup: Cleanup): P
   const env = serverEnv(settings, port, dataDir)
   const { NODE_OPTIONS: _profilingIsForTheServerOnly, ...migrateEnv } = env
   progress(await runProgram(process.execPath, ["app/cli.ts", "migrate"], { env: migrateEnv, timeoutMs: 120_000 }))
+  if (settings.beforeStart !== undefined) await settings.beforeStart(migrateEnv)
 
   const child = spawn(process.execPath, ["app/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
   let tail = ""

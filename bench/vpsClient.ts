@@ -1,6 +1,7 @@
 // The customer's side of a VPS order over the HTTP API (POST /api/orders, then GET /api/orders/:id until it
 // settles), and the server's own timestamps of each order, read from its database.
 import { Schema } from "effect"
+import { payCheckout } from "./checkout.ts"
 import { generateKeyPairSync } from "node:crypto"
 import { performance } from "node:perf_hooks"
 import { OrderView } from "../adapters/http/views.ts"
@@ -40,7 +41,7 @@ export interface Placed {
   readonly sentAt: number
 }
 
-/** Orders a VPS S on Debian 12; resolves once the order is accepted (201), with when it was sent. */
+/** Orders a VPS S on Debian 12 and pays it on its checkout page; resolves once paid there, with when it was sent. */
 export const placeOrder = async (customer: Customer, hostname: string): Promise<Placed> => {
   const sentAt = performance.now()
   const response = await fetch(`${customer.url}/api/orders`, {
@@ -49,7 +50,9 @@ export const placeOrder = async (customer: Customer, hostname: string): Promise<
     body: JSON.stringify({ planId: "vps-s", options: { templateId: "debian-12", hostname, sshPublicKey: SSH_KEY } }),
     signal: AbortSignal.timeout(60_000)
   })
-  return { id: decodePlaced(await json(response, 201, "POST /api/orders")).order.id, sentAt }
+  const { order } = decodePlaced(await json(response, 201, "POST /api/orders"))
+  await payCheckout(order.checkoutUrl)
+  return { id: order.id, sentAt }
 }
 
 export const readOrder = async (customer: Customer, id: string): Promise<Order> => {

@@ -12,29 +12,37 @@ export class Orders extends Context.Service<Orders, {
     readonly kind: ServiceKind
     readonly options: Record<string, unknown>
     readonly totalSteps: number
+    /** Unpaid by then, the order expires. */
+    readonly expiresAt: Date
     readonly now: Date
   }): Effect.Effect<Order, DatabaseUnavailable>
   get(id: string): Effect.Effect<Option.Option<Order>, DatabaseUnavailable>
-  /** Moves a pending or provisioning order along; a completed or failed order is left as it is. */
+  /** The order's hosted payment page, once the provider made it (only while the order awaits its payment). */
+  checkoutOpened(id: string, checkout: { readonly session: string; readonly url: string }, now: Date): Effect.Effect<void, DatabaseUnavailable>
+  /** Moves a provisioning order along; an order in any other status is left as it is. */
   progress(id: string, update: {
-    readonly status: Extract<OrderStatus, "pending" | "provisioning">
+    readonly status: Extract<OrderStatus, "provisioning">
     readonly step: number
     readonly stepName: string
     readonly subscriptionId?: SubscriptionId
     readonly now: Date
   }): Effect.Effect<void, DatabaseUnavailable>
   /**
-   * The payment is recorded: pending → provisioning (step 0), only if the order is still pending. False when it is
-   * not (another instance carried it on, or it failed meanwhile): the caller then writes nothing else.
+   * The payment is recorded: awaiting_payment → provisioning (step 0), only if the order still awaits it. False when
+   * it does not (paid already, or expired meanwhile): the caller then writes nothing else for the order.
    */
   startProvisioning(id: string, now: Date): Effect.Effect<boolean, DatabaseUnavailable>
+  /** awaiting_payment → expired, only if still unpaid; false otherwise (paid meanwhile, or expired already). */
+  expire(id: string, now: Date): Effect.Effect<boolean, DatabaseUnavailable>
+  /** Orders awaiting their payment whose deadline is at or before `now`, oldest deadline first. */
+  dueForExpiry(now: Date): Effect.Effect<ReadonlyArray<Order>, DatabaseUnavailable>
   /** Completes once; the sealed one-time secret (a VPS root password) is kept until its first read. */
   complete(id: string, serviceId: string, oneTimeSecret: string | null, now: Date): Effect.Effect<void, DatabaseUnavailable>
-  /** Fails once, with a reason the customer can read. */
+  /** Fails once (an order awaiting its payment or provisioning), with a reason the customer can read. */
   fail(id: string, reason: string, now: Date): Effect.Effect<void, DatabaseUnavailable>
   /** Returns the sealed one-time secret and forgets it, atomically: only the first reader gets it. */
   takeOneTimeSecret(id: string): Effect.Effect<Option.Option<string>, DatabaseUnavailable>
-  /** Orders still pending or provisioning (to carry on or settle when interrupted). */
+  /** Orders awaiting their payment or provisioning. */
   readonly unfinished: Effect.Effect<ReadonlyArray<Order>, DatabaseUnavailable>
   /** The order's undo is under way (idempotent: the first time counts as `since`). */
   cleanupPending(id: string, now: Date): Effect.Effect<void, DatabaseUnavailable>

@@ -76,6 +76,15 @@ export type PaymentNotification =
   /** Verified, but of a kind billing does not act on. */
   | { readonly _tag: "Ignored"; readonly id: string; readonly type: string }
 
+/** What became of an order's hosted payment page that we closed (or found closed). */
+export type CheckoutOutcome =
+  /** Closed unpaid: nothing can be paid on it any more. */
+  | { readonly _tag: "Expired" }
+  /** Paid before it could be closed: the order is paid (`payment` identifies the payment, as in `OrderPaid`). */
+  | { readonly _tag: "Paid"; readonly payment: string; readonly amountCents: number }
+  /** A payment is under way on it (a delayed method): neither closed nor paid yet; ask again later. */
+  | { readonly _tag: "Processing" }
+
 export class PaymentGateway extends Context.Service<PaymentGateway, {
   /**
    * Whether this gateway can take payments at all; asked before anything of an order is created, so an order that
@@ -99,8 +108,15 @@ export class PaymentGateway extends Context.Service<PaymentGateway, {
     readonly amountCents: number
     readonly successUrl: string
     readonly cancelUrl: string
+    /** When the page stops taking the payment, if the provider allows that deadline (ours expires it otherwise). */
+    readonly expiresAt?: Date | undefined
     readonly idempotencyKey: string
-  }): Effect.Effect<{ readonly url: string }, PaymentUnavailable>
+  }): Effect.Effect<{ readonly session: string; readonly url: string }, PaymentUnavailable>
+  /**
+   * Closes an order's hosted page so that it can no longer be paid, and says what became of it: an order expired by
+   * us while its customer was paying is paid after all when the page turns out paid.
+   */
+  expireCheckout(session: string): Effect.Effect<CheckoutOutcome, PaymentUnavailable>
   /** A hosted page where the customer saves another card (`CardSaved` when done), then comes back to `returnUrl`. */
   cardPage(request: {
     readonly customer: string

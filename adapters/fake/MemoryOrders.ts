@@ -13,7 +13,7 @@ interface Row {
 const byCreation = (a: Order, b: Order) =>
   a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
-const isUnfinished = (order: Order) => order.status === "pending" || order.status === "provisioning"
+const isUnfinished = (order: Order) => order.status === "awaiting_payment" || order.status === "provisioning"
 
 export const make = Effect.gen(function*() {
   const rows = yield* Ref.make(new Map<string, Row>())
@@ -23,12 +23,14 @@ export const make = Effect.gen(function*() {
       const row = m.get(id)
       return row === undefined ? m : new Map(m).set(id, f(row))
     })
-  /** Applies `f` to an unfinished order; a finished or unknown one is left as it is. */
-  const moveUnfinished = (id: string, f: (row: Row) => Row) =>
-    Ref.update(rows, (m) => {
+  /** Applies `f` to an order whose status passes `when`; any other (or an unknown one) is left as it is. */
+  const moveIf = (when: (order: Order) => boolean) => (id: string, f: (row: Row) => Row) =>
+    Ref.modify(rows, (m): readonly [boolean, Map<string, Row>] => {
       const row = m.get(id)
-      return row === undefined || !isUnfinished(row.order) ? m : new Map(m).set(id, f(row))
+      return row === undefined || !when(row.order) ? [false, m] : [true, new Map(m).set(id, f(row))]
     })
+  const moveUnfinished = (id: string, f: (row: Row) => Row) => Effect.asVoid(moveIf(isUnfinished)(id, f))
+  const awaitingPayment = moveIf((order) => order.status === "awaiting_payment")
   return Orders.of({
     create: (o) =>
       Ref.modify(rows, (m): readonly [Order | undefined, Map<string, Row>] => {
@@ -39,13 +41,16 @@ export const make = Effect.gen(function*() {
           planId: PlanId.make(o.planId),
           kind: o.kind,
           options: structuredClone(o.options),
-          status: "pending",
+          status: "awaiting_payment",
           step: 0,
           totalSteps: o.totalSteps,
           stepName: "Payment",
           failureReason: null,
           subscriptionId: null,
           serviceId: null,
+          checkoutSession: null,
+          checkoutUrl: null,
+          expiresAt: o.expiresAt,
           createdAt: o.now,
           updatedAt: o.now
         })
@@ -54,8 +59,13 @@ export const make = Effect.gen(function*() {
         order === undefined ? Effect.die(`order ${o.id} already exists`) : Effect.succeed(order)
       )),
     get: (id) => Effect.map(Ref.get(rows), (m) => Option.map(Option.fromNullishOr(m.get(id)), (row) => row.order)),
+    checkoutOpened: (id, checkout, now) =>
+      Effect.asVoid(awaitingPayment(id, (row) => ({
+        ...row,
+        order: new Order({ ...row.order, checkoutSession: checkout.session, checkoutUrl: checkout.url, updatedAt: now })
+      }))),
     progress: (id, update) =>
-      moveUnfinished(id, (row) => ({
+      Effect.asVoid(moveIf((order) => order.status === "provisioning")(id, (row) => ({
         ...row,
         order: new Order({
           ...row.order,
@@ -65,14 +75,19 @@ export const make = Effect.gen(function*() {
           subscriptionId: update.subscriptionId ?? row.order.subscriptionId,
           updatedAt: update.now
         })
-      })),
+      }))),
     startProvisioning: (id, now) =>
-      Ref.modify(rows, (m): readonly [boolean, Map<string, Row>] => {
-        const row = m.get(id)
-        if (row === undefined || row.order.status !== "pending") return [false, m]
-        const order = new Order({ ...row.order, status: "provisioning", step: 0, stepName: "Queued", updatedAt: now })
-        return [true, new Map(m).set(id, { ...row, order })]
-      }),
+      awaitingPayment(id, (row) => ({
+        ...row,
+        order: new Order({ ...row.order, status: "provisioning", step: 0, stepName: "Queued", updatedAt: now })
+      })),
+    expire: (id, now) =>
+      awaitingPayment(id, (row) => ({ ...row, order: new Order({ ...row.order, status: "expired", stepName: "Expired", updatedAt: now }) })),
+    dueForExpiry: (now) =>
+      Effect.map(Ref.get(rows), (m) =>
+        [...m.values()].map((row) => row.order)
+          .filter((o) => o.status === "awaiting_payment" && o.expiresAt !== null && o.expiresAt.getTime() <= now.getTime())
+          .sort((a, b) => a.expiresAt!.getTime() - b.expiresAt!.getTime() || (a.id < b.id ? -1 : 1))),
     complete: (id, serviceId, oneTimeSecret, now) =>
       moveUnfinished(id, (row) => ({
         order: new Order({ ...row.order, status: "completed", serviceId, updatedAt: now }),

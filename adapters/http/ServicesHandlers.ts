@@ -32,6 +32,8 @@ const orderView = (order: Order, rootPassword?: string) => ({
   kind: order.kind,
   status: order.status,
   progress: { step: order.step, total: order.totalSteps, name: order.stepName },
+  ...(order.status !== "awaiting_payment" || order.checkoutUrl === null ? {} : { checkoutUrl: order.checkoutUrl }),
+  ...(order.status !== "awaiting_payment" || order.expiresAt === null ? {} : { expiresAt: order.expiresAt.toISOString() }),
   ...(order.failureReason === null ? {} : { failureReason: order.failureReason }),
   ...(order.subscriptionId === null ? {} : { subscriptionId: order.subscriptionId }),
   ...(order.serviceId === null ? {} : { serviceId: order.serviceId }),
@@ -99,7 +101,7 @@ export const OrdersHandlers = HttpApiBuilder.group(Api, "orders", Effect.fn(func
   const run = yield* withServices<Effect.Services<ReturnType<typeof placeOrder>> | Effect.Services<ReturnType<typeof viewOrder>>>()
   return handlers
     .handle("create", ({ payload }) =>
-      Effect.flatMap(userId, (user) => run(placeOrder(user, payload.planId, payload.options))).pipe(
+      Effect.flatMap(CurrentSession, (session) => run(placeOrder(session.user, payload.planId, payload.options))).pipe(
         Effect.map((order) => ({ order: orderView(order) })),
         mapDomainErrors
       ))

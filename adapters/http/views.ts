@@ -80,8 +80,13 @@ export const OrderView = Schema.Struct({
   planId: Schema.String,
   /** What was bought: the kind of the product that sells it ("vps", "game"). */
   kind: Schema.String,
-  status: Schema.Literals(["pending", "provisioning", "completed", "failed"]),
+  /** awaiting_payment → provisioning → completed | failed; expired: never paid. */
+  status: Schema.Literals(["awaiting_payment", "provisioning", "completed", "failed", "expired"]),
   progress: Schema.Struct({ step: Schema.Int, total: Schema.Int, name: Schema.String }),
+  /** The payment provider's hosted page where the order is paid: only while it awaits its payment. */
+  checkoutUrl: Schema.optionalKey(Schema.String),
+  /** When an order awaiting its payment expires unpaid. */
+  expiresAt: Schema.optionalKey(Schema.String),
   failureReason: Schema.optionalKey(Schema.String),
   subscriptionId: Schema.optionalKey(Schema.String),
   serviceId: Schema.optionalKey(Schema.String),

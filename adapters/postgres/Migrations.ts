@@ -10,6 +10,7 @@ import sessions from "./migrations/0006_sessions.ts"
 import recovery from "./migrations/0007_recovery.ts"
 import snapshotClaims from "./migrations/0008_snapshot_claims.ts"
 import payments from "./migrations/0009_payments.ts"
+import orderCheckout from "./migrations/0010_order_checkout.ts"
 import renewals from "./migrations/0011_renewals.ts"
 import notices from "./migrations/0012_notices.ts"
 import invoices from "./migrations/0013_invoices.ts"
@@ -26,6 +27,7 @@ const all = {
   "7_recovery": recovery,
   "8_snapshot_claims": snapshotClaims,
   "9_payments": payments,
+  "10_order_checkout": orderCheckout,
   "11_renewals": renewals,
   "12_notices": notices,
   "13_invoices": invoices,

@@ -14,6 +14,7 @@ const NewOrder = Schema.Struct({
   kind: ServiceKind,
   options: Schema.Record(Schema.String, Schema.Unknown),
   totalSteps: Schema.Int,
+  expiresAt: Schema.Date,
   now: Schema.Date
 })
 const PendingCleanupRow = snakeColumns(
@@ -29,20 +30,20 @@ const PendingCleanupRow = snakeColumns(
 
 /** Every column but the one-time secret, which leaves the table only through takeOneTimeSecret. */
 const columns = "id, user_id, plan_id, kind, options, status, step, total_steps, step_name, failure_reason, " +
-  "subscription_id, service_id, created_at, updated_at"
+  "subscription_id, service_id, checkout_session, checkout_url, expires_at, created_at, updated_at"
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const unfinishedStatuses = ["pending", "provisioning"]
+  const unfinishedStatuses = ["awaiting_payment", "provisioning"]
   const insert = SqlSchema.findOne({
     Request: NewOrder,
     Result: OrderRow,
     // jsonb goes in as text cast by the statement: the driver binds strings untyped.
     execute: (o) =>
       sql`INSERT INTO orders (id, user_id, plan_id, kind, options, status, step, total_steps, step_name,
-                              created_at, updated_at)
+                              expires_at, created_at, updated_at)
           VALUES (${o.id}, ${o.userId}, ${o.planId}, ${o.kind}, ${JSON.stringify(o.options)}::jsonb,
-                  'pending', 0, ${o.totalSteps}, 'Payment', ${o.now}, ${o.now})
+                  'awaiting_payment', 0, ${o.totalSteps}, 'Payment', ${o.expiresAt}, ${o.now}, ${o.now})
           RETURNING ${sql.unsafe(columns)}`
   })
   const byId = SqlSchema.findOneOption({
@@ -55,6 +56,13 @@ export const make = Effect.gen(function*() {
     Result: OrderRow,
     execute: () =>
       sql`SELECT ${sql.unsafe(columns)} FROM orders WHERE status = ANY(${unfinishedStatuses}) ORDER BY created_at, id`
+  })
+  const due = SqlSchema.findAll({
+    Request: Schema.Date,
+    Result: OrderRow,
+    execute: (now) =>
+      sql`SELECT ${sql.unsafe(columns)} FROM orders
+          WHERE status = 'awaiting_payment' AND expires_at <= ${now} ORDER BY expires_at, id`
   })
   const takeSecret = SqlSchema.findOneOption({
     Request: Schema.String,
@@ -78,14 +86,21 @@ export const make = Effect.gen(function*() {
   return Orders.of({
     create: (order) => insert(order).pipe(stored),
     get: (id) => byId(id).pipe(stored),
+    checkoutOpened: (id, checkout, now) =>
+      sql`UPDATE orders SET checkout_session = ${checkout.session}, checkout_url = ${checkout.url}, updated_at = ${now}
+          WHERE id = ${id} AND status = 'awaiting_payment'`.pipe(Effect.asVoid, stored),
     progress: (id, update) =>
       sql`UPDATE orders SET status = ${update.status}, step = ${update.step}, step_name = ${update.stepName},
             subscription_id = coalesce(${update.subscriptionId ?? null}::uuid, subscription_id),
             updated_at = ${update.now}
-          WHERE id = ${id} AND status = ANY(${unfinishedStatuses})`.pipe(Effect.asVoid, stored),
+          WHERE id = ${id} AND status = 'provisioning'`.pipe(Effect.asVoid, stored),
     startProvisioning: (id, now) =>
       sql`UPDATE orders SET status = 'provisioning', step = 0, step_name = 'Queued', updated_at = ${now}
-          WHERE id = ${id} AND status = 'pending' RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), stored),
+          WHERE id = ${id} AND status = 'awaiting_payment' RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), stored),
+    expire: (id, now) =>
+      sql`UPDATE orders SET status = 'expired', step_name = 'Expired', updated_at = ${now}
+          WHERE id = ${id} AND status = 'awaiting_payment' RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), stored),
+    dueForExpiry: (now) => due(now).pipe(stored),
     complete: (id, serviceId, oneTimeSecret, now) =>
       sql`UPDATE orders SET status = 'completed', service_id = ${serviceId}, one_time_secret = ${oneTimeSecret},
             updated_at = ${now}

@@ -5,6 +5,7 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import Stripe from "stripe"
 import {
+  type CheckoutOutcome,
   NotificationSignatureInvalid,
   PaymentAuthenticationRequired,
   PaymentDeclined,
@@ -45,6 +46,14 @@ export interface StripeGatewayOptions {
   readonly maxNetworkRetries?: number | undefined
   /** Another transport than Node's own (the sandbox Stripe without sockets: `Stripe.createFetchHttpClient`). */
   readonly httpClient?: Stripe.HttpClient | undefined
+}
+
+/** Stripe takes a Checkout Session's `expires_at` between 30 minutes and 24 hours ahead (a margin kept on each side). */
+const sessionExpiry = (at: Date | undefined, now: number): number | undefined => {
+  if (at === undefined) return undefined
+  const seconds = Math.floor(at.getTime() / 1000)
+  const from = Math.floor(now / 1000)
+  return seconds >= from + 31 * 60 && seconds <= from + 23 * 3600 ? seconds : undefined
 }
 
 /** Stripe's documented tolerance: a signed event more than 5 minutes old is refused (replay protection). */
@@ -116,8 +125,9 @@ export const make = (options: StripeGatewayOptions) => {
           Effect.map((c) => ({ customer: c.id }))
         ),
     checkout: (request) =>
-      call("checkout creation", (s) =>
-        s.checkout.sessions.create({
+      call("checkout creation", (s) => {
+        const expiresAt = sessionExpiry(request.expiresAt, Date.now())
+        return s.checkout.sessions.create({
           mode: "payment",
           customer: request.customer,
           client_reference_id: request.orderId,
@@ -130,10 +140,30 @@ export const make = (options: StripeGatewayOptions) => {
             metadata: { orderId: request.orderId, idempotency_key: request.idempotencyKey }
           },
           success_url: request.successUrl,
-          cancel_url: request.cancelUrl
-        }, { idempotencyKey: request.idempotencyKey })).pipe(
-          Effect.flatMap((session) => session.url === null ? unavailable("checkout creation")("no url") : Effect.succeed({ url: session.url }))
+          cancel_url: request.cancelUrl,
+          ...(expiresAt === undefined ? {} : { expires_at: expiresAt })
+        }, { idempotencyKey: request.idempotencyKey })
+      }).pipe(
+          Effect.flatMap((session) =>
+            session.url === null ? unavailable("checkout creation")("no url") : Effect.succeed({ session: session.id, url: session.url })
+          )
         ),
+    expireCheckout: (session) =>
+      call("checkout expiry", async (s) => {
+        try {
+          await s.checkout.sessions.expire(session)
+        } catch (e) {
+          // Closed already (paid, or expired by Stripe): what it became is read below.
+          if (!(e instanceof Stripe.errors.StripeInvalidRequestError && e.code === "checkout_session_not_open")) throw e
+        }
+        return await s.checkout.sessions.retrieve(session)
+      }).pipe(Effect.map((closed): CheckoutOutcome => {
+        const payment = closed.payment_intent === null ? null : typeof closed.payment_intent === "string" ? closed.payment_intent : closed.payment_intent.id
+        if (closed.status === "complete" && closed.payment_status === "paid" && payment !== null) {
+          return { _tag: "Paid", payment, amountCents: closed.amount_total ?? 0 }
+        }
+        return closed.status === "expired" ? { _tag: "Expired" } : { _tag: "Processing" }
+      })),
     cardPage: (request) =>
       call("card page creation", (s) =>
         s.checkout.sessions.create({

@@ -1,7 +1,12 @@
 // Orders, subscriptions and the payment ledger: the shapes every kind of service we sell shares.
 import { Schema } from "effect"
 
-export const OrderStatus = Schema.Literals(["pending", "provisioning", "completed", "failed"])
+/**
+ * awaiting_payment → provisioning (the provider's verified notification says paid) → completed | failed; an order never
+ * paid ends expired. (Before the hosted checkout, an order was "pending" while its card was charged; migration 10 moved
+ * those to failed, refunded if a charge turns up.)
+ */
+export const OrderStatus = Schema.Literals(["awaiting_payment", "provisioning", "completed", "failed", "expired"])
 export type OrderStatus = typeof OrderStatus.Type
 
 /** What a service is ("vps", "game", …): the kind its product registered under (HostedService.ts). */
@@ -34,6 +39,11 @@ export class Order extends Schema.Class<Order>("Order")({
   failureReason: Schema.NullOr(Schema.String),
   subscriptionId: Schema.NullOr(SubscriptionId),
   serviceId: Schema.NullOr(Schema.String),
+  /** The provider's hosted payment page of the order (its session id, and where the customer pays). */
+  checkoutSession: Schema.NullOr(Schema.String),
+  checkoutUrl: Schema.NullOr(Schema.String),
+  /** An order still unpaid then expires (null: an order placed before the hosted checkout). */
+  expiresAt: Schema.NullOr(Schema.Date),
   createdAt: Schema.Date,
   updatedAt: Schema.Date
 }) {}

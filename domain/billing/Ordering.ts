@@ -1,22 +1,26 @@
-// Placing an order (validate, charge, record the payment with the subscription, start the durable provisioning) and
-// carrying on orders an interrupted process left behind.
+// Placing an order (validate, create it awaiting its payment, open the provider's hosted page), settling it when the
+// provider says it is paid (one transaction: the payment, the subscription, the move to provisioning; then the durable
+// provisioning), expiring it when it is never paid, and carrying on orders an interrupted process left behind.
 import { Clock, Duration, Effect, Option, Redacted } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Ledger } from "../../ports/Ledger.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { SecretBox } from "../../ports/SecretBox.ts"
-import { UnitOfWork } from "../../ports/UnitOfWork.ts"
-import { refundOrder } from "./refund.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { UnitOfWork } from "../../ports/UnitOfWork.ts"
+import { Notices } from "../notices/CustomerNotice.ts"
 import { addMonth, type Order, OrderId, type ServiceKind, SubscriptionId } from "./Billing.ts"
 import { OrderNotFound, PlanUnavailable } from "./BillingErrors.ts"
 import { HostedServices } from "./HostedService.ts"
+import { OrderSettings, orderPageUrl } from "./OrderSettings.ts"
+import { customerOf } from "./paymentCustomer.ts"
+import { refundRecordedCharges } from "./refund.ts"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
 /**
- * The plan's product checks the customer's options against it (nothing is charged before); a plan no product sells
+ * The plan's product checks the customer's options against it (nothing is created before); a plan no product sells
  * now is unavailable.
  */
 const prepareOrder = Effect.fn("prepareOrder")(function*(planId: string, rawOptions: unknown) {
@@ -31,67 +35,97 @@ const prepareOrder = Effect.fn("prepareOrder")(function*(planId: string, rawOpti
   return found.value
 })
 
-/** The charge of an order is made, and found again, under this key: a replayed charge is the same charge. */
-export const orderChargeKey = (orderId: string) => `order:${orderId}`
+/** The hosted page of an order is made, and found again, under this key: a retried creation is the same page. */
+export const checkoutKey = (orderId: string) => `checkout:${orderId}`
+
+/** The key the charge-at-order flow charged orders under (orders placed before the hosted checkout). */
+export const legacyOrderChargeKey = (orderId: string) => `order:${orderId}`
 
 /**
- * Placing an order, in steps that each leave it recoverable (a process may die between any two):
- * (a) the order row, pending: one write, and its own "needs attention" marker;
- * (b) the charge, replayable by its key `order:<id>` (it cannot share a database transaction);
- * (c) one transaction: the charge in the ledger, the subscription, the order moving to provisioning;
- * (d) the durable provisioning, idempotent by order id.
- * Any instance's `recoverOrders` carries on an order stuck before (c) or (d). A declined payment leaves a failed
- * order and nothing else; a gateway that cannot be reached leaves it pending, for the recovery to settle.
+ * Placing an order: its options checked, the order created awaiting its payment (it expires unpaid after the payment
+ * window), the customer's account at the provider (created once), and the provider's hosted page for the first month
+ * under the key `checkout:<order>`. Nothing is provisioned here: only the provider's verified notification that the
+ * order is paid starts it (`receivePaymentNotification`), never the customer's browser coming back. A provider that
+ * cannot be reached expires the order at once (no page was given to anyone) and answers PaymentUnavailable.
  */
-export const placeOrder = Effect.fn("placeOrder")(function*(userId: string, planId: string, rawOptions: unknown) {
+export const placeOrder = Effect.fn("placeOrder")(function*(
+  user: { readonly id: string; readonly email: string },
+  planId: string,
+  rawOptions: unknown
+) {
   // A platform that cannot take payments refuses the order before anything of it exists.
-  yield* (yield* PaymentGateway).ready
+  const gateway = yield* PaymentGateway
+  yield* gateway.ready
   const { options, plan, product } = yield* prepareOrder(planId, rawOptions)
-  const totalSteps = product.steps.length
-
+  const settings = yield* OrderSettings
   const orders = yield* Orders
   const orderId = OrderId.make(yield* (yield* SecureRandom.SecureRandom).uuidV4())
   const at = yield* now
-  const order = yield* orders.create({ id: orderId, userId, planId, kind: product.kind, options, totalSteps, now: at })
+  const expiresAt = new Date(at.getTime() + Duration.toMillis(settings.paymentWindow))
+  yield* orders.create({ id: orderId, userId: user.id, planId, kind: product.kind, options, totalSteps: product.steps.length, expiresAt, now: at })
 
-  const charge = yield* (yield* PaymentGateway).charge({
-    customer: userId,
-    amountCents: plan.priceCents,
-    description: `${plan.name}, first month`,
-    idempotencyKey: orderChargeKey(orderId)
-  }).pipe(Effect.tapError((e) => e._tag === "PaymentUnavailable" ? Effect.void : orders.fail(orderId, e.message, at)))
-
-  yield* recordPayment(order, { reference: charge.reference, amountCents: plan.priceCents })
+  const page = orderPageUrl(settings.panelUrl, orderId)
+  const checkout = yield* customerOf(user).pipe(
+    Effect.flatMap((customer) =>
+      gateway.checkout({
+        customer,
+        orderId,
+        description: `${plan.name}, first month`,
+        amountCents: plan.priceCents,
+        successUrl: page,
+        cancelUrl: page,
+        expiresAt,
+        idempotencyKey: checkoutKey(orderId)
+      })
+    ),
+    Effect.tapError(() => orders.expire(orderId, at))
+  )
+  yield* orders.checkoutOpened(orderId, checkout, at)
   return Option.getOrThrow(yield* orders.get(orderId))
 })
 
+/** What is left to do once a payment is recorded (after the transaction commits). */
+type AfterPayment =
+  | { readonly _tag: "Provision"; readonly order: Order; readonly amountCents: number; readonly at: Date }
+  | { readonly _tag: "Refund"; readonly orderId: string }
+  | { readonly _tag: "Nothing" }
+
+const nothing: AfterPayment = { _tag: "Nothing" }
+
+/** An id we could have given an order (a UUID): anything else in a notification names no order of ours. */
+const isOrderId = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
+
 /**
- * Steps (c) and (d): the payment recorded with the subscription and the order's move to provisioning in one
- * transaction, then the provisioning started. Only a pending order moves: when another instance carried it on
- * first, nothing more is written; when it failed meanwhile (settled as unpaid while this charge was under way), the
- * charge is recorded and refunded, so no charge is ever kept for a failed order.
+ * The order is paid (`payment` at the provider, `amountCents` taken): run INSIDE the caller's transaction, with the
+ * notification's own record when a notification says so. An order awaiting its payment moves to provisioning with its
+ * subscription and the charge in the ledger; a payment already recorded changes nothing (a redelivery, the expiry and
+ * the notification racing); a payment for an order that can no longer be delivered (expired, failed, paid by another
+ * payment) is recorded and marked for a refund.
  */
-const recordPayment = (order: Order, charge: { readonly reference: string; readonly amountCents: number }) =>
+export const settleOrderPayment = (payment: { readonly orderId: string; readonly payment: string; readonly amountCents: number }) =>
   Effect.gen(function*() {
-    const random = yield* SecureRandom.SecureRandom
+    if (!isOrderId(payment.orderId)) return nothing
     const orders = yield* Orders
     const ledger = yield* Ledger
+    const random = yield* SecureRandom.SecureRandom
     const at = yield* now
-    const subscriptionId = SubscriptionId.make(yield* random.uuidV4())
-    const entry = (subscription: string | null) =>
+    const found = yield* orders.get(payment.orderId)
+    if (Option.isNone(found)) return nothing
+    const order = found.value
+    const charge = (subscriptionId: SubscriptionId | null) =>
       Effect.flatMap(random.uuidV4(), (id) =>
         ledger.record({
           id,
           userId: order.userId,
-          subscriptionId: subscription,
+          subscriptionId,
           orderId: order.id,
           kind: "charge",
-          amountCents: charge.amountCents,
-          reference: charge.reference,
+          amountCents: payment.amountCents,
+          reference: payment.payment,
           createdAt: at
         }))
-    const recorded = yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
-      if (!(yield* orders.startProvisioning(order.id, at))) return false
+    if (yield* orders.startProvisioning(order.id, at)) {
+      const subscriptionId = SubscriptionId.make(yield* random.uuidV4())
       yield* (yield* Subscriptions).create({
         id: subscriptionId,
         userId: order.userId,
@@ -101,29 +135,70 @@ const recordPayment = (order: Order, charge: { readonly reference: string; reado
         currentPeriodEnd: addMonth(at),
         now: at
       })
-      yield* entry(subscriptionId)
+      yield* charge(subscriptionId)
       yield* orders.progress(order.id, { status: "provisioning", step: 0, stepName: "Queued", subscriptionId, now: at })
-      return true
-    }))
-    if (recorded) return yield* provision(order.kind, order.id)
-    const current = yield* orders.get(order.id)
-    if (Option.isSome(current) && current.value.status === "failed") {
-      yield* entry(null)
-      yield* refundOrder(order.id, unpaidReason)
-      yield* orders.cleanupDone(order.id)
+      return { _tag: "Provision", order, amountCents: payment.amountCents, at } satisfies AfterPayment
     }
+    const recorded = (yield* ledger.forOrder(order.id)).some((e) => e.kind === "charge" && e.reference === payment.payment)
+    if (recorded) return nothing
+    yield* Effect.logWarning(`order ${order.id} (${order.status}) was paid by ${payment.payment} it cannot use: refunding it`)
+    yield* charge(null)
+    // Marked in the same transaction: a process dying before the refund leaves it to the order recovery.
+    yield* orders.cleanupPending(order.id, at)
+    return { _tag: "Refund", orderId: order.id } satisfies AfterPayment
   })
-
-/** Told to the customer of an order failed before its payment was confirmed (a late one is refunded). */
-const unpaidReason = "The order was interrupted before its payment was confirmed. Nothing is kept from it: a payment " +
-  "that still goes through is refunded."
-
-/** How long an order failed as unpaid is watched for a charge the provider takes late. */
-const lateChargeWatch = Duration.hours(1)
 
 /** Starts (or joins: idempotent by order id) the durable provisioning by the order's product. */
 const provision = (kind: ServiceKind, orderId: string) =>
   Effect.flatMap(Effect.flatMap(HostedServices, (products) => products.of(kind)), (product) => product.provision(orderId))
+
+/**
+ * Refunds the payments an order could not use (recorded without a subscription: the one that paid it keeps its own),
+ * then clears its pending cleanup.
+ */
+const refundUnusable = (orderId: string) =>
+  Effect.andThen(
+    refundRecordedCharges(orderId, (charge) => charge.subscriptionId === null),
+    Effect.flatMap(Orders, (orders) => orders.cleanupDone(orderId))
+  )
+
+/**
+ * After the payment's transaction committed: the provisioning started and the receipt sent, or the refund made. The
+ * refund is not waited for (a provider that is down would hold the notification's answer): the order's pending cleanup
+ * makes the order recovery finish it if this process stops first.
+ */
+export const afterPayment = (next: AfterPayment) =>
+  Effect.gen(function*() {
+    switch (next._tag) {
+      case "Nothing":
+        return
+      case "Refund":
+        yield* Effect.forkDetach(refundUnusable(next.orderId))
+        return
+      case "Provision": {
+        yield* provision(next.order.kind, next.order.id)
+        const notices = yield* Effect.serviceOption(Notices)
+        if (Option.isNone(notices)) return
+        const product = yield* Effect.flatMap(HostedServices, (products) => products.of(next.order.kind))
+        const plan = yield* product.plan(next.order.planId).pipe(Effect.orElseSucceed(() => Option.none()))
+        yield* notices.value.send({
+          _tag: "OrderPaid",
+          userId: next.order.userId,
+          orderId: next.order.id,
+          planName: Option.match(plan, { onNone: () => next.order.planId, onSome: (p) => p.name }),
+          amountCents: next.amountCents,
+          paidAt: next.at
+        })
+      }
+    }
+  })
+
+/** The provider says the order's page expired unpaid: inside the notification's transaction. */
+export const checkoutExpired = (orderId: string) =>
+  Effect.gen(function*() {
+    if (!isOrderId(orderId)) return
+    if (yield* (yield* Orders).expire(orderId, yield* now)) yield* Effect.logInfo(`order ${orderId} expired unpaid`)
+  })
 
 export interface OrderView {
   readonly order: Order
@@ -145,12 +220,54 @@ export const viewOrder = Effect.fn("viewOrder")(function*(userId: string, orderI
 })
 
 /**
- * Carries on every order an interrupted process left behind, from any instance (a cluster-wide cron runs it):
- * an order untouched for `after` that reached provisioning has its workflow started again (idempotent: a running or
- * finished one is joined); one still pending asks the gateway whether its charge was taken: taken → recorded and
- * provisioned (the customer paid: deliver); not taken → failed, and watched for an hour (as a pending cleanup) in case
- * the provider takes the charge late: such a charge is recorded and refunded. One order's trouble (the gateway
- * unreachable) does not hold back the others; it is tried again at the next run.
+ * An unpaid order past its deadline: its page is closed at the provider FIRST (so it can no longer be paid), then the
+ * order expires; a page that turns out paid meanwhile settles the order as paid (the customer paid: deliver); one
+ * whose payment is still under way is asked again at the next run. An order whose page was never opened just expires.
+ */
+const expireUnpaid = (order: Order) =>
+  Effect.gen(function*() {
+    if (order.checkoutSession !== null) {
+      const outcome = yield* (yield* PaymentGateway).expireCheckout(order.checkoutSession)
+      if (outcome._tag === "Processing") return
+      if (outcome._tag === "Paid") {
+        yield* Effect.logInfo(`order ${order.id} was paid as it expired: settling it as paid`)
+        const next = yield* (yield* UnitOfWork).transaction(settleOrderPayment({ orderId: order.id, ...outcome }))
+        return yield* afterPayment(next)
+      }
+    }
+    yield* checkoutExpired(order.id)
+  })
+
+/**
+ * A pending cleanup of an order that never reached provisioning (no subscription): a payment it got after it could no
+ * longer be delivered is refunded (the ledger says which). An order failed by the charge-at-order flow (no deadline)
+ * is also asked whether the provider took its charge late, for an hour.
+ */
+const refundLate = (orderId: string, since: Date, at: Date) =>
+  Effect.gen(function*() {
+    const orders = yield* Orders
+    const order = yield* orders.get(orderId)
+    if (Option.isNone(order) || order.value.subscriptionId !== null) return
+    if (order.value.status !== "failed" && order.value.status !== "expired") return
+    if (order.value.expiresAt !== null) return yield* refundUnusable(orderId)
+    const charge = yield* (yield* PaymentGateway).findCharge(legacyOrderChargeKey(orderId))
+    if (Option.isSome(charge)) {
+      yield* Effect.logWarning(`order ${orderId} was charged after it failed unpaid: refunding the charge`)
+      const next = yield* (yield* UnitOfWork).transaction(settleOrderPayment({ orderId, payment: charge.value.reference, amountCents: charge.value.amountCents }))
+      if (next._tag === "Refund") return yield* refundUnusable(orderId)
+    }
+    if (at.getTime() - since.getTime() >= Duration.toMillis(lateChargeWatch)) yield* orders.cleanupDone(orderId)
+  })
+
+/** How long an order failed by the charge-at-order flow is watched for a charge the provider takes late. */
+const lateChargeWatch = Duration.hours(1)
+
+/**
+ * Carries on every order an interrupted process left behind, from any instance (a cluster-wide cron runs it): an order
+ * untouched for `after` that reached provisioning has its workflow started again (idempotent: a running or finished
+ * one is joined); an order unpaid past its deadline expires (its page closed at the provider first); a refund a
+ * process did not finish is made. One order's trouble (the provider unreachable) does not hold back the others; it is
+ * tried again at the next run.
  */
 export const recoverOrders = (after: Duration.Duration) =>
   Effect.gen(function*() {
@@ -161,43 +278,12 @@ export const recoverOrders = (after: Duration.Duration) =>
         Effect.catchCause((cause) => Effect.logWarning(`recovering order ${orderId} failed; retried at the next run`, cause))
       )
     for (const order of yield* orders.unfinished) {
-      if (at.getTime() - order.updatedAt.getTime() < Duration.toMillis(after)) continue
-      yield* recoverOrder(order, at).pipe(isolated(order.id))
+      if (order.status !== "provisioning" || at.getTime() - order.updatedAt.getTime() < Duration.toMillis(after)) continue
+      yield* provision(order.kind, order.id).pipe(isolated(order.id))
     }
+    for (const order of yield* orders.dueForExpiry(at)) yield* expireUnpaid(order).pipe(isolated(order.id))
     for (const watched of yield* orders.pendingCleanups) {
       if (at.getTime() - watched.since.getTime() < Duration.toMillis(after)) continue
-      yield* lateCharge(watched.orderId, watched.since, at).pipe(isolated(watched.orderId))
+      yield* refundLate(watched.orderId, watched.since, at).pipe(isolated(watched.orderId))
     }
-  })
-
-/**
- * A pending cleanup of a failed order that never reached provisioning (no subscription: it was failed as unpaid; the
- * other pending cleanups are provisioning undos, which their workflows run): a charge found now is recorded and
- * refunded; after the watch, none is expected any more.
- */
-const lateCharge = (orderId: string, since: Date, at: Date) =>
-  Effect.gen(function*() {
-    const orders = yield* Orders
-    const order = yield* orders.get(orderId)
-    if (Option.isNone(order) || order.value.status !== "failed" || order.value.subscriptionId !== null) return
-    const charge = yield* (yield* PaymentGateway).findCharge(orderChargeKey(orderId))
-    if (Option.isSome(charge)) {
-      yield* Effect.logWarning(`order ${orderId} was charged after it failed unpaid: refunding the charge`)
-      return yield* recordPayment(order.value, charge.value)
-    }
-    if (at.getTime() - since.getTime() >= Duration.toMillis(lateChargeWatch)) yield* orders.cleanupDone(orderId)
-  })
-
-const recoverOrder = (order: Order, at: Date) =>
-  Effect.gen(function*() {
-    if (order.status === "provisioning") return yield* provision(order.kind, order.id)
-    const charge = yield* (yield* PaymentGateway).findCharge(orderChargeKey(order.id))
-    if (Option.isSome(charge)) {
-      yield* Effect.logInfo(`order ${order.id} was interrupted after its payment: recording it and provisioning`)
-      return yield* recordPayment(order, charge.value)
-    }
-    yield* Effect.logInfo(`order ${order.id} was interrupted before its payment: failing it (nothing was charged)`)
-    // Marked first: a charge the provider takes late is still found and refunded.
-    yield* (yield* Orders).cleanupPending(order.id, at)
-    yield* (yield* Orders).fail(order.id, unpaidReason, at)
   })

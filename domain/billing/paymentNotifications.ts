@@ -1,13 +1,13 @@
 // What billing does with the payment provider's verified notifications. Each is recorded under its own id in the
-// same transaction as its effect, so a redelivered one changes nothing. Handled so far: the record itself, which is
-// the refund confirmation (`RefundConfirmed`: how much of a payment the provider confirms refunded), and a renewal
-// paid on its hosted page (`RenewalPaidOnPage`, autoRenewal.ts). Orders paid on the
-// hosted checkout, expired checkouts, saved cards and failed off-session charges are recorded and acted on by the
-// order flow of issue 12 §2.
+// same transaction as its effect, so a redelivered one changes nothing: an order paid on the hosted checkout moves to
+// provisioning with its subscription and its charge (then its provisioning starts), an expired checkout expires its
+// order, a renewal paid on its hosted page renews (`RenewalPaidOnPage`, autoRenewal.ts), and a refund confirmation is
+// the record itself (how much of a payment the provider confirms refunded).
 import { Clock, Effect } from "effect"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { PaymentNotifications } from "../../ports/PaymentNotifications.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
+import { afterPayment, checkoutExpired, settleOrderPayment } from "./Ordering.ts"
 import { receiveRenewalPayment } from "./autoRenewal.ts"
 
 export interface NotificationReceipt {
@@ -26,6 +26,19 @@ export const receivePaymentNotification = Effect.fn("receivePaymentNotification"
     return { ignored: false, ...(yield* receiveRenewalPayment(notification)) } satisfies NotificationReceipt
   }
   const now = new Date(yield* Clock.currentTimeMillis)
-  const fresh = yield* (yield* UnitOfWork).transaction((yield* PaymentNotifications).record(notification, now))
-  return { ignored: notification._tag === "Ignored", duplicate: !fresh } satisfies NotificationReceipt
+  const notifications = yield* PaymentNotifications
+  const outcome = yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
+    if (!(yield* notifications.record(notification, now))) return { fresh: false, next: { _tag: "Nothing" } as const }
+    switch (notification._tag) {
+      case "OrderPaid":
+        return { fresh: true, next: yield* settleOrderPayment(notification) }
+      case "CheckoutExpired":
+        yield* checkoutExpired(notification.orderId)
+        return { fresh: true, next: { _tag: "Nothing" } as const }
+      default:
+        return { fresh: true, next: { _tag: "Nothing" } as const }
+    }
+  }))
+  yield* afterPayment(outcome.next)
+  return { ignored: notification._tag === "Ignored", duplicate: !outcome.fresh } satisfies NotificationReceipt
 })

@@ -3,6 +3,7 @@
 import { Clock, Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Ledger } from "../../ports/Ledger.ts"
+import type { LedgerEntry } from "./Billing.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { Notices } from "../notices/CustomerNotice.ts"
@@ -13,16 +14,17 @@ import { tell } from "./serviceNotices.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { recordRefund } from "./invoicing/issueDocuments.ts"
 
-export const refundOrder = (orderId: string, reason: string) =>
+/**
+ * Refunds each recorded charge of the order that `which` selects and that is not refunded yet, once (the key
+ * `refund:<ledger entry>`); answers how many charges the order has in all.
+ */
+export const refundRecordedCharges = (orderId: string, which: (charge: LedgerEntry) => boolean = () => true) =>
   Effect.gen(function*() {
-    const orders = yield* Orders
     const ledger = yield* Ledger
-    const order = yield* orders.get(orderId)
-    if (Option.isNone(order)) return
     const entries = yield* ledger.forOrder(orderId)
     const charges = entries.filter((e) => e.kind === "charge")
     const refunded = new Set(entries.filter((e) => e.kind === "refund").map((e) => e.reference.split(":")[0]))
-    for (const charge of charges.filter((c) => !refunded.has(c.reference))) {
+    for (const charge of charges.filter((c) => which(c) && !refunded.has(c.reference))) {
       // The idempotency key makes a replayed refund a no-op at the gateway; a gateway that is down delays the
       // refund, it never skips it.
       const refund = yield* keepTrying(
@@ -53,9 +55,18 @@ export const refundOrder = (orderId: string, reason: string) =>
         createdAt: new Date(yield* Clock.currentTimeMillis)
       }, charge.reference))
     }
+    return charges.length
+  })
+
+export const refundOrder = (orderId: string, reason: string) =>
+  Effect.gen(function*() {
+    const orders = yield* Orders
+    const order = yield* orders.get(orderId)
+    if (Option.isNone(order)) return
+    const charges = yield* refundRecordedCharges(orderId)
     if (order.value.subscriptionId !== null) {
       yield* moveSubscription(order.value.subscriptionId, "provisioningFailed")
     }
-    const outcome = charges.length > 0 ? "Nothing was kept and your payment was refunded." : "Nothing was charged."
+    const outcome = charges > 0 ? "Nothing was kept and your payment was refunded." : "Nothing was charged."
     yield* orders.fail(orderId, `${reason} ${outcome}`, new Date(yield* Clock.currentTimeMillis))
   })

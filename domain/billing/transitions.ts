@@ -36,13 +36,11 @@ export const subscriptionAfter = (from: SubscriptionStatus, event: SubscriptionE
 export const subscriptionSources = (event: SubscriptionEvent) => subscriptionMoves[event]
 
 /**
- * An order's statuses, today's and those of the hosted-checkout flow (issue 12 §2): `awaiting_payment` until the
- * payment is confirmed, `expired` when it never is. `pending` is today's order before its charge is recorded.
+ * An order's statuses (issue 12 §2): `awaiting_payment` until the payment is confirmed, `expired` when it never is.
  */
-export type OrderLifeStatus = OrderStatus | "awaiting_payment" | "expired"
+export type OrderLifeStatus = OrderStatus
 
 export const orderStatuses: ReadonlyArray<OrderLifeStatus> = [
-  "pending",
   "awaiting_payment",
   "provisioning",
   "completed",
@@ -66,10 +64,10 @@ export type OrderEvent =
 export const orderEvents: ReadonlyArray<OrderEvent> = ["paid", "progressed", "provisioned", "failed", "expired"]
 
 const orderMoves: { readonly [E in OrderEvent]: ReadonlyArray<readonly [OrderLifeStatus, OrderLifeStatus]> } = {
-  paid: [["awaiting_payment", "provisioning"], ["pending", "provisioning"]],
+  paid: [["awaiting_payment", "provisioning"]],
   progressed: [["provisioning", "provisioning"]],
   provisioned: [["provisioning", "completed"]],
-  failed: [["pending", "failed"], ["awaiting_payment", "failed"], ["provisioning", "failed"]],
+  failed: [["awaiting_payment", "failed"], ["provisioning", "failed"]],
   expired: [["awaiting_payment", "expired"]]
 }
 

@@ -60,7 +60,7 @@ const inProgress = (orderId: string | null) =>
   orderId === null
     ? Effect.succeed(false)
     : Effect.map(Effect.flatMap(Orders, (orders) => orders.get(orderId)), (order) =>
-      Option.isSome(order) && (order.value.status === "pending" || order.value.status === "provisioning"))
+      Option.isSome(order) && (order.value.status === "awaiting_payment" || order.value.status === "provisioning"))
 
 const vmsOfCluster = (cluster: string, live: ReadonlyArray<Vps>) =>
   Effect.gen(function*() {

@@ -2,6 +2,7 @@
 // other directly: an order placed on one whose workflow lives on the other starts at once (no storage polling between
 // them), a burst through both completes without a collision of their generated ids, and a runner killed outright
 // (SIGKILL) mid-provisioning has its workflow carried on by the survivor within seconds.
+import { paid } from "../support/checkout.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { RecordedRequest } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
@@ -64,6 +65,7 @@ describe.skipIf(testDatabaseUrl === undefined)("two instances with identical set
         planId: "vps-s",
         options: { templateId: "debian-12", hostname: `burst-${n}`, sshPublicKey: SSH_KEY }
       })
+      if (reply.status === 201) await paid((reply.body as { order: { id: string; status: string; checkoutUrl?: string } }).order)
       return { customer, reply }
     }))
     expect(placed.map(({ reply }) => reply.status).filter((status) => status !== 201), placed.map(({ reply }) => reply.text).join("\n"))

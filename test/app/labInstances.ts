@@ -1,7 +1,10 @@
 // Server processes on one PostgreSQL selling VPS on a sandbox Proxmox the test runs ("lab", registered through
 // CATALOG_FILE), for tests of several instances: which instance runs a workflow is told by the Proxmox ticket it
 // signs in with (each instance signs in on its own).
+import { payOrder } from "../support/checkout.ts"
+import { Effect, Exit, Scope } from "effect"
 import { randomBytes } from "node:crypto"
+import { sandboxStripe } from "../../adapters/stripe/sandbox/SandboxStripe.ts"
 import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { expect } from "vitest"
@@ -67,7 +70,9 @@ export const orderOf = async (browser: Browser, id: string) => {
 export const placeVps = async (browser: Browser, hostname: string) => {
   const placed = await browser.post("/api/orders", { planId: "vps-s", options: { templateId: "debian-12", hostname, sshPublicKey: SSH_KEY } })
   expect(placed.status, placed.text).toBe(201)
-  return (placed.body as { order: OrderBody }).order.id
+  const order = (placed.body as { order: OrderBody & { readonly checkoutUrl?: string } }).order
+  await payOrder(browser, order)
+  return order.id
 }
 
 /** Follows the order until it completes or fails (within `ms`). */
@@ -132,9 +137,22 @@ export const startLab = async (options: {
       CATALOG_FILE: catalogFile,
       ...options.env
     }
+    // One sandbox Stripe for every instance (each would otherwise run its own and know only its own customers).
+    const stripeScope = Effect.runSync(Scope.make())
+    closing.push(() => Effect.runPromise(Scope.close(stripeScope, Exit.void)))
+    const stripe = await Effect.runPromise(Scope.provide(stripeScope)(sandboxStripe({ webhooks: { initialRetryDelayMs: 100, maxRetryDelayMs: 2_000 } })))
+    env["STRIPE_API_URL"] = stripe.baseUrl
     const migrated = await run("app/cli.ts", ["migrate"], env)
     expect(migrated.code, migrated.stderr).toBe(0)
+    const webhookSecret = `whsec_lab_${randomBytes(12).toString("hex")}`
+    for (const [name, value] of [["stripe:secret-key", stripe.secretKey], ["stripe:webhook-secret", webhookSecret]] as const) {
+      const stored = await run("app/cli.ts", ["secrets", "put", name, "--from-env", "LAB_SECRET"], { ...env, LAB_SECRET: value })
+      expect(stored.code, stored.stderr).toBe(0)
+    }
     const servers = await Promise.all(Array.from({ length: options.count }, () => startServer(env)))
+    for (const server of servers) {
+      await Effect.runPromise(stripe.control.registerWebhook(`${server.url}/api/payments/stripe/webhook`, { secret: webhookSecret }))
+    }
     const first = await signIn(servers[0]!.url)
     const customers = servers.map((server, i) => i === 0 ? first : sameSession(first, server.url))
     const vps = await settled(first, await placeVps(first, "lab-0"), 60_000, servers)

@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { Schema } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { Browser, parseSetCookie } from "../support/browser.ts"
+import { payOrder } from "../support/checkout.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
 import { legalDir, sellerFile } from "../support/invoicing.ts"
 import {
@@ -118,6 +119,34 @@ describe("development without secrets", () => {
     })
     expect(me.status, me.text).toBe(200)
     expect(me.body).toMatchObject({ user: { email } })
+    await stop(second)
+  }, 300_000)
+
+  it("sandbox mode runs the sandbox Stripe: an order paid on its page moves on by its webhook; its state survives a restart", async () => {
+    const dataDir = await migratedDataDir("stripe")
+    const env = { NODE_ENV: "development", DATA_DIR: dataDir, BCRYPT_COST: "4", SANDBOX_TASK_SPEED: "instant" }
+    const first = await startServer(env)
+    const browser = new Browser(first.url)
+    const email = `stripe.${Date.now()}@example.com`
+    expect((await browser.post("/api/auth/register", account(email))).status).toBe(201)
+    expect((await browser.post("/api/auth/login", { email, password: "correct horse battery" })).status).toBe(200)
+    const placed = await browser.post("/api/orders", { planId: "mc-2g", options: {} })
+    expect(placed.status, placed.text).toBe(201)
+    const order = (placed.body as { order: { id: string; status: string; checkoutUrl?: string } }).order
+    // The sandbox Stripe listens on PORT + 1, on loopback.
+    expect(new URL(order.checkoutUrl ?? "").port).toBe(String(Number(new URL(first.url).port) + 1))
+    const paid = await payOrder(browser, order)
+    expect(["provisioning", "completed"]).toContain(paid.status)
+    expect((await stat(join(dataDir, "sandbox-stripe.json"))).mode & 0o777).toBe(0o600)
+    await stop(first)
+
+    // The customer's card, saved by the first payment, is still there at the sandbox Stripe after a restart.
+    const second = await startServer(env)
+    const again = new Browser(second.url)
+    expect((await again.post("/api/auth/login", { email, password: "correct horse battery" })).status).toBe(200)
+    const card = await again.get("/api/payment-method")
+    expect(card.status, card.text).toBe(200)
+    expect(card.body).toMatchObject({ brand: "visa", last4: "4242" })
     await stop(second)
   }, 300_000)
 

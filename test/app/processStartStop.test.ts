@@ -1,5 +1,6 @@
 // `node app/main.ts` starting and stopping under traffic: no request sent during the start is left unanswered, and a
 // SIGTERM closes open consoles at once, lets a request under way finish, refuses new connections and exits 0.
+import { paid } from "../support/checkout.ts"
 import { stat } from "node:fs/promises"
 import { get, request } from "node:http"
 import { connect } from "node:net"
@@ -161,6 +162,7 @@ describe("SIGTERM", () => {
     })
     expect(placed.status, placed.text).toBe(201)
     let order = (placed.body as { order: OrderBody }).order
+    await paid(order)
     for (const until = Date.now() + 60_000; order.status !== "completed" && Date.now() < until; await sleep(100)) {
       order = (await browser.get(`/api/orders/${order.id}`)).body as OrderBody
     }

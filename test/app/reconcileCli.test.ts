@@ -34,7 +34,7 @@ const admin = <E>(reconciler: Layer.Layer<Layer.Success<ReturnType<typeof reconc
 /** A failed order whose VM is still on the cluster, with its undo pending. */
 const plantOrphan = Effect.gen(function*() {
   const orders = yield* Orders
-  const order = yield* orders.create({ id: OrderId.make("0d000000-0000-4000-8000-000000000001"), userId: "u", planId: "vps-s", kind: "vps", options: {}, totalSteps: 6, now: at })
+  const order = yield* orders.create({ id: OrderId.make("0d000000-0000-4000-8000-000000000001"), userId: "u", planId: "vps-s", kind: "vps", options: {}, totalSteps: 6, expiresAt: new Date(at.getTime() + 3_600_000), now: at })
   yield* orders.fail(order.id, "failed", at)
   yield* orders.cleanupPending(order.id, at)
   yield* (yield* MemoryCluster).place(

@@ -1,12 +1,15 @@
-// A server process killed (SIGKILL) between a renewal's charge and its record: the gateway (the sandbox's, its charges in
-// the sandbox_payments table, slow here: 2 s before and after taking one) has taken the money, our ledger knows nothing.
+// A server process killed (SIGKILL) between a renewal's charge and its record: Stripe (a sandbox Stripe shared by the
+// instances, answering the charge 5 s after taking it) has taken the money, our ledger knows nothing.
 // Restarted on the same PostgreSQL, the renewal pass makes the same attempt with the same idempotency key once the
 // dead pass's claim lapses: one charge at the gateway, one in the ledger, the period extended once.
 import { randomBytes, randomUUID } from "node:crypto"
-import { Effect, Redacted, Schema } from "effect"
+import { Effect, Exit, Redacted, Schema, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { afterEach, describe, expect, it } from "vitest"
 import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
+import * as PgPaymentCustomers from "../../adapters/postgres/PgPaymentCustomers.ts"
+import { type SandboxStripe, sandboxStripe } from "../../adapters/stripe/sandbox/SandboxStripe.ts"
+import { savedCard, sdk } from "../adapters/stripe/support.ts"
 import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
 import { postgres } from "../../app/Database.ts"
 import { OrderId, PlanId, SubscriptionId } from "../../domain/billing/Billing.ts"
@@ -33,14 +36,24 @@ type State = typeof State.Type
 const onDatabase = <A, E>(url: string, effect: Effect.Effect<A, E, SqlClient.SqlClient>) =>
   Effect.runPromise(effect.pipe(Effect.provide(postgres(Redacted.make(url), 1))))
 
-/** The renewal as the gateway and our records hold it. */
+let stripe: SandboxStripe
+
+/** The renewal's PaymentIntents that succeeded at Stripe. */
+const stripeCharges = (subscriptionId: string) =>
+  Effect.runPromise(stripe.control.events).then((events) =>
+    events.filter((e) =>
+      e.type === "payment_intent.succeeded" &&
+      ((e.data.object as { readonly metadata?: Record<string, string> }).metadata?.["idempotency_key"] ?? "").startsWith(`renew:${subscriptionId}:`)
+    ).length)
+
+/** The renewal as Stripe and our records hold it. */
 const stateOf = (url: string, subscriptionId: string) =>
   onDatabase(url, Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`SELECT (SELECT count(*)::int FROM sandbox_payments p WHERE p.idempotency_key LIKE ${`renew:${subscriptionId}:%`}) AS gateway_charges,
+    sql`SELECT 0 AS gateway_charges,
                (SELECT count(*)::int FROM ledger_entries l WHERE l.subscription_id = ${subscriptionId} AND l.kind = 'charge') AS ledger_charges,
                s.current_period_end AS period_end, s.status
         FROM subscriptions s WHERE s.id = ${subscriptionId}`.pipe(Effect.flatMap(Schema.decodeUnknownEffect(Schema.Array(State))))
-  )).then((rows) => rows[0]!)
+  )).then(async (rows) => ({ ...rows[0]!, gateway_charges: await stripeCharges(subscriptionId) }))
 
 const waitFor = (url: string, subscriptionId: string, until: (state: State) => boolean, ms: number, what: string) =>
   pollUntil(() => stateOf(url, subscriptionId), until, ms, what)
@@ -61,9 +74,22 @@ describe.skipIf(testDatabaseUrl === undefined)("a renewal interrupted by a kille
       WORKFLOW_POLL_MS: "500",
       RENEWAL_CLAIM_SECONDS: "3"
     }
+    // One sandbox Stripe for both processes (each would otherwise run its own, in memory).
+    const scope = Effect.runSync(Scope.make())
+    drops.push(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+    stripe = await Effect.runPromise(Scope.provide(scope)(sandboxStripe()))
+    Object.assign(env, { STRIPE_API_URL: stripe.baseUrl })
     const migrated = await run("app/cli.ts", ["migrate"], { ...env, DATA_DIR: await tempDir("renewal-migrate") })
     expect(migrated.code, migrated.stderr).toBe(0)
-    const doomed = await startServer({ ...env, DATA_DIR: await tempDir("renewal-a"), SANDBOX_PAYMENT_LATENCY_MS: "2000" })
+    const stored = await run("app/cli.ts", ["secrets", "put", "stripe:secret-key", "--from-env", "KEY"], {
+      ...env,
+      DATA_DIR: await tempDir("renewal-secret"),
+      KEY: stripe.secretKey
+    })
+    expect(stored.code, stored.stderr).toBe(0)
+    // The charge is done at once and answered 5 s later: time to kill the process between the two.
+    await Effect.runPromise(stripe.control.slowNextApiCalls({ times: 1, ms: 5_000, path: /^\/v1\/payment_intents$/ }))
+    const doomed = await startServer({ ...env, DATA_DIR: await tempDir("renewal-a") })
 
     const browser = new Browser(doomed.url)
     const email = `renewal.${Date.now()}@example.com`
@@ -76,8 +102,11 @@ describe.skipIf(testDatabaseUrl === undefined)("a renewal interrupted by a kille
     await onDatabase(db.url, Effect.gen(function*() {
       const orders = yield* PgOrders.make
       const subscriptions = yield* PgSubscriptions.make
-      const order = yield* orders.create({ id: OrderId.make(randomUUID()), userId, planId: "vps-s", kind: "vps", options: {}, totalSteps: 6, now: new Date() })
+      const order = yield* orders.create({ id: OrderId.make(randomUUID()), userId, planId: "vps-s", kind: "vps", options: {}, totalSteps: 6, expiresAt: new Date(Date.now() + 3_600_000), now: new Date() })
       yield* subscriptions.create({ id: subscriptionId, userId, planId: PlanId.make("vps-s"), kind: "vps", orderId: order.id, currentPeriodEnd: periodEnd, now: new Date() })
+      // Their card, saved at Stripe by a first payment, ready for charges while they are away.
+      const { customer } = yield* savedCard(sdk(stripe), "4000003800000446").pipe(Effect.orDie)
+      yield* (yield* PgPaymentCustomers.make).remember(userId, customer.id, new Date())
     }))
 
     // The charge is taken (the slow gateway now waits 2 s before answering): the process dies before its record.

@@ -2,6 +2,7 @@
 // the workflow's state is in the database, the sandbox panel's in its state file beside it. The order completes
 // once, with one server on the panel, and the customer never sees it fail. With two instances on one PostgreSQL, a
 // SIGTERM hands the workflow to the other one at once.
+import { payOrder } from "../support/checkout.ts"
 import { afterEach, describe, expect, it } from "vitest"
 import { Browser } from "../support/browser.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
@@ -76,6 +77,7 @@ describe("a process killed mid-provisioning", () => {
     const placed = await browser.post("/api/orders", { planId: "mc-2g", options: {} })
     expect(placed.status, placed.text).toBe(201)
     const orderId = (placed.body as { order: OrderBody }).order.id
+    await payOrder(browser, (placed.body as { order: OrderBody }).order)
 
     // The install takes 3 s on the sandbox: kill while it runs.
     await killWhen(first, browser, orderId, (o) => o.progress.step === 5 && o.status === "provisioning")

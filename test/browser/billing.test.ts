@@ -6,7 +6,8 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { byTestId, useChromium } from "../support/chromium.ts"
 import { sweepRenewals } from "../../domain/billing/autoRenewal.ts"
-import { sandboxPayments, startSelfAddressedTestServer } from "../support/testServer.ts"
+import { sandboxStripe, startSelfAddressedTestServer } from "../support/testServer.ts"
+import { DECLINED_OFF_SESSION_CARD, saveCard } from "../support/checkout.ts"
 import { lapse, leakScanner, provisionedVps, ScannedBrowser, waitForVpsStatus } from "../support/vpsHttp.ts"
 
 let server: Awaited<ReturnType<typeof startSelfAddressedTestServer>>
@@ -16,6 +17,7 @@ let vps: Awaited<ReturnType<typeof provisionedVps>>
 
 beforeAll(async () => {
   server = await startSelfAddressedTestServer({ sandboxTaskSpeed: "instant" })
+  checkoutOrigin = (await server.runtime.runPromise(sandboxStripe)).baseUrl
   api = new ScannedBrowser(server.url, await leakScanner(server))
   expect((await api.post("/api/auth/register", { ...customer, accountType: "personal", firstName: "Grace", lastName: "Hopper", language: "en" })).status).toBe(201)
   expect((await api.post("/api/auth/login", { ...customer, rememberMe: false })).status).toBe(200)
@@ -26,7 +28,8 @@ afterAll(async () => {
   await server?.stop()
 })
 
-const chromium = useChromium(() => server.url)
+let checkoutOrigin = ""
+const chromium = useChromium(() => server.url, { otherOrigins: () => [checkoutOrigin] })
 
 const billingPage = async (): Promise<Page> => {
   const page = await chromium.newPage()
@@ -47,23 +50,27 @@ describe("the billing page", () => {
     const page = await billingPage()
     expect(await words(page)).toMatch(/^Renews on \d{1,2} \w+ \d{4} for €5\.00$/)
     expect(await byTestId(page, `billing-pay-${vps.subscriptionId}`).count()).toBe(0)
-    expect(await byTestId(page, "billing-card-words").textContent()).toContain("No card is saved yet")
+    // The first payment, on the checkout page, saved the card.
+    expect(await byTestId(page, "billing-card-words").textContent()).toContain("ending in 4242")
     expect(await byTestId(page, "billing-history").locator("tbody tr").count()).toBe(1)
   })
 
   it("a lapsed subscription whose card is declined says so with its next try; pay now goes through once the card does", async () => {
-    await server.runtime.runPromise(Effect.flatMap(sandboxPayments, (p) => p.declineAll(true)))
+    // The card now saved is declined at every charge.
+    await saveCard(api, DECLINED_OFF_SESSION_CARD)
     await lapse(server, vps.subscriptionId, new Date(Date.now() - 60_000))
     await server.runtime.runPromise(sweepRenewals)
     await waitForVpsStatus(api, vps.vpsId, "suspended")
     const page = await billingPage()
     expect(await words(page)).toMatch(/^Payment failed — next try on /)
-    // Declined again: the gateway's page to pay on (the sandbox's is this page again).
-    await Promise.all([page.waitForEvent("framenavigated"), byTestId(page, `billing-pay-${vps.subscriptionId}`).click()])
-    expect(new URL(page.url()).pathname).toBe("/billing")
-    await byTestId(page, `billing-pay-${vps.subscriptionId}`).waitFor()
-    await server.runtime.runPromise(Effect.flatMap(sandboxPayments, (p) => p.declineAll(false)))
+    // Declined again: Stripe's hosted page to pay on, where another card goes through and brings the customer back.
     await byTestId(page, `billing-pay-${vps.subscriptionId}`).click()
+    await page.waitForURL(/\/c\/pay\/cs_test_/)
+    await page.locator("#card").fill("4242424242424242")
+    await page.locator("#exp").fill("12/34")
+    await page.locator("#cvc").fill("123")
+    await page.locator("button[type=submit]").click()
+    await page.waitForURL(/\/billing/)
     await expect.poll(() => words(page)).toMatch(/^Renews on /)
     await waitForVpsStatus(api, vps.vpsId, "running")
     expect(await byTestId(page, "billing-history").locator("tbody tr").count()).toBe(2)

@@ -5,20 +5,22 @@ import { readFile } from "node:fs/promises"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest"
 import { byTestId, expectTerminalToShow, pageFetchStatus, useChromium } from "../support/chromium.ts"
-import { startSelfAddressedTestServer } from "../support/testServer.ts"
+import { sandboxStripe, startSelfAddressedTestServer } from "../support/testServer.ts"
 import { ed25519PublicKey } from "../support/vpsHttp.ts"
 
 let server: Awaited<ReturnType<typeof startSelfAddressedTestServer>>
 
 beforeAll(async () => {
   server = await startSelfAddressedTestServer({ sandboxTaskSpeed: "instant" })
+  checkoutOrigin = (await server.runtime.runPromise(sandboxStripe)).baseUrl
 }, 60_000)
 
 afterAll(async () => {
   await server?.stop()
 })
 
-const chromium = useChromium(() => server.url, { keepPages: true })
+let checkoutOrigin = ""
+const chromium = useChromium(() => server.url, { keepPages: true, otherOrigins: () => [checkoutOrigin] })
 
 describe("the customer journey in the panel", () => {
   let page: Page
@@ -66,6 +68,16 @@ describe("the customer journey in the panel", () => {
     expect(await pageFetchStatus(page, "/api/auth/me")).toBe(200)
   })
 
+  /** The panel sends the customer to the sandbox Stripe's hosted page; paid with the test card, it sends them back. */
+  const payOnCheckoutPage = async () => {
+    await page.waitForURL(/\/c\/pay\/cs_test_/)
+    await page.locator("#card").fill("4242424242424242")
+    await page.locator("#exp").fill("12/34")
+    await page.locator("#cvc").fill("123")
+    await page.locator("button[type=submit]").click()
+    await page.waitForURL(/\/orders\/[^/]+$/)
+  }
+
   step("orders a VPS: plan, template, host name and an SSH key", async () => {
     await byTestId(page, "nav-order").click()
     await byTestId(page, "plans-vps").waitFor()
@@ -75,7 +87,7 @@ describe("the customer journey in the panel", () => {
     await byTestId(page, "order-hostname").fill(hostname)
     await byTestId(page, "order-ssh-key").fill(ed25519PublicKey("ada@browser"))
     await byTestId(page, "order-pay").click()
-    await page.waitForURL(/\/orders\/[^/]+$/)
+    await payOnCheckoutPage()
     vpsOrderPath = new URL(page.url()).pathname
   })
 
@@ -133,7 +145,7 @@ describe("the customer journey in the panel", () => {
     await byTestId(page, "plan-choose-mc-2g").click()
     await byTestId(page, "order-variable-MINECRAFT_VERSION").fill("1.21.1")
     await byTestId(page, "order-pay").click()
-    await page.waitForURL(/\/orders\/[^/]+$/)
+    await payOnCheckoutPage()
     await expect.poll(() => byTestId(page, "order-status").getAttribute("data-status"), { timeout: 20_000 }).toBe("completed")
     expect(await byTestId(page, "order-steps").locator("li").allTextContents()).toContain("Installing the game")
     expect(await byTestId(page, "root-password").count()).toBe(0)

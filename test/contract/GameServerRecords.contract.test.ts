@@ -40,6 +40,7 @@ const provisioned = (userId: string, createdAt: Date = builtAt) =>
       kind: "game",
       options: {},
       totalSteps: 5,
+      expiresAt: new Date((createdAt).getTime() + 3_600_000),
       now: createdAt
     })
     const subscription = yield* (yield* Subscriptions).create({

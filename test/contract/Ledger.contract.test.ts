@@ -31,6 +31,7 @@ const purchase = Effect.gen(function*() {
     kind: "vps",
     options: {},
     totalSteps: 6,
+    expiresAt: new Date((paidAt).getTime() + 3_600_000),
     now: paidAt
   })
   const subscription = yield* (yield* Subscriptions).create({

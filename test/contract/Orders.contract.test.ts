@@ -25,7 +25,7 @@ const customer = Effect.flatMap(Users, (users) => users.insert(newUser(`orders-$
 
 const placeOrder = (userId: string) =>
   Effect.flatMap(Orders, (orders) =>
-    orders.create({ id: OrderId.make(randomUUID()), userId, planId: "vps-s", kind: "vps", options, totalSteps: 6, now: placedAt }))
+    orders.create({ id: OrderId.make(randomUUID()), userId, planId: "vps-s", kind: "vps", options, totalSteps: 6, expiresAt: new Date(placedAt.getTime() + 3_600_000), now: placedAt }))
 
 const current = (id: string) => Effect.map(Effect.flatMap(Orders, (orders) => orders.get(id)), Option.getOrThrow)
 
@@ -41,7 +41,7 @@ const progress = (id: string, step: number, subscriptionId?: SubscriptionId) =>
 
 const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users, unknown>) =>
   layer(impl, { excludeTestServices: true, timeout: "60 seconds" })(name, (it) => {
-    it.effect("a new order is pending at step 0 of its total, with the customer's options, and reads back the same", () =>
+    it.effect("a new order awaits its payment at step 0 of its total, with the customer's options and its deadline", () =>
       Effect.gen(function*() {
         const user = yield* customer
         const order = yield* placeOrder(user.id)
@@ -53,13 +53,16 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
             planId: PlanId.make("vps-s"),
             kind: "vps",
             options,
-            status: "pending",
+            status: "awaiting_payment",
             step: 0,
             totalSteps: 6,
             stepName: "Payment",
             failureReason: null,
             subscriptionId: null,
             serviceId: null,
+            checkoutSession: null,
+            checkoutUrl: null,
+            expiresAt: later(60),
             createdAt: placedAt,
             updatedAt: placedAt
           })
@@ -68,10 +71,13 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         assert.isTrue(Option.isNone(yield* (yield* Orders).get(randomUUID())))
       }))
 
-    it.effect("progress moves an unfinished order along and keeps its subscription once given", () =>
+    it.effect("progress moves a provisioning order along and keeps its subscription once given; not an unpaid one", () =>
       Effect.gen(function*() {
         const user = yield* customer
         const order = yield* placeOrder(user.id)
+        yield* progress(order.id, 3)
+        assert.deepStrictEqual(yield* current(order.id), order)
+        yield* (yield* Orders).startProvisioning(order.id, placedAt)
         const subscription = yield* (yield* Subscriptions).create({
           id: SubscriptionId.make(randomUUID()),
           userId: user.id,
@@ -96,6 +102,7 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         const orders = yield* Orders
         const user = yield* customer
         const order = yield* placeOrder(user.id)
+        yield* orders.startProvisioning(order.id, later(1))
         yield* progress(order.id, 6)
         const serviceId = randomUUID()
         yield* orders.complete(order.id, serviceId, "sealed-secret", later(10))
@@ -162,7 +169,7 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         assert.deepStrictEqual(taken.filter(Option.isSome), [Option.some("v1:raced")])
       }))
 
-    it.effect("unfinished lists pending and provisioning orders, oldest first, not completed or failed ones", () =>
+    it.effect("unfinished lists orders awaiting payment and provisioning, oldest first, not finished ones", () =>
       Effect.gen(function*() {
         const orders = yield* Orders
         const user = yield* customer
@@ -174,20 +181,24 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
             kind: "vps",
             options: {},
             totalSteps: 6,
+            expiresAt: new Date((later(minutes)).getTime() + 3_600_000),
             now: later(minutes)
           })
         const provisioning = yield* create(2)
         const pending = yield* create(1)
         const completed = yield* create(3)
         const failed = yield* create(4)
+        const expired = yield* create(0)
+        yield* orders.startProvisioning(provisioning.id, later(5))
         yield* progress(provisioning.id, 1)
+        yield* orders.expire(expired.id, later(5))
         yield* orders.complete(completed.id, randomUUID(), null, later(5))
         yield* orders.fail(failed.id, "no capacity", later(5))
         const mine = (yield* orders.unfinished).filter((o) => o.userId === user.id)
-        assert.deepStrictEqual(mine.map((o) => [o.id, o.status]), [[pending.id, "pending"], [provisioning.id, "provisioning"]])
+        assert.deepStrictEqual(mine.map((o) => [o.id, o.status]), [[pending.id, "awaiting_payment"], [provisioning.id, "provisioning"]])
       }))
 
-    it.effect("startProvisioning moves a pending order to provisioning once; of five racing, one wins", () =>
+    it.effect("startProvisioning moves an order awaiting its payment to provisioning once; of five racing, one wins", () =>
       Effect.gen(function*() {
         const orders = yield* Orders
         const user = yield* customer
@@ -203,6 +214,47 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         yield* orders.fail(failed.id, "declined", later(1))
         assert.isFalse(yield* orders.startProvisioning(failed.id, later(2)))
         assert.strictEqual((yield* current(failed.id)).status, "failed")
+      }))
+
+    it.effect("the checkout page is kept while the order awaits its payment; expire and startProvisioning exclude each other", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const user = yield* customer
+        const order = yield* placeOrder(user.id)
+        yield* orders.checkoutOpened(order.id, { session: "cs_test_1", url: "https://pay.example/cs_test_1" }, later(1))
+        assert.deepInclude(yield* current(order.id), { checkoutSession: "cs_test_1", checkoutUrl: "https://pay.example/cs_test_1" })
+        const raced = yield* Effect.all([orders.expire(order.id, later(61)), orders.startProvisioning(order.id, later(61))], { concurrency: "unbounded" })
+        assert.strictEqual(raced.filter((won) => won).length, 1)
+        assert.isFalse(yield* orders.expire(order.id, later(62)))
+        const paid = yield* placeOrder(user.id)
+        yield* orders.startProvisioning(paid.id, later(1))
+        assert.isFalse(yield* orders.expire(paid.id, later(61)))
+        assert.strictEqual((yield* current(paid.id)).status, "provisioning")
+      }))
+
+    it.effect("dueForExpiry lists the orders awaiting payment past their deadline, earliest deadline first", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const user = yield* customer
+        const create = (minutes: number) =>
+          orders.create({
+            id: OrderId.make(randomUUID()),
+            userId: user.id,
+            planId: "vps-s",
+            kind: "vps",
+            options: {},
+            totalSteps: 6,
+            expiresAt: later(minutes + 60),
+            now: later(minutes)
+          })
+        const second = yield* create(2)
+        const first = yield* create(1)
+        const notYet = yield* create(30)
+        const paid = yield* create(0)
+        yield* orders.startProvisioning(paid.id, later(1))
+        const due = (yield* orders.dueForExpiry(later(62))).filter((o) => o.userId === user.id)
+        assert.deepStrictEqual(due.map((o) => o.id), [first.id, second.id])
+        assert.isFalse(due.some((o) => o.id === notYet.id))
       }))
 
     it.effect("a pending cleanup is listed from its first mark, counts its failed attempts, and goes once done", () =>

@@ -33,6 +33,7 @@ const subscribe = (end: Date = now) =>
       kind: "vps",
       options: {},
       totalSteps: 6,
+      expiresAt: new Date((at(-60 * 24 * 30)).getTime() + 3_600_000),
       now: at(-60 * 24 * 30)
     })
     return yield* (yield* Subscriptions).create({

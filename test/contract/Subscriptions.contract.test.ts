@@ -38,6 +38,7 @@ const subscribe = (userId: string, end: Date = periodEnd, now: Date = startedAt,
       kind,
       options: {},
       totalSteps: 6,
+      expiresAt: new Date((now).getTime() + 3_600_000),
       now
     })
     return yield* (yield* Subscriptions).create({

@@ -37,6 +37,7 @@ const provisioned = (userId: string, createdAt: Date = builtAt) =>
       kind: "vps",
       options: {},
       totalSteps: 6,
+      expiresAt: new Date((createdAt).getTime() + 3_600_000),
       now: createdAt
     })
     const subscription = yield* (yield* Subscriptions).create({

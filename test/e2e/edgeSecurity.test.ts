@@ -2,6 +2,7 @@
 // logout-all) refuses a request from another origin of the same site with 403 CSRF_REJECTED and changes nothing;
 // and the headers: no-store on authenticated answers (the one-time root password, console tokens), nosniff on
 // every answer (API, errors, the panel's files, the reference page), HSTS in production, a CSP on /docs.
+import { paid } from "../support/checkout.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { OrderView } from "../../adapters/http/views.ts"
 import { Browser, type Reply } from "../support/browser.ts"
@@ -36,6 +37,7 @@ beforeAll(async () => {
   scan = await sandboxesLeakScanner(server)
   owner = await signedInCustomer(server, scan, "edge")
   const placed = expectBody(await owner.post("/api/orders", vpsOrder("edge-1")), 201, Envelopes.order).order
+  await paid(placed)
   passwordReply = await waitFor("the completed order", async () => {
     const reply = await owner.get(`/api/orders/${placed.id}`)
     return expectBody(reply, 200, OrderView).status === "completed" ? reply : undefined

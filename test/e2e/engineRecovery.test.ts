@@ -7,6 +7,7 @@
 // or failed and refunded; none is left provisioning. On the embedded database (shard locks as table leases, which
 // outlive a connection) and, with TEST_DATABASE_URL, on a real PostgreSQL wired as in production (advisory locks,
 // lost with the session that held them).
+import { paid } from "../support/checkout.ts"
 import { Effect, Layer, ManagedRuntime, Option, References } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { OrderView } from "../../adapters/http/views.ts"
@@ -70,7 +71,11 @@ const settledOrder = async (browser: ScannedBrowser, id: string, deadline: numbe
 const placedWhenBack = async (browser: ScannedBrowser, body: unknown, deadline: number) => {
   for (;;) {
     const reply = await browser.post("/api/orders", body)
-    if (reply.status !== 503 || Date.now() > deadline) return expectBody(reply, 201, Envelopes.order).order
+    if (reply.status !== 503 || Date.now() > deadline) {
+      const order = expectBody(reply, 201, Envelopes.order).order
+      await paid(order)
+      return order
+    }
     await sleep(50)
   }
 }
@@ -119,6 +124,7 @@ describe.each<DatabaseKind>([...reachableKinds])("the workflow engine after a da
       201,
       Envelopes.order
     ).order
+    await paid(order)
     for (const started = Date.now(); clonesOf(order.id).length === 0; await sleep(2)) {
       if (Date.now() - started > 10_000) throw new Error("the in-flight order never asked for its clone")
     }

@@ -12,7 +12,7 @@ import * as PgNoticeRecords from "../../adapters/postgres/PgNoticeRecords.ts"
 import * as PgUnitOfWork from "../../adapters/postgres/PgUnitOfWork.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
 import { UserId } from "../../domain/account/User.ts"
-import { placeOrder } from "../../domain/billing/Ordering.ts"
+import { placePaidOrder } from "../support/simulatedStripe.ts"
 import { sweepLifecycle } from "../../domain/billing/sweepLifecycle.ts"
 import { layer as NoticesLive, retryDueNotices } from "../../domain/notices/deliverNotices.ts"
 import { type CustomerNotice, Notices } from "../../domain/notices/CustomerNotice.ts"
@@ -75,12 +75,13 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
       const users = yield* Users
       yield* users.insert(alice)
 
-      const order = yield* placeOrder(alice.id, "vps-s", vpsOptions("mail-1"))
+      const order = yield* placePaidOrder(alice.id, "vps-s", vpsOptions("mail-1"))
       const orders = yield* Orders
       yield* until(Effect.map(orders.get(order.id), (o) => Option.getOrThrow(o).status === "completed"), "the order")
       const done = Option.getOrThrow(yield* orders.get(order.id))
       const vps = Option.getOrThrow(yield* (yield* VpsRecords).get(done.serviceId!))
-      yield* mailCount(1)
+      // The payment's receipt and the service ready.
+      yield* mailCount(2)
 
       // The period lapses while the mail server refuses everything: the suspension is retried, after its pause.
       const periodEnd = Option.getOrThrow(yield* (yield* Subscriptions).get(done.subscriptionId!)).currentPeriodEnd
@@ -94,10 +95,10 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
       yield* sweepLifecycle
       yield* retryDueNotices
       yield* pause(200)
-      assert.strictEqual((yield* received).length, 1, "not again before the pause after the failure")
+      assert.strictEqual((yield* received).length, 2, "not again before the pause after the failure")
       yield* TestClock.adjust("1 minute")
       yield* retryDueNotices
-      yield* mailCount(2)
+      yield* mailCount(3)
       yield* retryDueNotices
       yield* sweepLifecycle
 
@@ -105,13 +106,13 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
       yield* users.setLanguage(alice.id, "en")
       yield* TestClock.setTime(graceEnd - Duration.toMillis(Duration.days(2)) + 1_000)
       yield* sweepLifecycle
-      yield* mailCount(3)
+      yield* mailCount(4)
       yield* TestClock.adjust("1 minute")
       yield* sweepLifecycle
 
       yield* TestClock.setTime(graceEnd)
       yield* sweepLifecycle
-      yield* mailCount(4)
+      yield* mailCount(5)
       yield* TestClock.adjust("1 minute")
       yield* sweepLifecycle
       yield* TestClock.adjust("1 hour")
@@ -122,6 +123,7 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
       const day = (ms: number, locale: string) =>
         new Intl.DateTimeFormat(locale, { timeZone: "Europe/Paris", dateStyle: "long" }).format(new Date(ms))
       assert.deepStrictEqual(mails.map((m) => m.subject), [
+        "Reçu de paiement : VPS S",
         "Votre service VPS S est prêt",
         "Votre service VPS S est suspendu",
         `Final notice: VPS S will be destroyed on ${day(graceEnd, "en-GB")}`,
@@ -129,7 +131,8 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
       ])
       for (const mail of mails) assert.strictEqual(headerOf(mail.raw, "To"), alice.email)
       // Quoted-printable decodes to the UTF-8 bytes of the text.
-      const [ready, suspended, warning] = mails.map((m) => Buffer.from(decodeQuotedPrintable(m.raw), "latin1").toString("utf8"))
+      const [receipt, ready, suspended, warning] = mails.map((m) => Buffer.from(decodeQuotedPrintable(m.raw), "latin1").toString("utf8"))
+      assert.include(receipt, "VPS S")
       assert.include(ready, `Adresse : ${vps.address}`)
       assert.include(ready, "Bonjour Alice,")
       assert.include(suspended, `le ${day(graceEnd, "fr-FR")}`)

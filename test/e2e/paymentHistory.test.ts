@@ -1,6 +1,7 @@
 // GET /api/payments: the customer's charges and refunds as the ledger records them, on a sandbox server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Browser } from "../support/browser.ts"
+import { payOrder } from "../support/checkout.ts"
 import { startTestServer } from "../support/testServer.ts"
 import { leakScanner, signedInCustomer, vpsOrder } from "../support/vpsHttp.ts"
 
@@ -22,7 +23,11 @@ describe("GET /api/payments", () => {
     expect(JSON.parse((await alice.get("/api/payments")).text)).toEqual({ payments: [] })
     const placed = await alice.post("/api/orders", vpsOrder("history-1"))
     expect(placed.status, placed.text).toBe(201)
-    const orderId = (JSON.parse(placed.text) as { readonly order: { readonly id: string } }).order.id
+    const order = (JSON.parse(placed.text) as { readonly order: { readonly id: string; readonly status: string; readonly checkoutUrl?: string } }).order
+    const orderId = order.id
+    // Nothing is charged until the customer pays on the checkout page and Stripe tells us.
+    expect(JSON.parse((await alice.get("/api/payments")).text)).toEqual({ payments: [] })
+    await payOrder(alice, order)
     const { payments } = JSON.parse((await alice.get("/api/payments")).text) as {
       readonly payments: ReadonlyArray<Record<string, unknown>>
     }

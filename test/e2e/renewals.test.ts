@@ -5,7 +5,8 @@ import { Effect, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PaymentAnswerView, RenewalView } from "../../adapters/http/views.ts"
 import { sweepRenewals } from "../../domain/billing/autoRenewal.ts"
-import { sandboxPayments, startTestServer } from "../support/testServer.ts"
+import { startTestServer, stripePayments } from "../support/testServer.ts"
+import { DECLINED_OFF_SESSION_CARD, saveCard, TEST_CARD } from "../support/checkout.ts"
 import {
   errorCode,
   expectBody,
@@ -30,7 +31,7 @@ afterAll(() => server.stop())
 
 const Renewals = Schema.Struct({ renewals: Schema.Array(RenewalView) })
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000)
-const charges = () => server.runtime.runPromise(Effect.flatMap(sandboxPayments, (p) => p.charges))
+const charges = () => server.runtime.runPromise(stripePayments)
 
 const renewalOf = async (browser: Awaited<ReturnType<typeof signedInCustomer>>, subscriptionId: string) => {
   const reply = await browser.get("/api/subscriptions/renewals")
@@ -59,7 +60,8 @@ describe("the renewal of each subscription", () => {
   it("a lapsed VPS whose card is declined shows the failure and the next try; paying from the panel gives a page", async () => {
     const browser = await signedInCustomer(server, scan)
     const { subscriptionId, vpsId } = await provisionedVps(browser, "declined-1")
-    await server.runtime.runPromise(Effect.flatMap(sandboxPayments, (p) => p.declineAll(true)))
+    // The card now saved is declined at every charge.
+    await saveCard(browser, DECLINED_OFF_SESSION_CARD)
     try {
       const periodEnd = minutesAgo(5)
       await lapse(server, subscriptionId, periodEnd)
@@ -72,11 +74,12 @@ describe("the renewal of each subscription", () => {
         endsAt: new Date(periodEnd.getTime() + 7 * 86_400_000).toISOString()
       })
       const answer = expectBody(await browser.post(`/api/subscriptions/${subscriptionId}/pay`), 200, PaymentAnswerView)
-      // The sandbox gateway has no hosted pages: its page is the panel's billing page again.
-      expect(answer).toEqual({ outcome: "pay_on_page", url: "http://panel.test/billing" })
+      // Declined again: Stripe's hosted page to pay on (the sandbox Stripe's).
+      expect(answer.outcome).toBe("pay_on_page")
+      expect((answer as { url: string }).url).toContain("/c/pay/cs_test_")
       expect(await vpsStatus(browser, vpsId)).toBe("suspended")
     } finally {
-      await server.runtime.runPromise(Effect.flatMap(sandboxPayments, (p) => p.declineAll(false)))
+      await saveCard(browser, TEST_CARD)
     }
   })
 

@@ -8,7 +8,7 @@ import { SANDBOX_CLUSTER, SANDBOX_PANEL, SandboxPanel } from "../../app/sandbox/
 import { Catalog } from "../../ports/Catalog.ts"
 import { Browser } from "../support/browser.ts"
 import { decodeQuotedPrintable, type SmtpSink, startSmtpSink } from "../support/smtpSink.ts"
-import { sandboxPayments, startTestServer } from "../support/testServer.ts"
+import { sandboxStripe, startTestServer } from "../support/testServer.ts"
 
 let smtp: SmtpSink
 let server: Awaited<ReturnType<typeof startTestServer>>
@@ -19,6 +19,7 @@ beforeAll(async () => {
     sandbox: false,
     smtpUrl: Option.some(Redacted.make(`smtp://127.0.0.1:${smtp.port}`)),
     registryProvider: "recherche-entreprises",
+    vatRegistryProvider: "vies",
     // Nothing here asks the registry (personal accounts only); an unroutable one keeps the test off the network.
     rechercheEntreprisesUrl: new URL("http://127.0.0.1:9")
   })
@@ -70,8 +71,8 @@ describe("outside sandbox mode", () => {
     })
   })
 
-  it("has no sandbox gateway to approve anything", async () => {
-    await expect(server.runtime.runPromise(sandboxPayments)).rejects.toThrow(/not in sandbox mode/)
+  it("starts no sandbox Stripe", async () => {
+    await expect(server.runtime.runPromise(sandboxStripe)).rejects.toThrow(/not in sandbox mode/)
   })
 
   it("sells a registered upstream's plans, never those of a former sandbox's cluster or panel", async () => {

@@ -49,7 +49,8 @@ beforeAll(async () => {
     smtpUrl: Option.some(Redacted.make("smtp://127.0.0.1:9")),
     stripeApiUrl: Option.some(new URL(sandbox.baseUrl)),
     stripeRetries: 0,
-    registryProvider: "recherche-entreprises"
+    registryProvider: "recherche-entreprises",
+    vatRegistryProvider: "vies"
   })
   secret = (await Effect.runPromise(sandbox.control.registerWebhook(`${server.url}${PATH}`))).secret
   await server.runtime.runPromise(Effect.all([

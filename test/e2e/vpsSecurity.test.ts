@@ -3,7 +3,7 @@
 // hypervisor's address, tickets and task ids.
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { sandboxPayments, startTestServer } from "../support/testServer.ts"
+import { startTestServer, stripePayments } from "../support/testServer.ts"
 import {
   type ConsoleHeaders,
   Envelopes,
@@ -70,7 +70,7 @@ const refusedConsole = async (headers: ConsoleHeaders, status: number, code: str
 
 describe("another customer", () => {
   it("gets 404 with the not-found code from every route about the owner's VPS, order and subscription", async () => {
-    const charges = (await server.runtime.runPromise(Effect.flatMap(sandboxPayments, (p) => p.charges))).length
+    const charges = (await server.runtime.runPromise(stripePayments)).length
     for (const route of routes()) {
       const reply = await send(intruder, route)
       expect(reply.status, `${route[0]} ${route[1]}: ${reply.text}`).toBe(404)
@@ -82,7 +82,7 @@ describe("another customer", () => {
     expect(snapshots.map((s) => s.name)).toEqual(["keep-me"])
     const subscriptions = expectBody(await owner.get("/api/subscriptions"), 200, Envelopes.subscriptions).subscriptions
     expect(subscriptions).toEqual([expect.objectContaining({ id: vps.subscriptionId, status: "active", cancelAtPeriodEnd: false })])
-    expect((await server.runtime.runPromise(Effect.flatMap(sandboxPayments, (p) => p.charges))).length).toBe(charges)
+    expect((await server.runtime.runPromise(stripePayments)).length).toBe(charges)
   })
 
   it("answers an unknown id exactly as the owner's: the 404 tells nothing about whose it is", async () => {

@@ -72,6 +72,8 @@ export const useChromium = (
   options: {
     /** Keep the pages open from one test to the next (a journey told in steps); otherwise closed after each test. */
     readonly keepPages?: boolean
+    /** Other origins the pages may reach (the sandbox Stripe's hosted checkout page, where the panel sends a payment). */
+    readonly otherOrigins?: () => ReadonlyArray<string>
   } = {}
 ): ChromiumSession => {
   let browser: Browser | undefined
@@ -83,7 +85,8 @@ export const useChromium = (
     if (["data:", "blob:", "about:"].includes(parsed.protocol)) return
     // Chromium's built-in PDF viewer (an invoice opened in the browser) loads its own files; none leaves the machine.
     if (parsed.href.startsWith(`chrome-extension://${PDF_VIEWER}/`) || (parsed.protocol === "chrome:" && parsed.host === "resources")) return
-    if (!["http:", "ws:"].includes(parsed.protocol) || parsed.host !== new URL(serverUrl()).host) foreign.push(url)
+    const hosts = [serverUrl(), ...(options.otherOrigins?.() ?? [])].map((origin) => new URL(origin).host)
+    if (!["http:", "ws:"].includes(parsed.protocol) || !hosts.includes(parsed.host)) foreign.push(url)
   }
 
   beforeAll(async () => {

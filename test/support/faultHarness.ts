@@ -18,6 +18,7 @@ import { embeddedDataDir, postgres } from "../../app/Database.ts"
 import { type SandboxProxmox, type SandboxVmState, startSandboxProxmox } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
 import type { LedgerEntry, Order } from "../../domain/billing/Billing.ts"
 import { placeOrder } from "../../domain/billing/Ordering.ts"
+import { paid } from "./checkout.ts"
 import { clusterSecretNames } from "../../domain/catalog/catalogSecrets.ts"
 import { hostAddresses, parseAddress, parseCidr } from "../../domain/catalog/ipv4.ts"
 import { storeSecret } from "../../domain/secrets/UpstreamCredentials.ts"
@@ -160,7 +161,10 @@ let customers = 0
 export const placeLabOrder = Effect.gen(function*() {
   const n = ++customers
   const user = yield* (yield* Users).insert(newUser(`faults-${n}-${Date.now()}@example.com`))
-  return yield* placeOrder(user.id, vpsPlan.id, vpsOptions(`faults-${n}`))
+  const order = yield* placeOrder({ id: user.id, email: user.email }, vpsPlan.id, vpsOptions(`faults-${n}`))
+  // Paid on the sandbox Stripe's page; its webhook reaches the application's route on its own.
+  yield* Effect.promise(() => paid({ id: order.id, status: order.status, checkoutUrl: order.checkoutUrl ?? "" }))
+  return yield* pollUntil(orderOf(order.id), (o) => o.status !== "awaiting_payment", "20 seconds", (o) => `order ${o.id} still ${o.status}`)
 })
 
 const orderOf = (orderId: string) => Effect.map(Effect.flatMap(Orders, (orders) => orders.get(orderId)), Option.getOrThrow)

@@ -1,6 +1,6 @@
 // Everything the game-server use cases run on, in memory: fakes of every port (the Pterodactyl adapter over the
 // simulated panel without sockets, on the TestClock: node 1 with ten allocations, eggs 5 "Paper" and 6), the in-memory workflow engine with the real
-// workflows, the sandbox payment gateway, console tokens, and a catalog with the panel and two game plans.
+// workflows, the Stripe gateway on the sandbox Stripe's simulation, console tokens, and a catalog with the panel and two game plans.
 import { NodeCrypto } from "@effect/platform-node"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { WorkflowEngine } from "effect/workflow"
@@ -16,7 +16,7 @@ import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
 import { memoryInvoicing } from "./invoicing.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
-import * as SandboxPaymentGateway from "../../adapters/payments/SandboxPaymentGateway.ts"
+import { simulatedStripeLayer } from "./simulatedStripe.ts"
 import type { GamePlan } from "../../domain/catalog/Plan.ts"
 import { HostedServices } from "../../domain/billing/HostedService.ts"
 import { GameHosting } from "../../domain/game/GameHosting.ts"
@@ -79,7 +79,7 @@ export const gameEnv = (options: { readonly installDuration?: Duration.Input; re
     // Console tokens are bound to a live session of their holder.
     MemorySessionRecords.layer,
     Layer.succeed(GameSettings, { ...gameSettings, ...options.settings }),
-    SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+    simulatedStripeLayer,
     renewalEnv(),
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,

@@ -1,5 +1,6 @@
 // What the game-server end-to-end suites share: the leak scanner for the sandbox panel and its node, a customer's
 // order followed to its end, the console WebSocket (every frame scanned), and raw uploads and downloads.
+import { paid } from "./checkout.ts"
 import { Effect, Option, Schema } from "effect"
 import { expect } from "vitest"
 import WebSocket from "ws"
@@ -62,6 +63,7 @@ export const orderGame = async (browser: ScannedBrowser, planId = "mc-2g", varia
     201,
     Envelopes.order
   ).order
+  await paid(placed)
   const steps: Array<string> = []
   const order = await waitFor(`order ${placed.id} to finish`, async () => {
     const current = expectBody(await browser.get(`/api/orders/${placed.id}`), 200, OrderView)

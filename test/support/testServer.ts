@@ -12,7 +12,7 @@ import { webSocketServerOptions } from "../../adapters/http/consoleLimits.ts"
 import type { Settings } from "../../app/Config.ts"
 import { createHttpServer } from "../../adapters/http/edge.ts"
 import { HttpAppLive } from "../../app/Layers.ts"
-import { SandboxPayments } from "../../adapters/payments/SandboxPaymentGateway.ts"
+import { SandboxStripeApp } from "../../app/sandbox/SandboxStripeLive.ts"
 import { Outbox } from "../../ports/Outbox.ts"
 import { sqlBackends } from "./databases.ts"
 import { testVatRules } from "./invoicing.ts"
@@ -94,7 +94,8 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
   customerUpstreamRatePerMinute: 60,
   lifecycleCron: "* * * * *",
   sandboxTaskSpeed: "instant",
-  sandboxPaymentLatencyMs: 0,
+  sandboxStripePort: 0,
+  orderPaymentMinutes: 60,
   stripeApiUrl: Option.none(),
   stripeTimeoutMs: 20_000,
   stripeRetries: 2,
@@ -119,14 +120,21 @@ export const testSettings = (overrides: Partial<Settings> = {}): Settings => ({
 })
 
 /**
- * The sandbox gateway's control in a test server's runtime. Only sandbox mode wires that gateway, so the server's
- * type does not promise it; a test outside sandbox mode that reaches for it fails.
+ * The sandbox Stripe a test server runs in sandbox mode (its control counts PaymentIntents, arms faults). Only sandbox
+ * mode starts one; a test outside sandbox mode that reaches for it fails.
  */
-export const sandboxPayments = Effect.flatMap(Effect.serviceOption(SandboxPayments), (found) =>
+export const sandboxStripe = Effect.flatMap(SandboxStripeApp, (found) =>
   Option.match(found, {
-    onNone: () => Effect.die(new Error("this test server is not in sandbox mode: no sandbox payment gateway")),
-    onSome: Effect.succeed
+    onNone: () => Effect.die(new Error("this test server is not in sandbox mode: no sandbox Stripe")),
+    onSome: (app) => Effect.succeed(app.sandbox)
   }))
+
+/** The payments the server's sandbox Stripe took (PaymentIntents that succeeded), oldest first. */
+export const stripePayments = Effect.flatMap(sandboxStripe, (stripe) =>
+  Effect.map(stripe.control.events, (events) =>
+    events.filter((e) => e.type === "payment_intent.succeeded").map((e) =>
+      e.data.object as { readonly id: string; readonly amount: number; readonly description: string | null }
+    )))
 
 export class TestServer extends Context.Service<TestServer, { readonly url: string }>()("zh/test/TestServer") {}
 

@@ -1,5 +1,5 @@
 // Everything the VPS use cases run on, in memory: fakes of every port, the in-memory workflow engine with the
-// real workflows, the sandbox payment gateway, and a catalog with one cluster, two templates, a pool and plans.
+// real workflows, the Stripe gateway on the sandbox Stripe's simulation, and a catalog with one cluster, two templates, a pool and plans.
 import { NodeCrypto } from "@effect/platform-node"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { WorkflowEngine } from "effect/workflow"
@@ -14,7 +14,7 @@ import * as MemoryPlacement from "../../adapters/fake/MemoryPlacement.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
 import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
 import * as MemoryVpsRecords from "../../adapters/fake/MemoryVpsRecords.ts"
-import * as SandboxPaymentGateway from "../../adapters/payments/SandboxPaymentGateway.ts"
+import { simulatedStripeLayer } from "./simulatedStripe.ts"
 import { Result } from "effect"
 import { hostAddresses, parseAddress, parseCidr } from "../../domain/catalog/ipv4.ts"
 import type { VpsPlan } from "../../domain/catalog/Plan.ts"
@@ -80,7 +80,6 @@ export const vpsSettings = {
 
 export interface VpsEnvOptions {
   readonly poolSize?: number
-  readonly paymentLatency?: Duration.Input
 }
 
 /** The VPS environment, its customer notices recorded (`noticesOf` reads them). */
@@ -103,7 +102,7 @@ export const vpsEnvWith = <N, E>(notices: Layer.Layer<N | Notices, E>, options: 
     MemoryVirtualization.layer({ ...labSeed(), machineIds: { from: 100_000, to: 100_200 } }),
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     Layer.succeed(VpsSettings, vpsSettings),
-    SandboxPaymentGateway.layer({ chargeLatency: options.paymentLatency ?? 0 }).pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+    simulatedStripeLayer,
     renewalEnv(),
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,

@@ -11,6 +11,7 @@ import { Catalog } from "../../ports/Catalog.ts"
 import { IpAddresses } from "../../ports/IpAddresses.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Browser, type Reply } from "./browser.ts"
+import { paid } from "./checkout.ts"
 import type { startTestServer } from "./testServer.ts"
 
 export type TestServer = Awaited<ReturnType<typeof startTestServer>>
@@ -162,8 +163,9 @@ type Order = typeof OrderView.Type
 export type ProgressStep = Pick<Order, "status"> & Order["progress"]
 
 /** Orders a VPS (S unless `choice` says) and follows it to its end: the completed order (first read) and the progress steps seen. */
-export const orderVps = async (browser: ScannedBrowser, hostname: string, choice: VpsChoice = VPS_S) => {
+export const orderVps = async (browser: ScannedBrowser, hostname: string, choice: VpsChoice = VPS_S, card?: string) => {
   const placed = expectBody(await browser.post("/api/orders", vpsOrder(hostname, choice)), 201, Envelopes.order).order
+  await paid(placed, card)
   const steps: Array<ProgressStep> = []
   const finished = await waitFor(`order ${placed.id} to finish`, async () => {
     const order = expectBody(await browser.get(`/api/orders/${placed.id}`), 200, OrderView)
@@ -177,8 +179,8 @@ export const orderVps = async (browser: ScannedBrowser, hostname: string, choice
 }
 
 /** A customer's running VPS, provisioned through the API, with the root password shown on the completed order. */
-export const provisionedVps = async (browser: ScannedBrowser, hostname: string, choice: VpsChoice = VPS_S) => {
-  const { order } = await orderVps(browser, hostname, choice)
+export const provisionedVps = async (browser: ScannedBrowser, hostname: string, choice: VpsChoice = VPS_S, card?: string) => {
+  const { order } = await orderVps(browser, hostname, choice, card)
   expect(order.status, order.failureReason).toBe("completed")
   const vpsId = order.serviceId
   const rootPassword = order.rootPassword

@@ -3,7 +3,11 @@
 import type { Effect } from "effect"
 
 type Delivery = Effect.Effect<void>
-export type ApiFault = { readonly kind: "fail"; readonly status: number } | { readonly kind: "hang" }
+export type ApiFault =
+  | { readonly kind: "fail"; readonly status: number }
+  | { readonly kind: "hang" }
+  /** The call is done, and answered `ms` late (a slow network: the caller may give up or die meanwhile). */
+  | { readonly kind: "slow"; readonly ms: number }
 
 export interface DeliveryPlan {
   /** Each delivery of this event is sent this many times (after the first 2xx, the copies go out again). */

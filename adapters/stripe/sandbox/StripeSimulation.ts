@@ -35,6 +35,8 @@ export interface SandboxStripeControl {
   readonly advanceTime: (seconds: number) => Effect.Effect<void>
   /** The next `times` API calls (whose path matches, when given) answer `status` (default 500) as an `api_error`. */
   readonly failNextApiCalls: (options: { readonly times: number; readonly status?: number; readonly path?: RegExp }) => Effect.Effect<void>
+  /** The next `times` API calls (whose path matches, when given) are done, then answered `ms` late. */
+  readonly slowNextApiCalls: (options: { readonly times: number; readonly ms: number; readonly path?: RegExp }) => Effect.Effect<void>
   /** The next `times` API calls (whose path matches, when given) never answer. */
   readonly hangNextApiCalls: (options: { readonly times: number; readonly path?: RegExp }) => Effect.Effect<void>
   /** The next `events` events some endpoint listens to are each delivered `copies` times (default 2). */
@@ -61,6 +63,12 @@ export interface SandboxStripeControl {
   readonly rollWebhookSecret: (endpoint: string, options?: { readonly previousValidForMs?: number }) => Effect.Effect<string>
   /** The cardholder disputes a paid charge (by its id or its payment intent's): `charge.dispute.created`. */
   readonly disputeCharge: (charge: string, options?: { readonly reason?: string }) => Effect.Effect<string>
+  /**
+   * Makes `url` the one endpoint, signed with `secret`, listening to every event: an endpoint already at that URL is
+   * kept (with the events still owed to it) and given the secret; endpoints at other URLs are deleted. For a platform
+   * that runs its own sandbox and learns its address once it listens.
+   */
+  readonly useWebhook: (url: string, secret: string) => Effect.Effect<void>
   /** Registers an endpoint (as `webhookEndpoints.create` does) and returns its id and secret. */
   readonly registerWebhook: (
     url: string,
@@ -131,6 +139,7 @@ export const stripeSimulation = (options: StripeSimulationOptions = {}): Effect.
         }), expireDue(store))).pipe(Effect.asVoid, Effect.orDie),
       failNextApiCalls: (o) => Effect.sync(() => faults.armApi({ kind: "fail", status: o.status ?? 500 }, o.times, o.path)),
       hangNextApiCalls: (o) => Effect.sync(() => faults.armApi({ kind: "hang" }, o.times, o.path)),
+      slowNextApiCalls: (o) => Effect.sync(() => faults.armApi({ kind: "slow", ms: o.ms }, o.times, o.path)),
       duplicateNextEvents: (n, copies) => Effect.sync(() => faults.duplicateNext(n, copies)),
       reorderNextEvents: (n) => Effect.sync(() => faults.reorderNext(n)),
       delayNextEvents: (n, ms) => Effect.sync(() => faults.delayNext(n, ms)),
@@ -139,6 +148,18 @@ export const stripeSimulation = (options: StripeSimulationOptions = {}): Effect.
       awaitDeliveries: delivery.idle,
       events: Effect.sync(() => [...store.events]),
       registerWebhook: register,
+      useWebhook: (url, secret) =>
+        store.serial(Effect.gen(function*() {
+          for (const endpoint of [...store.endpoints.values()]) {
+            if (endpoint.url !== url) {
+              store.endpoints.delete(endpoint.id)
+              store.endpointSecrets.delete(endpoint.id)
+            }
+          }
+          const kept = [...store.endpoints.values()].find((e) => e.url === url)
+          if (kept !== undefined) store.endpointSecrets.set(kept.id, secret)
+          else yield* createEndpoint(store, { url, enabled_events: ["*"] }, secret)
+        })).pipe(Effect.orDie),
       disputeCharge: (which, o = {}) =>
         store.serial(Effect.gen(function*() {
           const pi = store.paymentIntents.get(which)

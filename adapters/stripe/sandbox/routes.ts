@@ -1,6 +1,6 @@
 // The sandbox's HTTP surface as routes, served on loopback by SandboxStripe or called without sockets through the
 // simulation's `fetch`: the API under /v1 (with the armed API faults) and the hosted checkout and authentication pages.
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { checkoutForm, challengePage, closedPage, messagePage } from "./checkoutPage.ts"
 import type { Faults } from "./Faults.ts"
@@ -97,6 +97,7 @@ const apiRoute = (api: StripeApi, faults: Faults) =>
         authorization: request.headers["authorization"],
         idempotencyKey: request.headers["idempotency-key"]
       })
+      if (fault?.kind === "slow") yield* Effect.sleep(Duration.millis(fault.ms))
       return HttpServerResponse.text(JSON.stringify(answer.body, null, 2), {
         status: answer.status,
         headers: answer.headers,

@@ -12,9 +12,9 @@ import * as MemoryLedger from "../../../adapters/fake/MemoryLedger.ts"
 import { memoryInvoicing } from "../../support/invoicing.ts"
 import * as MemoryOrders from "../../../adapters/fake/MemoryOrders.ts"
 import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions.ts"
-import * as SandboxPaymentGateway from "../../../adapters/payments/SandboxPaymentGateway.ts"
 import { HostedServices } from "../../../domain/billing/HostedService.ts"
 import { placeOrder, viewOrder } from "../../../domain/billing/Ordering.ts"
+import { customer, placePaidOrder, simulatedStripeLayer } from "../../support/simulatedStripe.ts"
 import { cancelSubscription, renewSubscription } from "../../../domain/billing/Renewal.ts"
 import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
@@ -42,7 +42,7 @@ const dnsEnv = Layer.mergeAll(DnsZoneHosting).pipe(
     recordedNoticesLayer,
     NodeCrypto.layerSecureRandom,
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
-    SandboxPaymentGateway.layer().pipe(Layer.provide(NodeCrypto.layerSecureRandom)),
+    simulatedStripeLayer,
     renewalEnv(),
     promptWebCrypto
   ))
@@ -59,7 +59,7 @@ const recordStatus = (subscriptionId: string) =>
 
 const ordered = (name: string) =>
   Effect.gen(function*() {
-    const order = yield* placeOrder(alice, dnsPlan.id, { zone: name })
+    const order = yield* placePaidOrder(alice, dnsPlan.id, { zone: name })
     yield* until(Effect.map(orderStatus(order.id), (s) => s === "completed" || s === "failed"))
     return (yield* viewOrder(alice, order.id)).order
   })
@@ -78,9 +78,9 @@ describe("a product billing does not know (a DNS zone)", () => {
 
   it.effect("refuses options it does not accept before anything is charged", () =>
     Effect.gen(function*() {
-      const refused = yield* Effect.flip(placeOrder(alice, dnsPlan.id, { zone: "not a domain" }))
+      const refused = yield* Effect.flip(placeOrder(customer(alice), dnsPlan.id, { zone: "not a domain" }))
       assert.deepInclude(refused, { _tag: "InvalidOrderOption", field: "options.zone" })
-      assert.strictEqual((yield* Effect.flip(placeOrder(alice, "no-such-plan", {})))._tag, "PlanUnavailable")
+      assert.strictEqual((yield* Effect.flip(placeOrder(customer(alice), "no-such-plan", {})))._tag, "PlanUnavailable")
       assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(alice), [])
     }).pipe(Effect.provide(dnsEnv)))
 
@@ -88,7 +88,7 @@ describe("a product billing does not know (a DNS zone)", () => {
     Effect.gen(function*() {
       yield* ordered("first.fr")
       yield* Effect.flatMap(NameServer, (server) => Ref.set(server.capacity, 1))
-      const refused = yield* Effect.flip(placeOrder(alice, dnsPlan.id, { zone: "second.fr" }))
+      const refused = yield* Effect.flip(placeOrder(customer(alice), dnsPlan.id, { zone: "second.fr" }))
       assert.deepInclude(refused, { _tag: "SoldOut", planId: dnsPlan.id })
       assert.lengthOf(yield* (yield* Subscriptions).forUser(alice), 1)
       assert.isUndefined(yield* zone("second.fr"))

@@ -76,10 +76,10 @@ describe("an order's moves", () => {
     statuses: orderStatuses,
     events: orderEvents,
     expected: {
-      paid: only(orderStatuses, { pending: "provisioning", awaiting_payment: "provisioning" }),
+      paid: only(orderStatuses, { awaiting_payment: "provisioning" }),
       progressed: only(orderStatuses, { provisioning: "provisioning" }),
       provisioned: only(orderStatuses, { provisioning: "completed" }),
-      failed: only(orderStatuses, { pending: "failed", awaiting_payment: "failed", provisioning: "failed" }),
+      failed: only(orderStatuses, { awaiting_payment: "failed", provisioning: "failed" }),
       expired: only(orderStatuses, { awaiting_payment: "expired" })
     },
     after: orderAfter,

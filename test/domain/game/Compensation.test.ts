@@ -3,7 +3,7 @@
 // until it succeeds, however long the panel stays down, with an alert; the order shows as a pending cleanup meanwhile.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { placeOrder } from "../../../domain/billing/Ordering.ts"
+import { placePaidOrder } from "../../support/simulatedStripe.ts"
 import { GameAllocations } from "../../../ports/GameAllocations.ts"
 import { Orders } from "../../../ports/Orders.ts"
 import { alerts, capturedLogs } from "../../support/capturedLogs.ts"
@@ -23,7 +23,7 @@ const held = (id: string) => Effect.map(Effect.flatMap(GameAllocations, (a) => a
 
 /** An order whose install fails once the server exists on the panel, so the undo has a server to delete. */
 const failedInstall = Effect.gen(function*() {
-  const placed = yield* placeOrder(alice, "mc-2g", {})
+  const placed = yield* placePaidOrder(alice, "mc-2g", {})
   yield* Effect.map(panelControl, (c) => c.setInstallOutcome({ externalId: placed.id }, "fail"))
   return placed
 })

@@ -4,7 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { placeOrder } from "../../../domain/billing/Ordering.ts"
+import { placePaidOrder } from "../../support/simulatedStripe.ts"
 import { renewSubscription } from "../../../domain/billing/Renewal.ts"
 import { checkConsoleToken, issueConsoleToken, ownedByIdentifier, powerGameServer } from "../../../domain/game/GameActions.ts"
 import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
@@ -53,7 +53,7 @@ const until = <E, R>(done: Effect.Effect<boolean, E, R>) =>
   })
 
 const provisioned = Effect.gen(function*() {
-  const order = yield* placeOrder(alice, "mc-2g", {})
+  const order = yield* placePaidOrder(alice, "mc-2g", {})
   const orders = yield* Orders
   for (let i = 0; i < 200; i++) {
     if (Option.getOrThrow(yield* orders.get(order.id)).status === "completed") break

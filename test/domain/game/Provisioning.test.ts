@@ -4,10 +4,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { SandboxPayments } from "../../../adapters/payments/SandboxPaymentGateway.ts"
 import * as UnconfiguredPaymentGateway from "../../../adapters/payments/UnconfiguredPaymentGateway.ts"
 import type { Order } from "../../../domain/billing/Billing.ts"
 import { placeOrder } from "../../../domain/billing/Ordering.ts"
+import { customer, placePaidOrder, succeededPayments } from "../../support/simulatedStripe.ts"
 import { GAME_STEPS } from "../../../domain/game/ProvisionGame.ts"
 import { Catalog } from "../../../ports/Catalog.ts"
 import { GameAllocations } from "../../../ports/GameAllocations.ts"
@@ -36,7 +36,7 @@ const settled = (orderId: string, step: "1 second" | "1 minute" = "1 second") =>
   })
 
 const order = (variables?: Record<string, string>, planId = "mc-2g", user = alice) =>
-  placeOrder(user, planId, variables === undefined ? {} : { variables })
+  placePaidOrder(user, planId, variables === undefined ? {} : { variables })
 
 /** Nothing of a failed order is left on the panel or with us once its undo is done, and the charge is refunded. */
 const assertCleanFailure = (failed: Order) =>
@@ -71,7 +71,7 @@ describe("an order refused before anything of it exists", () => {
       yield* (yield* Catalog).retire("panel", "sandbox")
       const error = yield* Effect.flip(withoutCreatingOrders(order()))
       assert.strictEqual(error._tag, "PlanUnavailable")
-      assert.deepStrictEqual(yield* (yield* SandboxPayments).charges, [])
+      assert.deepStrictEqual(yield* succeededPayments, [])
     }).pipe(Effect.provide(gameEnv())))
 })
 
@@ -134,11 +134,11 @@ describe("ordering a game server", () => {
         assert.strictEqual(error._tag, "InvalidOrderOption")
         if (error._tag === "InvalidOrderOption") assert.strictEqual(error.field, field)
       }
-      const bad = yield* Effect.flip(placeOrder(alice, "mc-2g", { variables: "MINECRAFT_VERSION=1" }))
+      const bad = yield* Effect.flip(placeOrder(customer(alice), "mc-2g", { variables: "MINECRAFT_VERSION=1" }))
       assert.strictEqual(bad._tag, "InvalidOrderOption")
       // Nothing was ordered, so nothing was charged.
       assert.deepStrictEqual(yield* (yield* Orders).unfinished, [])
-      assert.deepStrictEqual(yield* (yield* SandboxPayments).charges, [])
+      assert.deepStrictEqual(yield* succeededPayments, [])
     }).pipe(Effect.provide(gameEnv())))
 
   it.effect("a failed install fails the order, deletes the panel server, frees the allocation, refunds", () =>

@@ -27,7 +27,7 @@ const nextId = (prefix: string) => `${prefix}-${String(++serial).padStart(4, "0"
 const order = (status: "pending" | "completed" | "failed", kind: "vps" | "game" = "vps") =>
   Effect.gen(function*() {
     const orders = yield* Orders
-    const created = yield* orders.create({ id: OrderId.make(nextId("order")), userId: alice, planId: "p", kind, options: {}, totalSteps: 6, now: at })
+    const created = yield* orders.create({ id: OrderId.make(nextId("order")), userId: alice, planId: "p", kind, options: {}, totalSteps: 6, expiresAt: new Date(at.getTime() + 3_600_000), now: at })
     if (status === "completed") yield* orders.complete(created.id, nextId("service"), null, at)
     if (status === "failed") yield* orders.fail(created.id, "failed", at)
     return created.id

@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
-import { placeOrder } from "../../../domain/billing/Ordering.ts"
+import { placePaidOrder } from "../../support/simulatedStripe.ts"
 import { IpAddresses } from "../../../ports/IpAddresses.ts"
 import { Orders } from "../../../ports/Orders.ts"
 import { TaskFailed, VirtualizationUnavailable } from "../../../ports/Virtualization.ts"
@@ -35,7 +35,7 @@ describe("a failed VPS provisioning whose undo fails", () => {
       for (let i = 0; i < 5; i++) {
         yield* cluster.failNext("destroy", new TaskFailed({ operation: "destroy", exitStatus: "can't lock file - got timeout", log: [] }))
       }
-      const placed = yield* placeOrder(alice, "vps-s", vpsOptions("undo-1"))
+      const placed = yield* placePaidOrder(alice, "vps-s", vpsOptions("undo-1"))
       const failed = yield* atOnce(orderOf(placed.id), (o) => o.status === "failed")
       yield* assertRefunded(failed)
       // The customer knows; the VM, the address and the VMID are still being released.
@@ -64,7 +64,7 @@ describe("a failed VPS provisioning whose undo fails", () => {
       yield* configureFails
       const down = new VirtualizationUnavailable({ operation: "ownerOf", detail: "596 Connection timed out" })
       yield* cluster.failAlways("ownerOf", down)
-      const placed = yield* placeOrder(alice, "vps-s", vpsOptions("undo-2"))
+      const placed = yield* placePaidOrder(alice, "vps-s", vpsOptions("undo-2"))
       yield* assertRefunded(yield* atOnce(orderOf(placed.id), (o) => o.status === "failed"))
       // Three hours down: the old undo gave up after 10 attempts; this one is still at it, every five minutes at most.
       yield* TestClock.adjust("3 hours")
@@ -84,7 +84,7 @@ describe("a failed VPS provisioning whose undo fails", () => {
       yield* configureFails
       // The clone's VM gets someone else's stamp before the undo looks at it (a VMID reused outside our control).
       yield* cluster.failNext("ownerOf", new VirtualizationUnavailable({ operation: "ownerOf", detail: "down" }))
-      const placed = yield* placeOrder(alice, "vps-s", vpsOptions("undo-3"))
+      const placed = yield* placePaidOrder(alice, "vps-s", vpsOptions("undo-3"))
       yield* atOnce(orderOf(placed.id), (o) => o.status === "failed")
       const [vm] = yield* ourVms
       assert.isDefined(vm)

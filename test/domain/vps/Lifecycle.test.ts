@@ -5,7 +5,7 @@ import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
 import { addMonth } from "../../../domain/billing/Billing.ts"
-import { placeOrder } from "../../../domain/billing/Ordering.ts"
+import { placePaidOrder } from "../../support/simulatedStripe.ts"
 import { cancelSubscription, renewSubscription } from "../../../domain/billing/Renewal.ts"
 import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
 import { powerVps } from "../../../domain/vps/VpsActions.ts"
@@ -32,7 +32,7 @@ const until = <E, R>(done: Effect.Effect<boolean, E, R>) =>
   })
 
 const provisioned = Effect.gen(function*() {
-  const order = yield* placeOrder(alice, "vps-s", vpsOptions("life-1"))
+  const order = yield* placePaidOrder(alice, "vps-s", vpsOptions("life-1"))
   const orders = yield* Orders
   yield* until(Effect.map(orders.get(order.id), (o) => Option.getOrThrow(o).status === "completed"))
   const done = Option.getOrThrow(yield* orders.get(order.id))

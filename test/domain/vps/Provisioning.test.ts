@@ -2,10 +2,10 @@
 // a failure at each step leaving nothing behind, payment declines, and concurrent orders against a small pool.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { SandboxPayments } from "../../../adapters/payments/SandboxPaymentGateway.ts"
 import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
 import type { Order } from "../../../domain/billing/Billing.ts"
 import { placeOrder, viewOrder } from "../../../domain/billing/Ordering.ts"
+import { Cards, customer, payOnPage, placePaidOrder, succeededPayments } from "../../support/simulatedStripe.ts"
 import { IpAddresses } from "../../../ports/IpAddresses.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
@@ -17,7 +17,7 @@ import { noticesOf } from "../../support/recordedNotices.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 
-/** Waits (on the live clock) until the order leaves pending/provisioning. */
+/** Waits (on the live clock) until the order leaves awaiting_payment/provisioning. */
 const settled = (orderId: string) =>
   Effect.gen(function*() {
     const orders = yield* Orders
@@ -30,7 +30,7 @@ const settled = (orderId: string) =>
   })
 
 const orderAndWait = (hostname = "web-1", planId = "vps-s") =>
-  Effect.flatMap(placeOrder(alice, planId, vpsOptions(hostname)), (order) => settled(order.id))
+  Effect.flatMap(placePaidOrder(alice, planId, vpsOptions(hostname)), (order) => settled(order.id))
 
 /** Waits (on the live clock) until the failed order's undo, which runs after its refund, is done. */
 const cleanedUp = (orderId: string) =>
@@ -108,19 +108,20 @@ describe("ordering a VPS", () => {
         [{ ...vpsOptions(), sshPublicKey: "ssh-ed25519 AAAAnotbase64!!" }, "options.sshPublicKey"],
         [{ templateId: "debian-12" }, "options"]
       ] as const) {
-        const error = yield* Effect.flip(placeOrder(alice, "vps-s", options))
+        const error = yield* Effect.flip(placeOrder(customer(alice), "vps-s", options))
         assert.strictEqual(error._tag, "InvalidOrderOption")
         if (error._tag === "InvalidOrderOption") assert.strictEqual(error.field, field)
       }
-      assert.deepStrictEqual(yield* (yield* SandboxPayments).charges, [])
-      assert.strictEqual((yield* Effect.flip(placeOrder(alice, "no-such-plan", vpsOptions())))._tag, "PlanUnavailable")
+      assert.deepStrictEqual(yield* (yield* Orders).unfinished, [])
+      assert.strictEqual((yield* Effect.flip(placeOrder(customer(alice), "no-such-plan", vpsOptions())))._tag, "PlanUnavailable")
     }).pipe(Effect.provide(vpsEnv())))
 
-  it.live("a declined payment fails the order and builds nothing", () =>
+  it.live("a card declined on the hosted page leaves the order awaiting its payment and builds nothing", () =>
     Effect.gen(function*() {
-      yield* (yield* SandboxPayments).declineNext(1)
-      const error = yield* Effect.flip(placeOrder(alice, "vps-s", vpsOptions()))
-      assert.strictEqual(error._tag, "PaymentDeclined")
+      const order = yield* placeOrder(customer(alice), "vps-s", vpsOptions())
+      assert.strictEqual(yield* payOnPage(order.id, Cards.declined), 402)
+      assert.strictEqual(Option.getOrThrow(yield* (yield* Orders).get(order.id)).status, "awaiting_payment")
+      assert.deepStrictEqual(yield* succeededPayments, [])
       assert.deepStrictEqual((yield* (yield* MemoryCluster).vms).filter((v) => !v.template), [])
     }).pipe(Effect.provide(vpsEnv())))
 })
@@ -128,8 +129,9 @@ describe("ordering a VPS", () => {
 describe("a provisioning failure", () => {
   it.live("a plan no node has room for is refused before anything is charged, and nothing is built", () =>
     Effect.gen(function*() {
-      assert.deepInclude(yield* Effect.flip(placeOrder(alice, "vps-huge", vpsOptions("huge"))), { _tag: "SoldOut", planId: "vps-huge" })
-      assert.deepStrictEqual(yield* (yield* SandboxPayments).charges, [])
+      assert.deepInclude(yield* Effect.flip(placeOrder(customer(alice), "vps-huge", vpsOptions("huge"))), { _tag: "SoldOut", planId: "vps-huge" })
+      assert.deepStrictEqual(yield* succeededPayments, [])
+      assert.deepStrictEqual(yield* (yield* Orders).unfinished, [])
       assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(alice), [])
       assert.deepStrictEqual((yield* (yield* MemoryCluster).vms).filter((vm) => !vm.template), [])
     }).pipe(Effect.provide(vpsEnv())))

@@ -4,7 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { placeOrder } from "../../../domain/billing/Ordering.ts"
+import { placePaidOrder } from "../../support/simulatedStripe.ts"
 import { vmRefOf } from "../../../domain/vps/Lifecycle.ts"
 import {
   createSnapshot, deleteSnapshot, listSnapshots, ownedVps, powerVps, resetRootPassword, shutdownVps
@@ -21,7 +21,7 @@ const alice = "00000000-0000-4000-8000-00000000a11c"
 
 /** Alice's VPS, once its order completed (the in-memory workflows never sleep: this also runs under TestClock). */
 const running = Effect.gen(function*() {
-  const order = yield* placeOrder(alice, "vps-s", vpsOptions("act-1"))
+  const order = yield* placePaidOrder(alice, "vps-s", vpsOptions("act-1"))
   const orders = yield* Orders
   for (let i = 0; i < 20_000; i++) {
     const o = Option.getOrThrow(yield* orders.get(order.id))

@@ -1,6 +1,7 @@
 // Ordering: the plans on sale (GET /api/plans), the options of the chosen one (VPS: OS template, host name, SSH
 // key; game: the plan's user variables), payment through the gateway, then the provisioning progress polled from
-// GET /api/orders/:id: a progress bar over the named steps, the failure reason, the VPS root password once.
+// GET /api/orders/:id: awaiting payment (with the provider's page while it is open) or expired, then a progress bar
+// over the named steps, the failure reason, the VPS root password once.
 import { api, ApiError, errorText, type GamePlan, type Order, type Plan, type VpsPlan } from "../api.ts"
 import { announce, link, navigate, setTitle, type View } from "../app.ts"
 import { field, h } from "../dom.ts"
@@ -117,7 +118,9 @@ export const orderFormView: View = async ({ root, params, alive }) => {
       }
       try {
         const { order } = await api.post<{ order: Order }>("/api/orders", { planId: chosen.id, options })
-        navigate(`/orders/${encodeURIComponent(order.id)}`)
+        // Paid on the provider's page, which sends the customer back to the order's page (paid or not).
+        if (order.checkoutUrl !== undefined) window.location.assign(order.checkoutUrl)
+        else navigate(`/orders/${encodeURIComponent(order.id)}`)
       } catch (error) {
         const name = invalidField(error)
         const target = name === undefined ? undefined : controls.get(name)
@@ -173,6 +176,8 @@ export const orderProgressView: View = ({ root, params, alive }) => {
     bar.setAttribute("aria-valuetext", t("order.progress", { step: done, total, name: stepName(order, order.progress.step) }))
     stepText.textContent = order.status === "completed"
       ? t("order.completed")
+      : order.status === "awaiting_payment" || order.status === "expired"
+      ? t(order.status === "expired" ? "order.expired" : "order.awaitingPayment")
       : t("order.progress", { step: order.progress.step, total, name: stepName(order, order.progress.step) })
     steps.replaceChildren(...Array.from({ length: order.progress.total }, (_, i) => {
       const n = i + 1
@@ -196,6 +201,15 @@ export const orderProgressView: View = ({ root, params, alive }) => {
         service === null ? "" : link(service, t("order.openService"), { class: "button primary", "data-testid": "order-open-service" })
       )
       announce(t("order.completed"))
+    } else if (order.status === "awaiting_payment") {
+      // Only the provider's confirmation moves the order on: until it comes, the page can still be paid.
+      outcome.replaceChildren(h("div", { class: "card stack", "data-testid": "order-awaiting-payment" },
+        h("p", {}, t("order.awaitingPayment")),
+        order.expiresAt === undefined ? "" : h("p", { class: "muted" }, t("order.expiresAt", { at: new Date(order.expiresAt).toLocaleString() })),
+        order.checkoutUrl === undefined ? "" : h("a", { href: order.checkoutUrl, class: "button primary", "data-testid": "order-pay-now" }, t("order.payNow"))))
+    } else if (order.status === "expired") {
+      outcome.replaceChildren(h("div", { class: "error-box", role: "status", "data-testid": "order-expired" },
+        h("strong", {}, t("order.expired")), " ", link("/order", t("order.orderAgain"))))
     } else if (order.status === "failed") {
       outcome.replaceChildren(h("div", { class: "error-box", role: "alert", "data-testid": "order-failed" },
         h("strong", {}, t("order.failed")), " ",
@@ -209,7 +223,7 @@ export const orderProgressView: View = ({ root, params, alive }) => {
       if (!alive()) return
       errors.clear()
       draw(order)
-      if (order.status === "completed" || order.status === "failed") return
+      if (order.status === "completed" || order.status === "failed" || order.status === "expired") return
     } catch (error) {
       if (!alive()) return
       errors.show(error)
