@@ -177,11 +177,10 @@ export const afterPayment = (next: AfterPayment) =>
         return
       case "Provision": {
         yield* provision(next.order.kind, next.order.id)
-        const notices = yield* Effect.serviceOption(Notices)
-        if (Option.isNone(notices)) return
+        const notices = yield* Notices
         const product = yield* Effect.flatMap(HostedServices, (products) => products.of(next.order.kind))
         const plan = yield* product.plan(next.order.planId).pipe(Effect.orElseSucceed(() => Option.none()))
-        yield* notices.value.send({
+        yield* notices.send({
           _tag: "OrderPaid",
           userId: next.order.userId,
           orderId: next.order.id,

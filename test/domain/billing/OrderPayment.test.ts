@@ -15,6 +15,7 @@ import { Orders } from "../../../ports/Orders.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { UnitOfWork } from "../../../ports/UnitOfWork.ts"
 import { eventually } from "../../support/eventually.ts"
+import { noticesOf } from "../../support/recordedNotices.ts"
 import { checkoutEvents, customer, deliver, payOnPage, SimulatedStripe, succeededPayments } from "../../support/simulatedStripe.ts"
 import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
 
@@ -58,6 +59,9 @@ describe("an order paid on the hosted checkout", () => {
       assert.strictEqual(charge?.reference, payment?.id)
       assert.strictEqual(charge?.amountCents, 500)
       assert.strictEqual(Option.getOrThrow(yield* (yield* Subscriptions).get(done.subscriptionId!)).status, "active")
+      // The receipt: told once, for the amount Stripe took.
+      const receipts = yield* noticesOf("OrderPaid")
+      assert.deepStrictEqual(receipts.map((n) => [n.orderId, n.amountCents, n.userId]), [[order.id, 500, alice]])
     }).pipe(Effect.provide(vpsEnv())))
 
   it.live("each notification delivered five times, at once and out of order, takes effect once", () =>
@@ -82,6 +86,8 @@ describe("an order paid on the hosted checkout", () => {
       }
       assert.lengthOf(yield* (yield* Subscriptions).forUser(alice), 2)
       assert.lengthOf((yield* (yield* MemoryCluster).vms).filter((v) => !v.template), 2)
+      // One receipt per order, not one per delivery.
+      assert.sameMembers((yield* noticesOf("OrderPaid")).map((n) => n.orderId), [first.id, second.id])
     }).pipe(Effect.provide(vpsEnv())))
 
   it.live("a payment for an order that can no longer be delivered (expired meanwhile) is refunded, once", () =>
