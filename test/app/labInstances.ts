@@ -155,6 +155,14 @@ export const startLab = async (options: {
     }
     const first = await signIn(servers[0]!.url)
     const customers = servers.map((server, i) => i === 0 ? first : sameSession(first, server.url))
+    // Each instance signs in to Proxmox a second apart (an order left unpaid asks the cluster for room, and reserves
+    // nothing): a PVE ticket is the user and the second it was issued, signed, so two instances signing in within one
+    // second would hold the same ticket, and the ticket is how the lab tells which instance made an upstream call.
+    for (const [i, customer] of customers.entries()) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 1_100))
+      const unpaid = await customer.post("/api/orders", { planId: "vps-s", options: { templateId: "debian-12", hostname: `warm-${i}`, sshPublicKey: SSH_KEY } })
+      expect(unpaid.status, unpaid.text).toBe(201)
+    }
     const vps = await settled(first, await placeVps(first, "lab-0"), 60_000, servers)
     expect(vps.status, vps.failureReason).toBe("completed")
     const tickets: Array<string> = []
