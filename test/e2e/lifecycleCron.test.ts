@@ -17,6 +17,8 @@ describe("the lifecycle cron", () => {
   it("suspends a lapsed VPS on its own at the next scheduled sweep", async () => {
     const browser = await signedInCustomer(server, await leakScanner(server), "cron")
     const { subscriptionId, vpsId } = await provisionedVps(browser, "cron-1")
+    // Cancelled, so the period's end is a lapse (a subscription that is not cancelled is renewed on its saved card).
+    expect((await browser.post(`/api/subscriptions/${subscriptionId}/cancel`)).status).toBe(200)
     await server.runtime.runPromise(Effect.gen(function*() {
       const subscriptions = yield* Subscriptions
       const current = Option.getOrThrow(yield* subscriptions.get(subscriptionId))
