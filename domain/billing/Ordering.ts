@@ -137,6 +137,18 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
       })
       yield* charge(subscriptionId)
       yield* orders.progress(order.id, { status: "provisioning", step: 0, stepName: "Queued", subscriptionId, now: at })
+      // The receipt is told in the payment's transaction: recorded with it (never without it), e-mailed once it commits,
+      // and before the provisioning starts, so it always comes before "your service is ready".
+      const product = yield* Effect.flatMap(HostedServices, (products) => products.of(order.kind))
+      const plan = yield* product.plan(order.planId).pipe(Effect.orElseSucceed(() => Option.none()))
+      yield* (yield* Notices).send({
+        _tag: "OrderPaid",
+        userId: order.userId,
+        orderId: order.id,
+        planName: Option.match(plan, { onNone: () => order.planId, onSome: (p) => p.name }),
+        amountCents: payment.amountCents,
+        paidAt: at
+      })
       return { _tag: "Provision", order, amountCents: payment.amountCents, at } satisfies AfterPayment
     }
     const recorded = (yield* ledger.forOrder(order.id)).some((e) => e.kind === "charge" && e.reference === payment.payment)
@@ -163,7 +175,7 @@ const refundUnusable = (orderId: string) =>
   )
 
 /**
- * After the payment's transaction committed: the provisioning started and the receipt sent, or the refund made. The
+ * After the payment's transaction committed (which told the receipt): the provisioning started, or the refund made. The
  * refund is not waited for (a provider that is down would hold the notification's answer): the order's pending cleanup
  * makes the order recovery finish it if this process stops first.
  */
@@ -177,17 +189,6 @@ export const afterPayment = (next: AfterPayment) =>
         return
       case "Provision": {
         yield* provision(next.order.kind, next.order.id)
-        const notices = yield* Notices
-        const product = yield* Effect.flatMap(HostedServices, (products) => products.of(next.order.kind))
-        const plan = yield* product.plan(next.order.planId).pipe(Effect.orElseSucceed(() => Option.none()))
-        yield* notices.send({
-          _tag: "OrderPaid",
-          userId: next.order.userId,
-          orderId: next.order.id,
-          planName: Option.match(plan, { onNone: () => next.order.planId, onSome: (p) => p.name }),
-          amountCents: next.amountCents,
-          paidAt: next.at
-        })
       }
     }
   })
