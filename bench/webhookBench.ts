@@ -84,7 +84,9 @@ export const runWebhookBench = async (settings: WebhookBenchSettings, cleanup: C
       SMTP_URL: "smtp://127.0.0.1:9",
       REGISTRY_PROVIDER: "recherche-entreprises",
       // The seller printed on invoices (required outside sandbox mode): the test suite's example company.
-      SELLER_FILE: resolve(import.meta.dirname, "..", "test", "fixtures", "seller.json")
+      SELLER_FILE: resolve(import.meta.dirname, "..", "test", "fixtures", "seller.json"),
+      // The legal pages' texts (required outside sandbox mode): the test suite's example texts.
+      LEGAL_DIR: resolve(import.meta.dirname, "..", "test", "fixtures", "legal")
     },
     beforeStart: async (env) => {
       for (const [name, value] of [["stripe:secret-key", "sk_test_bench"], ["stripe:webhook-secret", SECRET]] as const) {
