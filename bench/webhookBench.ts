@@ -4,7 +4,7 @@
 // under the primary key in the same transaction as its effect. The mix is what Stripe sends: a paid checkout for an
 // order we do not have (looked up, recorded), a refund confirmation (recorded), and one redelivery in ten (a duplicate:
 // nothing written).
-import { randomUUID } from "node:crypto"
+import { randomInt, randomUUID } from "node:crypto"
 import { Agent, request } from "node:http"
 import { resolve } from "node:path"
 import Stripe from "stripe"
@@ -107,7 +107,7 @@ export const runWebhookBench = async (settings: WebhookBenchSettings, cleanup: C
   const payloadFor = () => {
     n++
     // One in ten is a redelivery of an event already sent.
-    if (n % 10 === 0 && sent.length > 0) return sent[Math.floor(Math.random() * sent.length)]!
+    if (n % 10 === 0 && sent.length > 0) return sent[randomInt(sent.length)]!
     const id = `evt_bench_${randomUUID().replace(/-/g, "")}`
     const payload = JSON.stringify(n % 2 === 0 ? paidCheckout(id) : refunded(id))
     sent.push(payload)
