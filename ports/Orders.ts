@@ -40,6 +40,8 @@ export class Orders extends Context.Service<Orders, {
   complete(id: string, serviceId: string, oneTimeSecret: string | null, now: Date): Effect.Effect<void, DatabaseUnavailable>
   /** Fails once (an order awaiting its payment or provisioning), with a reason the customer can read. */
   fail(id: string, reason: string, now: Date): Effect.Effect<void, DatabaseUnavailable>
+  /** How many orders failed at or after `since` (the provisioning failures' alert counts them over a window). */
+  failedSince(since: Date): Effect.Effect<number, DatabaseUnavailable>
   /** Returns the sealed one-time secret and forgets it, atomically: only the first reader gets it. */
   takeOneTimeSecret(id: string): Effect.Effect<Option.Option<string>, DatabaseUnavailable>
   /** Orders awaiting their payment or provisioning. */

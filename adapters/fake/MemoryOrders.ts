@@ -98,6 +98,9 @@ export const make = Effect.gen(function*() {
         ...row,
         order: new Order({ ...row.order, status: "failed", failureReason: reason, updatedAt: now })
       })),
+    failedSince: (since) =>
+      Effect.map(Ref.get(rows), (all) =>
+        [...all.values()].filter((row) => row.order.status === "failed" && row.order.updatedAt.getTime() >= since.getTime()).length),
     takeOneTimeSecret: (id) =>
       Ref.modify(rows, (m): readonly [Option.Option<string>, Map<string, Row>] => {
         const row = m.get(id)
