@@ -9,7 +9,10 @@ import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { SecretBox } from "../../ports/SecretBox.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
+import { UserId } from "../account/User.ts"
+import { recordAudit } from "../audit/record.ts"
 import { Notices } from "../notices/CustomerNotice.ts"
+import { countPayment } from "../ops/metrics.ts"
 import { addMonth, type Order, OrderId, type ServiceKind, SubscriptionId } from "./Billing.ts"
 import { OrderNotFound, PlanUnavailable } from "./BillingErrors.ts"
 import { HostedServices } from "./HostedService.ts"
@@ -63,6 +66,14 @@ export const placeOrder = Effect.fn("placeOrder")(function*(
   const at = yield* now
   const expiresAt = new Date(at.getTime() + Duration.toMillis(settings.paymentWindow))
   yield* orders.create({ id: orderId, userId: user.id, planId, kind: product.kind, options, totalSteps: product.steps.length, expiresAt, now: at })
+  yield* recordAudit({
+    actorId: UserId.make(user.id),
+    actorRole: "customer",
+    action: "order.placed",
+    subjectUserId: UserId.make(user.id),
+    target: { type: "order", id: orderId },
+    details: { planId, kind: product.kind, amountCents: plan.priceCents }
+  })
 
   const page = orderPageUrl(settings.panelUrl, orderId)
   const checkout = yield* customerOf(user).pipe(
@@ -137,6 +148,14 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
       })
       yield* charge(subscriptionId)
       yield* orders.progress(order.id, { status: "provisioning", step: 0, stepName: "Queued", subscriptionId, now: at })
+      yield* recordAudit({
+        actorId: null,
+        actorRole: "system",
+        action: "payment.succeeded",
+        subjectUserId: UserId.make(order.userId),
+        target: { type: "order", id: order.id },
+        details: { kind: "order", payment: payment.payment, amountCents: payment.amountCents }
+      })
       // The receipt is told in the payment's transaction: recorded with it (never without it), e-mailed once it commits,
       // and before the provisioning starts, so it always comes before "your service is ready".
       const product = yield* Effect.flatMap(HostedServices, (products) => products.of(order.kind))
@@ -188,6 +207,7 @@ export const afterPayment = (next: AfterPayment) =>
         yield* Effect.forkDetach(refundUnusable(next.orderId))
         return
       case "Provision": {
+        yield* countPayment("order", "succeeded")
         yield* provision(next.order.kind, next.order.id)
       }
     }

@@ -16,6 +16,9 @@ import { type CustomerNotice, type NoticeService, Notices } from "../notices/Cus
 import { addMonth, type Subscription } from "./Billing.ts"
 import { HostedServices } from "./HostedService.ts"
 import { RenewalSettings } from "./RenewalSettings.ts"
+import { UserId } from "../account/User.ts"
+import { recordAudit } from "../audit/record.ts"
+import { countPayment } from "../ops/metrics.ts"
 
 /**
  * The charge's idempotency key for the attempt made after `attempts` recorded failures. The first names the period
@@ -112,6 +115,7 @@ const settle = <R = never>(
       yield* (yield* Renewals).markPaid(subscription.id, periodStart, payment.reference, at)
       // Paying for a period means going on with it.
       yield* (yield* Subscriptions).setCancelAtPeriodEnd(subscription.id, false)
+      yield* auditPayment(subscription, "payment.succeeded", { payment: payment.reference, amountCents: payment.amountCents })
       return "renewed" as const
     }))
     if (outcome === "not-needed") {
@@ -121,6 +125,7 @@ const settle = <R = never>(
       if (paidBy !== payment.reference) yield* giveBack(subscription, payment)
     }
     if (outcome !== "renewed") return outcome
+    yield* countPayment("renewal", "succeeded")
     yield* (yield* (yield* HostedServices).of(subscription.kind)).resume(subscription.id, periodStart)
     yield* (yield* Notices).send({
       _tag: "RenewalPaid",
@@ -133,6 +138,17 @@ const settle = <R = never>(
     return outcome
   })
 
+/** A renewal's payment in the customer's trail (the platform charged it: a system action). */
+const auditPayment = (subscription: Subscription, action: "payment.succeeded" | "payment.failed", details: Record<string, unknown>) =>
+  recordAudit({
+    actorId: null,
+    actorRole: "system",
+    action,
+    subjectUserId: UserId.make(subscription.userId),
+    target: { type: "subscription", id: subscription.id },
+    details: { kind: "renewal", ...details }
+  })
+
 /** A payment nothing needs any more (its period was paid otherwise, or its service is gone) goes back, once. */
 const giveBack = (subscription: Subscription, payment: { readonly reference: string; readonly amountCents: number }) =>
   Effect.gen(function*() {
@@ -141,6 +157,7 @@ const giveBack = (subscription: Subscription, payment: { readonly reference: str
       amountCents: payment.amountCents,
       idempotencyKey: `refund:${payment.reference}`
     })
+    yield* countPayment("refund", "refunded")
     yield* Effect.logWarning(`renewal payment ${payment.reference} of subscription ${subscription.id} was not needed: refunded`)
     yield* (yield* Notices).send({
       _tag: "RefundIssued",
@@ -171,6 +188,8 @@ const attempt = (subscription: Subscription, record: RenewalRecord, planName: st
         yield* renewals.release(subscription.id, record.periodStart)
         return yield* Effect.logWarning(`renewing subscription ${subscription.id}: the payment service is unavailable, retrying`)
       case "PaymentAuthenticationRequired": {
+        yield* countPayment("renewal", "auth_required")
+        yield* auditPayment(subscription, "payment.failed", { amountCents: record.amountCents, reason: "authentication required" })
         const page = yield* pageFor(subscription, record, planName, `renew-page:${subscription.id}:${record.periodStart.toISOString()}`)
         return yield* recordOnce(record, at, { status: "awaiting_authentication", reason: "authentication required", nextAttemptAt: null, payUrl: page.url }, {
           _tag: "AuthenticationNeeded",
@@ -182,6 +201,8 @@ const attempt = (subscription: Subscription, record: RenewalRecord, planName: st
         })
       }
       case "PaymentDeclined": {
+        yield* countPayment("renewal", "declined")
+        yield* auditPayment(subscription, "payment.failed", { amountCents: record.amountCents, reason: failure.reason })
         // The next retry of the schedule still ahead (a period first tried late — the sweep down for days — does not
         // fire its missed retries one pass after another), inside the grace window.
         const next = settings.retryAfter.slice(record.attempts)

@@ -15,6 +15,7 @@ import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRe
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
 import { memoryInvoicing } from "./invoicing.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
+import * as MemoryAuditLog from "../../adapters/fake/MemoryAuditLog.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
 import { simulatedStripeLayer } from "./simulatedStripe.ts"
 import type { GamePlan } from "../../domain/catalog/Plan.ts"
@@ -68,6 +69,7 @@ export const gameEnv = (options: { readonly installDuration?: Duration.Input; re
   const services = Layer.mergeAll(
     MemoryCatalog.layer.pipe(Layer.provideMerge(MemoryCatalog.layerState)),
     MemoryOrders.layer,
+    MemoryAuditLog.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
     memoryInvoicing,

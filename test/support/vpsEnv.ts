@@ -10,6 +10,7 @@ import * as MemoryIpAddresses from "../../adapters/fake/MemoryIpAddresses.ts"
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
 import { memoryInvoicing } from "./invoicing.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
+import * as MemoryAuditLog from "../../adapters/fake/MemoryAuditLog.ts"
 import * as MemoryPlacement from "../../adapters/fake/MemoryPlacement.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
 import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
@@ -94,6 +95,7 @@ export const vpsEnvWith = <N, E>(notices: Layer.Layer<N | Notices, E>, options: 
   const services = Layer.mergeAll(
     ports,
     MemoryOrders.layer,
+    MemoryAuditLog.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
     memoryInvoicing,

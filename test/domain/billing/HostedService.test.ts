@@ -11,6 +11,7 @@ import * as IdentityUnitOfWork from "../../../adapters/fake/IdentityUnitOfWork.t
 import * as MemoryLedger from "../../../adapters/fake/MemoryLedger.ts"
 import { memoryInvoicing } from "../../support/invoicing.ts"
 import * as MemoryOrders from "../../../adapters/fake/MemoryOrders.ts"
+import * as MemoryAuditLog from "../../../adapters/fake/MemoryAuditLog.ts"
 import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions.ts"
 import { HostedServices } from "../../../domain/billing/HostedService.ts"
 import { placeOrder, viewOrder } from "../../../domain/billing/Ordering.ts"
@@ -35,6 +36,7 @@ const dnsEnv = Layer.mergeAll(DnsZoneHosting).pipe(
   Layer.provideMerge(WorkflowEngine.layerMemory),
   Layer.provideMerge(Layer.mergeAll(
     MemoryOrders.layer,
+    MemoryAuditLog.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
     memoryInvoicing,
