@@ -28,6 +28,11 @@ export default Effect.gen(function*() {
   yield* sql`CREATE TABLE cron_runs (name text PRIMARY KEY, last_started_at timestamptz NOT NULL)`
   // Provisioning failures over a window: the failed orders by when they failed.
   yield* sql`CREATE INDEX orders_failed_at ON orders (updated_at) WHERE status = 'failed'`
-  // A customer's orders, newest first, one index range per page (keyset on created_at, id).
+  // A customer's orders and payments, newest first, one index range per page (keyset on created_at, id).
   yield* sql`CREATE INDEX orders_user_created ON orders (user_id, created_at DESC, id DESC)`
+  yield* sql`CREATE INDEX ledger_entries_user_created ON ledger_entries (user_id, created_at DESC, id DESC)`
+  // The back-office's search by invoice number and by service address (an IP, a game server's ip:port): equal or prefix.
+  yield* sql`CREATE INDEX invoices_number_prefix ON invoices (number text_pattern_ops)`
+  yield* sql`CREATE INDEX vps_address_prefix ON vps (address text_pattern_ops)`
+  yield* sql`CREATE INDEX game_servers_address_prefix ON game_servers (address text_pattern_ops)`
 })
