@@ -1,6 +1,7 @@
 // The record of money taken and given back.
 import { Context, type Effect } from "effect"
 import type { LedgerEntry } from "../domain/billing/Billing.ts"
+import type { Keyset } from "../domain/billing/keyset.ts"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 export class Ledger extends Context.Service<Ledger, {
@@ -8,6 +9,6 @@ export class Ledger extends Context.Service<Ledger, {
   record(entry: LedgerEntry): Effect.Effect<boolean, DatabaseUnavailable>
   forOrder(orderId: string): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
   forSubscription(subscriptionId: string): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
-  /** A customer's charges and refunds, newest first (at most `limit`). */
-  forUser(userId: string, limit: number): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
+  /** A customer's charges and refunds, newest first (at most `limit`), after `after` (the last one of the page before). */
+  forUser(userId: string, after: Keyset | null, limit: number): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
 }>()("zh/ports/Ledger") {}
