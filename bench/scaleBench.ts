@@ -23,10 +23,10 @@ import { securityEvents } from "../domain/backoffice/auditTrail.ts"
 import { PlanId, type ServiceKind } from "../domain/billing/Billing.ts"
 import { HostedServices, type HostedService } from "../domain/billing/HostedService.ts"
 import { listPayments } from "../domain/billing/paymentHistory.ts"
+import { listSubscriptionsWithServices } from "../domain/billing/subscriptionList.ts"
 import { sweepLifecycle } from "../domain/billing/sweepLifecycle.ts"
 import { Notices } from "../domain/notices/CustomerNotice.ts"
 import { GameServerRecords } from "../ports/GameServerRecords.ts"
-import { Subscriptions } from "../ports/Subscriptions.ts"
 import { VpsRecords } from "../ports/VpsRecords.ts"
 import { fixed, judge, ms, type Section, times } from "./report.ts"
 import { seed } from "./scaleSeed.ts"
@@ -69,7 +69,11 @@ const benchProduct = (kind: ServiceKind): Effect.Effect<HostedService, never, Vp
       kind,
       steps: [],
       prepareOrder: () => Effect.succeed(Option.none()),
-      summary: () => Effect.succeed(Option.none()),
+      // As the products describe a service in the customer's list: from its own record.
+      summary: (subscriptionId) =>
+        kind === "vps"
+          ? Effect.map(vps.bySubscription(subscriptionId), Option.map((v) => ({ name: v.hostname, address: v.address, state: v.status })))
+          : Effect.map(games.bySubscription(subscriptionId), Option.map((g) => ({ name: g.name, address: g.address, state: g.status }))),
       plan: (planId) => Effect.succeed(Option.some({ id: PlanId.make(planId), name: planId, priceCents: 0 })),
       provision: () => Effect.void,
       suspend: () => Effect.sync(() => void started.suspend++),
@@ -212,7 +216,7 @@ export const runScaleBench = async (settings: ScaleBenchSettings, cleanup: Clean
 
   progress("scale: the customer's own lists")
   const lists = [
-    { list: "subscriptions", call: (i: number) => run(Effect.flatMap(Subscriptions, (s) => s.forUser(at(i).id))), explain: [`SELECT * FROM subscriptions WHERE user_id = $1 ORDER BY created_at, id`, [at(0).id]] as [string, ReadonlyArray<unknown>] },
+    { list: "subscriptions with their services (a page)", call: (i: number) => run(listSubscriptionsWithServices(at(i).id, undefined, 20)), explain: [`SELECT * FROM subscriptions WHERE user_id = $1 ORDER BY created_at, id LIMIT 21`, [at(0).id]] as [string, ReadonlyArray<unknown>] },
     { list: "payments (a page)", call: (i: number) => run(listPayments(at(i).id, undefined, 20)), explain: [`SELECT * FROM ledger_entries WHERE user_id = $1 ORDER BY created_at DESC, id DESC LIMIT 20`, [at(0).id]] as [string, ReadonlyArray<unknown>] },
     { list: "invoices (a page)", call: (i: number) => sql(`SELECT * FROM invoices WHERE user_id = $1 ORDER BY issued_at DESC, id DESC LIMIT 20`, [at(i).id]), explain: [`SELECT * FROM invoices WHERE user_id = $1 ORDER BY issued_at DESC, id DESC LIMIT 20`, [at(0).id]] as [string, ReadonlyArray<unknown>] },
     { list: "security events (a page)", call: (i: number) => run(securityEvents(UserId.make(at(i).id), { limit: 20 })), explain: [`SELECT * FROM audit_events WHERE subject_user_id = $1 AND action = ANY($2) ORDER BY id DESC LIMIT 21`, [at(0).id, ["auth.sign_in", "auth.sign_in_failed"]]] as [string, ReadonlyArray<unknown>] },

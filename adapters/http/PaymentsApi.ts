@@ -4,7 +4,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./AccountsApi.ts"
 import { BadRequest, NotFound, ServiceUnavailable } from "./ApiErrors.ts"
-import { Line } from "./inputs.ts"
+import { PageQuery } from "./inputs.ts"
 import { PaymentView, SavedCardView } from "./views.ts"
 
 export class PaymentsApi extends HttpApiGroup.make("payments")
@@ -42,10 +42,7 @@ export class PaymentMethodApi extends HttpApiGroup.make("paymentMethod")
 
 export class PaymentHistoryApi extends HttpApiGroup.make("paymentHistory")
   .add(HttpApiEndpoint.get("list", "/", {
-    query: {
-      after: Schema.optionalKey(Line(200)),
-      limit: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 })))
-    },
+    query: PageQuery,
     success: Schema.Struct({
       payments: Schema.Array(PaymentView),
       /** Pass as `after` for the next (older) page; absent on the last one. */

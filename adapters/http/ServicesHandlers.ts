@@ -121,9 +121,12 @@ export const SubscriptionsHandlers = HttpApiBuilder.group(Api, "subscriptions", 
     | Effect.Services<ReturnType<typeof renewalStatuses>>
   >()
   return handlers
-    .handle("list", () =>
-      Effect.flatMap(userId, (user) => run(listSubscriptionsWithServices(user))).pipe(
-        Effect.map((all) => ({ subscriptions: all.map((listed) => listedView(listed.subscription, listed.service)) })),
+    .handle("list", ({ query }) =>
+      Effect.flatMap(userId, (user) => run(listSubscriptionsWithServices(user, query.after, query.limit))).pipe(
+        Effect.map(({ next, subscriptions }) => ({
+          ...(next === null ? {} : { next }),
+          subscriptions: subscriptions.map((listed) => listedView(listed.subscription, listed.service))
+        })),
         mapDomainErrors
       ))
     .handle("renewals", () =>
