@@ -1,13 +1,15 @@
-// One Virtualization contract, run against the in-memory cluster and against the Proxmox wrapper over the sandbox
-// Proxmox: each joins the list below with only a layer, a cluster, a template, a storage and a way to make a guest
-// agent answer.
+// One Virtualization contract, run against the in-memory cluster and against the Proxmox wrapper over the PVE
+// simulation, reached in memory and over loopback sockets: each joins the list below with only a layer, a cluster, a
+// template, a storage and a way to make a guest agent answer.
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, Redacted, Result, Stream } from "effect"
 import * as MemoryProxmoxVmids from "../../adapters/fake/MemoryProxmoxVmids.ts"
 import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
 import { MemoryCluster } from "../../adapters/fake/MemoryVirtualization.ts"
 import * as ProxmoxVirtualization from "../../adapters/proxmox/ProxmoxVirtualization.ts"
-import { layerSandboxProxmox, SandboxProxmoxInstance } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
+import { ProxmoxSimulationInstance } from "../../adapters/proxmox/sandbox/ProxmoxSimulation.ts"
+import { layerSandboxProxmox, type SandboxControl, SandboxProxmoxInstance } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
+import * as SimulatedVirtualization from "../../adapters/proxmox/SimulatedVirtualization.ts"
 import { ProxmoxClusters } from "../../ports/ProxmoxClusters.ts"
 import {
   ClusterUnknown, type MachineCreation, TaskFailed, Virtualization, VirtualizationUnavailable, VmNotFound, VmNotOurs,
@@ -419,6 +421,21 @@ const fastOptions: Partial<ProxmoxVirtualization.ProxmoxOptions> = {
   guestExecTimeout: "5 seconds",
   consoleOpenTimeout: "5 seconds"
 }
+/** The simulation's control as the contract drives it, in memory or over loopback. */
+const simulatedControl = <R>(control: Effect.Effect<SandboxControl, never, R>) => ({
+  setAgentRunning: (vm: VmRef, running: boolean) =>
+    Effect.flatMap(control, (c) => Effect.try(() => c.setAgentRunning(vm.vmid, running))),
+  // As an operator would in the UI: the tags and the description's line, which is where PVE keeps our stamp.
+  restamp: (vm: VmRef, stamp: string | null) =>
+    Effect.flatMap(control, (c) =>
+      Effect.try(() =>
+        c.editConfig(vm.vmid, {
+          tags: stamp === null ? null : `zh-order-${stamp}`,
+          description: stamp === null ? "someone else's VM" : `zh-order: ${stamp}`
+        })
+      )),
+  startsOnBoot: (vm: VmRef) => Effect.map(control, (c) => c.state().vms.find((x) => x.vmid === vm.vmid)?.config["onboot"] === "1")
+})
 /** The wrapper logs upstream failures as warnings; the contract provokes many on purpose. */
 const wrapperOnSandbox = Layer.mergeAll(
   ProxmoxVirtualization.layerWith({ ...fastOptions, vmidRange: suiteIds }).pipe(
@@ -440,26 +457,27 @@ describe("Virtualization contract", () => {
       Effect.flatMap(MemoryCluster, (c) => Effect.map(c.vms, (all) => all.find((x) => x.vmid === vm.vmid)?.onBoot === true))
   })
 
+  contract("the Proxmox wrapper on the PVE simulation in memory", {
+    layer: Layer.mergeAll(
+      SimulatedVirtualization.layer({ adapter: { ...fastOptions, vmidRange: suiteIds } }).pipe(
+        Layer.provide(MemoryProxmoxVmids.layer)
+      ),
+      Logger.layer([])
+    ),
+    machineIds: suiteIds,
+    cluster: sandboxCluster,
+    template: { cluster: sandboxCluster, node: "pve1", vmid: 9000 },
+    storage: "local-lvm",
+    ...simulatedControl(Effect.map(ProxmoxSimulationInstance, (sim) => sim.control))
+  })
+
   contract("the Proxmox wrapper on the sandbox PVE", {
     layer: wrapperOnSandbox,
     machineIds: suiteIds,
     cluster: sandboxCluster,
     template: { cluster: sandboxCluster, node: "pve1", vmid: 9000 },
     storage: "local-lvm",
-    setAgentRunning: (vm, running) =>
-      Effect.flatMap(SandboxProxmoxInstance, (pve) => Effect.try(() => pve.control.setAgentRunning(vm.vmid, running))),
-    // As an operator would in the UI: the tags and the description's line, which is where PVE keeps our stamp.
-    restamp: (vm, stamp) =>
-      Effect.flatMap(SandboxProxmoxInstance, (pve) =>
-        Effect.try(() =>
-          pve.control.editConfig(vm.vmid, {
-            tags: stamp === null ? null : `zh-order-${stamp}`,
-            description: stamp === null ? "someone else's VM" : `zh-order: ${stamp}`
-          })
-        )),
-    startsOnBoot: (vm) =>
-      Effect.map(SandboxProxmoxInstance, (pve) =>
-        pve.control.state().vms.find((x) => x.vmid === vm.vmid)?.config["onboot"] === "1")
+    ...simulatedControl(Effect.map(SandboxProxmoxInstance, (pve) => pve.control))
   })
 })
 

@@ -2,7 +2,7 @@
 // from a template clone to its destruction, plus an API-token cluster and tickets that expire upstream.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted, Schedule, Stream } from "effect"
-import { sandboxProxmox } from "../../../app/sandbox/proxmox/SandboxProxmox.ts"
+import { sandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import type { ProxmoxCluster } from "../../../ports/ProxmoxClusters.ts"
 import { Virtualization } from "../../../ports/Virtualization.ts"
 import { cloudInit } from "../../support/virtualizationMother.ts"

@@ -74,13 +74,7 @@ export class PveServer {
 
   private async delayUnauthorized(error: PveError) {
     if (error.status !== 401 || this.sim.authFailureDelayMs <= 0) return
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.sim.timers.delete(timer)
-        resolve()
-      }, this.sim.authFailureDelayMs)
-      this.sim.timers.add(timer)
-    })
+    await this.sim.clock.sleep(this.sim.authFailureDelayMs)
   }
 
   /** Authentication, route, node and parameters: everything before the handler runs. */

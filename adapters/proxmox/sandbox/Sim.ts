@@ -24,8 +24,6 @@ export interface Sim {
   readonly consoles: Consoles
   readonly faults: Faults
   readonly requests: Array<RecordedRequest>
-  /** Every pending timer, cleared on close. */
-  readonly timers: Set<NodeJS.Timeout>
   /** Delay before every 401 (PVE waits ~3 s; the sandbox defaults to none). */
   readonly authFailureDelayMs: number
   /** Clustername returned by `POST /access/ticket`. */
