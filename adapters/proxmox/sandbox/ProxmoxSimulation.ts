@@ -25,6 +25,7 @@ import { Tasks } from "./Tasks.ts"
 
 export type { StateKeeper, StateSource } from "./durableState.ts"
 export type {
+  PlacedVm,
   RecordedRequest,
   SandboxControl,
   SandboxFault,
@@ -107,7 +108,7 @@ export const openSimulation = async (
     cluster,
     tasks,
     consoles: new Consoles(clock, auth, cluster, tasks),
-    faults: new Faults(),
+    faults: new Faults((vmid) => cluster.vms.has(vmid)),
     requests: [],
     authFailureDelayMs: options.authFailureDelayMs ?? 0,
     clusterName: "sandbox",

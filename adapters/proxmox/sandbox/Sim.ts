@@ -14,6 +14,8 @@ export interface RecordedRequest {
   /** The decoded body parameters (form or JSON). */
   readonly body: Readonly<Record<string, unknown>>
   readonly headers: Readonly<Record<string, string>>
+  /** Whether the VM the path names (`/nodes/{node}/qemu/{vmid}…`) existed when the request arrived; null: it names none. */
+  readonly vmExists: boolean | null
 }
 
 export interface Sim {
