@@ -155,13 +155,14 @@ describe("the reconciler", () => {
 
   it.effect("an upstream that cannot be read is reported, and the others are still reconciled", () =>
     Effect.gen(function*() {
+      // The cluster answers 503 (its detail as the Proxmox adapter reports it: the status, then PVE's message).
       yield* SimulatedCluster.failAlways("listVms", new VirtualizationUnavailable({ operation: "listVms", detail: "596 timeout" }))
       const failedGame = yield* order("failed", "game")
       yield* panelServer(failedGame)
       const report = yield* reconcile
-      assert.deepStrictEqual(report.unreachable, [{ upstream: `cluster ${labCluster}`, detail: "listVms: 596 timeout" }])
+      assert.deepStrictEqual(report.unreachable, [{ upstream: `cluster ${labCluster}`, detail: "listVms: HTTP 503: 596 timeout" }])
       assert.lengthOf(report.orphanServers, 1)
-      assert.isTrue(formatReport(report).some((l) => l.includes(`cluster ${labCluster}: listVms: 596 timeout`)))
+      assert.isTrue(formatReport(report).some((l) => l.includes(`cluster ${labCluster}: listVms: HTTP 503: 596 timeout`)))
     }).pipe(Effect.provide(reconcileEnv())))
 
   it.effect("nothing to report on a clean installation", () =>
