@@ -168,15 +168,10 @@ const connectTo = (server: Http.Server): Duplex => {
  * TCP options and no idle timer (the adapter bounds every call with its own timeout), so those are no-ops.
  */
 const asSocket = (stream: Duplex): Socket => {
-  const socket = Object.assign(stream, {
-    ref: () => socket,
-    unref: () => socket,
-    setKeepAlive: () => socket,
-    setNoDelay: () => socket,
-    setTimeout: () => socket
-  })
+  const itself = () => stream
+  Object.assign(stream, { ref: itself, unref: itself, setKeepAlive: itself, setNoDelay: itself, setTimeout: itself })
   // node:http reads the connection only through what a Duplex has and the methods above.
-  return socket as Duplex as Socket
+  return stream as Socket
 }
 
 /** An agent whose connections go to `server` in memory, whatever host they name. */
