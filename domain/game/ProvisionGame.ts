@@ -9,7 +9,6 @@ import { plansOf } from "../catalog/listPlansForSale.ts"
 import { GameAllocations } from "../../ports/GameAllocations.ts"
 import { GamePanel, type PanelNode } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
-import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import {
   orderWithOptions,
@@ -25,6 +24,7 @@ import {
 import { alert } from "../ops/alert.ts"
 import { GameServer, GameServerId } from "./GameServer.ts"
 import { SubscriptionId } from "../billing/Billing.ts"
+import { moveOrder } from "../billing/orderMoves.ts"
 import { checkEnvironment, GameOrderOptions } from "./GameOptions.ts"
 import { GameSettings } from "./GameSettings.ts"
 import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
@@ -252,7 +252,7 @@ const step5Record = (orderId: string, created: typeof Created.Type, claimed: typ
       deletedAt: null
     }))
     if (order.subscriptionId !== null) yield* (yield* Subscriptions).attachService(order.subscriptionId, record.id)
-    yield* (yield* Orders).complete(orderId, record.id, null, at)
+    yield* moveOrder(orderId, { event: "provisioned", serviceId: record.id, oneTimeSecret: null }, at)
     return record.id
   })
 
