@@ -28,6 +28,11 @@ const placeOrder = (userId: string) =>
   Effect.flatMap(Orders, (orders) =>
     orders.create({ id: OrderId.make(randomUUID()), userId, planId: "vps-s", kind: "vps", options, totalSteps: 6, expiresAt: new Date(placedAt.getTime() + 3_600_000), now: placedAt }))
 
+/** An order without options placed `minutes` after the first, with an hour to pay. */
+const placeOrderAt = (userId: string, minutes: number) =>
+  Effect.flatMap(Orders, (orders) =>
+    orders.create({ id: OrderId.make(randomUUID()), userId, planId: "vps-s", kind: "vps", options: {}, totalSteps: 6, expiresAt: later(minutes + 60), now: later(minutes) }))
+
 const current = (id: string) => Effect.map(Effect.flatMap(Orders, (orders) => orders.get(id)), Option.getOrThrow)
 
 const progress = (id: string, step: number, subscriptionId?: SubscriptionId) =>
@@ -175,17 +180,7 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
       Effect.gen(function*() {
         const orders = yield* Orders
         const user = yield* customer
-        const create = (minutes: number) =>
-          orders.create({
-            id: OrderId.make(randomUUID()),
-            userId: user.id,
-            planId: "vps-s",
-            kind: "vps",
-            options: {},
-            totalSteps: 6,
-            expiresAt: new Date((later(minutes)).getTime() + 3_600_000),
-            now: later(minutes)
-          })
+        const create = (minutes: number) => placeOrderAt(user.id, minutes)
         const provisioning = yield* create(2)
         const pending = yield* create(1)
         const completed = yield* create(3)
@@ -239,17 +234,7 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
       Effect.gen(function*() {
         const orders = yield* Orders
         const user = yield* customer
-        const create = (minutes: number) =>
-          orders.create({
-            id: OrderId.make(randomUUID()),
-            userId: user.id,
-            planId: "vps-s",
-            kind: "vps",
-            options: {},
-            totalSteps: 6,
-            expiresAt: later(minutes + 60),
-            now: later(minutes)
-          })
+        const create = (minutes: number) => placeOrderAt(user.id, minutes)
         const second = yield* create(2)
         const first = yield* create(1)
         const notYet = yield* create(30)
