@@ -59,11 +59,14 @@ export const placeServer = (
   return roomy ? { _tag: "NoAddress" } : { _tag: "NoRoom" }
 }
 
+/** How long an order waits for the panel's figures before it is taken without them. */
+export const ROOM_CHECK_TIMEOUT = "5 seconds"
+
 /**
  * Whether a server of `plan` fits on its panel now, the claims of orders under way counted: the panel's (cached) node
  * list, then the free allocations of its roomy nodes, roomiest first, until one places it (one call in the usual
- * case). A panel that cannot be asked answers yes: the provisioning decides then, and refunds when it must (an
- * unreachable panel never stops sales outright).
+ * case). A panel that cannot be asked (down, throttling, or silent for ROOM_CHECK_TIMEOUT) answers yes: the
+ * provisioning decides then, and refunds when it must (an unreachable panel never stops sales, nor holds an order up).
  */
 export const hasRoomFor = (plan: GamePlan) =>
   Effect.gen(function*() {
@@ -79,6 +82,7 @@ export const hasRoomFor = (plan: GamePlan) =>
       }
       return false
     }).pipe(
+      Effect.timeout(ROOM_CHECK_TIMEOUT),
       Effect.catch((e) =>
         Effect.as(Effect.logWarning(`panel ${plan.panel} could not tell whether plan ${plan.id} has room (${e._tag}); taking the order`), true)
       )

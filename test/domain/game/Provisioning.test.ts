@@ -2,7 +2,7 @@
 // drives the install): the happy path, options checked before paying, install failure and install timeout leaving
 // nothing behind, an operator's broken plan, and concurrent orders for the last allocations.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import { TestClock } from "effect/testing"
 import * as UnconfiguredPaymentGateway from "../../../adapters/payments/UnconfiguredPaymentGateway.ts"
 import type { Order } from "../../../domain/billing/Billing.ts"
@@ -19,7 +19,7 @@ import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { eventually } from "../../support/eventually.ts"
 import { gameEnv, gamePlan } from "../../support/gameEnv.ts"
 import { noticesOf } from "../../support/recordedNotices.ts"
-import { clearPanelFaults, panelControl, panelKeepsFailing, panelPaths, panelRequests, panelServers } from "../../support/simulatedPanel.ts"
+import { advanceWithPanel, clearPanelFaults, panelControl, panelKeepsFailing, panelPaths, panelRequests, panelServers } from "../../support/simulatedPanel.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 
@@ -113,6 +113,18 @@ describe("an order refused before anything is charged when the panel has no room
       yield* clearPanelFaults
       assert.strictEqual((yield* settled(placed.id)).status, "completed")
     }).pipe(Effect.provide(gameEnv())))
+
+  it.effect("a panel slower than the room check's bound does not hold the order up: taken once the bound passes", () =>
+    Effect.gen(function*() {
+      // The adapter retries a failing panel for a minute of the clock: the check gives up at its own bound first.
+      yield* panelKeepsFailing("GET", /^\/api\/application\/nodes/)
+      const placing = yield* Effect.forkChild(order())
+      yield* advanceWithPanel("1 second", 4)
+      assert.isUndefined(placing.pollUnsafe())
+      yield* advanceWithPanel("1 second", 2)
+      yield* Fiber.join(placing)
+      assert.strictEqual((yield* succeededPayments).length, 1)
+    }).pipe(Effect.provide(gameEnv({ panel: { retries: 6, retryBaseDelay: "10 seconds" } }))))
 })
 
 describe("ordering a game server", () => {
