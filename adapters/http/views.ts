@@ -290,11 +290,11 @@ export const AuditEventView = Schema.Struct({
   details: Schema.Unknown
 }).annotate({ identifier: "AuditEvent" })
 
-/** A page of the log, newest first; `next` is the cursor of the following page (absent on the last one). */
-export const AuditPage = Schema.Struct({
-  events: Schema.Array(AuditEventView),
-  next: Schema.optionalKey(Schema.String)
-})
+/** A page of events, newest first; `next` is the cursor of the following page (absent on the last one). */
+const eventsPage = <S extends Schema.Top>(event: S) => Schema.Struct({ events: Schema.Array(event), next: Schema.optionalKey(Schema.String) })
+
+/** A page of the log. */
+export const AuditPage = eventsPage(AuditEventView)
 
 /** A security event of the customer's own account, as the panel shows it. */
 export const SecurityEventView = Schema.Struct({
@@ -307,10 +307,7 @@ export const SecurityEventView = Schema.Struct({
   details: Schema.Unknown
 }).annotate({ identifier: "SecurityEvent" })
 
-export const SecurityEventsPage = Schema.Struct({
-  events: Schema.Array(SecurityEventView),
-  next: Schema.optionalKey(Schema.String)
-})
+export const SecurityEventsPage = eventsPage(SecurityEventView)
 
 /** A customer in the back-office: the account and its role. */
 export const StaffCustomerView = Schema.Struct({

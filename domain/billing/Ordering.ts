@@ -13,6 +13,7 @@ import { Notices } from "../notices/CustomerNotice.ts"
 import { addMonth, type Order, OrderId, type ServiceKind, SubscriptionId } from "./Billing.ts"
 import { OrderNotFound, PlanUnavailable } from "./BillingErrors.ts"
 import { HostedServices } from "./HostedService.ts"
+import { moveOrder } from "./orderMoves.ts"
 import { OrderSettings, orderPageUrl } from "./OrderSettings.ts"
 import { customerOf } from "./paymentCustomer.ts"
 import { refundRecordedCharges } from "./refund.ts"
@@ -78,9 +79,9 @@ export const placeOrder = Effect.fn("placeOrder")(function*(
         idempotencyKey: checkoutKey(orderId)
       })
     ),
-    Effect.tapError(() => orders.expire(orderId, at))
+    Effect.tapError(() => moveOrder(orderId, { event: "expired" }, at))
   )
-  yield* orders.checkoutOpened(orderId, checkout, at)
+  yield* moveOrder(orderId, { event: "checkoutOpened", session: checkout.session, url: checkout.url }, at)
   return Option.getOrThrow(yield* orders.get(orderId))
 })
 
@@ -124,7 +125,7 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
           reference: payment.payment,
           createdAt: at
         }))
-    if (yield* orders.startProvisioning(order.id, at)) {
+    if (yield* moveOrder(order.id, { event: "paid" }, at)) {
       const subscriptionId = SubscriptionId.make(yield* random.uuidV4())
       yield* (yield* Subscriptions).create({
         id: subscriptionId,
@@ -136,7 +137,7 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
         now: at
       })
       yield* charge(subscriptionId)
-      yield* orders.progress(order.id, { status: "provisioning", step: 0, stepName: "Queued", subscriptionId, now: at })
+      yield* moveOrder(order.id, { event: "progressed", step: 0, stepName: "Queued", subscriptionId }, at)
       // The receipt is told in the payment's transaction: recorded with it (never without it), e-mailed once it commits,
       // and before the provisioning starts, so it always comes before "your service is ready".
       const product = yield* Effect.flatMap(HostedServices, (products) => products.of(order.kind))
@@ -197,7 +198,7 @@ export const afterPayment = (next: AfterPayment) =>
 export const checkoutExpired = (orderId: string) =>
   Effect.gen(function*() {
     if (!isOrderId(orderId)) return
-    if (yield* (yield* Orders).expire(orderId, yield* now)) yield* Effect.logInfo(`order ${orderId} expired unpaid`)
+    if (yield* moveOrder(orderId, { event: "expired" }, yield* now)) yield* Effect.logInfo(`order ${orderId} expired unpaid`)
   })
 
 export interface OrderView {
