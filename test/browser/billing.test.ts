@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { byTestId, useChromium } from "../support/chromium.ts"
 import { sweepRenewals } from "../../domain/billing/autoRenewal.ts"
 import { sandboxStripe, startSelfAddressedTestServer } from "../support/testServer.ts"
-import { DECLINED_OFF_SESSION_CARD, saveCard } from "../support/checkout.ts"
+import { DECLINED_OFF_SESSION_CARD, fillBillingProfile, saveCard } from "../support/checkout.ts"
 import { lapse, leakScanner, provisionedVps, ScannedBrowser, waitForVpsStatus } from "../support/vpsHttp.ts"
 
 let server: Awaited<ReturnType<typeof startSelfAddressedTestServer>>
@@ -21,6 +21,7 @@ beforeAll(async () => {
   api = new ScannedBrowser(server.url, await leakScanner(server))
   expect((await api.post("/api/auth/register", { ...customer, accountType: "personal", firstName: "Grace", lastName: "Hopper", language: "en" })).status).toBe(201)
   expect((await api.post("/api/auth/login", { ...customer, rememberMe: false })).status).toBe(200)
+  await fillBillingProfile(api)
   vps = await provisionedVps(api, "billing-vps")
 }, 60_000)
 
