@@ -65,15 +65,26 @@ const periodOf = (subscription: Subscription) =>
     const at = yield* now
     const opened = yield* renewals.get(subscription.id, subscription.currentPeriodEnd)
     if (Option.isSome(opened)) return { plan, record: opened.value }
-    const quote = yield* quotePlanMonth(yield* billedUser(subscription.userId), plan, paidMonth(subscription.currentPeriodEnd, at), { agreed: true })
     const record = yield* renewals.open({
       subscriptionId: subscription.id,
       periodStart: subscription.currentPeriodEnd,
-      amountCents: quote.amounts.totalIncludingVatCents,
+      amountCents: yield* renewalPrice(subscription, plan, at),
       now: at
     })
     return { plan, record }
   })
+
+/**
+ * What renewing `subscription` for a month costs its customer now, VAT included as their billing profile calls for (a
+ * subscription without a profile: as its account, never refused). `recheckVat` asks VIES again about a number it
+ * could not check (not for a page that only shows the price).
+ */
+export const renewalPrice = (subscription: Subscription, plan: RenewedPlan, at: Date, recheckVat = true) =>
+  Effect.map(
+    Effect.flatMap(billedUser(subscription.userId), (user) =>
+      quotePlanMonth(user, plan, paidMonth(subscription.currentPeriodEnd, at), { agreed: true, recheckVat })),
+    (quote) => quote.amounts.totalIncludingVatCents
+  )
 
 /**
  * The user's customer at the provider. A user without one was charged under their own id (orders paid before billing
