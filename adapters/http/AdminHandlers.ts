@@ -4,7 +4,6 @@ import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { SessionRecord } from "../../domain/account/SessionRecord.ts"
 import { UserId } from "../../domain/account/User.ts"
-import type { User } from "../../domain/account/User.ts"
 import type { AuditEvent } from "../../domain/audit/AuditEvent.ts"
 import { type AuditPage, auditPage, securityEvents } from "../../domain/backoffice/auditTrail.ts"
 import { customerPage, endCustomerSessions, type Operator, searchCustomers } from "../../domain/backoffice/customers.ts"
@@ -49,7 +48,6 @@ const securityEventView = (e: AuditEvent) => ({
   details: e.details
 })
 
-const staffCustomerView = (user: User) => ({ ...userView(user), role: user.role })
 
 const sessionView = (s: SessionRecord) => ({
   id: s.id,
@@ -92,11 +90,11 @@ export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers"
   })
   return handlers
     .handle("search", ({ query }) =>
-      run(searchCustomers(query.q)).pipe(Effect.map((users) => ({ customers: users.map(staffCustomerView) })), mapDomainErrors))
+      run(searchCustomers(query.q)).pipe(Effect.map((users) => ({ customers: users.map((u) => userView(u)) })), mapDomainErrors))
     .handle("get", ({ params }) =>
       Effect.flatMap(operator, (who) => run(customerPage(who, UserId.make(params.id)))).pipe(
         Effect.map((page) => ({
-          customer: staffCustomerView(page.customer),
+          customer: userView(page.customer),
           sessions: page.sessions.map(sessionView),
           subscriptions: page.subscriptions.map(subscriptionView),
           audit: pageView(page.audit, auditEventView)

@@ -25,6 +25,8 @@ export const UserView = Schema.Struct({
   companyName: Schema.optionalKey(Schema.String),
   siret: Schema.optionalKey(Schema.String),
   language: Language,
+  /** The account's role: staff (support, admin) are shown the back-office's link; the API guards it anyway. */
+  role: Schema.Literals(["customer", "support", "admin"]),
   createdAt: Schema.String
 }).annotate({ identifier: "User" })
 
@@ -313,10 +315,7 @@ export const SecurityEventsPage = Schema.Struct({
 })
 
 /** A customer in the back-office: the account and its role. */
-export const StaffCustomerView = Schema.Struct({
-  ...UserView.fields,
-  role: Schema.Literals(["customer", "support", "admin"])
-}).annotate({ identifier: "StaffCustomer" })
+export const StaffCustomerView = Schema.Struct(UserView.fields).annotate({ identifier: "StaffCustomer" })
 
 export const SessionView = Schema.Struct({
   id: Schema.String,

@@ -845,11 +845,14 @@ export const setLanguage = (lang: Language): void => {
 }
 
 /** The text for a key in the current language, with `{name}` placeholders filled. */
-export const t = (key: Key, params: Record<string, string | number> = {}): string =>
-  dictionaries[current][key].replace(/\{(\w+)\}/g, (whole, name: string) => {
+/** A text with its `{name}` placeholders filled (a placeholder without a value stays as it is). */
+export const fill = (text: string, params: Record<string, string | number>): string =>
+  text.replace(/\{(\w+)\}/g, (whole, name: string) => {
     const value = params[name]
     return value === undefined ? whole : String(value)
   })
+
+export const t = (key: Key, params: Record<string, string | number> = {}): string => fill(dictionaries[current][key], params)
 
 export const hasKey = (key: string): key is Key => Object.hasOwn(en, key)
 
