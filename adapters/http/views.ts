@@ -334,3 +334,48 @@ export const StaffCustomerPage = Schema.Struct({
   subscriptions: Schema.Array(SubscriptionView),
   audit: AuditPage
 })
+
+// --- the back-office's catalog ---
+
+/** A plan as the catalog file made it, whether it is retired and whether an operator has it on sale. */
+export const AdminPlanView = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.Literals(["vps", "game"]),
+  name: Schema.String,
+  priceCents: Count,
+  retired: Schema.Boolean,
+  onSale: Schema.Boolean,
+  /** VPS plans: the machine and the templates it may be installed with. */
+  vcpu: Schema.optionalKey(Count),
+  ramMiB: Schema.optionalKey(Count),
+  diskGiB: Schema.optionalKey(Count),
+  templates: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** Game plans: the panel and the limits. */
+  panel: Schema.optionalKey(Schema.String),
+  memoryMiB: Schema.optionalKey(Count),
+  diskMiB: Schema.optionalKey(Count),
+  cpuPercent: Schema.optionalKey(Count)
+}).annotate({ identifier: "AdminPlan" })
+
+export const AdminCatalogView = Schema.Struct({
+  plans: Schema.Array(AdminPlanView),
+  templates: Schema.Array(Schema.Struct({
+    id: Schema.String, name: Schema.String, cluster: Schema.String, node: Schema.String, vmid: Count, retired: Schema.Boolean
+  })),
+  pools: Schema.Array(Schema.Struct({
+    id: Schema.String,
+    cluster: Schema.String,
+    cidr: Schema.String,
+    gateway: Schema.String,
+    bridge: Schema.String,
+    nodes: Schema.Array(Schema.String),
+    retired: Schema.Boolean,
+    free: Count,
+    assigned: Count
+  })),
+  /** The upstreams by name and address; their credentials never leave the server. */
+  clusters: Schema.Array(Schema.Struct({ name: Schema.String, url: Schema.String, retired: Schema.Boolean })),
+  panels: Schema.Array(Schema.Struct({ name: Schema.String, url: Schema.String, retired: Schema.Boolean }))
+}).annotate({ identifier: "AdminCatalog" })
+
+export const PlanSaleView = Schema.Struct({ id: Schema.String, onSale: Schema.Boolean }).annotate({ identifier: "PlanSale" })

@@ -76,4 +76,40 @@ describe("the back-office in the browser", () => {
     await expect.poll(() => byTestId(page, "admin-session").count()).toBe(0)
     expect((await customer.browser.get("/api/auth/me")).status).toBe(401)
   })
+
+  it("takes a plan off sale from the catalog page: the customer's order page no longer offers it", async () => {
+    const admin = await person(server, { role: "admin" })
+    const customer = await person(server)
+    const shopper = await chromium.newPage()
+    await signIn(shopper, customer.email)
+    await shopper.goto("/order")
+    await byTestId(shopper, "plan-vps-m").waitFor()
+
+    const page = await chromium.newPage()
+    await signIn(page, admin.email)
+    await page.goto("/admin")
+    await byTestId(page, "admin-nav-catalog").click()
+    await byTestId(page, "admin-plan-toggle-vps-m").click()
+    await byTestId(page, "confirm-ok").click()
+    await expect.poll(() => byTestId(page, "admin-plan-sale-vps-m").getAttribute("data-on-sale")).toBe("false")
+    expect(await byTestId(page, "admin-pools").count()).toBe(1)
+
+    await shopper.reload()
+    await byTestId(shopper, "plan-vps-s").waitFor()
+    expect(await byTestId(shopper, "plan-vps-m").count()).toBe(0)
+    // Back on sale: offered again.
+    await byTestId(page, "admin-plan-toggle-vps-m").click()
+    await expect.poll(() => byTestId(page, "admin-plan-sale-vps-m").getAttribute("data-on-sale")).toBe("true")
+    await shopper.reload()
+    await byTestId(shopper, "plan-vps-m").waitFor()
+  })
+
+  it("shows support the catalog without the means to change it", async () => {
+    const support = await person(server, { role: "support" })
+    const page = await chromium.newPage()
+    await signIn(page, support.email)
+    await page.goto("/admin/catalog")
+    await byTestId(page, "admin-plan-sale-vps-s").waitFor()
+    expect(await byTestId(page, "admin-plan-toggle-vps-s").count()).toBe(0)
+  })
 })

@@ -16,6 +16,8 @@ import type {
   SnapshotView,
   SubscriptionView,
   AuditEventView,
+  AdminCatalogView,
+  PlanSaleView,
   AuditPage as AuditPageView,
   SessionView,
   StaffCustomerPage as StaffCustomerPageView,
@@ -152,6 +154,9 @@ export type PaymentAnswer = typeof PaymentAnswerView.Type
 export type SavedCard = typeof SavedCardView.Type
 export type Payment = typeof PaymentView.Type
 export type AuditEvent = typeof AuditEventView.Type
+export type AdminCatalog = typeof AdminCatalogView.Type
+export type AdminPlan = AdminCatalog["plans"][number]
+export type PlanSale = typeof PlanSaleView.Type
 export type AuditPage = typeof AuditPageView.Type
 export type Session = typeof SessionView.Type
 export type StaffCustomerPage = typeof StaffCustomerPageView.Type

@@ -6,20 +6,12 @@ import { announce, link, navigate, type View } from "../../app.ts"
 import { field, h } from "../../dom.ts"
 import { formatDate, formatDateTime, hasKey, t } from "../../i18n.ts"
 import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../../ui.ts"
+import { none, setAdminTitle, table } from "./parts.ts"
 import { adminText, hasAdminKey } from "./texts.ts"
 
-const setAdminTitle = (title: string) => {
-  document.title = `${title} · ${adminText("admin.nav.title")} · ${t("app.name")}`
-}
-
-const none = () => adminText("admin.common.none")
 const fullName = (u: User) => `${u.firstName} ${u.lastName}`
 const roleText = (role: User["role"]) => adminText(`admin.role.${role}`)
 const th = (text: string) => h("th", { scope: "col" }, text)
-
-const table = (headings: ReadonlyArray<string>, rows: ReadonlyArray<HTMLElement>, testid: string) =>
-  h("div", { class: "table-scroll" },
-    h("table", { class: "table", "data-testid": testid }, h("thead", {}, h("tr", {}, headings.map(th))), h("tbody", {}, rows)))
 
 const customerRow = (u: User) =>
   h("tr", { "data-testid": "admin-customer", "data-customer": u.id },

@@ -6,6 +6,7 @@ import type { User } from "../../api.ts"
 import { route, type Route, type View } from "../../app.ts"
 import { h } from "../../dom.ts"
 import { notFoundView } from "../notFound.ts"
+import { catalogView } from "./catalog.ts"
 import { customerView, customersView } from "./customers.ts"
 import { adminText } from "./texts.ts"
 
@@ -22,7 +23,8 @@ export interface AdminPage {
 export const adminPages: ReadonlyArray<AdminPage> = [
   { path: "/admin", view: customersView },
   { path: "/admin/customers", view: customersView, nav: () => adminText("admin.nav.customers") },
-  { path: "/admin/customers/:id", view: customerView }
+  { path: "/admin/customers/:id", view: customerView },
+  { path: "/admin/catalog", view: catalogView, nav: () => adminText("admin.nav.catalog") }
 ]
 
 export const isStaff = (user: User | null): boolean => user?.role === "support" || user?.role === "admin"
