@@ -1,19 +1,18 @@
 // Thin handlers for the back-office and the customer's own security events: one use case each, errors in one table.
 import { Effect } from "effect"
-import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { SessionRecord } from "../../domain/account/SessionRecord.ts"
 import { UserId } from "../../domain/account/User.ts"
 import type { User } from "../../domain/account/User.ts"
 import type { AuditEvent } from "../../domain/audit/AuditEvent.ts"
 import { type AuditPage, auditPage, securityEvents } from "../../domain/backoffice/auditTrail.ts"
-import { customerPage, endCustomerSessions, type Operator, searchCustomers } from "../../domain/backoffice/customers.ts"
+import { customerPage, endCustomerSessions, searchCustomers } from "../../domain/backoffice/customers.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { userView } from "./AccountsHandlers.ts"
 import { Api } from "./Api.ts"
-import { clientAddress } from "./cookies.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 import { HttpSettings } from "./HttpSettings.ts"
+import { currentOperator, withServices } from "./operator.ts"
 import { subscriptionView } from "./ServicesHandlers.ts"
 
 const DEFAULT_PAGE = 50
@@ -61,9 +60,6 @@ const sessionView = (s: SessionRecord) => ({
   address: s.address
 })
 
-/** Captures the services the use cases need when the handler layer is built (they are not per-request). */
-const withServices = <S>() =>
-  Effect.map(Effect.context<S>(), (services) => <A, E>(effect: Effect.Effect<A, E, S>) => Effect.provideContext(effect, services))
 
 export const AdminAuditHandlers = HttpApiBuilder.group(Api, "adminAudit", Effect.fn(function*(handlers) {
   const run = yield* withServices<Effect.Services<ReturnType<typeof auditPage>>>()
@@ -85,11 +81,7 @@ export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers"
     | Effect.Services<ReturnType<typeof endCustomerSessions>>
   >()
   /** The signed-in operator, and the address this request came from. */
-  const operator = Effect.gen(function*() {
-    const session = yield* CurrentSession
-    const request = yield* HttpServerRequest.HttpServerRequest
-    return { id: session.user.id, role: session.user.role, address: clientAddress(settings, request) ?? null } satisfies Operator
-  })
+  const operator = currentOperator(settings)
   return handlers
     .handle("search", ({ query }) =>
       run(searchCustomers(query.q)).pipe(Effect.map((users) => ({ customers: users.map(staffCustomerView) })), mapDomainErrors))

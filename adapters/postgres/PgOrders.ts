@@ -57,6 +57,12 @@ export const make = Effect.gen(function*() {
     execute: () =>
       sql`SELECT ${sql.unsafe(columns)} FROM orders WHERE status = ANY(${unfinishedStatuses}) ORDER BY created_at, id`
   })
+  const failed = SqlSchema.findAll({
+    Request: Schema.Int,
+    Result: OrderRow,
+    execute: (limit) =>
+      sql`SELECT ${sql.unsafe(columns)} FROM orders WHERE status = 'failed' ORDER BY updated_at DESC, id DESC LIMIT ${limit}`
+  })
   const due = SqlSchema.findAll({
     Request: Schema.Date,
     Result: OrderRow,
@@ -101,6 +107,7 @@ export const make = Effect.gen(function*() {
       sql`UPDATE orders SET status = 'expired', step_name = 'Expired', updated_at = ${now}
           WHERE id = ${id} AND status = 'awaiting_payment' RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), stored),
     dueForExpiry: (now) => due(now).pipe(stored),
+    failed: (limit) => failed(limit).pipe(stored),
     complete: (id, serviceId, oneTimeSecret, now) =>
       sql`UPDATE orders SET status = 'completed', service_id = ${serviceId}, one_time_secret = ${oneTimeSecret},
             updated_at = ${now}

@@ -9,6 +9,7 @@ import { NodeCrypto } from "@effect/platform-node"
 import * as AesGcmSecretBox from "../../../adapters/crypto/AesGcmSecretBox.ts"
 import * as IdentityUnitOfWork from "../../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryLedger from "../../../adapters/fake/MemoryLedger.ts"
+import * as MemoryServiceHolds from "../../../adapters/fake/MemoryServiceHolds.ts"
 import { memoryInvoicing } from "../../support/invoicing.ts"
 import * as MemoryOrders from "../../../adapters/fake/MemoryOrders.ts"
 import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions.ts"
@@ -37,6 +38,7 @@ const dnsEnv = Layer.mergeAll(DnsZoneHosting).pipe(
     MemoryOrders.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
+    MemoryServiceHolds.layer,
     memoryInvoicing,
     IdentityUnitOfWork.layer,
     recordedNoticesLayer,
