@@ -6,17 +6,7 @@ import { type RefundRequest, RefundRequests, type Reservation } from "../../port
 import { snakeColumns } from "./columns.ts"
 import { stored } from "./failures.ts"
 
-const RequestRow = snakeColumns(Schema.Struct({
-  id: Schema.String,
-  chargeId: Schema.String,
-  idempotencyKey: Schema.String,
-  amountCents: Schema.Int,
-  reason: Schema.String,
-  requestedBy: Schema.String,
-  requestedAt: Schema.Date,
-  refundEntryId: Schema.NullOr(Schema.String)
-}))
-const NewRequestRow = snakeColumns(Schema.Struct({
+const NewRequest = Schema.Struct({
   id: Schema.String,
   chargeId: Schema.String,
   idempotencyKey: Schema.String,
@@ -24,7 +14,9 @@ const NewRequestRow = snakeColumns(Schema.Struct({
   reason: Schema.String,
   requestedBy: Schema.String,
   requestedAt: Schema.Date
-}))
+})
+const NewRequestRow = snakeColumns(NewRequest)
+const RequestRow = snakeColumns(Schema.Struct({ ...NewRequest.fields, refundEntryId: Schema.NullOr(Schema.String) }))
 const Charge = Schema.Struct({ amount_cents: Schema.Int, taken: Schema.NumberFromString })
 
 export const make = Effect.gen(function*() {

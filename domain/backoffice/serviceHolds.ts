@@ -8,6 +8,7 @@ import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { UserId } from "../account/User.ts"
 import { recordAudit } from "../audit/record.ts"
+import type { Subscription } from "../billing/Billing.ts"
 import { HostedServices } from "../billing/HostedService.ts"
 import { type HoldGround, ServiceHold } from "../billing/ServiceHold.ts"
 import { noticeService, tell } from "../billing/serviceNotices.ts"
@@ -41,6 +42,22 @@ const liveSubscription = Effect.fnUntraced(function*(subscriptionId: string) {
 
 const holdView = (hold: ServiceHold) => ({ id: hold.id, facts: hold.facts, ground: hold.ground, placedBy: hold.placedBy })
 
+const auditHold = (
+  operator: Operator,
+  action: "staff.service_suspended" | "staff.service_unsuspended",
+  subscription: Subscription,
+  change: { readonly before: unknown; readonly after: unknown }
+) =>
+  recordAudit({
+    actorId: operator.id,
+    actorRole: operator.role,
+    action,
+    subjectUserId: UserId.make(subscription.userId),
+    target: { type: "subscription", id: subscription.id },
+    address: operator.address,
+    ...change
+  })
+
 /** Suspends the service for the operator's reasons; suspending a held service again finishes what is left to do. */
 export const suspendService = Effect.fn("suspendService")(function*(operator: Operator, subscriptionId: string, statement: Statement) {
   const subscription = yield* liveSubscription(subscriptionId)
@@ -60,13 +77,7 @@ export const suspendService = Effect.fn("suspendService")(function*(operator: Op
   const { hold } = yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
     const outcome = yield* holds.place(draft)
     if (outcome.placed) {
-      yield* recordAudit({
-        actorId: operator.id,
-        actorRole: operator.role,
-        action: "staff.service_suspended",
-        subjectUserId: UserId.make(subscription.userId),
-        target: { type: "subscription", id: subscriptionId },
-        address: operator.address,
+      yield* auditHold(operator, "staff.service_suspended", subscription, {
         before: { held: false, status: subscription.status },
         after: { held: true, hold: holdView(outcome.hold) }
       })
@@ -101,13 +112,7 @@ export const unsuspendService = Effect.fn("unsuspendService")(function*(operator
     const lifted = yield* holds.lift(subscriptionId, { by: operator.id, at, reason })
     // Two lifts at once: the one that lifted it records it.
     if (Option.isSome(lifted)) {
-      yield* recordAudit({
-        actorId: operator.id,
-        actorRole: operator.role,
-        action: "staff.service_unsuspended",
-        subjectUserId: UserId.make(subscription.userId),
-        target: { type: "subscription", id: subscriptionId },
-        address: operator.address,
+      yield* auditHold(operator, "staff.service_unsuspended", subscription, {
         before: { held: true, hold: holdView(lifted.value) },
         after: { held: false, reason }
       })

@@ -52,7 +52,7 @@ describe("an operator's suspension of a service", () => {
       assert.deepInclude(event, {
         actorId: support.id,
         actorRole: "support",
-        subjectUserId: alice,
+        subjectUserId: UserId.make(alice),
         target: { type: "subscription", id: subscriptionId },
         address: "192.0.2.7",
         before: { held: false, status: "active" }
