@@ -50,6 +50,8 @@ export class Orders extends Context.Service<Orders, {
   takeOneTimeSecret(id: string): Effect.Effect<Option.Option<string>, DatabaseUnavailable>
   /** Orders awaiting their payment or provisioning. */
   readonly unfinished: Effect.Effect<ReadonlyArray<Order>, DatabaseUnavailable>
+  /** The latest failed orders (an operator's list), most recently failed first. */
+  failed(limit: number): Effect.Effect<ReadonlyArray<Order>, DatabaseUnavailable>
   /** The order's undo is under way (idempotent: the first time counts as `since`). */
   cleanupPending(id: string, now: Date): Effect.Effect<void, DatabaseUnavailable>
   /** One more failed attempt at the order's undo, and why. */

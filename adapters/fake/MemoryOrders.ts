@@ -70,6 +70,11 @@ export const make = Effect.gen(function*() {
         if (row === undefined || row.oneTimeSecret === null) return [Option.none(), m]
         return [Option.some(row.oneTimeSecret), new Map(m).set(id, { ...row, oneTimeSecret: null })]
       }),
+    failed: (limit) =>
+      Effect.map(Ref.get(rows), (m) =>
+        [...m.values()].map((row) => row.order).filter((o) => o.status === "failed")
+          .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime() || (a.id < b.id ? 1 : -1))
+          .slice(0, limit)),
     unfinished: Effect.map(Ref.get(rows), (m) =>
       [...m.values()].map((row) => row.order).filter(isUnfinished).sort(byCreation)),
     cleanupPending: (id, now) =>

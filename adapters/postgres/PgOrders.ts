@@ -70,6 +70,12 @@ export const make = Effect.gen(function*() {
     execute: () =>
       sql`SELECT ${sql.unsafe(columns)} FROM orders WHERE status = ANY(${unfinishedStatuses}) ORDER BY created_at, id`
   })
+  const failed = SqlSchema.findAll({
+    Request: Schema.Int,
+    Result: OrderRow,
+    execute: (limit) =>
+      sql`SELECT ${sql.unsafe(columns)} FROM orders WHERE status = 'failed' ORDER BY updated_at DESC, id DESC LIMIT ${limit}`
+  })
   const due = SqlSchema.findAll({
     Request: Schema.Date,
     Result: OrderRow,
@@ -103,6 +109,7 @@ export const make = Effect.gen(function*() {
       sql`UPDATE orders SET ${sql.update({ status: move.to, ...recordedColumns(move.recorded), updated_at: move.now })}
           WHERE id = ${id} AND status = ${move.from} RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), stored),
     dueForExpiry: (now) => due(now).pipe(stored),
+    failed: (limit) => failed(limit).pipe(stored),
     takeOneTimeSecret: (id) =>
       takeSecret(id).pipe(Effect.map((row) => row.pipe(Option.map((r) => r.one_time_secret))), stored),
     unfinished: unfinished(undefined).pipe(stored),

@@ -13,6 +13,7 @@ import * as MemoryGameAllocations from "../../adapters/fake/MemoryGameAllocation
 import * as SimulatedGamePanel from "../../adapters/pterodactyl/SimulatedGamePanel.ts"
 import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRecords.ts"
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
+import * as MemoryServiceHolds from "../../adapters/fake/MemoryServiceHolds.ts"
 import { memoryInvoicing } from "./invoicing.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
@@ -75,6 +76,7 @@ export const gameEnv = (options: {
     MemoryOrders.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
+    MemoryServiceHolds.layer,
     memoryInvoicing,
     MemoryGameServerRecords.layer,
     MemoryGameAllocations.layer,

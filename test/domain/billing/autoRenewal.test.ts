@@ -10,6 +10,7 @@ import { WorkflowEngine } from "effect/workflow"
 import Stripe from "stripe"
 import * as IdentityUnitOfWork from "../../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryLedger from "../../../adapters/fake/MemoryLedger.ts"
+import * as MemoryServiceHolds from "../../../adapters/fake/MemoryServiceHolds.ts"
 import * as MemoryOrders from "../../../adapters/fake/MemoryOrders.ts"
 import * as MemoryPaymentNotifications from "../../../adapters/fake/MemoryPaymentNotifications.ts"
 import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions.ts"
@@ -66,6 +67,7 @@ const env = DnsZoneHosting.pipe(
     MemorySubscriptions.layer,
     MemoryOrders.layer,
     MemoryLedger.layer,
+    MemoryServiceHolds.layer,
     MemoryPaymentNotifications.layer,
     IdentityUnitOfWork.layer,
     NodeCrypto.layerSecureRandom,
