@@ -1,4 +1,4 @@
-// The Proxmox wrapper against the sandbox PVE (app/sandbox/proxmox): a VPS's whole life over real HTTP and WebSocket,
+// The Proxmox wrapper against the sandbox PVE (adapters/proxmox/sandbox): a VPS's whole life over real HTTP and WebSocket,
 // from a template clone to its destruction, plus an API-token cluster and tickets that expire upstream.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted, Schedule, Stream } from "effect"
