@@ -50,6 +50,8 @@ import * as ProxmoxVirtualization from "../adapters/proxmox/ProxmoxVirtualizatio
 import * as PgLoginAttempts from "../adapters/postgres/PgLoginAttempts.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
 import * as PgNoticeRecords from "../adapters/postgres/PgNoticeRecords.ts"
+import * as PgRefundRequests from "../adapters/postgres/PgRefundRequests.ts"
+import * as PgServiceHolds from "../adapters/postgres/PgServiceHolds.ts"
 import * as PgPasswordResets from "../adapters/postgres/PgPasswordResets.ts"
 import * as PgSessionRecords from "../adapters/postgres/PgSessionRecords.ts"
 import * as PgUnitOfWork from "../adapters/postgres/PgUnitOfWork.ts"
@@ -150,6 +152,8 @@ export const RepositoriesLive = Layer.mergeAll(
   PgUpstreamSecrets.layer,
   PgOutbox.layer,
   PgNoticeRecords.layer,
+  PgServiceHolds.layer,
+  PgRefundRequests.layer,
   PgHealth.layer
 )
 

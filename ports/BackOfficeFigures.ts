@@ -25,8 +25,11 @@ export interface RecordedFigures {
   readonly orders: { readonly placed: number; readonly failed: number }
   /** Renewals whose charge was declined and will be tried again, or that wait for the bank's approval. */
   readonly failedPayments: { readonly retrying: number; readonly awaitingAuthentication: number; readonly amountCents: number }
-  /** Failed orders whose clean-up (the refund of what was charged, the release of what was built) is not done yet. */
-  readonly openRefunds: { readonly orders: number; readonly oldestSince: Date | null }
+  /**
+   * Refunds not done yet: operators' refund requests the gateway has not confirmed, and failed orders whose clean-up
+   * (the refund of what was charged, the release of what was built) is pending; the oldest of them since when.
+   */
+  readonly openRefunds: { readonly requests: number; readonly requestedCents: number; readonly orders: number; readonly oldestSince: Date | null }
   /** Panel allocations our game servers hold (or are claiming), by panel. */
   readonly allocationsHeld: ReadonlyArray<{ readonly panel: string; readonly held: number }>
   /** What our VPS (not destroyed) take on each node, from their plans. */

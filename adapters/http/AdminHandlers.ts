@@ -1,6 +1,5 @@
 // Thin handlers for the back-office and the customer's own security events: one use case each, errors in one table.
 import { Effect } from "effect"
-import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { SessionRecord } from "../../domain/account/SessionRecord.ts"
 import { UserId } from "../../domain/account/User.ts"
@@ -12,9 +11,9 @@ import { customerPage, endCustomerSessions, type Operator, searchCustomers } fro
 import { CurrentSession } from "./AccountsApi.ts"
 import { userView } from "./AccountsHandlers.ts"
 import { Api } from "./Api.ts"
-import { clientAddress } from "./cookies.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 import { HttpSettings } from "./HttpSettings.ts"
+import { currentOperator, withServices } from "./operator.ts"
 import { subscriptionView } from "./ServicesHandlers.ts"
 
 const DEFAULT_PAGE = 50
@@ -61,9 +60,6 @@ const sessionView = (s: SessionRecord) => ({
   address: s.address
 })
 
-/** Captures the services the use cases need when the handler layer is built (they are not per-request). */
-const withServices = <S>() =>
-  Effect.map(Effect.context<S>(), (services) => <A, E>(effect: Effect.Effect<A, E, S>) => Effect.provideContext(effect, services))
 
 export const AdminAuditHandlers = HttpApiBuilder.group(Api, "adminAudit", Effect.fn(function*(handlers) {
   const run = yield* withServices<Effect.Services<ReturnType<typeof auditPage>>>()
@@ -77,16 +73,8 @@ export const AdminAuditHandlers = HttpApiBuilder.group(Api, "adminAudit", Effect
     })).pipe(Effect.map((page) => pageView(page, auditEventView)), mapDomainErrors))
 }))
 
-/** The signed-in operator, and the address this request came from. */
-const operatorOf = (settings: HttpSettings["Service"]) =>
-  Effect.gen(function*() {
-    const session = yield* CurrentSession
-    const request = yield* HttpServerRequest.HttpServerRequest
-    return { id: session.user.id, role: session.user.role, address: clientAddress(settings, request) ?? null } satisfies Operator
-  })
-
 export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers", Effect.fn(function*(handlers) {
-  const operator = operatorOf(yield* HttpSettings)
+  const operator = currentOperator(yield* HttpSettings)
   const run = yield* withServices<
     | Effect.Services<ReturnType<typeof searchCustomers>>
     | Effect.Services<ReturnType<typeof customerPage>>
@@ -127,7 +115,7 @@ const catalogView = (overview: Overview) => ({
 })
 
 export const AdminCatalogHandlers = HttpApiBuilder.group(Api, "adminCatalog", Effect.fn(function*(handlers) {
-  const operator = operatorOf(yield* HttpSettings)
+  const operator = currentOperator(yield* HttpSettings)
   const run = yield* withServices<Effect.Services<typeof catalogOverview> | Effect.Services<ReturnType<typeof setPlanOnSale>>>()
   return handlers
     .handle("get", () => run(catalogOverview).pipe(Effect.map(catalogView), mapDomainErrors))

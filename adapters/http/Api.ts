@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { AuthApi, PreferencesApi, RequestValidation, SessionApi } from "./AccountsApi.ts"
 import { AdminAuditApi, AdminCatalogApi, AdminDashboardApi, AdminCustomersApi, SecurityEventsApi } from "./AdminApi.ts"
+import { AdminMoneyApi, AdminServicesApi } from "./AdminOperationsApi.ts"
 import { ServiceUnavailable } from "./ApiErrors.ts"
 import { CatalogApi } from "./CatalogApi.ts"
 import { GameClientApi, GameServersApi } from "./GameApi.ts"
@@ -49,6 +50,8 @@ export class Api extends HttpApi.make("zh")
   .add(AdminCustomersApi)
   .add(AdminCatalogApi)
   .add(AdminDashboardApi)
+  .add(AdminServicesApi)
+  .add(AdminMoneyApi)
   .add(SystemApi)
   .middleware(RequestValidation)
   .middleware(DatabaseOutage)

@@ -13,6 +13,7 @@ import {
 } from "./AccountsHandlers.ts"
 import { Api, DatabaseOutage } from "./Api.ts"
 import { AdminAuditHandlers, AdminCatalogHandlers, AdminDashboardHandlers, AdminCustomersHandlers, SecurityEventsHandlers } from "./AdminHandlers.ts"
+import { AdminMoneyHandlers, AdminServicesHandlers } from "./AdminOperationsHandlers.ts"
 import { AuthenticationLive, SessionGuard, SessionIfSignedInLive, StaffAuthenticationLive, staffGate } from "./Authentication.ts"
 import { CatalogHandlers } from "./CatalogHandlers.ts"
 import { type ConsoleRouteOptions, type ConsoleRouteServices, consoleRoute } from "./ConsoleRoute.ts"
@@ -53,6 +54,8 @@ const ApiRoutes = (publicUrl: string) =>
       AdminCustomersHandlers,
       AdminCatalogHandlers,
       AdminDashboardHandlers,
+      AdminServicesHandlers,
+      AdminMoneyHandlers,
       SystemHandlers
     ]),
     Layer.provide([AuthenticationLive, StaffAuthenticationLive, SessionIfSignedInLive, RequestValidationLive, DatabaseOutageLive])

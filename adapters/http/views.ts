@@ -292,11 +292,11 @@ export const AuditEventView = Schema.Struct({
   details: Schema.Unknown
 }).annotate({ identifier: "AuditEvent" })
 
-/** A page of the log, newest first; `next` is the cursor of the following page (absent on the last one). */
-export const AuditPage = Schema.Struct({
-  events: Schema.Array(AuditEventView),
-  next: Schema.optionalKey(Schema.String)
-})
+/** A page of events, newest first; `next` is the cursor of the following page (absent on the last one). */
+const eventsPage = <S extends Schema.Top>(event: S) => Schema.Struct({ events: Schema.Array(event), next: Schema.optionalKey(Schema.String) })
+
+/** A page of the log. */
+export const AuditPage = eventsPage(AuditEventView)
 
 /** A security event of the customer's own account, as the panel shows it. */
 export const SecurityEventView = Schema.Struct({
@@ -309,10 +309,7 @@ export const SecurityEventView = Schema.Struct({
   details: Schema.Unknown
 }).annotate({ identifier: "SecurityEvent" })
 
-export const SecurityEventsPage = Schema.Struct({
-  events: Schema.Array(SecurityEventView),
-  next: Schema.optionalKey(Schema.String)
-})
+export const SecurityEventsPage = eventsPage(SecurityEventView)
 
 /** A customer in the back-office: the account and its role. */
 export const StaffCustomerView = Schema.Struct(UserView.fields).annotate({ identifier: "StaffCustomer" })
@@ -399,7 +396,8 @@ export const DashboardView = Schema.Struct({
   })),
   orders: Schema.Struct({ placed: Count, failed: Count, alert: Schema.Boolean }),
   failedPayments: Schema.Struct({ retrying: Count, awaitingAuthentication: Count, amountCents: Count, alert: Schema.Boolean }),
-  openRefunds: Schema.Struct({ orders: Count, oldestSince: Schema.NullOr(Schema.String), alert: Schema.Boolean }),
+  /** Operators' refunds the gateway has not confirmed yet, and failed orders whose refund and clean-up are pending. */
+  openRefunds: Schema.Struct({ requests: Count, requestedCents: Count, orders: Count, oldestSince: Schema.NullOr(Schema.String), alert: Schema.Boolean }),
   pools: Schema.Array(Schema.Struct({ id: Schema.String, cluster: Schema.String, free: Count, assigned: Count, alert: Schema.Boolean })),
   /** `free` is null when the panel did not answer. */
   allocations: Schema.Array(Schema.Struct({ panel: Schema.String, held: Count, free: Schema.NullOr(Count), alert: Schema.Boolean })),

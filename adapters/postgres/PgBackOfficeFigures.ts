@@ -12,7 +12,7 @@ const Mrr = Schema.Struct({ active: Schema.Int, excl: Sum, invoiced: Schema.Int,
 const Service = Schema.Struct({ kind: Schema.String, planId: Schema.String, planName: Schema.NullOr(Schema.String), active: Schema.Int, suspended: Schema.Int })
 const Orders = Schema.Struct({ placed: Schema.Int, failed: Schema.Int })
 const Payments = Schema.Struct({ retrying: Schema.Int, awaitingAuthentication: Schema.Int, amountCents: Sum })
-const Refunds = Schema.Struct({ orders: Schema.Int, oldestSince: Schema.NullOr(Schema.Date) })
+const Refunds = Schema.Struct({ requests: Schema.Int, requestedCents: Sum, orders: Schema.Int, oldestSince: Schema.NullOr(Schema.Date) })
 const Held = Schema.Struct({ panel: Schema.String, held: Schema.Int })
 const Committed = Schema.Struct({ cluster: Schema.String, node: Schema.String, vcpus: Schema.Int, memoryMiB: Schema.Int, diskGiB: Schema.Int })
 
@@ -52,8 +52,10 @@ export const make = Effect.gen(function*() {
             count(*) FILTER (WHERE status = 'awaiting_authentication')::int AS "awaitingAuthentication",
             coalesce(sum(amount_cents), 0)::text AS "amountCents"
           FROM renewals WHERE status IN ('retrying', 'awaiting_authentication')`),
-        openRefunds: one(Refunds)(sql`SELECT count(*)::int AS orders, min(cleanup_pending_since) AS "oldestSince"
-          FROM orders WHERE cleanup_pending_since IS NOT NULL`),
+        openRefunds: one(Refunds)(sql`SELECT r.requests, r.cents AS "requestedCents", o.orders, least(r.oldest, o.oldest) AS "oldestSince"
+          FROM (SELECT count(*)::int AS requests, coalesce(sum(amount_cents), 0)::text AS cents, min(requested_at) AS oldest
+                FROM refund_requests WHERE refund_entry_id IS NULL) r,
+               (SELECT count(*)::int AS orders, min(cleanup_pending_since) AS oldest FROM orders WHERE cleanup_pending_since IS NOT NULL) o`),
         allocationsHeld: all(Held)(sql`SELECT panel, count(*)::int AS held FROM game_allocation_claims GROUP BY panel ORDER BY panel COLLATE "C"`),
         committed: all(Committed)(sql`SELECT v.cluster, v.node, coalesce(sum((p.spec->>'vcpu')::int), 0)::int AS vcpus,
             coalesce(sum((p.spec->>'ramMiB')::int), 0)::int AS "memoryMiB", coalesce(sum((p.spec->>'diskGiB')::int), 0)::int AS "diskGiB"

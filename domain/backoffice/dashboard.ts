@@ -142,7 +142,7 @@ export const dashboard = Effect.gen(function*() {
       ...recorded.failedPayments,
       alert: recorded.failedPayments.retrying + recorded.failedPayments.awaitingAuthentication > settings.failedPaymentsMax
     },
-    openRefunds: { ...recorded.openRefunds, alert: recorded.openRefunds.orders > settings.openRefundsMax },
+    openRefunds: { ...recorded.openRefunds, alert: recorded.openRefunds.requests + recorded.openRefunds.orders > settings.openRefundsMax },
     pools: pools.filter((p) => !p.retired).map((p) => ({
       id: p.id,
       cluster: p.cluster,

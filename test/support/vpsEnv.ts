@@ -8,6 +8,7 @@ import * as IdentityUnitOfWork from "../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
 import * as MemoryIpAddresses from "../../adapters/fake/MemoryIpAddresses.ts"
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
+import * as MemoryServiceHolds from "../../adapters/fake/MemoryServiceHolds.ts"
 import { memoryInvoicing } from "./invoicing.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
 import * as MemoryPlacement from "../../adapters/fake/MemoryPlacement.ts"
@@ -96,6 +97,7 @@ export const vpsEnvWith = <N, E>(notices: Layer.Layer<N | Notices, E>, options: 
     MemoryOrders.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
+    MemoryServiceHolds.layer,
     memoryInvoicing,
     MemoryVpsRecords.layer,
     MemoryPlacement.layer,

@@ -51,8 +51,13 @@ export const adminDashboardView: View = async ({ root, alive }) => {
         adminText("admin.dash.failedPaymentsHint", {
           retrying: d.failedPayments.retrying, awaiting: d.failedPayments.awaitingAuthentication, amount: formatPrice(d.failedPayments.amountCents)
         })),
-      tile(adminText("admin.dash.openRefunds", { max: th.openRefundsMax }), flagged(d.openRefunds.alert, "admin-dash-open-refunds", String(d.openRefunds.orders)),
-        d.openRefunds.oldestSince === null ? undefined : adminText("admin.dash.openRefundsHint", { since: formatDateTime(d.openRefunds.oldestSince) })))),
+      tile(adminText("admin.dash.openRefunds", { max: th.openRefundsMax }), flagged(d.openRefunds.alert, "admin-dash-open-refunds", String(d.openRefunds.requests + d.openRefunds.orders)),
+        adminText("admin.dash.openRefundsHint", {
+          requests: d.openRefunds.requests,
+          amount: formatPrice(d.openRefunds.requestedCents),
+          orders: d.openRefunds.orders,
+          since: d.openRefunds.oldestSince === null ? adminText("admin.common.none") : formatDateTime(d.openRefunds.oldestSince)
+        })))),
     section(adminText("admin.dash.services"), "admin-dash-services",
       d.services.length === 0
         ? h("p", { class: "muted" }, adminText("admin.dash.noServices"))
