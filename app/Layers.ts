@@ -24,6 +24,8 @@ import { requireCurrentSchema, runMigrations, type SchemaBehind } from "../adapt
 import * as StripePaymentGateway from "../adapters/stripe/StripePaymentGateway.ts"
 import { apiAt } from "../adapters/stripe/StripePaymentGateway.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
+import * as PgBackOfficeFigures from "../adapters/postgres/PgBackOfficeFigures.ts"
+import { DashboardSettings } from "../domain/backoffice/dashboard.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgHealth from "../adapters/postgres/PgHealth.ts"
 import * as PgIpAddresses from "../adapters/postgres/PgIpAddresses.ts"
@@ -48,6 +50,8 @@ import * as ProxmoxVirtualization from "../adapters/proxmox/ProxmoxVirtualizatio
 import * as PgLoginAttempts from "../adapters/postgres/PgLoginAttempts.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
 import * as PgNoticeRecords from "../adapters/postgres/PgNoticeRecords.ts"
+import * as PgRefundRequests from "../adapters/postgres/PgRefundRequests.ts"
+import * as PgServiceHolds from "../adapters/postgres/PgServiceHolds.ts"
 import * as PgOpsRecords from "../adapters/postgres/PgOpsRecords.ts"
 import * as PgPasswordResets from "../adapters/postgres/PgPasswordResets.ts"
 import * as PgSessionRecords from "../adapters/postgres/PgSessionRecords.ts"
@@ -133,6 +137,7 @@ export const DatabaseLive = (
 
 export const RepositoriesLive = Layer.mergeAll(
   PgAuditLog.layer,
+  PgBackOfficeFigures.layer,
   PgCatalog.layer,
   PgIpAddresses.layer,
   PgOrders.layer,
@@ -158,6 +163,8 @@ export const RepositoriesLive = Layer.mergeAll(
   PgUpstreamSecrets.layer,
   PgOutbox.layer,
   PgNoticeRecords.layer,
+  PgServiceHolds.layer,
+  PgRefundRequests.layer,
   PgOpsRecords.layer,
   PgHealth.layer
 )
@@ -322,6 +329,19 @@ export const vpsSettings = (settings: Settings): VpsSettings["Service"] => ({
   clonePoll: { initial: Duration.millis(settings.vpsClonePollMs), max: Duration.seconds(30) }
 })
 
+export const dashboardSettings = (settings: Settings): DashboardSettings => ({
+  poolFreeMinPercent: settings.dashboardPoolFreeMinPercent,
+  allocationsFreeMinPercent: settings.dashboardAllocationsFreeMinPercent,
+  nodeCommitMaxPercent: settings.dashboardNodeCommitMaxPercent,
+  failedOrdersMax: settings.dashboardFailedOrdersMax,
+  failedPaymentsMax: settings.dashboardFailedPaymentsMax,
+  openRefundsMax: settings.dashboardOpenRefundsMax,
+  cpuOvercommit: settings.cpuOvercommit,
+  memoryOvercommit: settings.memoryOvercommit,
+  storage: settings.proxmoxStorage,
+  upstreamTimeout: Duration.seconds(5)
+})
+
 export const gameSettings = (settings: Settings): GameSettings["Service"] => ({
   panelUserDomain: settings.gamePanelUserDomain,
   installTimeout: Duration.minutes(settings.gameInstallTimeoutMinutes),
@@ -417,7 +437,8 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
         panelUrl: settings.publicUrl
       }),
       Layer.succeed(GameSettings, gameSettings(settings)),
-      Layer.succeed(RenewalSettings, renewalSettings(settings))
+      Layer.succeed(RenewalSettings, renewalSettings(settings)),
+      Layer.succeed(DashboardSettings, dashboardSettings(settings))
     )),
     Layer.provideMerge(RepositoriesLive),
     Layer.provideMerge(database)

@@ -79,7 +79,9 @@ const benchProduct = (kind: ServiceKind): Effect.Effect<HostedService, never, Vp
       suspend: () => Effect.sync(() => void started.suspend++),
       graceUntil,
       terminate: () => Effect.sync(() => void started.terminate++),
-      resume: () => Effect.void
+      resume: () => Effect.void,
+      hold: () => Effect.void,
+      unhold: () => Effect.void
     }
     return product
   })

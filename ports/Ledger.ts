@@ -1,5 +1,5 @@
 // The record of money taken and given back.
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { LedgerEntry } from "../domain/billing/Billing.ts"
 import type { Keyset } from "../domain/billing/keyset.ts"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
@@ -7,6 +7,8 @@ import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 export class Ledger extends Context.Service<Ledger, {
   /** Records the entry; false when one of its kind and reference was already recorded (a replay: nothing written). */
   record(entry: LedgerEntry): Effect.Effect<boolean, DatabaseUnavailable>
+  /** One entry by its id. */
+  entry(id: string): Effect.Effect<Option.Option<LedgerEntry>, DatabaseUnavailable>
   forOrder(orderId: string): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
   forSubscription(subscriptionId: string): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
   /** A customer's charges and refunds, newest first (at most `limit`), after `after` (the last one of the page before). */

@@ -2,6 +2,7 @@
 // without the payload).
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
+import type { LedgerEntry } from "../../domain/billing/Billing.ts"
 import { listPayments } from "../../domain/billing/paymentHistory.ts"
 import { cardUpdatePage, savedCardOf } from "../../domain/billing/paymentMethod.ts"
 import { receivePaymentNotification } from "../../domain/billing/paymentNotifications.ts"
@@ -43,21 +44,21 @@ export const PaymentMethodHandlers = (publicUrl: string) =>
           cardUpdatePage(session.user, `${publicUrl.replace(/\/$/, "")}/preferences`)).pipe(Effect.provideContext(services), mapDomainErrors))
   }))
 
+/** A ledger entry as the customer's history (and the back-office's) shows it. */
+export const paymentView = (e: LedgerEntry) => ({
+  id: e.id,
+  kind: e.kind,
+  amountCents: e.amountCents,
+  orderId: e.orderId,
+  subscriptionId: e.subscriptionId,
+  createdAt: e.createdAt.toISOString()
+})
+
 export const PaymentHistoryHandlers = HttpApiBuilder.group(Api, "paymentHistory", Effect.fn(function*(handlers) {
   const services = yield* Effect.context<Effect.Services<ReturnType<typeof listPayments>>>()
   return handlers.handle("list", ({ query }) =>
     Effect.flatMap(CurrentSession, (session) => listPayments(session.user.id, query.after, query.limit)).pipe(
-      Effect.map(({ next, payments }) => ({
-        ...(next === null ? {} : { next }),
-        payments: payments.map((e) => ({
-          id: e.id,
-          kind: e.kind,
-          amountCents: e.amountCents,
-          orderId: e.orderId,
-          subscriptionId: e.subscriptionId,
-          createdAt: e.createdAt.toISOString()
-        }))
-      })),
+      Effect.map(({ next, payments }) => ({ ...(next === null ? {} : { next }), payments: payments.map(paymentView) })),
       Effect.provideContext(services),
       mapDomainErrors
     ))

@@ -3,7 +3,7 @@
 // cleanups, an upstream that cannot be read; and that it reports all that while changing nothing.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
+import { SimulatedCluster } from "../../support/simulatedCluster.ts"
 import { GameServer, GameServerId } from "../../../domain/game/GameServer.ts"
 import { findingsOf, formatReport, reconcile } from "../../../domain/reconcile/Reconciler.ts"
 import { Vps, VpsId } from "../../../domain/vps/Vps.ts"
@@ -15,6 +15,7 @@ import { VpsRecords } from "../../../ports/VpsRecords.ts"
 import { reconcileEnv } from "../../support/reconcileEnv.ts"
 import { GiB, labCluster, labTemplate } from "../../support/virtualizationMother.ts"
 import { OrderId, SubscriptionId } from "../../../domain/billing/Billing.ts"
+import { moveOrder } from "../../../domain/billing/orderMoves.ts"
 import { panelPaths, panelRequests, panelServers } from "../../support/simulatedPanel.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
@@ -28,8 +29,11 @@ const order = (status: "pending" | "completed" | "failed", kind: "vps" | "game" 
   Effect.gen(function*() {
     const orders = yield* Orders
     const created = yield* orders.create({ id: OrderId.make(nextId("order")), userId: alice, planId: "p", kind, options: {}, totalSteps: 6, expiresAt: new Date(at.getTime() + 3_600_000), now: at })
-    if (status === "completed") yield* orders.complete(created.id, nextId("service"), null, at)
-    if (status === "failed") yield* orders.fail(created.id, "failed", at)
+    if (status === "completed") {
+      yield* moveOrder(created.id, { event: "paid" }, at)
+      yield* moveOrder(created.id, { event: "provisioned", serviceId: nextId("service"), oneTimeSecret: null }, at)
+    }
+    if (status === "failed") yield* moveOrder(created.id, { event: "failed", reason: "failed" }, at)
     return created.id
   })
 
@@ -37,8 +41,7 @@ const vm = (vmid: number) => ({ cluster: labCluster, node: labTemplate.node, vmi
 
 /** A VM at `vmid` whose own record carries `stamp`, as our provisioning (or someone imitating it) would leave it. */
 const clone = (vmid: number, stamp: string) =>
-  Effect.flatMap(MemoryCluster, (cluster) =>
-    cluster.place({ ...vm(vmid), name: `vps-${vmid}`, status: "stopped", cpus: 1, memoryBytes: GiB, diskBytes: 3 * GiB }, stamp))
+  SimulatedCluster.place({ ...vm(vmid), name: `vps-${vmid}`, status: "stopped", cpus: 1, memoryBytes: GiB, diskBytes: 3 * GiB }, stamp)
 
 /** A live VPS record for a completed order at `vmid`. */
 const liveVps = (vmid: number, orderId: string) =>
@@ -80,7 +83,7 @@ const liveGame = (panelServerId: number, orderId: string) =>
 describe("the reconciler", () => {
   it.effect("finds orphans, broken services and pending cleanups, leaves what is healthy or in progress, changes nothing", () =>
     Effect.gen(function*() {
-      const cluster = yield* MemoryCluster
+      const cluster = SimulatedCluster
       // Healthy: a VPS and its VM; a game server and its panel server.
       const healthy = yield* order("completed")
       yield* clone(100_001, healthy)
@@ -150,19 +153,20 @@ describe("the reconciler", () => {
       assert.isNull(listing.find((v) => v.vmid === 100_010)?.stamp)
       const report = yield* reconcile
       assert.deepStrictEqual(report.orphanVms, [])
-      yield* (yield* Orders).fail(pending, "failed", at)
+      yield* moveOrder(pending, { event: "failed", reason: "failed" }, at)
       assert.deepStrictEqual((yield* reconcile).orphanVms.map((o) => [o.vmid, o.stamp]), [[100_010, pending]])
     }).pipe(Effect.provide(reconcileEnv())))
 
   it.effect("an upstream that cannot be read is reported, and the others are still reconciled", () =>
     Effect.gen(function*() {
-      yield* (yield* MemoryCluster).failAlways("listVms", new VirtualizationUnavailable({ operation: "listVms", detail: "596 timeout" }))
+      // The cluster answers 503 (its detail as the Proxmox adapter reports it: the status, then PVE's message).
+      yield* SimulatedCluster.failAlways("listVms", new VirtualizationUnavailable({ operation: "listVms", detail: "596 timeout" }))
       const failedGame = yield* order("failed", "game")
       yield* panelServer(failedGame)
       const report = yield* reconcile
-      assert.deepStrictEqual(report.unreachable, [{ upstream: `cluster ${labCluster}`, detail: "listVms: 596 timeout" }])
+      assert.deepStrictEqual(report.unreachable, [{ upstream: `cluster ${labCluster}`, detail: "listVms: HTTP 503: 596 timeout" }])
       assert.lengthOf(report.orphanServers, 1)
-      assert.isTrue(formatReport(report).some((l) => l.includes(`cluster ${labCluster}: listVms: 596 timeout`)))
+      assert.isTrue(formatReport(report).some((l) => l.includes(`cluster ${labCluster}: listVms: HTTP 503: 596 timeout`)))
     }).pipe(Effect.provide(reconcileEnv())))
 
   it.effect("nothing to report on a clean installation", () =>
