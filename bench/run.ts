@@ -211,6 +211,17 @@ const webhooksOnly = async (cleanup: Cleanup) => {
   process.stdout.write(`results written to ${RESULTS}\n`)
 }
 
+/** What every results file says of its run: when, which code, on what. */
+const runMeta = (started: Date, revision: string, postgres: string) => ({
+  startedAt: started.toISOString(),
+  durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
+  revision,
+  node: process.version,
+  postgres,
+  cores: availableParallelism(),
+  cpu: cpus()[0]?.model ?? "unknown"
+})
+
 /** `npm run bench -- scale`: the scale part alone, on a database of its own (bench/scaleBench.ts). */
 const scaleOnly = async (cleanup: Cleanup) => {
   const started = new Date()
@@ -218,17 +229,7 @@ const scaleOnly = async (cleanup: Cleanup) => {
   const pgVersion = await postgresVersion(settings.adminUrl)
   const revision = await runProgram("git", ["describe", "--always", "--dirty"], { timeoutMs: 10_000 }).catch(() => "unknown")
   const scale = await runScaleBench({ adminUrl: settings.adminUrl, samples: settings.scaleSamples, divisor: settings.scaleDivisor }, cleanup)
-  const meta = {
-    startedAt: started.toISOString(),
-    durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
-    revision,
-    node: process.version,
-    postgres: pgVersion,
-    cores: availableParallelism(),
-    cpu: cpus()[0]?.model ?? "unknown",
-    loadAverageBefore: loadBefore,
-    loadAverageAfter: loadavg()[0] ?? 0
-  }
+  const meta = { ...runMeta(started, revision, pgVersion), loadAverageBefore: loadBefore, loadAverageAfter: loadavg()[0] ?? 0 }
   await writeJson(SCALE_RESULTS, { meta, ...scale.json, table: scale.sections })
   process.stdout.write(renderTable([
     `ZH bench — scale, ${meta.startedAt}, revision ${revision}`,
@@ -277,13 +278,7 @@ const main = async (cleanup: Cleanup) => {
     : undefined
 
   const meta = {
-    startedAt: started.toISOString(),
-    durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
-    revision,
-    node: process.version,
-    postgres: pgVersion,
-    cores,
-    cpu: cpus()[0]?.model ?? "unknown",
+    ...runMeta(started, revision, pgVersion),
     bcryptCost: settings.bcryptCost,
     phaseSeconds: settings.seconds,
     serverThreadpoolSize: 4,

@@ -5,6 +5,7 @@
 import { Clock, Effect, Option, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Ledger } from "../../ports/Ledger.ts"
+import { countPayment } from "../ops/metrics.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { RefundRequests } from "../../ports/RefundRequests.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
@@ -95,6 +96,7 @@ export const issueRefund = Effect.fn("issueRefund")(function*(operator: Operator
     }, charge.value.reference)
     // The click that completes the request records it (a double click waits on the ledger entry, then finds it done).
     if (yield* requests.complete(request.id, entryId)) {
+      yield* countPayment("refund", "refunded")
       yield* recordAudit({
         actorId: operator.id,
         actorRole: operator.role,
