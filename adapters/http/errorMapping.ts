@@ -6,6 +6,7 @@ import { Effect } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { STATUS_CODES } from "node:http"
 import type * as AccountErrors from "../../domain/account/AccountErrors.ts"
+import type { PlanNotFound } from "../../domain/backoffice/catalog.ts"
 import type { CustomerNotFound } from "../../domain/backoffice/customers.ts"
 import type { TooManyConsoles } from "../../domain/consoles/ConsoleAdmission.ts"
 import * as BillingErrors from "../../domain/billing/BillingErrors.ts"
@@ -101,11 +102,13 @@ export type DomainError =
   | AccountErrors.Unauthenticated
   | AccountErrors.NotPermitted
   | CustomerNotFound
+  | PlanNotFound
   | AccountErrors.ResetTokenInvalid
   | AccountErrors.ResetTokenExpired
   | AccountErrors.ResetTokenUsed
   | RegistryUnavailable
   | BillingErrors.PlanUnavailable
+  | BillingErrors.PlanOffSale
   | BillingErrors.ProductUnavailable
   | BillingErrors.InvalidOrderOption
   | BillingErrors.SoldOut
@@ -173,10 +176,12 @@ const table = {
   // One answer for every refused role, whatever was asked: it tells nothing of what exists behind it.
   NotPermitted: own(403, "FORBIDDEN"),
   CustomerNotFound: own(404, "CUSTOMER_NOT_FOUND"),
+  PlanNotFound: own(404, "PLAN_NOT_FOUND"),
   ResetTokenInvalid: own(400, "RESET_TOKEN_INVALID"),
   ResetTokenExpired: own(400, "RESET_TOKEN_EXPIRED"),
   ResetTokenUsed: own(400, "RESET_TOKEN_USED"),
   PlanUnavailable: own(422, "PLAN_UNAVAILABLE"),
+  PlanOffSale: own(409, "PLAN_OFF_SALE"),
   InvalidOrderOption: own(422, "INVALID_ORDER_OPTION"),
   SoldOut: own(409, "PLAN_SOLD_OUT"),
   OrderNotFound: own(404, "ORDER_NOT_FOUND"),

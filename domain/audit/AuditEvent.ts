@@ -24,7 +24,9 @@ export const AUDIT_ACTIONS = [
   "staff.role_granted",
   "staff.role_revoked",
   "staff.customer_viewed",
-  "staff.sessions_ended"
+  "staff.sessions_ended",
+  "catalog.plan_sale_changed",
+  "admin.view_as"
 ] as const
 export type AuditAction = typeof AUDIT_ACTIONS[number]
 

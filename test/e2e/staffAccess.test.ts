@@ -52,7 +52,9 @@ describe("the role matrix of the back-office", () => {
       "GET /api/admin/audit",
       "GET /api/admin/customers",
       "GET /api/admin/customers/:id",
-      "POST /api/admin/customers/:id/logout-all"
+      "POST /api/admin/customers/:id/logout-all",
+      "GET /api/admin/catalog",
+      "POST /api/admin/catalog/plans/:id/sale"
     ]))
   })
 

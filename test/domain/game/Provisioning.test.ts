@@ -6,8 +6,7 @@ import { Effect, Fiber, Option } from "effect"
 import { TestClock } from "effect/testing"
 import * as UnconfiguredPaymentGateway from "../../../adapters/payments/UnconfiguredPaymentGateway.ts"
 import type { Order } from "../../../domain/billing/Billing.ts"
-import { placeOrder } from "../../../domain/billing/Ordering.ts"
-import { customer, placePaidOrder, succeededPayments } from "../../support/simulatedStripe.ts"
+import { placeAs, placePaidOrder, succeededPayments } from "../../support/simulatedStripe.ts"
 import { GAME_STEPS } from "../../../domain/game/ProvisionGame.ts"
 import { hasRoomFor } from "../../../domain/game/room.ts"
 import { Catalog } from "../../../ports/Catalog.ts"
@@ -196,7 +195,7 @@ describe("ordering a game server", () => {
         assert.strictEqual(error._tag, "InvalidOrderOption")
         if (error._tag === "InvalidOrderOption") assert.strictEqual(error.field, field)
       }
-      const bad = yield* Effect.flip(placeOrder(customer(alice), "mc-2g", { variables: "MINECRAFT_VERSION=1" }))
+      const bad = yield* Effect.flip(placeAs(alice, "mc-2g", { variables: "MINECRAFT_VERSION=1" }))
       assert.strictEqual(bad._tag, "InvalidOrderOption")
       // Nothing was ordered, so nothing was charged.
       assert.deepStrictEqual(yield* (yield* Orders).unfinished, [])
