@@ -46,10 +46,14 @@ export class Orders extends Context.Service<Orders, {
   transition(id: string, move: OrderMove): Effect.Effect<boolean, DatabaseUnavailable>
   /** Orders awaiting their payment whose deadline is at or before `now`, oldest deadline first. */
   dueForExpiry(now: Date): Effect.Effect<ReadonlyArray<Order>, DatabaseUnavailable>
+  /** How many orders failed at or after `since` (the provisioning failures' alert counts them over a window). */
+  failedSince(since: Date): Effect.Effect<number, DatabaseUnavailable>
   /** Returns the sealed one-time secret and forgets it, atomically: only the first reader gets it. */
   takeOneTimeSecret(id: string): Effect.Effect<Option.Option<string>, DatabaseUnavailable>
   /** Orders awaiting their payment or provisioning. */
   readonly unfinished: Effect.Effect<ReadonlyArray<Order>, DatabaseUnavailable>
+  /** The latest failed orders (an operator's list), most recently failed first. */
+  failed(limit: number): Effect.Effect<ReadonlyArray<Order>, DatabaseUnavailable>
   /** The order's undo is under way (idempotent: the first time counts as `since`). */
   cleanupPending(id: string, now: Date): Effect.Effect<void, DatabaseUnavailable>
   /** One more failed attempt at the order's undo, and why. */

@@ -1,19 +1,19 @@
 // Thin handlers for the back-office and the customer's own security events: one use case each, errors in one table.
 import { Effect } from "effect"
-import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { SessionRecord } from "../../domain/account/SessionRecord.ts"
 import { UserId } from "../../domain/account/User.ts"
 import type { AuditEvent } from "../../domain/audit/AuditEvent.ts"
 import { type AuditPage, auditPage, securityEvents } from "../../domain/backoffice/auditTrail.ts"
 import { catalogOverview, setPlanOnSale } from "../../domain/backoffice/catalog.ts"
+import { dashboard } from "../../domain/backoffice/dashboard.ts"
 import { customerPage, endCustomerSessions, type Operator, searchCustomers } from "../../domain/backoffice/customers.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { userView } from "./AccountsHandlers.ts"
 import { Api } from "./Api.ts"
-import { clientAddress } from "./cookies.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 import { HttpSettings } from "./HttpSettings.ts"
+import { currentOperator, withServices } from "./operator.ts"
 import { subscriptionView } from "./ServicesHandlers.ts"
 
 const DEFAULT_PAGE = 50
@@ -60,9 +60,6 @@ const sessionView = (s: SessionRecord) => ({
   address: s.address
 })
 
-/** Captures the services the use cases need when the handler layer is built (they are not per-request). */
-const withServices = <S>() =>
-  Effect.map(Effect.context<S>(), (services) => <A, E>(effect: Effect.Effect<A, E, S>) => Effect.provideContext(effect, services))
 
 export const AdminAuditHandlers = HttpApiBuilder.group(Api, "adminAudit", Effect.fn(function*(handlers) {
   const run = yield* withServices<Effect.Services<ReturnType<typeof auditPage>>>()
@@ -76,16 +73,8 @@ export const AdminAuditHandlers = HttpApiBuilder.group(Api, "adminAudit", Effect
     })).pipe(Effect.map((page) => pageView(page, auditEventView)), mapDomainErrors))
 }))
 
-/** The signed-in operator, and the address this request came from. */
-const operatorOf = (settings: HttpSettings["Service"]) =>
-  Effect.gen(function*() {
-    const session = yield* CurrentSession
-    const request = yield* HttpServerRequest.HttpServerRequest
-    return { id: session.user.id, role: session.user.role, address: clientAddress(settings, request) ?? null } satisfies Operator
-  })
-
 export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers", Effect.fn(function*(handlers) {
-  const operator = operatorOf(yield* HttpSettings)
+  const operator = currentOperator(yield* HttpSettings)
   const run = yield* withServices<
     | Effect.Services<ReturnType<typeof searchCustomers>>
     | Effect.Services<ReturnType<typeof customerPage>>
@@ -126,12 +115,25 @@ const catalogView = (overview: Overview) => ({
 })
 
 export const AdminCatalogHandlers = HttpApiBuilder.group(Api, "adminCatalog", Effect.fn(function*(handlers) {
-  const operator = operatorOf(yield* HttpSettings)
+  const operator = currentOperator(yield* HttpSettings)
   const run = yield* withServices<Effect.Services<typeof catalogOverview> | Effect.Services<ReturnType<typeof setPlanOnSale>>>()
   return handlers
     .handle("get", () => run(catalogOverview).pipe(Effect.map(catalogView), mapDomainErrors))
     .handle("setPlanSale", ({ params, payload }) =>
       Effect.flatMap(operator, (who) => run(setPlanOnSale(who, params.id, payload.onSale))).pipe(mapDomainErrors))
+}))
+
+type Dashboard = Effect.Success<typeof dashboard>
+
+const dashboardView = (d: Dashboard) => ({
+  ...d,
+  day: { start: d.day.start.toISOString(), end: d.day.end.toISOString() },
+  openRefunds: { ...d.openRefunds, oldestSince: d.openRefunds.oldestSince?.toISOString() ?? null }
+})
+
+export const AdminDashboardHandlers = HttpApiBuilder.group(Api, "adminDashboard", Effect.fn(function*(handlers) {
+  const run = yield* withServices<Effect.Services<typeof dashboard>>()
+  return handlers.handle("get", () => run(dashboard).pipe(Effect.map(dashboardView), mapDomainErrors))
 }))
 
 export const SecurityEventsHandlers = HttpApiBuilder.group(Api, "securityEvents", Effect.fn(function*(handlers) {

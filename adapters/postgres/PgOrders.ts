@@ -6,6 +6,7 @@ import { type OrderRecorded, Orders } from "../../ports/Orders.ts"
 import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
+const FailedCount = Schema.Array(Schema.Struct({ n: Schema.Int }))
 const OrderRow = snakeColumns(Order)
 const NewOrder = Schema.Struct({
   id: Schema.String,
@@ -70,6 +71,12 @@ export const make = Effect.gen(function*() {
     execute: () =>
       sql`SELECT ${sql.unsafe(columns)} FROM orders WHERE status = ANY(${unfinishedStatuses}) ORDER BY created_at, id`
   })
+  const failed = SqlSchema.findAll({
+    Request: Schema.Int,
+    Result: OrderRow,
+    execute: (limit) =>
+      sql`SELECT ${sql.unsafe(columns)} FROM orders WHERE status = 'failed' ORDER BY updated_at DESC, id DESC LIMIT ${limit}`
+  })
   const due = SqlSchema.findAll({
     Request: Schema.Date,
     Result: OrderRow,
@@ -103,6 +110,14 @@ export const make = Effect.gen(function*() {
       sql`UPDATE orders SET ${sql.update({ status: move.to, ...recordedColumns(move.recorded), updated_at: move.now })}
           WHERE id = ${id} AND status = ${move.from} RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), stored),
     dueForExpiry: (now) => due(now).pipe(stored),
+    failed: (limit) => failed(limit).pipe(stored),
+    failedSince: (since) =>
+      // One range of orders_failed_at (migration 20).
+      sql`SELECT count(*)::int AS n FROM orders WHERE status = 'failed' AND updated_at >= ${since}`.pipe(
+        Effect.flatMap(Schema.decodeUnknownEffect(FailedCount)),
+        Effect.map((rows) => rows[0]?.n ?? 0),
+        stored
+      ),
     takeOneTimeSecret: (id) =>
       takeSecret(id).pipe(Effect.map((row) => row.pipe(Option.map((r) => r.one_time_secret))), stored),
     unfinished: unfinished(undefined).pipe(stored),

@@ -70,3 +70,13 @@ export class PaymentMethodNotFound extends Schema.TaggedError<PaymentMethodNotFo
     return "No card is saved for this account."
   }
 }
+
+/** A product's upstream did not do what an operator asked of a service now (down, busy, refusing): try again. */
+export class ServiceUpstreamUnavailable extends Schema.TaggedError<ServiceUpstreamUnavailable>()("ServiceUpstreamUnavailable", {
+  kind: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `The ${this.kind} platform did not answer (${this.detail}); nothing else changed, try again in a moment.`
+  }
+}
