@@ -16,6 +16,7 @@ import notices from "./migrations/0012_notices.ts"
 import invoices from "./migrations/0013_invoices.ts"
 import rolesAudit from "./migrations/0014_roles_audit.ts"
 import kinds from "./migrations/0015_kinds.ts"
+import consumerRights from "./migrations/0017_consumer_rights.ts"
 
 const all = {
   "1_accounts": accounts,
@@ -32,7 +33,8 @@ const all = {
   "12_notices": notices,
   "13_invoices": invoices,
   "14_roles_audit": rolesAudit,
-  "15_kinds": kinds
+  "15_kinds": kinds,
+  "17_consumer_rights": consumerRights
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))

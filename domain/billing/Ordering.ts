@@ -51,7 +51,9 @@ export const legacyOrderChargeKey = (orderId: string) => `order:${orderId}`
 export const placeOrder = Effect.fn("placeOrder")(function*(
   user: { readonly id: string; readonly email: string },
   planId: string,
-  rawOptions: unknown
+  rawOptions: unknown,
+  /** The consumer expressly asked for the service to start before the withdrawal period ends (stored with its time). */
+  expressStartRequested = false
 ) {
   // A platform that cannot take payments refuses the order before anything of it exists.
   const gateway = yield* PaymentGateway
@@ -62,7 +64,17 @@ export const placeOrder = Effect.fn("placeOrder")(function*(
   const orderId = OrderId.make(yield* (yield* SecureRandom.SecureRandom).uuidV4())
   const at = yield* now
   const expiresAt = new Date(at.getTime() + Duration.toMillis(settings.paymentWindow))
-  yield* orders.create({ id: orderId, userId: user.id, planId, kind: product.kind, options, totalSteps: product.steps.length, expiresAt, now: at })
+  yield* orders.create({
+    id: orderId,
+    userId: user.id,
+    planId,
+    kind: product.kind,
+    options,
+    totalSteps: product.steps.length,
+    expiresAt,
+    expressStartRequestedAt: expressStartRequested ? at : null,
+    now: at
+  })
 
   const page = orderPageUrl(settings.panelUrl, orderId)
   const checkout = yield* customerOf(user).pipe(
@@ -149,6 +161,17 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
         amountCents: payment.amountCents,
         paidAt: at
       })
+      // The consumer's express request to start now, confirmed on a durable medium once the contract is concluded.
+      if (order.expressStartRequestedAt !== null) {
+        yield* (yield* Notices).send({
+          _tag: "ExpressStartConfirmed",
+          userId: order.userId,
+          orderId: order.id,
+          planName: Option.match(plan, { onNone: () => order.planId, onSome: (p) => p.name }),
+          requestedAt: order.expressStartRequestedAt,
+          paidAt: at
+        })
+      }
       return { _tag: "Provision", order, amountCents: payment.amountCents, at } satisfies AfterPayment
     }
     const recorded = (yield* ledger.forOrder(order.id)).some((e) => e.kind === "charge" && e.reference === payment.payment)

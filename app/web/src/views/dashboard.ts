@@ -1,8 +1,8 @@
 // The dashboard: the user's subscriptions (state, period end, renew, cancel), VPSes and game servers.
-import { api, type GameServer, type Plan, type Subscription, type Vps } from "../api.ts"
-import { link, setTitle, type View } from "../app.ts"
+import { api, type GameServer, type Plan, type Subscription, type User, type Vps } from "../api.ts"
+import { announce, link, setTitle, type View } from "../app.ts"
 import { h } from "../dom.ts"
-import { formatDate, formatPrice, t } from "../i18n.ts"
+import { formatDate, formatDateTime, formatPrice, t } from "../i18n.ts"
 import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../ui.ts"
 
 export const planNames = async (): Promise<Map<string, Plan>> => {
@@ -14,7 +14,33 @@ export const planNames = async (): Promise<Map<string, Plan>> => {
   }
 }
 
-const subscriptionRow = (sub: Subscription, plans: Map<string, Plan>, redraw: () => void): HTMLElement => {
+/**
+ * The withdrawal function of a subscription (a consumer's, within its 14 days): the button, then the confirmation
+ * step with what is declared (who, which contract, concluded when, declared when), then the answer. Null when the
+ * subscription offers none.
+ */
+export const withdrawButton = (sub: Subscription, planName: string, user: User | null, place: HTMLElement, redraw: () => void): HTMLElement | null => {
+  if (sub.withdrawableUntil === undefined) return null
+  const button = h("button", { type: "button", class: "danger-outline", "data-testid": `subscription-withdraw-${sub.id}`, "aria-label": `${t("sub.withdraw")}: ${planName}` },
+    t("sub.withdraw"))
+  button.addEventListener("click", () => {
+    void (async () => {
+      const name = user === null ? "" : `${user.firstName} ${user.lastName}`
+      const declaration = t("sub.confirmWithdraw", { name, plan: planName, id: sub.id, concluded: formatDateTime(sub.createdAt), date: formatDateTime(Date.now()) })
+      const extra = h("div", { "data-testid": "withdraw-declaration" }, h("h2", {}, t("sub.confirmWithdrawTitle")), h("p", {}, declaration), h("p", { class: "muted" }, t("sub.confirmWithdrawEffect")))
+      if (!(await confirmDialog(t("sub.withdrawUntil", { date: formatDateTime(sub.withdrawableUntil ?? "") }), { danger: true, confirmLabel: t("sub.confirmWithdrawOk"), extra }))) return
+      let refundCents = 0
+      const done = await run(place, async () => {
+        refundCents = (await api.post<{ refundCents: number }>(`/api/subscriptions/${encodeURIComponent(sub.id)}/withdraw`)).refundCents
+        redraw()
+      })
+      if (done) announce(t("sub.withdrawn", { refund: formatPrice(refundCents) }))
+    })()
+  })
+  return button
+}
+
+const subscriptionRow = (sub: Subscription, plans: Map<string, Plan>, user: User | null, redraw: () => void): HTMLElement => {
   const plan = plans.get(sub.planId)
   const usable = sub.status === "active" || sub.status === "suspended"
   const renew = h("button", { type: "button", "data-testid": `subscription-renew-${sub.id}`, "aria-label": `${t("sub.renew")} ${plan?.name ?? sub.planId}`, disabled: !usable },
@@ -27,9 +53,12 @@ const subscriptionRow = (sub: Subscription, plans: Map<string, Plan>, redraw: ()
       sub.service === undefined ? null : h("div", { class: "muted", "data-testid": `subscription-service-${sub.id}` },
         sub.service.address === "" ? sub.service.name : `${sub.service.name} · ${sub.service.address}`)),
     h("td", { "data-label": t("common.state") }, stateBadge(sub.status, `subscription-state-${sub.id}`),
-      sub.cancelAtPeriodEnd ? h("div", { class: "muted" }, t("sub.endsAtPeriodEnd")) : null),
+      sub.cancelAtPeriodEnd && sub.withdrawnAt === undefined ? h("div", { class: "muted", "data-testid": `subscription-cancelled-${sub.id}` }, t("sub.endsAtPeriodEnd")) : null,
+      sub.withdrawnAt === undefined ? null : h("div", { class: "muted", "data-testid": `subscription-withdrawn-${sub.id}` }, t("sub.withdrawnOn", { date: formatDateTime(sub.withdrawnAt) }))),
     h("td", { "data-label": t("sub.periodEnd") }, h("time", { datetime: sub.currentPeriodEnd, "data-testid": `subscription-period-end-${sub.id}` }, formatDate(sub.currentPeriodEnd))),
     h("td", { class: "actions" }, renew, cancel))
+  const withdraw = withdrawButton(sub, plan?.name ?? sub.planId, user, row, redraw)
+  if (withdraw !== null) row.querySelector("td.actions")?.append(withdraw)
   renew.addEventListener("click", () => {
     void run(row, async () => {
       const { subscription } = await api.post<{ subscription: Subscription }>(`/api/subscriptions/${encodeURIComponent(sub.id)}/renew`)
@@ -39,7 +68,7 @@ const subscriptionRow = (sub: Subscription, plans: Map<string, Plan>, redraw: ()
   })
   cancel.addEventListener("click", () => {
     void (async () => {
-      if (!(await confirmDialog(t("sub.confirmCancel", { date: formatDate(sub.currentPeriodEnd) }), { danger: true, confirmLabel: t("sub.cancel") }))) return
+      if (!(await confirmDialog(t("sub.confirmCancel", { plan: plan?.name ?? sub.planId, date: formatDate(sub.currentPeriodEnd) }), { danger: true, confirmLabel: t("sub.confirmCancelOk") }))) return
       await run(row, async () => {
         await api.post(`/api/subscriptions/${encodeURIComponent(sub.id)}/cancel`)
         redraw()
@@ -79,7 +108,7 @@ export const dashboardView: View = async ({ root, user, alive }) => {
             : h("table", { class: "table" },
               h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("sub.plan")), h("th", { scope: "col" }, t("common.state")),
                 h("th", { scope: "col" }, t("sub.periodEnd")), h("th", { scope: "col" }, h("span", { class: "sr-only" }, t("common.actions"))))),
-              h("tbody", {}, visibleSubs.map((s) => subscriptionRow(s, plans, redraw))))),
+              h("tbody", {}, visibleSubs.map((s) => subscriptionRow(s, plans, user, redraw))))),
         section(t("dash.vps"), "vps-list",
           vps.vps.length === 0
             ? h("p", { class: "muted" }, t("dash.noVps"))

@@ -1,0 +1,239 @@
+// Specification of the consumer's rights in billing (issue 13 §3, billing-fr.md §4): the express request to start at
+// order, and the withdrawal within 14 days (acknowledged, the service ended through its product, refunded pro rata
+// through the gateway, once however many declarations arrive at once). Run on billing's own seam with a product it does
+// not know (the DNS zone of test/support), the simulated Stripe and the test clock.
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Option, Redacted, Ref } from "effect"
+import { TestClock } from "effect/testing"
+import { WorkflowEngine } from "effect/workflow"
+import { NodeCrypto } from "@effect/platform-node"
+import * as AesGcmSecretBox from "../../../adapters/crypto/AesGcmSecretBox.ts"
+import * as IdentityUnitOfWork from "../../../adapters/fake/IdentityUnitOfWork.ts"
+import * as MemoryLedger from "../../../adapters/fake/MemoryLedger.ts"
+import * as MemoryOrders from "../../../adapters/fake/MemoryOrders.ts"
+import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions.ts"
+import { HostedServices } from "../../../domain/billing/HostedService.ts"
+import { viewOrder } from "../../../domain/billing/Ordering.ts"
+import {
+  orderAsCustomer,
+  withdrawableUntil,
+  type Withdrawer,
+  withdrawalPeriodEnd,
+  withdrawalRefundCents,
+  withdrawFromContract
+} from "../../../domain/billing/withdrawal.ts"
+import { Ledger } from "../../../ports/Ledger.ts"
+import { Subscriptions } from "../../../ports/Subscriptions.ts"
+import { atOnce } from "../../support/eventually.ts"
+import { promptWebCrypto } from "../../support/promptWebCrypto.ts"
+import { DnsZoneHosting, dnsPlan, NameServer } from "../../support/dnsZoneProduct.ts"
+import { memoryInvoicing } from "../../support/invoicing.ts"
+import { noticesOf, recordedNoticesLayer } from "../../support/recordedNotices.ts"
+import { renewalEnv } from "../../support/renewalEnv.ts"
+import { customer, payOrder, placePaidOrder, simulatedStripeLayer } from "../../support/simulatedStripe.ts"
+
+const alice = "00000000-0000-4000-8000-00000000a11c"
+const consumer: Withdrawer = { id: alice, accountType: "personal", firstName: "Alice", lastName: "Martin" }
+const professional: Withdrawer = { ...consumer, accountType: "professional" }
+
+const env = Layer.mergeAll(DnsZoneHosting).pipe(
+  Layer.provideMerge(HostedServices.layer),
+  Layer.provideMerge(WorkflowEngine.layerMemory),
+  Layer.provideMerge(Layer.mergeAll(
+    MemoryOrders.layer,
+    MemorySubscriptions.layer,
+    MemoryLedger.layer,
+    memoryInvoicing,
+    IdentityUnitOfWork.layer,
+    recordedNoticesLayer,
+    NodeCrypto.layerSecureRandom,
+    AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
+    simulatedStripeLayer,
+    renewalEnv(),
+    promptWebCrypto
+  ))
+)
+
+const DAY = 86_400_000
+/** A Monday in November (a 30-day month): the first period runs to 2 December, 30 days. */
+const november = Date.parse("2026-11-02T09:00:00Z")
+/** A Wednesday in December: the first period runs to 2 January, 31 days. */
+const december = Date.parse("2026-12-02T09:00:00Z")
+
+const until = <E, R>(done: Effect.Effect<boolean, E, R>) => Effect.asVoid(atOnce(done, (holds) => holds))
+const zone = (name: string) => Effect.map(Effect.flatMap(NameServer, (server) => Ref.get(server.zones)), (zones) => zones.get(name))
+const subscriptionOf = (id: string) => Effect.map(Effect.flatMap(Subscriptions, (s) => s.get(id)), Option.getOrThrow)
+const refunds = (subscriptionId: string) =>
+  Effect.map(Effect.flatMap(Ledger, (l) => l.forSubscription(subscriptionId)), (all) => all.filter((e) => e.kind === "refund"))
+
+/** A paid, provisioned DNS zone bought at `at`: its subscription. */
+const subscribedAt = (at: number, name = "example.fr") =>
+  Effect.gen(function*() {
+    yield* TestClock.setTime(at)
+    const order = yield* placePaidOrder(alice, dnsPlan.id, { zone: name })
+    yield* until(Effect.map(Effect.orDie(viewOrder(alice, order.id)), (v) => v.order.status === "completed"))
+    const { subscriptionId } = (yield* Effect.orDie(viewOrder(alice, order.id))).order
+    if (subscriptionId === null) return yield* Effect.die(new Error(`order ${order.id} has no subscription`))
+    return yield* subscriptionOf(subscriptionId)
+  })
+
+describe("the withdrawal period", () => {
+  it("runs 14 whole days after the day of conclusion, in Paris, to midnight", () => {
+    // Concluded Monday 2 November: the 14th day is Monday 16 November; it ends at midnight in Paris (UTC+1).
+    assert.strictEqual(withdrawalPeriodEnd(new Date(november)).toISOString(), "2026-11-16T23:00:00.000Z")
+    // Concluded at 23:30 UTC on 1 November, already 2 November in Paris: the same period.
+    assert.strictEqual(withdrawalPeriodEnd(new Date("2026-11-01T23:30:00Z")).toISOString(), "2026-11-16T23:00:00.000Z")
+  })
+
+  it("ending on a Saturday, Sunday or public holiday, runs on to the next working day's end", () => {
+    // Saturday 7 November: the 14th day is Saturday 21 November → Monday 23 November.
+    assert.strictEqual(withdrawalPeriodEnd(new Date("2026-11-07T10:00:00Z")).toISOString(), "2026-11-23T23:00:00.000Z")
+    // Wednesday 28 October: the 14th day is Wednesday 11 November (Armistice) → Thursday 12 November.
+    assert.strictEqual(withdrawalPeriodEnd(new Date("2026-10-28T10:00:00Z")).toISOString(), "2026-11-12T23:00:00.000Z")
+    // Summer time: concluded Thursday 2 July, the 14th day Thursday 16 July ends at 22:00 UTC.
+    assert.strictEqual(withdrawalPeriodEnd(new Date("2026-07-02T10:00:00Z")).toISOString(), "2026-07-16T22:00:00.000Z")
+  })
+})
+
+describe("the withdrawal's refund, pro rata temporis", () => {
+  it("gives back the price minus the part provided, to the second, rounded in the customer's favour", () => {
+    const start = new Date(november)
+    const thirty = new Date(november + 30 * DAY)
+    const thirtyOne = new Date(december + 31 * DAY)
+    assert.strictEqual(withdrawalRefundCents(3000, start, thirty, new Date(november + 3 * DAY)), 2700)
+    assert.strictEqual(withdrawalRefundCents(999, start, thirty, new Date(november + 3 * DAY)), 900)
+    // 3/31 of 1000 cents is 96.77: 96 provided, 904 given back.
+    assert.strictEqual(withdrawalRefundCents(1000, new Date(december), thirtyOne, new Date(december + 3 * DAY)), 904)
+    // One second used of a 30-day month: nothing of 1000 cents is due yet.
+    assert.strictEqual(withdrawalRefundCents(1000, start, thirty, new Date(november + 1000)), 1000)
+    assert.strictEqual(withdrawalRefundCents(1000, start, thirty, start), 1000)
+  })
+})
+
+describe("a consumer's order", () => {
+  it.effect("is refused without the express request to start now, before anything exists or is charged", () =>
+    Effect.gen(function*() {
+      const refused = yield* Effect.flip(orderAsCustomer({ ...customer(alice), accountType: "personal" }, dnsPlan.id, { zone: "a.fr" }, false))
+      assert.strictEqual(refused._tag, "ExpressStartConsentRequired")
+      assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(alice), [])
+      assert.isUndefined(yield* zone("a.fr"))
+    }).pipe(Effect.provide(env)))
+
+  it.effect("keeps the request and its time, and confirms it by e-mail once paid", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(november)
+      const order = yield* orderAsCustomer({ ...customer(alice), accountType: "personal" }, dnsPlan.id, { zone: "a.fr" }, true)
+      assert.deepStrictEqual(order.expressStartRequestedAt, new Date(november))
+      assert.deepStrictEqual(yield* noticesOf("ExpressStartConfirmed"), [])
+      yield* TestClock.adjust("1 minute")
+      yield* payOrder(order.id)
+      const [confirmed, ...more] = yield* noticesOf("ExpressStartConfirmed")
+      assert.deepStrictEqual(more, [])
+      assert.deepInclude(confirmed, { userId: alice, orderId: order.id, planName: dnsPlan.name, requestedAt: new Date(november) })
+      assert.deepStrictEqual(confirmed?.paidAt, new Date(november + 60_000))
+    }).pipe(Effect.provide(env)))
+
+  it.effect("of a professional account needs no such request (none is stored) and gets no such e-mail", () =>
+    Effect.gen(function*() {
+      const order = yield* orderAsCustomer({ ...customer(alice), accountType: "professional" }, dnsPlan.id, { zone: "b.fr" }, false)
+      assert.strictEqual(order.expressStartRequestedAt, null)
+      yield* payOrder(order.id)
+      assert.deepStrictEqual(yield* noticesOf("ExpressStartConfirmed"), [])
+    }).pipe(Effect.provide(env)))
+})
+
+describe("withdrawing from a contract", () => {
+  it.effect("on day 3 of a 30-day month: acknowledged, the service ended, 27/30 of the price refunded", () =>
+    Effect.gen(function*() {
+      const subscription = yield* subscribedAt(november)
+      const [charge] = (yield* (yield* Ledger).forSubscription(subscription.id)).filter((e) => e.kind === "charge")
+      assert.strictEqual(charge?.amountCents, dnsPlan.priceCents)
+      const paid = charge?.amountCents ?? 0
+      yield* TestClock.adjust("3 days")
+      const offered = withdrawableUntil(subscription, "personal", november + 3 * DAY)
+      assert.deepStrictEqual(offered, new Date("2026-11-16T23:00:00.000Z"))
+      const done = yield* withdrawFromContract(consumer, subscription.id)
+      assert.strictEqual(done.refundCents, paid - Math.floor(paid * 3 / 30))
+      assert.strictEqual(done.refundCents, 90)
+      assert.strictEqual(done.subscription.status, "terminated")
+      assert.deepStrictEqual(done.subscription.withdrawnAt, new Date(november + 3 * DAY))
+      assert.isNull(withdrawableUntil(done.subscription, "personal", november + 3 * DAY))
+
+      const [ack, ...moreAcks] = yield* noticesOf("WithdrawalAcknowledged")
+      assert.deepStrictEqual(moreAcks, [])
+      assert.deepStrictEqual(ack, {
+        _tag: "WithdrawalAcknowledged",
+        userId: alice,
+        service: { subscriptionId: subscription.id, kind: "dns-zone", planName: dnsPlan.name },
+        customerName: "Alice Martin",
+        concludedAt: new Date(november),
+        declaredAt: new Date(november + 3 * DAY),
+        paidCents: paid,
+        refundCents: 90
+      })
+      assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents), [90])
+      assert.deepStrictEqual((yield* noticesOf("RefundIssued")).map((n) => [n.amountCents, n.reason]), [[90, "withdrawal"]])
+      // The service ends through its product, as after a grace window; the customer is told it is gone.
+      yield* until(Effect.map(zone("example.fr"), (z) => z === undefined))
+      yield* until(Effect.map(noticesOf("ServiceEnded"), (all) => all.length === 1))
+      assert.deepStrictEqual(yield* (yield* Subscriptions).unsettledWithdrawals, [])
+    }).pipe(Effect.provide(env)))
+
+  it.effect("on day 3 of a 31-day month: the price minus 3/31, the part provided rounded down", () =>
+    Effect.gen(function*() {
+      const subscription = yield* subscribedAt(december)
+      yield* TestClock.adjust("3 days")
+      const done = yield* withdrawFromContract(consumer, subscription.id)
+      // 3/31 of 100 cents is 9.68: 9 provided, 91 given back.
+      assert.strictEqual(done.refundCents, 91)
+      assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents), [91])
+    }).pipe(Effect.provide(env)))
+
+  it.effect("is open on day 13 and closed on day 15 (409 WITHDRAWAL_PERIOD_OVER), the service left as it is", () =>
+    Effect.gen(function*() {
+      const late = yield* subscribedAt(november, "late.fr")
+      const inTime = yield* subscribedAt(november, "in-time.fr")
+      yield* TestClock.adjust("13 days")
+      const done = yield* withdrawFromContract(consumer, inTime.id)
+      assert.strictEqual(done.refundCents, 100 - Math.floor(100 * 13 / 30))
+      yield* TestClock.adjust("2 days")
+      const refused = yield* Effect.flip(withdrawFromContract(consumer, late.id))
+      assert.deepStrictEqual(refused._tag, "WithdrawalPeriodOver")
+      assert.strictEqual((yield* subscriptionOf(late.id)).status, "active")
+      assert.deepStrictEqual(yield* refunds(late.id), [])
+      assert.isNull(withdrawableUntil(late, "personal", november + 15 * DAY))
+      assert.isTrue((yield* zone("late.fr")) !== undefined)
+    }).pipe(Effect.provide(env)))
+
+  it.effect("is not a professional's right, nor anyone's but the owner's", () =>
+    Effect.gen(function*() {
+      const subscription = yield* subscribedAt(november)
+      yield* TestClock.adjust("1 day")
+      assert.strictEqual((yield* Effect.flip(withdrawFromContract(professional, subscription.id)))._tag, "WithdrawalNotAvailable")
+      assert.isNull(withdrawableUntil(subscription, "professional", november + DAY))
+      const stranger = { ...consumer, id: "00000000-0000-4000-8000-0000000000b0" }
+      assert.strictEqual((yield* Effect.flip(withdrawFromContract(stranger, subscription.id)))._tag, "SubscriptionNotFound")
+      assert.strictEqual((yield* subscriptionOf(subscription.id)).status, "active")
+      assert.deepStrictEqual(yield* refunds(subscription.id), [])
+    }).pipe(Effect.provide(env)))
+
+  it.effect("declared ten times at once: one withdrawal, one refund, one acknowledgement", () =>
+    Effect.gen(function*() {
+      const subscription = yield* subscribedAt(november)
+      yield* TestClock.adjust("3 days")
+      const outcomes = yield* Effect.all(
+        Array.from({ length: 10 }, () => Effect.result(withdrawFromContract(consumer, subscription.id))),
+        { concurrency: "unbounded" }
+      )
+      const succeeded = outcomes.filter((o) => o._tag === "Success")
+      assert.lengthOf(succeeded, 1)
+      assert.deepStrictEqual(
+        [...new Set(outcomes.flatMap((o) => o._tag === "Failure" ? [o.failure._tag] : []))],
+        ["AlreadyWithdrawn"]
+      )
+      assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents), [90])
+      assert.lengthOf(yield* noticesOf("WithdrawalAcknowledged"), 1)
+      assert.lengthOf(yield* noticesOf("RefundIssued"), 1)
+      assert.strictEqual((yield* Effect.flip(withdrawFromContract(consumer, subscription.id)))._tag, "AlreadyWithdrawn")
+    }).pipe(Effect.provide(env)))
+})
