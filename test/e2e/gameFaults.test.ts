@@ -170,9 +170,9 @@ describe("game servers under faults", () => {
     })
 
     it("refuses order options the plan does not offer, with a clear error, charging nothing", async () => {
-      const unknown = await browser.post("/api/orders", { planId: "mc-2g", options: { variables: { SERVER_JARFILE: "x.jar" } } })
+      const unknown = await browser.post("/api/orders", { planId: "mc-2g", expressStartConsent: true, options: { variables: { SERVER_JARFILE: "x.jar" } } })
       expect(errorCode(unknown, 422)).toBe("INVALID_ORDER_OPTION")
-      const tooLong = await browser.post("/api/orders", { planId: "mc-2g", options: { variables: { MINECRAFT_VERSION: "x".repeat(30) } } })
+      const tooLong = await browser.post("/api/orders", { planId: "mc-2g", expressStartConsent: true, options: { variables: { MINECRAFT_VERSION: "x".repeat(30) } } })
       expect(errorCode(tooLong, 422)).toBe("INVALID_ORDER_OPTION")
       const subscriptions = await browser.get("/api/subscriptions")
       expect((subscriptions.body as { subscriptions: Array<unknown> }).subscriptions.length).toBe(1)

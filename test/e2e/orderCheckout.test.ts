@@ -29,7 +29,7 @@ const count = (query: string) =>
 const customer = async (label: string) => signedInCustomer(server, await sandboxesLeakScanner(server), label)
 
 const orderGame = async (browser: ScannedBrowser) =>
-  expectBody(await browser.post("/api/orders", { planId: "mc-2g", options: {} }), 201, Envelopes.order).order
+  expectBody(await browser.post("/api/orders", { planId: "mc-2g", expressStartConsent: true, options: {} }), 201, Envelopes.order).order
 
 const statusOf = async (browser: ScannedBrowser, id: string) => expectBody(await browser.get(`/api/orders/${id}`), 200, OrderView).status
 

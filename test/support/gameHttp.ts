@@ -59,7 +59,7 @@ export const sandboxesLeakScanner = async (server: TestServer): Promise<LeakScan
 /** Orders `planId` and follows it to its end: the completed order and the progress steps seen. */
 export const orderGame = async (browser: ScannedBrowser, planId = "mc-2g", variables?: Record<string, string>) => {
   const placed = expectBody(
-    await browser.post("/api/orders", { planId, options: variables === undefined ? {} : { variables } }),
+    await browser.post("/api/orders", { planId, expressStartConsent: true, options: variables === undefined ? {} : { variables } }),
     201,
     Envelopes.order
   ).order

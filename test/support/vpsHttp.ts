@@ -156,6 +156,8 @@ const VPS_S: VpsChoice = { planId: "vps-s", templateId: "debian-12" }
 /** The body of `POST /api/orders` for a VPS S on Debian 12 (or `choice`) called `hostname`. */
 export const vpsOrder = (hostname: string, choice: VpsChoice = VPS_S) => ({
   planId: choice.planId,
+  // The tests' customers are consumers: they ask for the service to start at once (issue 13 §3).
+  expressStartConsent: true,
   options: { templateId: choice.templateId, hostname, sshPublicKey: ed25519PublicKey() }
 })
 

@@ -55,10 +55,11 @@ const env = Layer.mergeAll(DnsZoneHosting).pipe(
 )
 
 const DAY = 86_400_000
+// Near the test clock's start: setting it far ahead would run every hourly sweep of the simulated Stripe on the way.
 /** A Monday in November (a 30-day month): the first period runs to 2 December, 30 days. */
-const november = Date.parse("2026-11-02T09:00:00Z")
+const november = Date.parse("1970-11-02T09:00:00Z")
 /** A Wednesday in December: the first period runs to 2 January, 31 days. */
-const december = Date.parse("2026-12-02T09:00:00Z")
+const december = Date.parse("1970-12-02T09:00:00Z")
 
 const until = <E, R>(done: Effect.Effect<boolean, E, R>) => Effect.asVoid(atOnce(done, (holds) => holds))
 const zone = (name: string) => Effect.map(Effect.flatMap(NameServer, (server) => Ref.get(server.zones)), (zones) => zones.get(name))
@@ -80,7 +81,8 @@ const subscribedAt = (at: number, name = "example.fr") =>
 describe("the withdrawal period", () => {
   it("runs 14 whole days after the day of conclusion, in Paris, to midnight", () => {
     // Concluded Monday 2 November: the 14th day is Monday 16 November; it ends at midnight in Paris (UTC+1).
-    assert.strictEqual(withdrawalPeriodEnd(new Date(november)).toISOString(), "2026-11-16T23:00:00.000Z")
+    assert.strictEqual(withdrawalPeriodEnd(new Date(november)).toISOString(), "1970-11-16T23:00:00.000Z")
+    assert.strictEqual(withdrawalPeriodEnd(new Date("2026-11-02T09:00:00Z")).toISOString(), "2026-11-16T23:00:00.000Z")
     // Concluded at 23:30 UTC on 1 November, already 2 November in Paris: the same period.
     assert.strictEqual(withdrawalPeriodEnd(new Date("2026-11-01T23:30:00Z")).toISOString(), "2026-11-16T23:00:00.000Z")
   })
@@ -151,7 +153,7 @@ describe("withdrawing from a contract", () => {
       const paid = charge?.amountCents ?? 0
       yield* TestClock.adjust("3 days")
       const offered = withdrawableUntil(subscription, "personal", november + 3 * DAY)
-      assert.deepStrictEqual(offered, new Date("2026-11-16T23:00:00.000Z"))
+      assert.deepStrictEqual(offered, new Date("1970-11-16T23:00:00.000Z"))
       const done = yield* withdrawFromContract(consumer, subscription.id)
       assert.strictEqual(done.refundCents, paid - Math.floor(paid * 3 / 30))
       assert.strictEqual(done.refundCents, 90)
