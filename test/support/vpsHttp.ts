@@ -129,7 +129,13 @@ export const ed25519PublicKey = (comment = "ada@laptop") => {
 }
 
 /** A freshly registered, signed-in customer. */
-export const signedInCustomer = async (server: TestServer, scan: LeakScanner, label = "customer") => {
+export const signedInCustomer = async (
+  server: TestServer,
+  scan: LeakScanner,
+  label = "customer",
+  /** What the registration says otherwise (a professional account: `accountType`, `siret`, names). */
+  account: Readonly<Record<string, string>> = {}
+) => {
   const browser = new ScannedBrowser(server.url, scan)
   const email = `${label}.${randomUUID()}@example.com`
   const password = "correct horse battery"
@@ -138,7 +144,8 @@ export const signedInCustomer = async (server: TestServer, scan: LeakScanner, la
     password,
     accountType: "personal",
     firstName: "Ada",
-    lastName: "Lovelace"
+    lastName: "Lovelace",
+    ...account
   })
   expect(registered.status, registered.text).toBe(201)
   const login = await browser.post("/api/auth/login", { email, password, rememberMe: false })

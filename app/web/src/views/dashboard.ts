@@ -40,15 +40,35 @@ export const withdrawButton = (sub: Subscription, planName: string, user: User |
   return button
 }
 
+/**
+ * The cancellation function of a subscription ("Cancel your contract"): one click, then the confirmation step, then
+ * the answer; disabled once cancelled or ended.
+ */
+export const cancelButton = (sub: Subscription, planName: string, place: HTMLElement, redraw: () => void): HTMLElement => {
+  const usable = sub.status === "active" || sub.status === "suspended"
+  const cancel = h("button", { type: "button", class: "danger-outline", "data-testid": `subscription-cancel-${sub.id}`, "aria-label": `${t("sub.cancel")}: ${planName}`,
+    disabled: !usable || sub.cancelAtPeriodEnd }, t("sub.cancel"))
+  cancel.addEventListener("click", () => {
+    void (async () => {
+      if (!(await confirmDialog(t("sub.confirmCancel", { plan: planName, date: formatDate(sub.currentPeriodEnd) }), { danger: true, confirmLabel: t("sub.confirmCancelOk") }))) return
+      await run(place, async () => {
+        await api.post(`/api/subscriptions/${encodeURIComponent(sub.id)}/cancel`)
+        redraw()
+      }, { success: t("sub.cancelled", { date: formatDate(sub.currentPeriodEnd) }) })
+    })()
+  })
+  return cancel
+}
+
 const subscriptionRow = (sub: Subscription, plans: Map<string, Plan>, user: User | null, redraw: () => void): HTMLElement => {
   const plan = plans.get(sub.planId)
+  const planName = plan?.name ?? sub.planId
   const usable = sub.status === "active" || sub.status === "suspended"
-  const renew = h("button", { type: "button", "data-testid": `subscription-renew-${sub.id}`, "aria-label": `${t("sub.renew")} ${plan?.name ?? sub.planId}`, disabled: !usable },
+  const renew = h("button", { type: "button", "data-testid": `subscription-renew-${sub.id}`, "aria-label": `${t("sub.renew")} ${planName}`, disabled: !usable },
     t("sub.renew"))
-  const cancel = h("button", { type: "button", class: "danger-outline", "data-testid": `subscription-cancel-${sub.id}`, "aria-label": `${t("sub.cancel")} ${plan?.name ?? sub.planId}`,
-    disabled: !usable || sub.cancelAtPeriodEnd }, t("sub.cancel"))
+  const actions = h("td", { class: "actions" }, renew)
   const row = h("tr", { "data-testid": `subscription-${sub.id}`, "data-subscription": sub.id },
-    h("td", { "data-label": t("sub.plan") }, plan?.name ?? sub.planId, plan === undefined ? null : h("div", { class: "muted" }, t("common.perMonth", { price: formatPrice(plan.priceCents) })),
+    h("td", { "data-label": t("sub.plan") }, planName, plan === undefined ? null : h("div", { class: "muted" }, t("common.perMonth", { price: formatPrice(plan.priceCents) })),
       // What its product says of the service, whatever the product: its name and where it is reached.
       sub.service === undefined ? null : h("div", { class: "muted", "data-testid": `subscription-service-${sub.id}` },
         sub.service.address === "" ? sub.service.name : `${sub.service.name} · ${sub.service.address}`)),
@@ -56,24 +76,16 @@ const subscriptionRow = (sub: Subscription, plans: Map<string, Plan>, user: User
       sub.cancelAtPeriodEnd && sub.withdrawnAt === undefined ? h("div", { class: "muted", "data-testid": `subscription-cancelled-${sub.id}` }, t("sub.endsAtPeriodEnd")) : null,
       sub.withdrawnAt === undefined ? null : h("div", { class: "muted", "data-testid": `subscription-withdrawn-${sub.id}` }, t("sub.withdrawnOn", { date: formatDateTime(sub.withdrawnAt) }))),
     h("td", { "data-label": t("sub.periodEnd") }, h("time", { datetime: sub.currentPeriodEnd, "data-testid": `subscription-period-end-${sub.id}` }, formatDate(sub.currentPeriodEnd))),
-    h("td", { class: "actions" }, renew, cancel))
-  const withdraw = withdrawButton(sub, plan?.name ?? sub.planId, user, row, redraw)
-  if (withdraw !== null) row.querySelector("td.actions")?.append(withdraw)
+    actions)
+  actions.append(cancelButton(sub, planName, row, redraw))
+  const withdraw = withdrawButton(sub, planName, user, row, redraw)
+  if (withdraw !== null) actions.append(withdraw)
   renew.addEventListener("click", () => {
     void run(row, async () => {
       const { subscription } = await api.post<{ subscription: Subscription }>(`/api/subscriptions/${encodeURIComponent(sub.id)}/renew`)
       redraw()
       return void subscription
     }, { success: t("common.done") })
-  })
-  cancel.addEventListener("click", () => {
-    void (async () => {
-      if (!(await confirmDialog(t("sub.confirmCancel", { plan: plan?.name ?? sub.planId, date: formatDate(sub.currentPeriodEnd) }), { danger: true, confirmLabel: t("sub.confirmCancelOk") }))) return
-      await run(row, async () => {
-        await api.post(`/api/subscriptions/${encodeURIComponent(sub.id)}/cancel`)
-        redraw()
-      }, { success: t("sub.cancelled", { date: formatDate(sub.currentPeriodEnd) }) })
-    })()
   })
   return row
 }
