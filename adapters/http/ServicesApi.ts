@@ -93,7 +93,8 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
         "the contract's conclusion (its first payment; Code de la consommation L221-18): the service ends now, the " +
         "price paid is refunded minus the part already provided, pro rata to the second (`refundCents`), with a " +
         "credit note, and the declaration is acknowledged by e-mail. 403 WITHDRAWAL_NOT_AVAILABLE for a professional " +
-        "account, 409 WITHDRAWAL_PERIOD_OVER after the period, 409 ALREADY_WITHDRAWN, 409 SUBSCRIPTION_ENDED."
+        "account, 409 WITHDRAWAL_PERIOD_OVER after the period, 409 ALREADY_WITHDRAWN, 409 SUBSCRIPTION_ENDED, 409 " +
+        "SERVICE_NOT_READY while the service is still being built (minutes after the payment)."
     }))
   )
   .middleware(Authentication)

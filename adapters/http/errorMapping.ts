@@ -117,6 +117,7 @@ export type DomainError =
   | BillingErrors.WithdrawalNotAvailable
   | BillingErrors.WithdrawalPeriodOver
   | BillingErrors.AlreadyWithdrawn
+  | BillingErrors.ServiceNotReady
   | InvoicingErrors.InvalidBillingProfile
   | InvoicingErrors.InvalidVatNumber
   | InvoicingErrors.BillingProfileRequired
@@ -191,6 +192,7 @@ const table = {
   WithdrawalNotAvailable: own(403, "WITHDRAWAL_NOT_AVAILABLE"),
   WithdrawalPeriodOver: own(409, "WITHDRAWAL_PERIOD_OVER"),
   AlreadyWithdrawn: own(409, "ALREADY_WITHDRAWN"),
+  ServiceNotReady: own(409, "SERVICE_NOT_READY"),
   InvalidBillingProfile: (e) => answer(422, "BILLING_PROFILE_INVALID", e.message, { details: { field: e.field } }),
   InvalidVatNumber: own(422, "VAT_NUMBER_INVALID"),
   BillingProfileRequired: own(422, "BILLING_PROFILE_REQUIRED"),

@@ -102,3 +102,10 @@ export class AlreadyWithdrawn extends Schema.TaggedError<AlreadyWithdrawn>()("Al
     return "You already withdrew from this contract; its refund is under way."
   }
 }
+
+/** The service is still being built: the withdrawal function opens as soon as it is ready (a few minutes). */
+export class ServiceNotReady extends Schema.TaggedError<ServiceNotReady>()("ServiceNotReady", {}) {
+  override get message() {
+    return "Your service is still being set up: you can withdraw from this contract as soon as it is ready, in a few minutes."
+  }
+}

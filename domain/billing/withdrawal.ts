@@ -15,6 +15,7 @@ import type { LedgerEntry, Subscription } from "./Billing.ts"
 import {
   AlreadyWithdrawn,
   ExpressStartConsentRequired,
+  ServiceNotReady,
   SubscriptionEnded,
   SubscriptionNotFound,
   WithdrawalNotAvailable,
@@ -176,9 +177,14 @@ export interface Withdrawer {
   readonly lastName: string
 }
 
-/** What the withdrawal function shows of a subscription: until when its customer may withdraw (none: not now). */
+/**
+ * What the withdrawal function shows of a subscription: until when its customer may withdraw (none: not now). Not
+ * while its service is still being built: ending it then would race its provisioning, so the function opens once the
+ * service is ready (minutes after the payment).
+ */
 export const withdrawableUntil = (subscription: Subscription, accountType: AccountType, now: number): Date | null => {
   if (accountType !== "personal" || subscription.status !== "active" || subscription.withdrawnAt !== null) return null
+  if (subscription.serviceId === null) return null
   const end = withdrawalPeriodEnd(subscription.createdAt)
   return now < end.getTime() ? end : null
 }
@@ -186,7 +192,7 @@ export const withdrawableUntil = (subscription: Subscription, accountType: Accou
 /**
  * The withdrawal function's confirmed declaration. Owner only (anyone else: SubscriptionNotFound); a professional
  * account: WithdrawalNotAvailable; a second declaration: AlreadyWithdrawn; an ended subscription: SubscriptionEnded;
- * after the period: WithdrawalPeriodOver. Of declarations at once exactly one applies (a compare-and-set): it is
+ * after the period: WithdrawalPeriodOver; a service still being built: ServiceNotReady. Of declarations at once exactly one applies (a compare-and-set): it is
  * acknowledged by e-mail, the service ends, and the refund is made with its credit note. A gateway that cannot be
  * reached now delays the refund (the lifecycle sweep finishes it), never the withdrawal.
  */
@@ -201,6 +207,7 @@ export const withdrawFromContract = Effect.fn("withdrawFromContract")(function*(
   const at = new Date(yield* Clock.currentTimeMillis)
   const periodEnd = withdrawalPeriodEnd(subscription.createdAt)
   if (at.getTime() >= periodEnd.getTime()) return yield* new WithdrawalPeriodOver({ endedAt: periodEnd })
+  if (subscription.serviceId === null) return yield* new ServiceNotReady()
   if (!(yield* subscriptions.withdraw(subscription.id, at))) {
     const now = yield* subscriptions.get(subscription.id)
     return yield* (Option.isSome(now) && now.value.withdrawnAt !== null ? new AlreadyWithdrawn() : new SubscriptionEnded())

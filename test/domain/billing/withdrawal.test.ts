@@ -15,6 +15,7 @@ import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions
 import { HostedServices } from "../../../domain/billing/HostedService.ts"
 import { viewOrder } from "../../../domain/billing/Ordering.ts"
 import {
+  finishWithdrawals,
   orderAsCustomer,
   withdrawableUntil,
   type Withdrawer,
@@ -22,7 +23,9 @@ import {
   withdrawalRefundCents,
   withdrawFromContract
 } from "../../../domain/billing/withdrawal.ts"
+import { OrderId, SubscriptionId } from "../../../domain/billing/Billing.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
+import { Orders } from "../../../ports/Orders.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { atOnce } from "../../support/eventually.ts"
 import { promptWebCrypto } from "../../support/promptWebCrypto.ts"
@@ -30,7 +33,7 @@ import { DnsZoneHosting, dnsPlan, NameServer } from "../../support/dnsZoneProduc
 import { memoryInvoicing } from "../../support/invoicing.ts"
 import { noticesOf, recordedNoticesLayer } from "../../support/recordedNotices.ts"
 import { renewalEnv } from "../../support/renewalEnv.ts"
-import { customer, payOrder, placePaidOrder, simulatedStripeLayer } from "../../support/simulatedStripe.ts"
+import { customer, payOrder, placePaidOrder, SimulatedStripe, simulatedStripeLayer } from "../../support/simulatedStripe.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 const consumer: Withdrawer = { id: alice, accountType: "personal", firstName: "Alice", lastName: "Martin" }
@@ -237,5 +240,55 @@ describe("withdrawing from a contract", () => {
       assert.lengthOf(yield* noticesOf("WithdrawalAcknowledged"), 1)
       assert.lengthOf(yield* noticesOf("RefundIssued"), 1)
       assert.strictEqual((yield* Effect.flip(withdrawFromContract(consumer, subscription.id)))._tag, "AlreadyWithdrawn")
+    }).pipe(Effect.provide(env)))
+
+  it.effect("waits for the service to be built: not offered, and 409 SERVICE_NOT_READY, while it provisions", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(november)
+      // A paid subscription whose provisioning has not attached its service yet.
+      const order = yield* (yield* Orders).create({
+        id: OrderId.make("00000000-0000-4000-8000-0000000000d1"),
+        userId: alice,
+        planId: dnsPlan.id,
+        kind: "dns-zone",
+        options: {},
+        totalSteps: 2,
+        expiresAt: new Date(november + DAY),
+        now: new Date(november)
+      })
+      const building = yield* (yield* Subscriptions).create({
+        id: SubscriptionId.make("00000000-0000-4000-8000-0000000000d2"),
+        userId: alice,
+        planId: dnsPlan.id,
+        kind: "dns-zone",
+        orderId: order.id,
+        currentPeriodEnd: new Date(november + 30 * DAY),
+        now: new Date(november)
+      })
+      assert.isNull(withdrawableUntil(building, "personal", november))
+      assert.strictEqual((yield* Effect.flip(withdrawFromContract(consumer, building.id)))._tag, "ServiceNotReady")
+      yield* (yield* Subscriptions).attachService(building.id, "zone-1")
+      const built = yield* subscriptionOf(building.id)
+      assert.deepStrictEqual(withdrawableUntil(built, "personal", november), new Date("1970-11-16T23:00:00.000Z"))
+    }).pipe(Effect.provide(env)))
+
+  it.effect("with the gateway down: withdrawn and acknowledged now, refunded once by the next sweep", () =>
+    Effect.gen(function*() {
+      const subscription = yield* subscribedAt(november)
+      yield* TestClock.adjust("3 days")
+      yield* (yield* SimulatedStripe).control.failNextApiCalls({ times: 1, status: 500, path: /refunds/ })
+      const done = yield* withdrawFromContract(consumer, subscription.id)
+      assert.strictEqual(done.refundCents, 90)
+      assert.strictEqual(done.subscription.status, "terminated")
+      assert.lengthOf(yield* noticesOf("WithdrawalAcknowledged"), 1)
+      assert.deepStrictEqual(yield* refunds(subscription.id), [])
+      assert.deepStrictEqual((yield* (yield* Subscriptions).unsettledWithdrawals).map((s) => s.id), [subscription.id])
+      yield* until(Effect.map(zone("example.fr"), (z) => z === undefined))
+      yield* Effect.all([finishWithdrawals, finishWithdrawals], { concurrency: "unbounded" })
+      yield* finishWithdrawals
+      assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents), [90])
+      // Two sweeps at once may both tell it: the same refund (one gateway key), so one e-mail (the notice's key).
+      assert.lengthOf(new Set((yield* noticesOf("RefundIssued")).map((n) => n.refundId)), 1)
+      assert.deepStrictEqual(yield* (yield* Subscriptions).unsettledWithdrawals, [])
     }).pipe(Effect.provide(env)))
 })
