@@ -126,11 +126,23 @@ describe("the customer journey in the panel", () => {
     expect(new URL(page.url()).pathname).toBe(vpsOrderPath)
   })
 
+  /** The signed-in customer's subscription of `kind`, as the API lists it. */
+  const subscriptionOf = (kind: string) =>
+    page.evaluate(async (wanted) => {
+      const { subscriptions } = await (await fetch("/api/subscriptions")).json() as { subscriptions: Array<{ id: string; kind: string }> }
+      return subscriptions.find((s) => s.kind === wanted)?.id ?? ""
+    }, kind)
+
   step("opens the VPS page, running, with its address", async () => {
     await byTestId(page, "order-open-service").click()
     await page.waitForURL(/\/vps\/[^/]+$/)
     await expect.poll(() => byTestId(page, "vps-state").getAttribute("data-state")).toBe("running")
     expect(await byTestId(page, "vps-address").textContent()).toMatch(/^192\.0\.2\.\d+$/)
+    // Its contract is reachable here too: cancel, and (a consumer, in time) withdraw.
+    const subscription = await subscriptionOf("vps")
+    await byTestId(page, "contract").waitFor()
+    expect(await byTestId(page, `subscription-cancel-${subscription}`).textContent()).toBe("Cancel your contract")
+    expect(await byTestId(page, `subscription-withdraw-${subscription}`).textContent()).toBe("Withdraw from this contract here")
   })
 
   step("the serial console connects by itself, shows the login prompt and takes the root password", async () => {
@@ -195,13 +207,6 @@ describe("the customer journey in the panel", () => {
     await expect.poll(() => row.getAttribute("data-state"), { timeout: 20_000 }).toBe("completed")
     expect(await row.locator(`[data-testid="backup-download"]`).isEnabled()).toBe(true)
   })
-
-  /** The signed-in customer's subscription of `kind`, as the API lists it. */
-  const subscriptionOf = (kind: string) =>
-    page.evaluate(async (wanted) => {
-      const { subscriptions } = await (await fetch("/api/subscriptions")).json() as { subscriptions: Array<{ id: string; kind: string }> }
-      return subscriptions.find((s) => s.kind === wanted)?.id ?? ""
-    }, kind)
 
   step("withdraws from the game server's contract: the button, the confirmation step, then the state shown", async () => {
     const game = await subscriptionOf("game")

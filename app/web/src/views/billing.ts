@@ -6,7 +6,7 @@ import { announce, refresh, setTitle, type View } from "../app.ts"
 import { h } from "../dom.ts"
 import { formatDate, formatPrice, t } from "../i18n.ts"
 import { errorBox, loading, run, section } from "../ui.ts"
-import { cancelButton, withdrawButton } from "./dashboard.ts"
+import { cancelButton, withdrawButton } from "./contract.ts"
 
 /** The renewal in one sentence, as the customer reads it. */
 export const renewalWords = (r: Renewal): string => {

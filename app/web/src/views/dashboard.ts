@@ -1,9 +1,10 @@
 // The dashboard: the user's subscriptions (state, period end, renew, cancel), VPSes and game servers.
 import { api, type GameServer, type Plan, type Subscription, type User, type Vps } from "../api.ts"
-import { announce, link, setTitle, type View } from "../app.ts"
+import { link, setTitle, type View } from "../app.ts"
 import { h } from "../dom.ts"
 import { formatDate, formatDateTime, formatPrice, t } from "../i18n.ts"
-import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../ui.ts"
+import { errorBox, loading, run, section, stateBadge } from "../ui.ts"
+import { cancelButton, withdrawButton } from "./contract.ts"
 
 export const planNames = async (): Promise<Map<string, Plan>> => {
   try {
@@ -12,52 +13,6 @@ export const planNames = async (): Promise<Map<string, Plan>> => {
   } catch {
     return new Map()
   }
-}
-
-/**
- * The withdrawal function of a subscription (a consumer's, within its 14 days): the button, then the confirmation
- * step with what is declared (who, which contract, concluded when, declared when), then the answer. Null when the
- * subscription offers none.
- */
-export const withdrawButton = (sub: Subscription, planName: string, user: User | null, place: HTMLElement, redraw: () => void): HTMLElement | null => {
-  if (sub.withdrawableUntil === undefined) return null
-  const button = h("button", { type: "button", class: "danger-outline", "data-testid": `subscription-withdraw-${sub.id}`, "aria-label": `${t("sub.withdraw")}: ${planName}` },
-    t("sub.withdraw"))
-  button.addEventListener("click", () => {
-    void (async () => {
-      const name = user === null ? "" : `${user.firstName} ${user.lastName}`
-      const declaration = t("sub.confirmWithdraw", { name, plan: planName, id: sub.id, concluded: formatDateTime(sub.createdAt), date: formatDateTime(Date.now()) })
-      const extra = h("div", { "data-testid": "withdraw-declaration" }, h("h2", {}, t("sub.confirmWithdrawTitle")), h("p", {}, declaration), h("p", { class: "muted" }, t("sub.confirmWithdrawEffect")))
-      if (!(await confirmDialog(t("sub.withdrawUntil", { date: formatDateTime(sub.withdrawableUntil ?? "") }), { danger: true, confirmLabel: t("sub.confirmWithdrawOk"), extra }))) return
-      let refundCents = 0
-      const done = await run(place, async () => {
-        refundCents = (await api.post<{ refundCents: number }>(`/api/subscriptions/${encodeURIComponent(sub.id)}/withdraw`)).refundCents
-        redraw()
-      })
-      if (done) announce(t("sub.withdrawn", { refund: formatPrice(refundCents) }))
-    })()
-  })
-  return button
-}
-
-/**
- * The cancellation function of a subscription ("Cancel your contract"): one click, then the confirmation step, then
- * the answer; disabled once cancelled or ended.
- */
-export const cancelButton = (sub: Subscription, planName: string, place: HTMLElement, redraw: () => void): HTMLElement => {
-  const usable = sub.status === "active" || sub.status === "suspended"
-  const cancel = h("button", { type: "button", class: "danger-outline", "data-testid": `subscription-cancel-${sub.id}`, "aria-label": `${t("sub.cancel")}: ${planName}`,
-    disabled: !usable || sub.cancelAtPeriodEnd }, t("sub.cancel"))
-  cancel.addEventListener("click", () => {
-    void (async () => {
-      if (!(await confirmDialog(t("sub.confirmCancel", { plan: planName, date: formatDate(sub.currentPeriodEnd) }), { danger: true, confirmLabel: t("sub.confirmCancelOk") }))) return
-      await run(place, async () => {
-        await api.post(`/api/subscriptions/${encodeURIComponent(sub.id)}/cancel`)
-        redraw()
-      }, { success: t("sub.cancelled", { date: formatDate(sub.currentPeriodEnd) }) })
-    })()
-  })
-  return cancel
 }
 
 const subscriptionRow = (sub: Subscription, plans: Map<string, Plan>, user: User | null, redraw: () => void): HTMLElement => {
