@@ -7,6 +7,13 @@ export class PlanUnavailable extends Schema.TaggedError<PlanUnavailable>()("Plan
   }
 }
 
+/** An operator took the plan off sale: it exists (subscriptions on it go on), but is not ordered now. */
+export class PlanOffSale extends Schema.TaggedError<PlanOffSale>()("PlanOffSale", { planId: Schema.String }) {
+  override get message() {
+    return `The plan "${this.planId}" is not on sale at the moment; choose another plan.`
+  }
+}
+
 export class InvalidOrderOption extends Schema.TaggedError<InvalidOrderOption>()("InvalidOrderOption", {
   field: Schema.String,
   problem: Schema.String
@@ -107,5 +114,15 @@ export class AlreadyWithdrawn extends Schema.TaggedError<AlreadyWithdrawn>()("Al
 export class ServiceNotReady extends Schema.TaggedError<ServiceNotReady>()("ServiceNotReady", {}) {
   override get message() {
     return "Your service is still being set up: you can withdraw from this contract as soon as it is ready, in a few minutes."
+  }
+}
+
+/** A product's upstream did not do what an operator asked of a service now (down, busy, refusing): try again. */
+export class ServiceUpstreamUnavailable extends Schema.TaggedError<ServiceUpstreamUnavailable>()("ServiceUpstreamUnavailable", {
+  kind: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `The ${this.kind} platform did not answer (${this.detail}); nothing else changed, try again in a moment.`
   }
 }

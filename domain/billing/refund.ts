@@ -8,6 +8,8 @@ import { Orders } from "../../ports/Orders.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { Notices } from "../notices/CustomerNotice.ts"
 import { alert } from "../ops/alert.ts"
+import { moveOrder } from "./orderMoves.ts"
+import { countPayment } from "../ops/metrics.ts"
 import { moveSubscription } from "./subscriptionMoves.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
 import { tell } from "./serviceNotices.ts"
@@ -42,6 +44,7 @@ export const refundRecordedCharges = (orderId: string, which: (charge: LedgerEnt
       )
       // Told before it is recorded: a retry after a crash refunds again under the same key, gets the same refund back
       // and tells under the same key, so the customer hears of it once, never not at all.
+      yield* countPayment("refund", "refunded")
       yield* tell({ _tag: "RefundIssued", userId: charge.userId, refundId: refund.reference, amountCents: charge.amountCents, reason: "order_failed" })
       // The refund and its credit note, together or not at all.
       yield* (yield* UnitOfWork).transaction(recordRefund({
@@ -68,5 +71,5 @@ export const refundOrder = (orderId: string, reason: string) =>
       yield* moveSubscription(order.value.subscriptionId, "provisioningFailed")
     }
     const outcome = charges > 0 ? "Nothing was kept and your payment was refunded." : "Nothing was charged."
-    yield* orders.fail(orderId, `${reason} ${outcome}`, new Date(yield* Clock.currentTimeMillis))
+    yield* moveOrder(orderId, { event: "failed", reason: `${reason} ${outcome}` }, new Date(yield* Clock.currentTimeMillis))
   })

@@ -6,7 +6,7 @@
 // accounts have no such right.
 import { Clock, Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
-import type { AccountType } from "../account/User.ts"
+import type { AccountType, User } from "../account/User.ts"
 import { Ledger } from "../../ports/Ledger.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
@@ -254,7 +254,7 @@ export const finishWithdrawals = Effect.gen(function*() {
  * answer is not asked for, and not stored.
  */
 export const orderAsCustomer = Effect.fn("orderAsCustomer")(function*(
-  user: { readonly id: string; readonly email: string; readonly accountType: AccountType },
+  user: User,
   planId: string,
   rawOptions: unknown,
   expressStartConsent: boolean

@@ -71,6 +71,15 @@ const StoredNotice = Schema.Union([
     paidCents: Cents,
     refundCents: Cents
   }),
+  Schema.TaggedStruct("ServiceHeld", {
+    userId: Schema.String,
+    service: Service,
+    holdId: Schema.String,
+    placedAt: At,
+    facts: Schema.String,
+    ground: Schema.String
+  }),
+  Schema.TaggedStruct("HoldLifted", { userId: Schema.String, service: Service, holdId: Schema.String, liftedAt: At }),
   Schema.TaggedStruct("RefundIssued", {
     userId: Schema.String,
     refundId: Schema.String,
@@ -119,5 +128,9 @@ export const noticeKey = (notice: CustomerNotice): string => {
       return `WithdrawalAcknowledged:${notice.service.subscriptionId}`
     case "RefundIssued":
       return `RefundIssued:${notice.refundId}`
+    case "ServiceHeld":
+      return `ServiceHeld:${notice.holdId}`
+    case "HoldLifted":
+      return `HoldLifted:${notice.holdId}`
   }
 }

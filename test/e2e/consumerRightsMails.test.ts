@@ -17,7 +17,8 @@ import { Ledger } from "../../ports/Ledger.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Users } from "../../ports/Users.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
-import { customer, payOrder } from "../support/simulatedStripe.ts"
+import { billedCustomer } from "../support/invoicing.ts"
+import { payOrder } from "../support/simulatedStripe.ts"
 import { decodeQuotedPrintable, headerOf, type SmtpSink, startSmtpSink } from "../support/smtpSink.ts"
 import { testDatabase } from "../support/testServer.ts"
 import { newUser } from "../support/userMother.ts"
@@ -76,7 +77,7 @@ describe("a consumer's rights, by e-mail through SMTP", () => {
     Effect.gen(function*() {
       yield* (yield* Users).insert(claire)
       yield* TestClock.setTime(orderedAt)
-      const placed = yield* orderAsCustomer({ ...customer(claire.id), accountType: "personal" }, "vps-s", vpsOptions("withdraw-1"), true)
+      const placed = yield* orderAsCustomer(yield* billedCustomer(claire.id), "vps-s", vpsOptions("withdraw-1"), true)
       yield* payOrder(placed.id)
       const orders = yield* Orders
       yield* until(Effect.map(orders.get(placed.id), (o) => Option.getOrThrow(o).status === "completed"), "the order")

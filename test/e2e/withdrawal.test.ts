@@ -4,7 +4,7 @@
 // once (one 200, one 409 ALREADY_WITHDRAWN, one refund), no-store, and the VPS destroyed through its product.
 import { Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { PaymentView, WithdrawalView } from "../../adapters/http/views.ts"
+import { InvoiceView, PaymentView, WithdrawalView } from "../../adapters/http/views.ts"
 import { paid } from "../support/checkout.ts"
 import { startTestServer } from "../support/testServer.ts"
 import {
@@ -34,7 +34,7 @@ afterAll(async () => {
 
 /** A professional account (the sandbox registry's EDF), signed in. */
 const signedInProfessional = () =>
-  signedInCustomer(server, scan, "pro", { accountType: "professional", firstName: "Jeanne", lastName: "Martin", siret: "55208131766522" })
+  signedInCustomer(server, scan, "pro", { account: { accountType: "professional", firstName: "Jeanne", lastName: "Martin", siret: "55208131766522" } })
 
 const listed = async (browser: ScannedBrowser, id: string) =>
   expectBody(await browser.get("/api/subscriptions"), 200, Envelopes.subscriptions).subscriptions.find((s) => s.id === id)
@@ -106,6 +106,11 @@ describe("withdrawing from a contract", () => {
       const refunds = (await paymentsOf(owner)).filter((p) => p.kind === "refund")
       return refunds.length > 0 ? refunds : undefined
     }).then((refunds) => expect(refunds.map((r) => r.amountCents)).toEqual([withdrawal.refundCents]))
+    // The refund's credit note corrects the month's invoice by exactly the refund.
+    const documents = expectBody(await owner.get("/api/invoices"), 200, Schema.Struct({ invoices: Schema.Array(InvoiceView) })).invoices
+    const creditNotes = documents.filter((d) => d.kind === "credit_note")
+    expect(creditNotes.map((d) => d.totalIncludingVatCents)).toEqual([withdrawal.refundCents])
+    expect(creditNotes[0]?.correctsInvoiceId).toBe(documents.find((d) => d.kind === "invoice")?.id)
 
     expect(errorCode(await owner.post(`/api/subscriptions/${subscriptionId}/withdraw`), 409)).toBe("ALREADY_WITHDRAWN")
     expect((await listed(owner, subscriptionId))?.withdrawnAt).toBe(withdrawal.subscription.withdrawnAt)

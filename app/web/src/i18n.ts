@@ -32,6 +32,7 @@ const en = {
   "order.termsLink": "Terms of sale and consumer mediator",
   "order.expressStart": "I expressly ask for my service to start now, before the end of my 14-day withdrawal period. I keep my right to withdraw: I would then pay only for the part of the service already provided, in proportion to the time elapsed.",
   "order.expressStartProNote": "As a professional account, you have no statutory withdrawal right (it protects consumers); you may cancel your contract at any time, effective at the end of the paid period.",
+  "order.billingNeeded": "Your invoice needs your billing details: fill them in below, and your order continues once they are saved.",
   "nav.invoices": "Invoices",
   "invoices.title": "Invoices",
   "invoices.empty": "No invoice yet: one is issued with every payment, a credit note with every refund.",
@@ -385,6 +386,7 @@ const en = {
   "err.RESET_THROTTLED": "Too many reset attempts from this connection. Wait a few minutes before trying again.",
   "err.CSRF_REJECTED": "Refused: this page was not opened at the panel's own address. Open the panel from its usual link and try again.",
   "err.PLAN_UNAVAILABLE": "This plan cannot be ordered right now.",
+  "err.PLAN_OFF_SALE": "This plan is not on sale at the moment: choose another plan.",
   "err.INVALID_ORDER_OPTION": "Some options are not valid. Check the form.",
   "err.ORDER_NOT_FOUND": "This order does not exist.",
   "err.SUBSCRIPTION_NOT_FOUND": "This subscription does not exist.",
@@ -466,6 +468,7 @@ const fr: Record<Key, string> = {
   "order.termsLink": "Conditions générales de vente et médiateur de la consommation",
   "order.expressStart": "Je demande expressément que mon service commence immédiatement, avant la fin de mon délai de rétractation de 14 jours. Je conserve mon droit de rétractation : je paierais alors seulement la part du service déjà fournie, au prorata du temps écoulé.",
   "order.expressStartProNote": "En tant que compte professionnel, vous ne bénéficiez pas du droit légal de rétractation (il protège les consommateurs) ; vous pouvez résilier votre contrat à tout moment, avec effet à la fin de la période payée.",
+  "order.billingNeeded": "Votre facture a besoin de vos coordonnées de facturation : renseignez-les ci-dessous, votre commande continue dès qu'elles sont enregistrées.",
   "nav.invoices": "Factures",
   "invoices.title": "Factures",
   "invoices.empty": "Aucune facture pour l'instant : une facture accompagne chaque paiement, un avoir chaque remboursement.",
@@ -819,6 +822,7 @@ const fr: Record<Key, string> = {
   "err.RESET_THROTTLED": "Trop de tentatives de réinitialisation depuis cette connexion. Patientez quelques minutes avant de réessayer.",
   "err.CSRF_REJECTED": "Refusé : cette page n'a pas été ouverte à l'adresse du panneau. Ouvrez le panneau depuis son lien habituel et réessayez.",
   "err.PLAN_UNAVAILABLE": "Cette offre ne peut pas être commandée pour l'instant.",
+  "err.PLAN_OFF_SALE": "Cette offre n'est pas en vente en ce moment : choisissez-en une autre.",
   "err.INVALID_ORDER_OPTION": "Certaines options ne sont pas valides. Vérifiez le formulaire.",
   "err.ORDER_NOT_FOUND": "Cette commande n'existe pas.",
   "err.SUBSCRIPTION_NOT_FOUND": "Cet abonnement n'existe pas.",
@@ -879,11 +883,14 @@ export const setLanguage = (lang: Language): void => {
 }
 
 /** The text for a key in the current language, with `{name}` placeholders filled. */
-export const t = (key: Key, params: Record<string, string | number> = {}): string =>
-  dictionaries[current][key].replace(/\{(\w+)\}/g, (whole, name: string) => {
+/** A text with its `{name}` placeholders filled (a placeholder without a value stays as it is). */
+export const fill = (text: string, params: Record<string, string | number>): string =>
+  text.replace(/\{(\w+)\}/g, (whole, name: string) => {
     const value = params[name]
     return value === undefined ? whole : String(value)
   })
+
+export const t = (key: Key, params: Record<string, string | number> = {}): string => fill(dictionaries[current][key], params)
 
 export const hasKey = (key: string): key is Key => Object.hasOwn(en, key)
 

@@ -2,67 +2,18 @@
 // test/support) is ordered, provisioned, suspended at its lapse, brought back by a renewal and ended after its grace
 // window, all through billing's own code; and a failed provisioning is refunded by billing, undone by the product.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted, Ref } from "effect"
+import { Effect, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { WorkflowEngine } from "effect/workflow"
-import { NodeCrypto } from "@effect/platform-node"
-import * as AesGcmSecretBox from "../../../adapters/crypto/AesGcmSecretBox.ts"
-import * as IdentityUnitOfWork from "../../../adapters/fake/IdentityUnitOfWork.ts"
-import * as MemoryLedger from "../../../adapters/fake/MemoryLedger.ts"
-import { memoryInvoicing } from "../../support/invoicing.ts"
-import * as MemoryOrders from "../../../adapters/fake/MemoryOrders.ts"
-import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions.ts"
-import { HostedServices } from "../../../domain/billing/HostedService.ts"
-import { placeOrder, viewOrder } from "../../../domain/billing/Ordering.ts"
-import { customer, placePaidOrder, simulatedStripeLayer } from "../../support/simulatedStripe.ts"
+import { placeAs } from "../../support/simulatedStripe.ts"
 import { cancelSubscription, renewSubscription } from "../../../domain/billing/Renewal.ts"
 import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
-import { atOnce } from "../../support/eventually.ts"
-import { promptWebCrypto } from "../../support/promptWebCrypto.ts"
 import { listSubscriptionsWithServices } from "../../../domain/billing/subscriptionList.ts"
-import { DNS_STEPS, DnsZoneHosting, dnsPlan, NAME_SERVER, NameServer, ZoneRecords } from "../../support/dnsZoneProduct.ts"
-import { renewalEnv } from "../../support/renewalEnv.ts"
-import { noticesOf, recordedNoticesLayer } from "../../support/recordedNotices.ts"
-
-const alice = "00000000-0000-4000-8000-00000000a11c"
-
-/** Billing's own fakes, the in-memory engine, and one product registered: the DNS zone, in one line as app/ does. */
-const dnsEnv = Layer.mergeAll(DnsZoneHosting).pipe(
-  Layer.provideMerge(HostedServices.layer),
-  Layer.provideMerge(WorkflowEngine.layerMemory),
-  Layer.provideMerge(Layer.mergeAll(
-    MemoryOrders.layer,
-    MemorySubscriptions.layer,
-    MemoryLedger.layer,
-    memoryInvoicing,
-    IdentityUnitOfWork.layer,
-    recordedNoticesLayer,
-    NodeCrypto.layerSecureRandom,
-    AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
-    simulatedStripeLayer,
-    renewalEnv(),
-    promptWebCrypto
-  ))
-)
-
-/** Lets the in-memory workflows run (they never sleep) until `done` holds. */
-const until = <E, R>(done: Effect.Effect<boolean, E, R>) => Effect.asVoid(atOnce(done, (holds) => holds))
-
-const orderStatus = (orderId: string) => Effect.map(Effect.orDie(viewOrder(alice, orderId)), (view) => view.order.status)
-const subscriptionOf = (id: string) => Effect.map(Effect.flatMap(Subscriptions, (s) => s.get(id)), Option.getOrThrow)
-const zone = (name: string) => Effect.map(Effect.flatMap(NameServer, (server) => Ref.get(server.zones)), (zones) => zones.get(name))
-const recordStatus = (subscriptionId: string) =>
-  Effect.map(Effect.flatMap(ZoneRecords, Ref.get), (records) => records.get(subscriptionId)?.status)
-
-const ordered = (name: string) =>
-  Effect.gen(function*() {
-    const order = yield* placePaidOrder(alice, dnsPlan.id, { zone: name })
-    yield* until(Effect.map(orderStatus(order.id), (s) => s === "completed" || s === "failed"))
-    return (yield* viewOrder(alice, order.id)).order
-  })
+import { DNS_STEPS, dnsPlan, NAME_SERVER, NameServer } from "../../support/dnsZoneProduct.ts"
+import { noticesOf } from "../../support/recordedNotices.ts"
+import { alice, dnsEnv, ordered, recordStatus, subscriptionOf, until, zone } from "../../support/dnsEnv.ts"
 
 describe("a product billing does not know (a DNS zone)", () => {
   it.effect("is ordered, charged and provisioned in its own named steps", () =>
@@ -73,14 +24,15 @@ describe("a product billing does not know (a DNS zone)", () => {
       assert.deepStrictEqual([order.step, order.totalSteps, order.stepName], [2, DNS_STEPS.length, DNS_STEPS[1]])
       assert.deepInclude(yield* zone("example.fr"), { orderId: order.id, serving: true })
       const charges = (yield* (yield* Ledger).forOrder(order.id)).map((e) => [e.kind, e.amountCents])
-      assert.deepStrictEqual(charges, [["charge", dnsPlan.priceCents]])
+      // The plan's price excluding VAT plus 20 % for a French consumer.
+      assert.deepStrictEqual(charges, [["charge", 120]])
     }).pipe(Effect.provide(dnsEnv)))
 
   it.effect("refuses options it does not accept before anything is charged", () =>
     Effect.gen(function*() {
-      const refused = yield* Effect.flip(placeOrder(customer(alice), dnsPlan.id, { zone: "not a domain" }))
+      const refused = yield* Effect.flip(placeAs(alice, dnsPlan.id, { zone: "not a domain" }))
       assert.deepInclude(refused, { _tag: "InvalidOrderOption", field: "options.zone" })
-      assert.strictEqual((yield* Effect.flip(placeOrder(customer(alice), "no-such-plan", {})))._tag, "PlanUnavailable")
+      assert.strictEqual((yield* Effect.flip(placeAs(alice, "no-such-plan", {})))._tag, "PlanUnavailable")
       assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(alice), [])
     }).pipe(Effect.provide(dnsEnv)))
 
@@ -88,7 +40,7 @@ describe("a product billing does not know (a DNS zone)", () => {
     Effect.gen(function*() {
       yield* ordered("first.fr")
       yield* Effect.flatMap(NameServer, (server) => Ref.set(server.capacity, 1))
-      const refused = yield* Effect.flip(placeOrder(customer(alice), dnsPlan.id, { zone: "second.fr" }))
+      const refused = yield* Effect.flip(placeAs(alice, dnsPlan.id, { zone: "second.fr" }))
       assert.deepInclude(refused, { _tag: "SoldOut", planId: dnsPlan.id })
       assert.lengthOf(yield* (yield* Subscriptions).forUser(alice), 1)
       assert.isUndefined(yield* zone("second.fr"))
@@ -167,7 +119,7 @@ describe("a product billing does not know (a DNS zone)", () => {
         yield* Effect.flatMap(NameServer, (server) => Ref.set(server.refused, new Set(["refused.fr"])))
         const order = yield* ordered("refused.fr")
         const refunds = yield* noticesOf("RefundIssued")
-        assert.deepStrictEqual(refunds.map((r) => [r.userId, r.amountCents, r.reason]), [[alice, dnsPlan.priceCents, "order_failed"]])
+        assert.deepStrictEqual(refunds.map((r) => [r.userId, r.amountCents, r.reason]), [[alice, 120, "order_failed"]])
         const refund = (yield* (yield* Ledger).forOrder(order.id)).find((e) => e.kind === "refund")
         assert.isTrue(refund?.reference.endsWith(`:${refunds[0]!.refundId}`))
         assert.deepStrictEqual(yield* noticesOf("ServiceReady"), [])

@@ -3,16 +3,9 @@
 // through the gateway, once however many declarations arrive at once). Run on billing's own seam with a product it does
 // not know (the DNS zone of test/support), the simulated Stripe and the test clock.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted, Ref } from "effect"
+import { Effect, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { WorkflowEngine } from "effect/workflow"
-import { NodeCrypto } from "@effect/platform-node"
-import * as AesGcmSecretBox from "../../../adapters/crypto/AesGcmSecretBox.ts"
-import * as IdentityUnitOfWork from "../../../adapters/fake/IdentityUnitOfWork.ts"
-import * as MemoryLedger from "../../../adapters/fake/MemoryLedger.ts"
-import * as MemoryOrders from "../../../adapters/fake/MemoryOrders.ts"
-import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions.ts"
-import { HostedServices } from "../../../domain/billing/HostedService.ts"
+import { OrderId, SubscriptionId } from "../../../domain/billing/Billing.ts"
 import { viewOrder } from "../../../domain/billing/Ordering.ts"
 import {
   finishWithdrawals,
@@ -23,50 +16,29 @@ import {
   withdrawalRefundCents,
   withdrawFromContract
 } from "../../../domain/billing/withdrawal.ts"
-import { OrderId, SubscriptionId } from "../../../domain/billing/Billing.ts"
+import { Invoices } from "../../../ports/Invoices.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
-import { atOnce } from "../../support/eventually.ts"
-import { promptWebCrypto } from "../../support/promptWebCrypto.ts"
-import { DnsZoneHosting, dnsPlan, NameServer } from "../../support/dnsZoneProduct.ts"
-import { memoryInvoicing } from "../../support/invoicing.ts"
-import { noticesOf, recordedNoticesLayer } from "../../support/recordedNotices.ts"
-import { renewalEnv } from "../../support/renewalEnv.ts"
-import { customer, payOrder, placePaidOrder, SimulatedStripe, simulatedStripeLayer } from "../../support/simulatedStripe.ts"
+import { alice, dnsEnv as env, subscriptionOf, until } from "../../support/dnsEnv.ts"
+import { dnsPlan, NameServer } from "../../support/dnsZoneProduct.ts"
+import { billedCustomer } from "../../support/invoicing.ts"
+import { noticesOf } from "../../support/recordedNotices.ts"
+import { payOrder, placePaidOrder, SimulatedStripe } from "../../support/simulatedStripe.ts"
 
-const alice = "00000000-0000-4000-8000-00000000a11c"
 const consumer: Withdrawer = { id: alice, accountType: "personal", firstName: "Alice", lastName: "Martin" }
 const professional: Withdrawer = { ...consumer, accountType: "professional" }
 
-const env = Layer.mergeAll(DnsZoneHosting).pipe(
-  Layer.provideMerge(HostedServices.layer),
-  Layer.provideMerge(WorkflowEngine.layerMemory),
-  Layer.provideMerge(Layer.mergeAll(
-    MemoryOrders.layer,
-    MemorySubscriptions.layer,
-    MemoryLedger.layer,
-    memoryInvoicing,
-    IdentityUnitOfWork.layer,
-    recordedNoticesLayer,
-    NodeCrypto.layerSecureRandom,
-    AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
-    simulatedStripeLayer,
-    renewalEnv(),
-    promptWebCrypto
-  ))
-)
-
 const DAY = 86_400_000
+/** What a month of the DNS zone is charged: its price excluding VAT (100 cents) and 20 % French VAT. */
+const PAID = 120
 // Near the test clock's start: setting it far ahead would run every hourly sweep of the simulated Stripe on the way.
 /** A Monday in November (a 30-day month): the first period runs to 2 December, 30 days. */
 const november = Date.parse("1970-11-02T09:00:00Z")
 /** A Wednesday in December: the first period runs to 2 January, 31 days. */
 const december = Date.parse("1970-12-02T09:00:00Z")
 
-const until = <E, R>(done: Effect.Effect<boolean, E, R>) => Effect.asVoid(atOnce(done, (holds) => holds))
 const zone = (name: string) => Effect.map(Effect.flatMap(NameServer, (server) => Ref.get(server.zones)), (zones) => zones.get(name))
-const subscriptionOf = (id: string) => Effect.map(Effect.flatMap(Subscriptions, (s) => s.get(id)), Option.getOrThrow)
 const refunds = (subscriptionId: string) =>
   Effect.map(Effect.flatMap(Ledger, (l) => l.forSubscription(subscriptionId)), (all) => all.filter((e) => e.kind === "refund"))
 
@@ -118,7 +90,7 @@ describe("the withdrawal's refund, pro rata temporis", () => {
 describe("a consumer's order", () => {
   it.effect("is refused without the express request to start now, before anything exists or is charged", () =>
     Effect.gen(function*() {
-      const refused = yield* Effect.flip(orderAsCustomer({ ...customer(alice), accountType: "personal" }, dnsPlan.id, { zone: "a.fr" }, false))
+      const refused = yield* Effect.flip(orderAsCustomer(yield* billedCustomer(alice), dnsPlan.id, { zone: "a.fr" }, false))
       assert.strictEqual(refused._tag, "ExpressStartConsentRequired")
       assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(alice), [])
       assert.isUndefined(yield* zone("a.fr"))
@@ -127,7 +99,7 @@ describe("a consumer's order", () => {
   it.effect("keeps the request and its time, and confirms it by e-mail once paid", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(november)
-      const order = yield* orderAsCustomer({ ...customer(alice), accountType: "personal" }, dnsPlan.id, { zone: "a.fr" }, true)
+      const order = yield* orderAsCustomer(yield* billedCustomer(alice), dnsPlan.id, { zone: "a.fr" }, true)
       assert.deepStrictEqual(order.expressStartRequestedAt, new Date(november))
       assert.deepStrictEqual(yield* noticesOf("ExpressStartConfirmed"), [])
       yield* TestClock.adjust("1 minute")
@@ -140,7 +112,7 @@ describe("a consumer's order", () => {
 
   it.effect("of a professional account needs no such request (none is stored) and gets no such e-mail", () =>
     Effect.gen(function*() {
-      const order = yield* orderAsCustomer({ ...customer(alice), accountType: "professional" }, dnsPlan.id, { zone: "b.fr" }, false)
+      const order = yield* orderAsCustomer({ ...(yield* billedCustomer(alice)), accountType: "professional" }, dnsPlan.id, { zone: "b.fr" }, false)
       assert.strictEqual(order.expressStartRequestedAt, null)
       yield* payOrder(order.id)
       assert.deepStrictEqual(yield* noticesOf("ExpressStartConfirmed"), [])
@@ -152,14 +124,15 @@ describe("withdrawing from a contract", () => {
     Effect.gen(function*() {
       const subscription = yield* subscribedAt(november)
       const [charge] = (yield* (yield* Ledger).forSubscription(subscription.id)).filter((e) => e.kind === "charge")
-      assert.strictEqual(charge?.amountCents, dnsPlan.priceCents)
+      assert.strictEqual(charge?.amountCents, PAID)
       const paid = charge?.amountCents ?? 0
       yield* TestClock.adjust("3 days")
       const offered = withdrawableUntil(subscription, "personal", november + 3 * DAY)
       assert.deepStrictEqual(offered, new Date("1970-11-16T23:00:00.000Z"))
       const done = yield* withdrawFromContract(consumer, subscription.id)
       assert.strictEqual(done.refundCents, paid - Math.floor(paid * 3 / 30))
-      assert.strictEqual(done.refundCents, 90)
+      assert.strictEqual(done.refundCents, 108)
+      assert.strictEqual(done.refundCents, PAID * 27 / 30)
       assert.strictEqual(done.subscription.status, "terminated")
       assert.deepStrictEqual(done.subscription.withdrawnAt, new Date(november + 3 * DAY))
       assert.isNull(withdrawableUntil(done.subscription, "personal", november + 3 * DAY))
@@ -174,10 +147,18 @@ describe("withdrawing from a contract", () => {
         concludedAt: new Date(november),
         declaredAt: new Date(november + 3 * DAY),
         paidCents: paid,
-        refundCents: 90
+        refundCents: 108
       })
-      assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents), [90])
-      assert.deepStrictEqual((yield* noticesOf("RefundIssued")).map((n) => [n.amountCents, n.reason]), [[90, "withdrawal"]])
+      assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents), [108])
+      assert.deepStrictEqual((yield* noticesOf("RefundIssued")).map((n) => [n.amountCents, n.reason]), [[108, "withdrawal"]])
+      // Its credit note corrects the month's invoice by exactly the refund.
+      const [refund] = yield* refunds(subscription.id)
+      const creditNote = Option.getOrThrow(yield* (yield* Invoices).forLedgerEntry("refund", refund?.reference ?? ""))
+      const invoice = Option.getOrThrow(yield* (yield* Invoices).forLedgerEntry("charge", charge?.reference ?? ""))
+      assert.strictEqual(creditNote.kind, "credit_note")
+      assert.strictEqual(creditNote.correctsInvoiceId, invoice.id)
+      assert.strictEqual(creditNote.totalIncludingVatCents, 108)
+      assert.strictEqual(creditNote.totalExcludingVatCents + creditNote.vatCents, 108)
       // The service ends through its product, as after a grace window; the customer is told it is gone.
       yield* until(Effect.map(zone("example.fr"), (z) => z === undefined))
       yield* until(Effect.map(noticesOf("ServiceEnded"), (all) => all.length === 1))
@@ -189,9 +170,9 @@ describe("withdrawing from a contract", () => {
       const subscription = yield* subscribedAt(december)
       yield* TestClock.adjust("3 days")
       const done = yield* withdrawFromContract(consumer, subscription.id)
-      // 3/31 of 100 cents is 9.68: 9 provided, 91 given back.
-      assert.strictEqual(done.refundCents, 91)
-      assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents), [91])
+      // 3/31 of 120 cents is 11.61: 11 provided, 109 given back.
+      assert.strictEqual(done.refundCents, 109)
+      assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents), [109])
     }).pipe(Effect.provide(env)))
 
   it.effect("is open on day 13 and closed on day 15 (409 WITHDRAWAL_PERIOD_OVER), the service left as it is", () =>
@@ -200,7 +181,7 @@ describe("withdrawing from a contract", () => {
       const inTime = yield* subscribedAt(november, "in-time.fr")
       yield* TestClock.adjust("13 days")
       const done = yield* withdrawFromContract(consumer, inTime.id)
-      assert.strictEqual(done.refundCents, 100 - Math.floor(100 * 13 / 30))
+      assert.strictEqual(done.refundCents, PAID - Math.floor(PAID * 13 / 30))
       yield* TestClock.adjust("2 days")
       const refused = yield* Effect.flip(withdrawFromContract(consumer, late.id))
       assert.deepStrictEqual(refused._tag, "WithdrawalPeriodOver")
@@ -236,7 +217,7 @@ describe("withdrawing from a contract", () => {
         [...new Set(outcomes.flatMap((o) => o._tag === "Failure" ? [o.failure._tag] : []))],
         ["AlreadyWithdrawn"]
       )
-      assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents), [90])
+      assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents), [108])
       assert.lengthOf(yield* noticesOf("WithdrawalAcknowledged"), 1)
       assert.lengthOf(yield* noticesOf("RefundIssued"), 1)
       assert.strictEqual((yield* Effect.flip(withdrawFromContract(consumer, subscription.id)))._tag, "AlreadyWithdrawn")
@@ -278,7 +259,7 @@ describe("withdrawing from a contract", () => {
       yield* TestClock.adjust("3 days")
       yield* (yield* SimulatedStripe).control.failNextApiCalls({ times: 1, status: 500, path: /refunds/ })
       const done = yield* withdrawFromContract(consumer, subscription.id)
-      assert.strictEqual(done.refundCents, 90)
+      assert.strictEqual(done.refundCents, 108)
       assert.strictEqual(done.subscription.status, "terminated")
       assert.lengthOf(yield* noticesOf("WithdrawalAcknowledged"), 1)
       assert.deepStrictEqual(yield* refunds(subscription.id), [])
@@ -286,7 +267,7 @@ describe("withdrawing from a contract", () => {
       yield* until(Effect.map(zone("example.fr"), (z) => z === undefined))
       yield* Effect.all([finishWithdrawals, finishWithdrawals], { concurrency: "unbounded" })
       yield* finishWithdrawals
-      assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents), [90])
+      assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents), [108])
       // Two sweeps at once may both tell it: the same refund (one gateway key), so one e-mail (the notice's key).
       assert.lengthOf(new Set((yield* noticesOf("RefundIssued")).map((n) => n.refundId)), 1)
       assert.deepStrictEqual(yield* (yield* Subscriptions).unsettledWithdrawals, [])
