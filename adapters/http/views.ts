@@ -117,8 +117,22 @@ export const SubscriptionView = Schema.Struct({
   serviceId: Schema.optionalKey(Schema.String),
   /** In the list (GET /api/subscriptions): the service as its product describes it, once built. */
   service: Schema.optionalKey(ServiceSummaryView),
+  /** When its consumer withdrew from the contract (it ended then, refunded pro rata). */
+  withdrawnAt: Schema.optionalKey(Schema.String),
+  /**
+   * In the list: until when the signed-in consumer may withdraw from this contract (POST /api/subscriptions/:id/withdraw);
+   * absent when they may not (a professional account, the 14 days over, ended, or withdrawn already).
+   */
+  withdrawableUntil: Schema.optionalKey(Schema.String),
+  /** The contract's conclusion: its first payment. */
   createdAt: Schema.String
 }).annotate({ identifier: "Subscription" })
+
+/** What a withdrawal did: the subscription, ended, and what is refunded (in cents, to the means of payment). */
+export const WithdrawalView = Schema.Struct({
+  subscription: SubscriptionView,
+  refundCents: Schema.Int
+}).annotate({ identifier: "Withdrawal" })
 
 /** Where a subscription's renewal stands (GET /api/subscriptions/renewals); the panel puts it in words. */
 export const RenewalView = Schema.Struct({

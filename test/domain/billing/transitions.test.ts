@@ -54,7 +54,8 @@ describe("a subscription's moves", () => {
       lapsed: only(statuses, { active: "suspended" }),
       renewed: only(statuses, { active: "active", suspended: "active" }),
       ended: only(statuses, { suspended: "terminated" }),
-      provisioningFailed: only(statuses, { active: "failed" })
+      provisioningFailed: only(statuses, { active: "failed" }),
+      withdrawn: only(statuses, { active: "terminated" })
     },
     after: subscriptionAfter,
     sources: subscriptionSources
