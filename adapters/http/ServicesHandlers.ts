@@ -44,7 +44,7 @@ export const orderView = (order: Order, rootPassword?: string) => ({
 export const subscriptionView = (s: Subscription) => listedView(s, Option.none())
 
 /** A subscription as the customer's list shows it: with what its product says of its service. */
-const listedView = (s: Subscription, service: Option.Option<ServiceSummary>) => ({
+export const listedView = (s: Subscription, service: Option.Option<ServiceSummary>) => ({
   id: s.id,
   planId: s.planId,
   kind: s.kind,
@@ -58,7 +58,7 @@ const listedView = (s: Subscription, service: Option.Option<ServiceSummary>) => 
 
 const iso = (date: Date | null) => date === null ? null : date.toISOString()
 
-const renewalView = (r: RenewalStatus) => ({
+export const renewalView = (r: RenewalStatus) => ({
   subscriptionId: r.subscription.id,
   planName: r.planName,
   kind: r.subscription.kind,
@@ -72,7 +72,7 @@ const renewalView = (r: RenewalStatus) => ({
   endsAt: iso(r.endsAt)
 })
 
-const vpsView = (v: Vps) => ({
+export const vpsView = (v: Vps) => ({
   id: v.id,
   subscriptionId: v.subscriptionId,
   planId: v.planId,
