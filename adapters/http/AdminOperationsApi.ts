@@ -21,12 +21,43 @@ export const ServiceHoldView = Schema.Struct({
   liftReason: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "ServiceHold" })
 
-/** A service as an operator reads it: our records (the subscription, the product's summary) and its holds. */
+export const StaffOrderView = Schema.Struct({ ...OrderView.fields, userId: Schema.String, updatedAt: Schema.String })
+
+/** The upstream's live state of a service (its product asked it now); `reachable: false` when it did not answer. */
+export const UpstreamView = Schema.Union([
+  Schema.Struct({
+    reachable: Schema.Literal(true),
+    upstream: Schema.String,
+    state: Schema.String,
+    ownership: Schema.Literals(["ours", "gone", "foreign"]),
+    facts: Schema.Array(Schema.Struct({ label: Schema.String, value: Schema.String }))
+  }),
+  Schema.Struct({ reachable: Schema.Literal(false), upstream: Schema.String, detail: Schema.String })
+]).annotate({ identifier: "UpstreamState" })
+
+/** The provisioning as its order recorded it, step by step. */
+export const ProvisioningView = Schema.Struct({
+  order: StaffOrderView,
+  steps: Schema.Array(Schema.Struct({ name: Schema.String, state: Schema.Literals(["done", "current", "failed", "pending"]) }))
+})
+
+export const FindingsView = Schema.Struct({
+  at: Schema.String,
+  findings: Schema.Array(Schema.Struct({
+    problem: Schema.Literals(["missing", "not ours", "unreachable", "cleanup pending"]),
+    detail: Schema.String
+  }))
+}).annotate({ identifier: "ServiceFindings" })
+
+/** A service as an operator reads it: our records, the upstream's live state beside them, its provisioning, its holds. */
 export const StaffServicePage = Schema.Struct({
   subscription: SubscriptionView,
   customerId: Schema.String,
   /** The product's summary of the service; null before it is built. */
   service: Schema.NullOr(ServiceSummaryView),
+  /** What the upstream holds now; null when there is nothing to ask about (not built). */
+  upstream: Schema.NullOr(UpstreamView),
+  provisioning: Schema.NullOr(ProvisioningView),
   /** The operator's hold in force, if any. */
   hold: Schema.NullOr(ServiceHoldView),
   /** Every hold, newest first. */
@@ -65,7 +96,6 @@ export const StaffPaymentView = Schema.Struct({
   refundableCents: Schema.optionalKey(Schema.Int)
 })
 
-export const StaffOrderView = Schema.Struct({ ...OrderView.fields, userId: Schema.String, updatedAt: Schema.String })
 
 export const NoticeView = Schema.Struct({
   key: Schema.String,
@@ -90,7 +120,13 @@ export class AdminServicesApi extends HttpApiGroup.make("adminServices")
       payload: UnsuspendRequest,
       success: ServiceHoldView,
       error: [NotFound, Conflict, ServiceUnavailable]
-    })
+    }),
+    HttpApiEndpoint.post("reconcile", "/services/:id/reconcile", { params: { id: PathId }, success: FindingsView, error: NotFound }),
+    HttpApiEndpoint.post("resumeProvisioning", "/services/:id/resume-provisioning", {
+      params: { id: PathId },
+      success: StaffOrderView.pipe(HttpApiSchema.status(202)),
+      error: [NotFound, Conflict]
+    }).annotate(RequiredRole, "admin")
   )
   .middleware(StaffAuthentication)
   .prefix("/api/admin")

@@ -28,7 +28,8 @@ export const AUDIT_ACTIONS = [
   "staff.service_suspended",
   "staff.service_unsuspended",
   "staff.refund_issued",
-  "staff.notice_resent"
+  "staff.notice_resent",
+  "staff.provisioning_resumed"
 ] as const
 export type AuditAction = typeof AUDIT_ACTIONS[number]
 

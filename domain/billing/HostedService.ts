@@ -19,6 +19,23 @@ export interface ServiceSummary {
   readonly state: string
 }
 
+/**
+ * The upstream's live state of a service, as its product reads it now (an operator compares it with our records):
+ * the upstream's word for its state, whether what is there is still ours, and the facts worth showing (configuration,
+ * placement). An upstream that does not answer is `reachable: false`, never a failure.
+ */
+export type ServiceInspection =
+  | {
+    readonly reachable: true
+    /** Which upstream answered ("proxmox", "pterodactyl", …). */
+    readonly upstream: string
+    readonly state: string
+    /** `ours`: it carries our order's mark; `gone`: nothing is there; `foreign`: something else is. */
+    readonly ownership: "ours" | "gone" | "foreign"
+    readonly facts: ReadonlyArray<readonly [label: string, value: string]>
+  }
+  | { readonly reachable: false; readonly upstream: string; readonly detail: string }
+
 /** What billing needs of a plan: what the customer is charged for, every month. */
 export interface PlanTerms {
   readonly id: PlanId
@@ -44,6 +61,8 @@ export interface HostedService {
   prepareOrder(planId: string, options: unknown): Effect.Effect<Option.Option<PreparedOrder>, OrderRefused | DatabaseUnavailable>
   /** What the customer's lists show of the subscription's service (none: not built yet). */
   summary(subscriptionId: string): Effect.Effect<Option.Option<ServiceSummary>, DatabaseUnavailable>
+  /** The upstream's live state of the subscription's service (none: not built, or gone from our records). */
+  inspect(subscriptionId: string): Effect.Effect<Option.Option<ServiceInspection>, DatabaseUnavailable>
   /** One of this product's plans, retired ones included (a renewal bills it). */
   plan(planId: string): Effect.Effect<Option.Option<PlanTerms>, DatabaseUnavailable>
   /**
