@@ -6,6 +6,7 @@ import { Effect } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { STATUS_CODES } from "node:http"
 import type * as AccountErrors from "../../domain/account/AccountErrors.ts"
+import type { PlanNotFound } from "../../domain/backoffice/catalog.ts"
 import type { CustomerNotFound } from "../../domain/backoffice/customers.ts"
 import type { NoticeNotFound, NoticeNotResent } from "../../domain/backoffice/notices.ts"
 import type { ChargeNotFound, RefundExceedsCharge, RefundKeyReused, RefundPending } from "../../domain/backoffice/refunds.ts"
@@ -116,11 +117,13 @@ export type DomainError =
   | RefundPending
   | NoticeNotFound
   | NoticeNotResent
+  | PlanNotFound
   | AccountErrors.ResetTokenInvalid
   | AccountErrors.ResetTokenExpired
   | AccountErrors.ResetTokenUsed
   | RegistryUnavailable
   | BillingErrors.PlanUnavailable
+  | BillingErrors.PlanOffSale
   | BillingErrors.ProductUnavailable
   | BillingErrors.InvalidOrderOption
   | BillingErrors.SoldOut
@@ -199,10 +202,12 @@ const table = {
   RefundPending: own(503, "REFUND_PENDING"),
   NoticeNotFound: own(404, "NOTICE_NOT_FOUND"),
   NoticeNotResent: own(503, "MAIL_UNAVAILABLE"),
+  PlanNotFound: own(404, "PLAN_NOT_FOUND"),
   ResetTokenInvalid: own(400, "RESET_TOKEN_INVALID"),
   ResetTokenExpired: own(400, "RESET_TOKEN_EXPIRED"),
   ResetTokenUsed: own(400, "RESET_TOKEN_USED"),
   PlanUnavailable: own(422, "PLAN_UNAVAILABLE"),
+  PlanOffSale: own(409, "PLAN_OFF_SALE"),
   InvalidOrderOption: own(422, "INVALID_ORDER_OPTION"),
   SoldOut: own(409, "PLAN_SOLD_OUT"),
   OrderNotFound: own(404, "ORDER_NOT_FOUND"),

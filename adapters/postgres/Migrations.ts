@@ -17,6 +17,7 @@ import invoices from "./migrations/0013_invoices.ts"
 import rolesAudit from "./migrations/0014_roles_audit.ts"
 import kinds from "./migrations/0015_kinds.ts"
 import operatorActions from "./migrations/0018_operator_actions.ts"
+import planSale from "./migrations/0019_plan_sale.ts"
 
 const all = {
   "1_accounts": accounts,
@@ -34,7 +35,8 @@ const all = {
   "13_invoices": invoices,
   "14_roles_audit": rolesAudit,
   "15_kinds": kinds,
-  "18_operator_actions": operatorActions
+  "18_operator_actions": operatorActions,
+  "19_plan_sale": planSale
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))

@@ -29,7 +29,9 @@ export const AUDIT_ACTIONS = [
   "staff.service_unsuspended",
   "staff.refund_issued",
   "staff.notice_resent",
-  "staff.provisioning_resumed"
+  "staff.provisioning_resumed",
+  "catalog.plan_sale_changed",
+  "admin.view_as"
 ] as const
 export type AuditAction = typeof AUDIT_ACTIONS[number]
 

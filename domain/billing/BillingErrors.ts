@@ -7,6 +7,13 @@ export class PlanUnavailable extends Schema.TaggedError<PlanUnavailable>()("Plan
   }
 }
 
+/** An operator took the plan off sale: it exists (subscriptions on it go on), but is not ordered now. */
+export class PlanOffSale extends Schema.TaggedError<PlanOffSale>()("PlanOffSale", { planId: Schema.String }) {
+  override get message() {
+    return `The plan "${this.planId}" is not on sale at the moment; choose another plan.`
+  }
+}
+
 export class InvalidOrderOption extends Schema.TaggedError<InvalidOrderOption>()("InvalidOrderOption", {
   field: Schema.String,
   problem: Schema.String

@@ -4,11 +4,11 @@
 // end it as the subscription's periods go; billing never imports a product, and a product never sees a payment.
 import { Context, Effect, Layer, type Option } from "effect"
 import type { PlanId, ServiceKind } from "./Billing.ts"
-import type { InvalidOrderOption, PlanUnavailable, ProductUnavailable, ServiceUpstreamUnavailable, SoldOut } from "./BillingErrors.ts"
+import type { InvalidOrderOption, PlanOffSale, PlanUnavailable, ProductUnavailable, ServiceUpstreamUnavailable, SoldOut } from "./BillingErrors.ts"
 import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 
 /** Why an order is refused before anything is charged. */
-export type OrderRefused = InvalidOrderOption | PlanUnavailable | ProductUnavailable | SoldOut
+export type OrderRefused = InvalidOrderOption | PlanOffSale | PlanUnavailable | ProductUnavailable | SoldOut
 
 /** What the customer's lists show of a subscription's service, whatever the product: its name, address and state. */
 export interface ServiceSummary {

@@ -9,11 +9,15 @@ import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { SecretBox } from "../../ports/SecretBox.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
+import type { User } from "../account/User.ts"
 import { Notices } from "../notices/CustomerNotice.ts"
 import { addMonth, type Order, OrderId, type ServiceKind, SubscriptionId } from "./Billing.ts"
 import { OrderNotFound, PlanUnavailable } from "./BillingErrors.ts"
 import { HostedServices } from "./HostedService.ts"
+import { moveOrder } from "./orderMoves.ts"
 import { OrderSettings, orderPageUrl } from "./OrderSettings.ts"
+import { billedUser, quotePlanMonth, recordCharge } from "./invoicing/issueDocuments.ts"
+import { billingProfileForSale } from "./invoicing/manageBillingProfile.ts"
 import { customerOf } from "./paymentCustomer.ts"
 import { refundRecordedCharges } from "./refund.ts"
 
@@ -48,19 +52,19 @@ export const legacyOrderChargeKey = (orderId: string) => `order:${orderId}`
  * order is paid starts it (`receivePaymentNotification`), never the customer's browser coming back. A provider that
  * cannot be reached expires the order at once (no page was given to anyone) and answers PaymentUnavailable.
  */
-export const placeOrder = Effect.fn("placeOrder")(function*(
-  user: { readonly id: string; readonly email: string },
-  planId: string,
-  rawOptions: unknown
-) {
+export const placeOrder = Effect.fn("placeOrder")(function*(user: User, planId: string, rawOptions: unknown) {
   // A platform that cannot take payments refuses the order before anything of it exists.
   const gateway = yield* PaymentGateway
   yield* gateway.ready
   const { options, plan, product } = yield* prepareOrder(planId, rawOptions)
+  // Who is billed, before anything is created: without a billing profile nothing is sold (BillingProfileRequired).
+  yield* billingProfileForSale(user)
+  const at = yield* now
+  // The first month's price for this customer: including VAT, or excluding it under reverse charge or outside the EU.
+  const quote = yield* quotePlanMonth(user, plan, { start: at, end: addMonth(at) })
   const settings = yield* OrderSettings
   const orders = yield* Orders
   const orderId = OrderId.make(yield* (yield* SecureRandom.SecureRandom).uuidV4())
-  const at = yield* now
   const expiresAt = new Date(at.getTime() + Duration.toMillis(settings.paymentWindow))
   yield* orders.create({ id: orderId, userId: user.id, planId, kind: product.kind, options, totalSteps: product.steps.length, expiresAt, now: at })
 
@@ -71,16 +75,16 @@ export const placeOrder = Effect.fn("placeOrder")(function*(
         customer,
         orderId,
         description: `${plan.name}, first month`,
-        amountCents: plan.priceCents,
+        amountCents: quote.amounts.totalIncludingVatCents,
         successUrl: page,
         cancelUrl: page,
         expiresAt,
         idempotencyKey: checkoutKey(orderId)
       })
     ),
-    Effect.tapError(() => orders.expire(orderId, at))
+    Effect.tapError(() => moveOrder(orderId, { event: "expired" }, at))
   )
-  yield* orders.checkoutOpened(orderId, checkout, at)
+  yield* moveOrder(orderId, { event: "checkoutOpened", session: checkout.session, url: checkout.url }, at)
   return Option.getOrThrow(yield* orders.get(orderId))
 })
 
@@ -106,15 +110,26 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
   Effect.gen(function*() {
     if (!isOrderId(payment.orderId)) return nothing
     const orders = yield* Orders
-    const ledger = yield* Ledger
     const random = yield* SecureRandom.SecureRandom
     const at = yield* now
     const found = yield* orders.get(payment.orderId)
     if (Option.isNone(found)) return nothing
     const order = found.value
+    const product = yield* Effect.flatMap(HostedServices, (products) => products.of(order.kind))
+    const plan = yield* product.plan(order.planId).pipe(Effect.orElseSucceed(() => Option.none()))
+    const planName = Option.match(plan, { onNone: () => order.planId, onSome: (p) => p.name })
+    // The month as the customer was quoted it at the order (no VIES inside the transaction); the invoice states what was
+    // taken, under this VAT, should the two differ (a plan no longer known is priced at what was paid).
+    const quote = yield* quotePlanMonth(
+      yield* billedUser(order.userId),
+      { name: planName, priceCents: Option.match(plan, { onNone: () => payment.amountCents, onSome: (p) => p.priceCents }) },
+      { start: at, end: addMonth(at) },
+      { agreed: true, recheckVat: false }
+    )
+    // The payment in the ledger and its invoice, together.
     const charge = (subscriptionId: SubscriptionId | null) =>
       Effect.flatMap(random.uuidV4(), (id) =>
-        ledger.record({
+        recordCharge({
           id,
           userId: order.userId,
           subscriptionId,
@@ -123,8 +138,8 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
           amountCents: payment.amountCents,
           reference: payment.payment,
           createdAt: at
-        }))
-    if (yield* orders.startProvisioning(order.id, at)) {
+        }, quote))
+    if (yield* moveOrder(order.id, { event: "paid" }, at)) {
       const subscriptionId = SubscriptionId.make(yield* random.uuidV4())
       yield* (yield* Subscriptions).create({
         id: subscriptionId,
@@ -136,22 +151,20 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
         now: at
       })
       yield* charge(subscriptionId)
-      yield* orders.progress(order.id, { status: "provisioning", step: 0, stepName: "Queued", subscriptionId, now: at })
+      yield* moveOrder(order.id, { event: "progressed", step: 0, stepName: "Queued", subscriptionId }, at)
       // The receipt is told in the payment's transaction: recorded with it (never without it), e-mailed once it commits,
       // and before the provisioning starts, so it always comes before "your service is ready".
-      const product = yield* Effect.flatMap(HostedServices, (products) => products.of(order.kind))
-      const plan = yield* product.plan(order.planId).pipe(Effect.orElseSucceed(() => Option.none()))
       yield* (yield* Notices).send({
         _tag: "OrderPaid",
         userId: order.userId,
         orderId: order.id,
-        planName: Option.match(plan, { onNone: () => order.planId, onSome: (p) => p.name }),
+        planName,
         amountCents: payment.amountCents,
         paidAt: at
       })
       return { _tag: "Provision", order, amountCents: payment.amountCents, at } satisfies AfterPayment
     }
-    const recorded = (yield* ledger.forOrder(order.id)).some((e) => e.kind === "charge" && e.reference === payment.payment)
+    const recorded = (yield* (yield* Ledger).forOrder(order.id)).some((e) => e.kind === "charge" && e.reference === payment.payment)
     if (recorded) return nothing
     yield* Effect.logWarning(`order ${order.id} (${order.status}) was paid by ${payment.payment} it cannot use: refunding it`)
     yield* charge(null)
@@ -197,7 +210,7 @@ export const afterPayment = (next: AfterPayment) =>
 export const checkoutExpired = (orderId: string) =>
   Effect.gen(function*() {
     if (!isOrderId(orderId)) return
-    if (yield* (yield* Orders).expire(orderId, yield* now)) yield* Effect.logInfo(`order ${orderId} expired unpaid`)
+    if (yield* moveOrder(orderId, { event: "expired" }, yield* now)) yield* Effect.logInfo(`order ${orderId} expired unpaid`)
   })
 
 export interface OrderView {

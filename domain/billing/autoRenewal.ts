@@ -4,7 +4,6 @@
 // service back. The record of each period (ports/Renewals.ts) is what makes a pass run twice, or two at once, act once.
 import { Clock, Duration, Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
-import { Ledger } from "../../ports/Ledger.ts"
 import { PaymentCustomers } from "../../ports/PaymentCustomers.ts"
 import { PaymentGateway, type PaymentNotification } from "../../ports/PaymentGateway.ts"
 import { PaymentNotifications } from "../../ports/PaymentNotifications.ts"
@@ -15,6 +14,7 @@ import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { type CustomerNotice, type NoticeService, Notices } from "../notices/CustomerNotice.ts"
 import { addMonth, type Subscription } from "./Billing.ts"
 import { HostedServices } from "./HostedService.ts"
+import { billedUser, quotePlanMonth, recordCharge, recordRefund } from "./invoicing/issueDocuments.ts"
 import { RenewalSettings } from "./RenewalSettings.ts"
 
 /**
@@ -47,18 +47,44 @@ export const endsAt = (subscription: Subscription, periodStart: Date) =>
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-/** The period's record, opened the first time it is needed, at the plan's price. */
+/** The month from `periodStart` (from now when the service lapsed) that paying the period buys. */
+const paidMonth = (periodStart: Date, at: Date) => {
+  const start = periodStart.getTime() > at.getTime() ? periodStart : at
+  return { start, end: addMonth(start) }
+}
+
+/**
+ * The period's record, opened the first time it is needed, at the plan's price for this customer (including the VAT
+ * their billing profile calls for; a subscription without a profile is billed as its account, never refused). The
+ * amount is fixed when the record opens: the reminder, every attempt and the page charge the same.
+ */
 const periodOf = (subscription: Subscription) =>
   Effect.gen(function*() {
     const plan = yield* planOf(subscription)
-    const record = yield* (yield* Renewals).open({
+    const renewals = yield* Renewals
+    const at = yield* now
+    const opened = yield* renewals.get(subscription.id, subscription.currentPeriodEnd)
+    if (Option.isSome(opened)) return { plan, record: opened.value }
+    const record = yield* renewals.open({
       subscriptionId: subscription.id,
       periodStart: subscription.currentPeriodEnd,
-      amountCents: plan.priceCents,
-      now: yield* now
+      amountCents: yield* renewalPrice(subscription, plan, at),
+      now: at
     })
     return { plan, record }
   })
+
+/**
+ * What renewing `subscription` for a month costs its customer now, VAT included as their billing profile calls for (a
+ * subscription without a profile: as its account, never refused). `recheckVat` asks VIES again about a number it
+ * could not check (not for a page that only shows the price).
+ */
+export const renewalPrice = (subscription: Subscription, plan: RenewedPlan, at: Date, recheckVat = true) =>
+  Effect.map(
+    Effect.flatMap(billedUser(subscription.userId), (user) =>
+      quotePlanMonth(user, plan, paidMonth(subscription.currentPeriodEnd, at), { agreed: true, recheckVat })),
+    (quote) => quote.amounts.totalIncludingVatCents
+  )
 
 /**
  * The user's customer at the provider. A user without one was charged under their own id (orders paid before billing
@@ -87,28 +113,22 @@ const chargeSavedCard = (subscription: Subscription, record: RenewalRecord, plan
 const settle = <R = never>(
   subscription: Subscription,
   record: RenewalRecord,
-  planName: string,
+  plan: RenewedPlan,
   payment: { readonly reference: string; readonly amountCents: number },
   guard: Effect.Effect<boolean, DatabaseUnavailable, R> = Effect.succeed(true)
 ) =>
   Effect.gen(function*() {
     const at = yield* now
     const periodStart = record.periodStart
-    const paidUntil = addMonth(periodStart.getTime() > at.getTime() ? periodStart : at)
-    const entryId = yield* (yield* SecureRandom.SecureRandom).uuidV4()
+    const month = paidMonth(periodStart, at)
+    const paidUntil = month.end
+    const planName = plan.name
+    const charge = yield* chargeOf(subscription, plan, payment, at, month)
     const outcome = yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
       if (!(yield* guard)) return "duplicate" as const
       if (!(yield* (yield* Subscriptions).extend(subscription.id, periodStart, paidUntil))) return "not-needed" as const
-      yield* (yield* Ledger).record({
-        id: entryId,
-        userId: subscription.userId,
-        subscriptionId: subscription.id,
-        orderId: null,
-        kind: "charge",
-        amountCents: payment.amountCents,
-        reference: payment.reference,
-        createdAt: at
-      })
+      // The charge in the ledger and its invoice, with the period's extension.
+      yield* charge
       yield* (yield* Renewals).markPaid(subscription.id, periodStart, payment.reference, at)
       // Paying for a period means going on with it.
       yield* (yield* Subscriptions).setCancelAtPeriodEnd(subscription.id, false)
@@ -118,7 +138,7 @@ const settle = <R = never>(
       const current = yield* (yield* Renewals).get(subscription.id, periodStart)
       const paidBy = Option.isSome(current) ? current.value.chargeReference : null
       // The same payment seen twice (a retried pass, a replayed key): nothing more to do.
-      if (paidBy !== payment.reference) yield* giveBack(subscription, payment)
+      if (paidBy !== payment.reference) yield* giveBack(subscription, charge, payment)
     }
     if (outcome !== "renewed") return outcome
     yield* (yield* (yield* HostedServices).of(subscription.kind)).resume(subscription.id, periodStart)
@@ -133,15 +153,64 @@ const settle = <R = never>(
     return outcome
   })
 
-/** A payment nothing needs any more (its period was paid otherwise, or its service is gone) goes back, once. */
-const giveBack = (subscription: Subscription, payment: { readonly reference: string; readonly amountCents: number }) =>
+/** A plan as a renewal bills it. */
+type RenewedPlan = { readonly name: string; readonly priceCents: number }
+
+/**
+ * Recording `payment` of `subscription` (the ledger entry and its invoice, to run in a transaction), priced before the
+ * transaction (VIES may be asked again) for the month it pays.
+ */
+const chargeOf = (
+  subscription: Subscription,
+  plan: RenewedPlan,
+  payment: { readonly reference: string; readonly amountCents: number },
+  at: Date,
+  month: { readonly start: Date; readonly end: Date }
+) =>
   Effect.gen(function*() {
+    const quote = yield* quotePlanMonth(yield* billedUser(subscription.userId), plan, month, { agreed: true })
+    const entryId = yield* (yield* SecureRandom.SecureRandom).uuidV4()
+    return recordCharge({
+      id: entryId,
+      userId: subscription.userId,
+      subscriptionId: subscription.id,
+      orderId: null,
+      kind: "charge",
+      amountCents: payment.amountCents,
+      reference: payment.reference,
+      createdAt: at
+    }, quote)
+  })
+
+/**
+ * A payment nothing needs any more (its period was paid otherwise, or its service is gone) goes back, once: it is
+ * recorded and invoiced (money was taken), refunded under the key `refund:<payment>`, and the refund recorded with its
+ * credit note. A replay finds each step done (the ledger's references, the gateway's key).
+ */
+const giveBack = <E, R>(
+  subscription: Subscription,
+  charge: Effect.Effect<unknown, E, R>,
+  payment: { readonly reference: string; readonly amountCents: number }
+) =>
+  Effect.gen(function*() {
+    const unitOfWork = yield* UnitOfWork
+    yield* unitOfWork.transaction(charge)
     const refund = yield* (yield* PaymentGateway).refund({
       charge: payment.reference,
       amountCents: payment.amountCents,
       idempotencyKey: `refund:${payment.reference}`
     })
     yield* Effect.logWarning(`renewal payment ${payment.reference} of subscription ${subscription.id} was not needed: refunded`)
+    yield* unitOfWork.transaction(recordRefund({
+      id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
+      userId: subscription.userId,
+      subscriptionId: subscription.id,
+      orderId: null,
+      kind: "refund",
+      amountCents: payment.amountCents,
+      reference: `${payment.reference}:${refund.reference}`,
+      createdAt: yield* now
+    }, payment.reference))
     yield* (yield* Notices).send({
       _tag: "RefundIssued",
       userId: subscription.userId,
@@ -152,13 +221,14 @@ const giveBack = (subscription: Subscription, payment: { readonly reference: str
   })
 
 /** The outcome of one automatic attempt, recorded once (a compare-and-set on the failures so far), and told. */
-const attempt = (subscription: Subscription, record: RenewalRecord, planName: string) =>
+const attempt = (subscription: Subscription, record: RenewalRecord, plan: RenewedPlan) =>
   Effect.gen(function*() {
+    const planName = plan.name
     const renewals = yield* Renewals
     const settings = yield* RenewalSettings
     const charged = yield* Effect.result(chargeSavedCard(subscription, record, planName))
     if (charged._tag === "Success") {
-      yield* settle(subscription, record, planName, { reference: charged.success.reference, amountCents: record.amountCents })
+      yield* settle(subscription, record, plan, { reference: charged.success.reference, amountCents: record.amountCents })
       return
     }
     const failure = charged.failure
@@ -268,7 +338,7 @@ const renewalPass = (subscription: Subscription, at: Date) =>
       return
     }
     const claimed = yield* renewals.claim(subscription.id, periodStart, at, new Date(at.getTime() + Duration.toMillis(settings.claimLease)))
-    if (Option.isSome(claimed)) yield* attempt(subscription, claimed.value, plan.name)
+    if (Option.isSome(claimed)) yield* attempt(subscription, claimed.value, plan)
   })
 
 const remind = (subscription: Subscription, record: RenewalRecord, planName: string) =>
@@ -309,7 +379,7 @@ export const payNow = (subscription: Subscription, options: { readonly page: boo
     if (record.status === "paid") return yield* current
     const charged = yield* Effect.result(chargeSavedCard(subscription, record, plan.name))
     if (charged._tag === "Success") {
-      yield* settle(subscription, record, plan.name, { reference: charged.success.reference, amountCents: record.amountCents })
+      yield* settle(subscription, record, plan, { reference: charged.success.reference, amountCents: record.amountCents })
       return yield* current
     }
     const failure = charged.failure
@@ -352,7 +422,7 @@ export const receiveRenewalPayment = Effect.fn("receiveRenewalPayment")(function
   const outcome = yield* settle(
     subscription.value,
     record,
-    plan.name,
+    plan,
     { reference: notification.payment, amountCents: notification.amountCents },
     notifications.record(notification, at)
   )

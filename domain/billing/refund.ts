@@ -8,6 +8,7 @@ import { Orders } from "../../ports/Orders.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { Notices } from "../notices/CustomerNotice.ts"
 import { alert } from "../ops/alert.ts"
+import { moveOrder } from "./orderMoves.ts"
 import { moveSubscription } from "./subscriptionMoves.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
 import { tell } from "./serviceNotices.ts"
@@ -68,5 +69,5 @@ export const refundOrder = (orderId: string, reason: string) =>
       yield* moveSubscription(order.value.subscriptionId, "provisioningFailed")
     }
     const outcome = charges > 0 ? "Nothing was kept and your payment was refunded." : "Nothing was charged."
-    yield* orders.fail(orderId, `${reason} ${outcome}`, new Date(yield* Clock.currentTimeMillis))
+    yield* moveOrder(orderId, { event: "failed", reason: `${reason} ${outcome}` }, new Date(yield* Clock.currentTimeMillis))
   })

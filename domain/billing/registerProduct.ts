@@ -25,7 +25,7 @@ export interface ProductDefinition<Plan, RP, RO, RS, RB, RL, RR, RE> {
   readonly kind: ServiceKind
   readonly steps: ReadonlyArray<string>
   /** The plan, when it is one of this product's and for sale now. */
-  readonly forSale: (planId: string) => Effect.Effect<Option.Option<Plan>, DatabaseUnavailable, RP>
+  readonly forSale: (planId: string) => Effect.Effect<Option.Option<Plan>, OrderRefused | DatabaseUnavailable, RP>
   /** One of this product's plans, retired ones included (a renewal bills it). */
   readonly plan: (planId: string) => Effect.Effect<Option.Option<PlanTerms>, DatabaseUnavailable, RP>
   readonly termsOf: (plan: Plan) => PlanTerms

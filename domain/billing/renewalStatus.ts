@@ -1,9 +1,9 @@
 // Where each of a customer's subscriptions stands with its renewal, for the billing page: charged on a date, declined
 // and tried again, waiting for the customer's approval, lapsed, cancelled or ended (the panel puts it in words).
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { Renewals } from "../../ports/Renewals.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
-import { endsAt, planOf } from "./autoRenewal.ts"
+import { endsAt, planOf, renewalPrice } from "./autoRenewal.ts"
 import type { Subscription } from "./Billing.ts"
 
 /** Where a subscription's renewal stands, for the billing page (the panel puts it in words). */
@@ -48,7 +48,8 @@ export const renewalStatuses = Effect.fn("renewalStatuses")(function*(userId: st
       const base = {
         subscription,
         planName: plan.name,
-        amountCents: record?.amountCents ?? plan.priceCents,
+        // The period's amount once its record is open; before, what it would cost now (VAT included).
+        amountCents: record?.amountCents ?? (yield* renewalPrice(subscription, plan, new Date(yield* Clock.currentTimeMillis), false)),
         nextChargeAt: null,
         nextAttemptAt: null,
         attempts: record?.attempts ?? 0,

@@ -1,7 +1,7 @@
 // Server processes on one PostgreSQL selling VPS on a sandbox Proxmox the test runs ("lab", registered through
 // CATALOG_FILE), for tests of several instances: which instance runs a workflow is told by the Proxmox ticket it
 // signs in with (each instance signs in on its own).
-import { payOrder } from "../support/checkout.ts"
+import { fillBillingProfile, payOrder } from "../support/checkout.ts"
 import { Effect, Exit, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import { sandboxStripe } from "../../adapters/stripe/sandbox/SandboxStripe.ts"
@@ -51,6 +51,7 @@ export const signIn = async (url: string, label = "lab") => {
   const account = { email, password: "correct horse battery", accountType: "personal", firstName: "Ada", lastName: "Lovelace" }
   expect((await browser.post("/api/auth/register", account)).status).toBe(201)
   expect((await browser.post("/api/auth/login", { email, password: account.password, rememberMe: true })).status).toBe(200)
+  await fillBillingProfile(browser)
   return browser
 }
 

@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { Schema } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { Browser, parseSetCookie } from "../support/browser.ts"
-import { payOrder } from "../support/checkout.ts"
+import { fillBillingProfile, payOrder } from "../support/checkout.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
 import { legalDir, sellerFile } from "../support/invoicing.ts"
 import {
@@ -130,6 +130,7 @@ describe("development without secrets", () => {
     const email = `stripe.${Date.now()}@example.com`
     expect((await browser.post("/api/auth/register", account(email))).status).toBe(201)
     expect((await browser.post("/api/auth/login", { email, password: "correct horse battery" })).status).toBe(200)
+    await fillBillingProfile(browser)
     const placed = await browser.post("/api/orders", { planId: "mc-2g", options: {} })
     expect(placed.status, placed.text).toBe(201)
     const order = (placed.body as { order: { id: string; status: string; checkoutUrl?: string } }).order

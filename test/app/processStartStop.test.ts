@@ -1,6 +1,6 @@
 // `node app/main.ts` starting and stopping under traffic: no request sent during the start is left unanswered, and a
 // SIGTERM closes open consoles at once, lets a request under way finish, refuses new connections and exits 0.
-import { paid } from "../support/checkout.ts"
+import { fillBillingProfile, paid } from "../support/checkout.ts"
 import { stat } from "node:fs/promises"
 import { get, request } from "node:http"
 import { connect } from "node:net"
@@ -155,6 +155,7 @@ describe("SIGTERM", () => {
     const account = { email, password: "correct horse battery", accountType: "personal", firstName: "Ada", lastName: "Lovelace" }
     expect((await browser.request("POST", "/api/auth/register", { json: account, headers: { origin } })).status).toBe(201)
     expect((await browser.request("POST", "/api/auth/login", { json: { email, password: account.password }, headers: { origin } })).status).toBe(200)
+    await fillBillingProfile(browser, origin)
     const key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB7uLQ2QJEVpMZ8wYJfEq1v7rJ9l3cQxYwZ0Yt3JmK4N ada@example.com"
     const placed = await browser.request("POST", "/api/orders", {
       json: { planId: "vps-s", options: { templateId: "debian-12", hostname: "drain-1", sshPublicKey: key } },

@@ -12,6 +12,7 @@ import { Browser } from "../support/browser.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
 import { legalDir, sellerFile } from "../support/invoicing.ts"
 import { cleanUp, createDatabase, type Env, exitOf, freePort, lines, run, spawnNode, startServer, stop, tempDir } from "./processes.ts"
+import { fillBillingProfile } from "../support/checkout.ts"
 
 const drops: Array<() => Promise<unknown>> = []
 afterEach(async () => {
@@ -155,6 +156,7 @@ describe.skipIf(testDatabaseUrl === undefined)("production on PostgreSQL", () =>
     const account = { email, password: "correct horse battery", accountType: "personal", firstName: "Ada", lastName: "Lovelace" }
     expect((await browser.post("/api/auth/register", account)).status).toBe(201)
     expect((await browser.post("/api/auth/login", { email, password: account.password })).status).toBe(200)
+    await fillBillingProfile(browser)
     return browser
   }
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { byTestId, useChromium } from "../support/chromium.ts"
 import { sweepRenewals } from "../../domain/billing/autoRenewal.ts"
 import { sandboxStripe, startSelfAddressedTestServer } from "../support/testServer.ts"
-import { DECLINED_OFF_SESSION_CARD, saveCard } from "../support/checkout.ts"
+import { DECLINED_OFF_SESSION_CARD, fillBillingProfile, saveCard } from "../support/checkout.ts"
 import { lapse, leakScanner, provisionedVps, ScannedBrowser, waitForVpsStatus } from "../support/vpsHttp.ts"
 
 let server: Awaited<ReturnType<typeof startSelfAddressedTestServer>>
@@ -21,6 +21,7 @@ beforeAll(async () => {
   api = new ScannedBrowser(server.url, await leakScanner(server))
   expect((await api.post("/api/auth/register", { ...customer, accountType: "personal", firstName: "Grace", lastName: "Hopper", language: "en" })).status).toBe(201)
   expect((await api.post("/api/auth/login", { ...customer, rememberMe: false })).status).toBe(200)
+  await fillBillingProfile(api)
   vps = await provisionedVps(api, "billing-vps")
 }, 60_000)
 
@@ -48,7 +49,7 @@ const words = (page: Page) => byTestId(page, `billing-words-${vps.subscriptionId
 describe("the billing page", () => {
   it("says when each subscription renews and for how much, the card, and the payments so far", async () => {
     const page = await billingPage()
-    expect(await words(page)).toMatch(/^Renews on \d{1,2} \w+ \d{4} for €5\.00$/)
+    expect(await words(page)).toMatch(/^Renews on \d{1,2} \w+ \d{4} for €6\.00$/)
     expect(await byTestId(page, `billing-pay-${vps.subscriptionId}`).count()).toBe(0)
     // The first payment, on the checkout page, saved the card.
     expect(await byTestId(page, "billing-card-words").textContent()).toContain("ending in 4242")
@@ -85,7 +86,7 @@ describe("the billing page", () => {
     await page.context().addCookies([{ name: "zh_lang", value: "fr", url: server.url }])
     await page.reload()
     await byTestId(page, `billing-renewal-${vps.subscriptionId}`).waitFor()
-    expect(await words(page)).toMatch(/^Renouvelé le \d{1,2} \S+ \d{4} pour 5,00\s€$/)
+    expect(await words(page)).toMatch(/^Renouvelé le \d{1,2} \S+ \d{4} pour 6,00\s€$/)
     expect(await overflow(), "/billing in French is wider than the screen").toBeLessThanOrEqual(0)
   })
 })

@@ -78,7 +78,7 @@ describe("the customer journey in the panel", () => {
     await page.waitForURL(/\/orders\/[^/]+$/)
   }
 
-  step("orders a VPS: plan, template, host name and an SSH key", async () => {
+  step("orders a VPS: plan, template, host name and an SSH key; billing details first, then on to the payment", async () => {
     await byTestId(page, "nav-order").click()
     await byTestId(page, "plans-vps").waitFor()
     await byTestId(page, "plan-choose-vps-s").click()
@@ -87,6 +87,16 @@ describe("the customer journey in the panel", () => {
     await byTestId(page, "order-hostname").fill(hostname)
     await byTestId(page, "order-ssh-key").fill(ed25519PublicKey("ada@browser"))
     await byTestId(page, "order-pay").click()
+    // No billing details yet: the order page asks for them (prefilled with the account's name) and says why.
+    await byTestId(page, "order-billing").waitFor()
+    expect(await byTestId(page, "order-error").textContent()).toBe("Fill in your billing details before ordering.")
+    expect(await byTestId(page, "billing-name").inputValue()).toBe("Ada Lovelace")
+    await byTestId(page, "billing-line1").fill("1 rue de la Paix")
+    await byTestId(page, "billing-postcode").fill("75002")
+    await byTestId(page, "billing-city").fill("Paris")
+    await byTestId(page, "billing-country").fill("FR")
+    await byTestId(page, "billing-save").click()
+    // Saved, the same order goes on to the provider's page by itself.
     await payOnCheckoutPage()
     vpsOrderPath = new URL(page.url()).pathname
   })

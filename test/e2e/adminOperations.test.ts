@@ -110,6 +110,10 @@ describe("an operator's refund", () => {
     const b = expectBody(second!, 201, RefundView)
     expect(a.requestId).toBe(b.requestId)
     expect(a.refundableCents).toBe(charge.amountCents - 100)
+    // The charge was invoiced: the refund has its credit note, visible to the customer among their documents.
+    expect(a.creditNote).not.toBeNull()
+    const documents = (await ada.browser.get("/api/invoices")).body as { invoices: ReadonlyArray<{ id: string; kind: string }> }
+    expect(documents.invoices.filter((d) => d.kind === "credit_note").map((d) => d.id)).toEqual([a.creditNote?.id])
     const after = expectBody(await support.browser.get(`/api/admin/customers/${ada.id}/payments`), 200, Payments)
     expect(after.payments.filter((p) => p.kind === "refund").map((p) => p.amountCents)).toEqual([100])
     expect(after.payments.find((p) => p.id === charge.id)?.refundableCents).toBe(charge.amountCents - 100)

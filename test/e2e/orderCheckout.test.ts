@@ -6,7 +6,7 @@ import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { OrderView } from "../../adapters/http/views.ts"
 import type { SandboxStripe } from "../../adapters/stripe/sandbox/SandboxStripe.ts"
-import { payCheckout, TEST_CARD } from "../support/checkout.ts"
+import { fillBillingProfile, payCheckout, TEST_CARD } from "../support/checkout.ts"
 import { sandboxStripe, startTestServer, stripePayments } from "../support/testServer.ts"
 import { Envelopes, expectBody, type ScannedBrowser, signedInCustomer, vpsOrder, waitFor } from "../support/vpsHttp.ts"
 import { sandboxesLeakScanner } from "../support/gameHttp.ts"
@@ -34,6 +34,37 @@ const orderGame = async (browser: ScannedBrowser) =>
 const statusOf = async (browser: ScannedBrowser, id: string) => expectBody(await browser.get(`/api/orders/${id}`), 200, OrderView).status
 
 describe("an order paid through the sandbox Stripe over HTTP", () => {
+  it("without billing details: 422 BILLING_PROFILE_REQUIRED, no order, no checkout page; filled in, paid TTC and invoiced", async () => {
+    const browser = await signedInCustomer(server, await sandboxesLeakScanner(server), "noprofile", { billingProfile: false })
+    const eventsBefore = (await run(stripe.control.events)).length
+    const refused = expectBody(await browser.post("/api/orders", { planId: "mc-2g", options: {} }), 422, Envelopes.error).error
+    expect(refused.code).toBe("BILLING_PROFILE_REQUIRED")
+    expect(refused.message).toMatch(/billing details/)
+    const me = (await browser.get("/api/auth/me")).body as { readonly user: { readonly id: string } }
+    expect(await count(`SELECT count(*)::int AS n FROM orders WHERE user_id = '${me.user.id}'`)).toBe(0)
+    // Nothing reached Stripe: no customer made, no checkout session opened.
+    expect((await run(stripe.control.events)).length).toBe(eventsBefore)
+    expect(await count(`SELECT count(*)::int AS n FROM payment_customers WHERE user_id = '${me.user.id}'`)).toBe(0)
+
+    await fillBillingProfile(browser)
+    const order = await orderGame(browser)
+    expect((await payCheckout(order.checkoutUrl!, TEST_CARD)).status).toBe(303)
+    await waitFor("the order to be paid", async () => (await statusOf(browser, order.id)) !== "awaiting_payment" ? true : undefined)
+    // The plan's price excluding VAT, 20 % on top for a French consumer: exactly what Stripe took, and the invoice.
+    const plan = ((await browser.get("/api/plans")).body as { readonly plans: ReadonlyArray<{ readonly id: string; readonly priceCents: number }> })
+      .plans.find((p) => p.id === "mc-2g")!
+    const rows = await server.runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ readonly reference: string; readonly amount: number; readonly ht: number; readonly vat: number; readonly ttc: number }>`
+        SELECT l.reference, l.amount_cents AS amount, i.total_excluding_vat_cents AS ht, i.vat_cents AS vat,
+          i.total_including_vat_cents AS ttc
+        FROM ledger_entries l JOIN invoices i ON i.ledger_kind = 'charge' AND i.ledger_reference = l.reference
+        WHERE l.order_id = ${order.id}`))
+    const ttc = plan.priceCents * 1.2
+    expect(rows.map(({ reference: _, ...amounts }) => amounts)).toEqual([{ amount: ttc, ht: plan.priceCents, vat: ttc - plan.priceCents, ttc }])
+    const charged = (await server.runtime.runPromise(stripePayments)).find((p) => p.id === rows[0]!.reference)
+    expect(charged?.amount).toBe(ttc)
+  }, 60_000)
+
   it("the browser coming back to the panel changes nothing; Stripe's webhook does", async () => {
     const browser = await customer("return")
     const order = await orderGame(browser)

@@ -32,7 +32,7 @@ describe("GET /api/payments", () => {
       readonly payments: ReadonlyArray<Record<string, unknown>>
     }
     expect(payments).toHaveLength(1)
-    expect(payments[0]).toMatchObject({ kind: "charge", amountCents: 500, orderId })
+    expect(payments[0]).toMatchObject({ kind: "charge", amountCents: 600, orderId })
     expect(JSON.parse((await bob.get("/api/payments")).text)).toEqual({ payments: [] })
   }, 60_000)
 

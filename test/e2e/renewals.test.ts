@@ -48,7 +48,8 @@ describe("the renewal of each subscription", () => {
     expect(await renewalOf(browser, subscriptionId)).toMatchObject({
       state: "renews",
       planName: "VPS S",
-      amountCents: 500,
+      // The plan's 5.00 € excluding VAT, 20 % included for a French consumer.
+      amountCents: 600,
       nextChargeAt: periodEnd,
       attempts: 0,
       payUrl: null

@@ -9,6 +9,7 @@ import { Catalog } from "../../ports/Catalog.ts"
 import { Browser } from "../support/browser.ts"
 import { decodeQuotedPrintable, type SmtpSink, startSmtpSink } from "../support/smtpSink.ts"
 import { sandboxStripe, startTestServer } from "../support/testServer.ts"
+import { fillBillingProfile } from "../support/checkout.ts"
 
 let smtp: SmtpSink
 let server: Awaited<ReturnType<typeof startTestServer>>
@@ -45,6 +46,7 @@ const signedIn = async () => {
   const account = { email, password, accountType: "personal", firstName: "Ada", lastName: "Lovelace", language: "en" }
   expect((await browser.post("/api/auth/register", account)).status).toBe(201)
   expect((await browser.post("/api/auth/login", { email, password })).status).toBe(200)
+  await fillBillingProfile(browser)
   return { browser, email }
 }
 

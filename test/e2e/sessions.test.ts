@@ -3,6 +3,7 @@
 // while its game console tokens stop working. Sign-in and reset throttling seen from several client addresses.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Browser } from "../support/browser.ts"
+import { fillBillingProfile } from "../support/checkout.ts"
 import { GameEnvelopes, openGameConsole, provisionedGame, sandboxesLeakScanner } from "../support/gameHttp.ts"
 import { startTestServer } from "../support/testServer.ts"
 import {
@@ -44,6 +45,8 @@ const customer = async () => {
     expect(login.status, login.text).toBe(200)
     return browser
   }
+  // Billing details once, so the customer can order.
+  await fillBillingProfile(await signIn())
   return { email, signIn }
 }
 

@@ -62,7 +62,9 @@ describe("the role matrix of the back-office", () => {
       "GET /api/admin/customers/:id/payments",
       "POST /api/admin/charges/:id/refunds",
       "GET /api/admin/customers/:id/notices",
-      "POST /api/admin/notices/resend"
+      "POST /api/admin/notices/resend",
+      "GET /api/admin/catalog",
+      "POST /api/admin/catalog/plans/:id/sale"
     ]))
   })
 

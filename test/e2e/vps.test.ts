@@ -301,7 +301,7 @@ describe("the subscription's life", () => {
     await waitForVpsStatus(browser, vpsId, "suspended")
     const before = await charges()
     const { subscription } = expectBody(await browser.post(`/api/subscriptions/${subscriptionId}/renew`), 200, Envelopes.subscription)
-    expect((await charges()).slice(before.length)).toEqual([expect.objectContaining({ amount: 500, description: "VPS S, renewal" })])
+    expect((await charges()).slice(before.length)).toEqual([expect.objectContaining({ amount: 600, description: "VPS S, renewal" })])
     expect(subscription.status).toBe("active")
     expect(new Date(subscription.currentPeriodEnd).getTime()).toBeGreaterThan(Date.now() + 27 * 24 * 3600_000)
     const { vps } = expectBody(await browser.get(`/api/vps/${vpsId}`), 200, Envelopes.vps)

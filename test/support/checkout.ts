@@ -73,3 +73,22 @@ export const saveCard = async (browser: Browser, card: string) => {
 }
 
 export const DECLINED_OFF_SESSION_CARD = "4000000000009995"
+
+/** A French consumer's billing details (20 % VAT), as the panel's billing-profile form sends them. */
+export const FRENCH_BILLING_PROFILE = {
+  name: "Ada Lovelace",
+  address: { line1: "1 rue de la Paix", postcode: "75002", city: "Paris", country: "FR" }
+}
+
+/**
+ * Saves the signed-in customer's billing profile (PUT /api/billing-profile): without one, POST /api/orders answers 422
+ * BILLING_PROFILE_REQUIRED. `origin` for a server that is given one (a process started with its public URL).
+ */
+export const fillBillingProfile = async (
+  browser: Browser,
+  origin?: string,
+  profile: unknown = FRENCH_BILLING_PROFILE
+) => {
+  const saved = await browser.request("PUT", "/api/billing-profile", { json: profile, ...(origin === undefined ? {} : { headers: { origin } }) })
+  if (saved.status !== 200) throw new Error(`saving the billing profile answered ${saved.status}: ${saved.text}`)
+}

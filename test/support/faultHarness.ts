@@ -18,6 +18,7 @@ import { embeddedDataDir, postgres } from "../../app/Database.ts"
 import { type SandboxProxmox, type SandboxVmState, startSandboxProxmox } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
 import type { LedgerEntry, Order } from "../../domain/billing/Billing.ts"
 import { placeOrder } from "../../domain/billing/Ordering.ts"
+import { billedCustomer } from "./invoicing.ts"
 import { paid } from "./checkout.ts"
 import { clusterSecretNames } from "../../domain/catalog/catalogSecrets.ts"
 import { hostAddresses, parseAddress, parseCidr } from "../../domain/catalog/ipv4.ts"
@@ -160,8 +161,9 @@ let customers = 0
 /** A new customer (orders belong to a user) and their order of plan vps-s with debian-12, as placed. */
 export const placeLabOrder = Effect.gen(function*() {
   const n = ++customers
-  const user = yield* (yield* Users).insert(newUser(`faults-${n}-${Date.now()}@example.com`))
-  const order = yield* placeOrder({ id: user.id, email: user.email }, vpsPlan.id, vpsOptions(`faults-${n}`))
+  const registered = yield* (yield* Users).insert(newUser(`faults-${n}-${Date.now()}@example.com`))
+  const user = yield* billedCustomer(registered.id)
+  const order = yield* placeOrder(user, vpsPlan.id, vpsOptions(`faults-${n}`))
   // Paid on the sandbox Stripe's page; its webhook reaches the application's route on its own.
   yield* Effect.promise(() => paid({ id: order.id, status: order.status, checkoutUrl: order.checkoutUrl ?? "" }))
   return yield* pollUntil(orderOf(order.id), (o) => o.status !== "awaiting_payment", "20 seconds", (o) => `order ${o.id} still ${o.status}`)

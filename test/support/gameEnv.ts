@@ -65,7 +65,12 @@ export const seedGameCatalog = Effect.gen(function*() {
   yield* catalog.upsertPlan(brokenPlan)
 })
 
-export const gameEnv = (options: { readonly installDuration?: Duration.Input; readonly settings?: Partial<typeof gameSettings> } = {}) => {
+export const gameEnv = (options: {
+  readonly installDuration?: Duration.Input
+  readonly settings?: Partial<typeof gameSettings>
+  /** The panel adapter's own settings (retries, timeouts). */
+  readonly panel?: SimulatedGamePanel.SimulatedGamePanelOptions["adapter"]
+} = {}) => {
   const services = Layer.mergeAll(
     MemoryCatalog.layer.pipe(Layer.provideMerge(MemoryCatalog.layerState)),
     MemoryOrders.layer,
@@ -75,7 +80,10 @@ export const gameEnv = (options: { readonly installDuration?: Duration.Input; re
     memoryInvoicing,
     MemoryGameServerRecords.layer,
     MemoryGameAllocations.layer,
-    SimulatedGamePanel.layer({ installDurationMs: Duration.toMillis(Duration.fromInputUnsafe(options.installDuration ?? "20 seconds")) }),
+    SimulatedGamePanel.layer({
+      installDurationMs: Duration.toMillis(Duration.fromInputUnsafe(options.installDuration ?? "20 seconds")),
+      ...(options.panel === undefined ? {} : { adapter: options.panel })
+    }),
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     JoseConsoleTokens.layer(Redacted.make(new Uint8Array(32).fill(7))),
     // Console tokens are bound to a live session of their holder.

@@ -3,15 +3,18 @@ import { Effect, Layer, type ManagedRuntime, Option } from "effect"
 import type { SecureRandom } from "effect/crypto"
 import { UserId } from "../../domain/account/User.ts"
 import { quotePlanMonth, recordCharge } from "../../domain/billing/invoicing/issueDocuments.ts"
-import type { BillingProfiles } from "../../ports/BillingProfiles.ts"
+import { BillingProfiles } from "../../ports/BillingProfiles.ts"
 import type { Invoices } from "../../ports/Invoices.ts"
 import type { Ledger } from "../../ports/Ledger.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
 import type { VatRegistry } from "../../ports/VatRegistry.ts"
-import { chargeEntry } from "./invoiceMother.ts"
+import { chargeEntry, profileIn } from "./invoiceMother.ts"
+import { newUser } from "./userMother.ts"
 import { resolve } from "node:path"
+import * as FixtureRegistry from "../../adapters/fake/FixtureRegistry.ts"
 import * as FixtureVatRegistry from "../../adapters/fake/FixtureVatRegistry.ts"
+import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
 import * as MemoryBillingProfiles from "../../adapters/fake/MemoryBillingProfiles.ts"
 import * as MemoryInvoices from "../../adapters/fake/MemoryInvoices.ts"
 import { InvoicingSettings } from "../../domain/billing/invoicing/InvoicingSettings.ts"
@@ -26,20 +29,43 @@ export const testVatRules: VatRules = {
 
 export const testInvoicingSettings = Layer.succeed(InvoicingSettings, { seller: demoSeller, vatRules: testVatRules })
 
-/** What issuing documents needs beside the ledger: settings, the documents, the profiles and the VIES fixture. */
+/**
+ * What issuing documents needs beside the ledger: settings, the documents, the profiles, the VIES and registry
+ * fixtures, and the accounts billed.
+ */
 export const memoryInvoicing = Layer.mergeAll(
   testInvoicingSettings,
   MemoryInvoices.layer,
   MemoryBillingProfiles.layer,
-  FixtureVatRegistry.layer
+  FixtureVatRegistry.layer,
+  FixtureRegistry.layer,
+  MemoryUsers.layer
 )
+
+/**
+ * The account `userId` with a French consumer's billing profile (20 % VAT), each made when missing: a customer who can
+ * pay. An account a test registered itself keeps its fields.
+ */
+export const billedCustomer = (userId: string, email = `${userId.slice(-12)}@example.test`) =>
+  Effect.gen(function*() {
+    const users = yield* Users
+    const found = yield* users.findById(UserId.make(userId))
+    const user = Option.isSome(found) ? found.value : yield* users.insert(newUser(email, { id: UserId.make(userId) })).pipe(Effect.orDie)
+    const profiles = yield* BillingProfiles
+    if (Option.isNone(yield* profiles.get(userId))) {
+      yield* profiles.save(profileIn(userId, "FR", { name: `${user.firstName} ${user.lastName}`, address: frenchAddress }))
+    }
+    return user
+  })
+
+export const frenchAddress = { line1: "1 rue de la Paix", line2: null, postcode: "75002", city: "Paris", country: "FR" }
 
 /** A valid SELLER_FILE for processes started outside sandbox mode. */
 export const sellerFile = resolve(import.meta.dirname, "../fixtures/seller.json")
 
 /**
  * A paid month of VPS S invoiced to `userId` (who has a billing profile) through the server's own services, as a
- * payment will be once orders record charges with recordCharge.
+ * payment records it (recordCharge), without going through an order.
  */
 export const invoiceAMonth = (
   server: { readonly runtime: ManagedRuntime.ManagedRuntime<Users | UnitOfWork | Ledger | Invoices | BillingProfiles | VatRegistry | InvoicingSettings | SecureRandom.SecureRandom, unknown> },

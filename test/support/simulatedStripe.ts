@@ -11,6 +11,7 @@ import * as StripePaymentGateway from "../../adapters/stripe/StripePaymentGatewa
 import { placeOrder } from "../../domain/billing/Ordering.ts"
 import { receivePaymentNotification } from "../../domain/billing/paymentNotifications.ts"
 import { Orders } from "../../ports/Orders.ts"
+import { billedCustomer } from "./invoicing.ts"
 
 export const WEBHOOK_SECRET = "whsec_domain_tests_simulated_stripe"
 
@@ -84,12 +85,13 @@ export const payOrder = (orderId: string) =>
     for (const event of yield* checkoutEvents(orderId)) yield* deliver(event)
   })
 
-/** A customer as billing knows them (the provider's account is made from the e-mail). */
-export const customer = (userId: string) => ({ id: userId, email: `${userId.slice(-12)}@example.test` })
+/** Places an order as `userId`, a customer who can pay (billedCustomer: an account with a French billing profile). */
+export const placeAs = (userId: string, planId: string, options: unknown) =>
+  Effect.flatMap(billedCustomer(userId), (user) => placeOrder(user, planId, options))
 
 /** Places the order as `userId` and pays it on its page; the order as placed (awaiting its payment). */
 export const placePaidOrder = (userId: string, planId: string, options: unknown) =>
-  Effect.tap(placeOrder(customer(userId), planId, options), (order) => payOrder(order.id))
+  Effect.tap(placeAs(userId, planId, options), (order) => payOrder(order.id))
 
 /** The payments Stripe took (PaymentIntents that succeeded), oldest first. */
 export const succeededPayments = Effect.gen(function*() {

@@ -11,7 +11,7 @@ import { Catalog } from "../../ports/Catalog.ts"
 import { IpAddresses } from "../../ports/IpAddresses.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Browser, type Reply } from "./browser.ts"
-import { paid } from "./checkout.ts"
+import { fillBillingProfile, paid } from "./checkout.ts"
 import type { startTestServer } from "./testServer.ts"
 
 export type TestServer = Awaited<ReturnType<typeof startTestServer>>
@@ -128,8 +128,13 @@ export const ed25519PublicKey = (comment = "ada@laptop") => {
   return `ssh-ed25519 ${blob.toString("base64")} ${comment}`
 }
 
-/** A freshly registered, signed-in customer. */
-export const signedInCustomer = async (server: TestServer, scan: LeakScanner, label = "customer") => {
+/** A freshly registered, signed-in customer, with a French billing profile (so they can order) unless told not to. */
+export const signedInCustomer = async (
+  server: TestServer,
+  scan: LeakScanner,
+  label = "customer",
+  options: { readonly billingProfile?: boolean } = {}
+) => {
   const browser = new ScannedBrowser(server.url, scan)
   const email = `${label}.${randomUUID()}@example.com`
   const password = "correct horse battery"
@@ -143,6 +148,7 @@ export const signedInCustomer = async (server: TestServer, scan: LeakScanner, la
   expect(registered.status, registered.text).toBe(201)
   const login = await browser.post("/api/auth/login", { email, password, rememberMe: false })
   expect(login.status, login.text).toBe(200)
+  if (options.billingProfile !== false) await fillBillingProfile(browser)
   return browser
 }
 

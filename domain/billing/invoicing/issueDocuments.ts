@@ -3,14 +3,15 @@
 // transaction as its ledger entry and only when that entry is new (a replayed payment issues nothing more).
 import { Clock, Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
-import type { User } from "../../account/User.ts"
+import { type User, UserId } from "../../account/User.ts"
 import { BillingProfiles } from "../../../ports/BillingProfiles.ts"
 import { Invoices } from "../../../ports/Invoices.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
+import { Users } from "../../../ports/Users.ts"
 import type { LedgerEntry } from "../Billing.ts"
 import { computeAmounts, type InvoiceAmounts } from "./amounts.ts"
 import { amountsFromTotal } from "./amountsFromTotal.ts"
-import type { BillingProfile } from "./BillingProfile.ts"
+import { BillingProfile } from "./BillingProfile.ts"
 import { type Buyer, type Invoice, InvoiceId, seriesOf } from "./Invoice.ts"
 import { BillingProfileRequired } from "./InvoicingErrors.ts"
 import { InvoicingSettings } from "./InvoicingSettings.ts"
@@ -36,21 +37,53 @@ export interface Quote {
 const parisYear = (at: Date) =>
   Number(new Intl.DateTimeFormat("en", { timeZone: "Europe/Paris", year: "numeric" }).format(at))
 
+export interface QuoteOptions {
+  /**
+   * A charge the customer already agreed to (a renewal, a payment being settled): a customer without a billing profile
+   * (a subscription from before invoicing) is billed under their account's name (`accountProfile`), never refused.
+   */
+  readonly agreed?: boolean
+  /** VIES is asked again about a number it could not check before (false inside a transaction). Default true. */
+  readonly recheckVat?: boolean
+}
+
 /**
- * Prices `lines` for `user`: the billing profile is required (an invoice needs the billing address), a VAT number
- * VIES could not check before is checked again, and the year's cross-border consumer sales decide the OSS rate.
+ * What an invoice names when the customer never filled in a billing profile: the account's name (and company), the
+ * country France (the only one an account without a profile can be placed in: registration is French), no address.
+ */
+export const accountProfile = (user: User, at: Date) =>
+  new BillingProfile({
+    userId: user.id,
+    name: `${user.firstName} ${user.lastName}`,
+    companyName: user.companyName,
+    address: { line1: "", line2: null, postcode: "", city: "", country: "FR" },
+    vatNumber: null,
+    vatCheck: null,
+    updatedAt: at
+  })
+
+/**
+ * Prices `lines` for `user`: the billing profile is required for a new sale (an invoice needs the billing address), a
+ * VAT number VIES could not check before is checked again, and the year's cross-border consumer sales decide the OSS
+ * rate.
  */
 export const quoteCharge = Effect.fn("quoteCharge")(function*(
   user: User,
   lines: ReadonlyArray<ChargeLine>,
-  period: Quote["period"] = null
+  period: Quote["period"] = null,
+  options: QuoteOptions = {}
 ) {
+  const at = new Date(yield* Clock.currentTimeMillis)
   const stored = yield* (yield* BillingProfiles).get(user.id)
-  if (Option.isNone(stored)) return yield* new BillingProfileRequired()
-  const profile = yield* recheckVatNumber(stored.value)
+  if (Option.isNone(stored) && options.agreed !== true) return yield* new BillingProfileRequired()
+  const profile = Option.isNone(stored)
+    ? accountProfile(user, at)
+    : options.recheckVat === false
+    ? stored.value
+    : yield* recheckVatNumber(stored.value)
   const { vatRules } = yield* InvoicingSettings
   const invoices = yield* Invoices
-  const year = parisYear(new Date(yield* Clock.currentTimeMillis))
+  const year = parisYear(at)
   const oss = { currentYearCents: yield* invoices.ossTotal(year), previousYearCents: yield* invoices.ossTotal(year - 1) }
   const amount = lines.reduce((sum, line) => sum + line.quantity * line.unitPriceExcludingVatCents, 0)
   const decision = decideVat(
@@ -75,9 +108,17 @@ export const quoteCharge = Effect.fn("quoteCharge")(function*(
 export const quotePlanMonth = (
   user: User,
   plan: { readonly name: string; readonly priceCents: number },
-  period: { readonly start: Date; readonly end: Date }
+  period: { readonly start: Date; readonly end: Date },
+  options: QuoteOptions = {}
 ) =>
-  quoteCharge(user, [{ description: plan.name, quantity: 1, unitPriceExcludingVatCents: plan.priceCents }], period)
+  quoteCharge(user, [{ description: plan.name, quantity: 1, unitPriceExcludingVatCents: plan.priceCents }], period, options)
+
+/** The account `userId` charges are billed to (a ledger entry always names an existing user). */
+export const billedUser = Effect.fn("billedUser")(function*(userId: string) {
+  const user = yield* (yield* Users).findById(UserId.make(userId))
+  if (Option.isNone(user)) return yield* Effect.die(new Error(`user ${userId} is billed but does not exist`))
+  return user.value
+})
 
 const buyerOf = (quote: Quote): Buyer => ({
   name: quote.profile.name,

@@ -6,7 +6,7 @@ import { BillingProfiles } from "../../../ports/BillingProfiles.ts"
 import { BusinessRegistry } from "../../../ports/BusinessRegistry.ts"
 import { VatRegistry } from "../../../ports/VatRegistry.ts"
 import { BillingProfile, type BillingProfileInput, isCountryCode, type VatCheckRecord } from "./BillingProfile.ts"
-import { InvalidBillingProfile, InvalidVatNumber } from "./InvoicingErrors.ts"
+import { BillingProfileRequired, InvalidBillingProfile, InvalidVatNumber } from "./InvoicingErrors.ts"
 import { frenchVatNumber, parseVatNumber, type VatNumber } from "./vatNumber.ts"
 
 export interface BillingProfileView {
@@ -136,4 +136,26 @@ export const recheckVatNumber = Effect.fn("recheckVatNumber")(function*(profile:
   const updated = new BillingProfile({ ...profile, vatCheck })
   yield* (yield* BillingProfiles).save(updated)
   return updated
+})
+
+/**
+ * Before a sale: the customer's saved profile; a professional account without one gets its registry prefill saved
+ * for it when the registry gave a complete head-office address (validated and its VAT number checked as if the
+ * customer had saved it). Anyone else, or a prefill the registry could not complete, must fill it in first:
+ * BillingProfileRequired, before anything is sold.
+ */
+export const billingProfileForSale = Effect.fn("billingProfileForSale")(function*(user: User) {
+  const stored = yield* (yield* BillingProfiles).get(user.id)
+  if (Option.isSome(stored)) return stored.value
+  if (user.accountType !== "professional") return yield* new BillingProfileRequired()
+  const prefilled = yield* prefill(user, yield* now)
+  return yield* saveBillingProfile(user, {
+    name: prefilled.name,
+    companyName: prefilled.companyName ?? undefined,
+    address: { ...prefilled.address, line2: prefilled.address.line2 ?? undefined },
+    vatNumber: prefilled.vatNumber ?? undefined
+  }).pipe(Effect.catchTags({
+    InvalidBillingProfile: () => Effect.fail(new BillingProfileRequired()),
+    InvalidVatNumber: () => Effect.fail(new BillingProfileRequired())
+  }))
 })

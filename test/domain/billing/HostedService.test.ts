@@ -4,8 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { placeOrder } from "../../../domain/billing/Ordering.ts"
-import { customer } from "../../support/simulatedStripe.ts"
+import { placeAs } from "../../support/simulatedStripe.ts"
 import { cancelSubscription, renewSubscription } from "../../../domain/billing/Renewal.ts"
 import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
@@ -25,14 +24,15 @@ describe("a product billing does not know (a DNS zone)", () => {
       assert.deepStrictEqual([order.step, order.totalSteps, order.stepName], [2, DNS_STEPS.length, DNS_STEPS[1]])
       assert.deepInclude(yield* zone("example.fr"), { orderId: order.id, serving: true })
       const charges = (yield* (yield* Ledger).forOrder(order.id)).map((e) => [e.kind, e.amountCents])
-      assert.deepStrictEqual(charges, [["charge", dnsPlan.priceCents]])
+      // The plan's price excluding VAT plus 20 % for a French consumer.
+      assert.deepStrictEqual(charges, [["charge", 120]])
     }).pipe(Effect.provide(dnsEnv)))
 
   it.effect("refuses options it does not accept before anything is charged", () =>
     Effect.gen(function*() {
-      const refused = yield* Effect.flip(placeOrder(customer(alice), dnsPlan.id, { zone: "not a domain" }))
+      const refused = yield* Effect.flip(placeAs(alice, dnsPlan.id, { zone: "not a domain" }))
       assert.deepInclude(refused, { _tag: "InvalidOrderOption", field: "options.zone" })
-      assert.strictEqual((yield* Effect.flip(placeOrder(customer(alice), "no-such-plan", {})))._tag, "PlanUnavailable")
+      assert.strictEqual((yield* Effect.flip(placeAs(alice, "no-such-plan", {})))._tag, "PlanUnavailable")
       assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(alice), [])
     }).pipe(Effect.provide(dnsEnv)))
 
@@ -40,7 +40,7 @@ describe("a product billing does not know (a DNS zone)", () => {
     Effect.gen(function*() {
       yield* ordered("first.fr")
       yield* Effect.flatMap(NameServer, (server) => Ref.set(server.capacity, 1))
-      const refused = yield* Effect.flip(placeOrder(customer(alice), dnsPlan.id, { zone: "second.fr" }))
+      const refused = yield* Effect.flip(placeAs(alice, dnsPlan.id, { zone: "second.fr" }))
       assert.deepInclude(refused, { _tag: "SoldOut", planId: dnsPlan.id })
       assert.lengthOf(yield* (yield* Subscriptions).forUser(alice), 1)
       assert.isUndefined(yield* zone("second.fr"))
@@ -119,7 +119,7 @@ describe("a product billing does not know (a DNS zone)", () => {
         yield* Effect.flatMap(NameServer, (server) => Ref.set(server.refused, new Set(["refused.fr"])))
         const order = yield* ordered("refused.fr")
         const refunds = yield* noticesOf("RefundIssued")
-        assert.deepStrictEqual(refunds.map((r) => [r.userId, r.amountCents, r.reason]), [[alice, dnsPlan.priceCents, "order_failed"]])
+        assert.deepStrictEqual(refunds.map((r) => [r.userId, r.amountCents, r.reason]), [[alice, 120, "order_failed"]])
         const refund = (yield* (yield* Ledger).forOrder(order.id)).find((e) => e.kind === "refund")
         assert.isTrue(refund?.reference.endsWith(`:${refunds[0]!.refundId}`))
         assert.deepStrictEqual(yield* noticesOf("ServiceReady"), [])

@@ -5,18 +5,28 @@
 // delivered; a payment for an order that can no longer be delivered is refunded; an interrupted provisioning is
 // carried on by the recovery.
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
 import { placeOrder, recoverOrders, settleOrderPayment } from "../../../domain/billing/Ordering.ts"
+import { moveOrder } from "../../../domain/billing/orderMoves.ts"
+import { FixtureSirets } from "../../../adapters/fake/FixtureRegistry.ts"
+import { FixtureVatNumbers } from "../../../adapters/fake/FixtureVatRegistry.ts"
+import { BillingProfiles } from "../../../ports/BillingProfiles.ts"
+import { Invoices } from "../../../ports/Invoices.ts"
 import { IpAddresses } from "../../../ports/IpAddresses.ts"
+import { Users } from "../../../ports/Users.ts"
+import { billedCustomer } from "../../support/invoicing.ts"
+import { profileIn } from "../../support/invoiceMother.ts"
+import { newUser } from "../../support/userMother.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
+import { PaymentGateway } from "../../../ports/PaymentGateway.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { UnitOfWork } from "../../../ports/UnitOfWork.ts"
 import { eventually } from "../../support/eventually.ts"
 import { noticesOf } from "../../support/recordedNotices.ts"
-import { checkoutEvents, customer, deliver, payOnPage, SimulatedStripe, succeededPayments } from "../../support/simulatedStripe.ts"
+import { checkoutEvents, deliver, payOnPage, placeAs, SimulatedStripe, succeededPayments } from "../../support/simulatedStripe.ts"
 import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
@@ -24,7 +34,7 @@ const after = Duration.seconds(60)
 
 const orderOf = (id: string) => Effect.map(Effect.flatMap(Orders, (o) => o.get(id)), Option.getOrThrow)
 const ledgerOf = (id: string) => Effect.map(Effect.flatMap(Ledger, (l) => l.forOrder(id)), (all) => all.map((e) => e.kind).sort())
-const place = (hostname: string) => placeOrder(customer(alice), "vps-s", vpsOptions(hostname))
+const place = (hostname: string) => placeAs(alice, "vps-s", vpsOptions(hostname))
 
 /** Waits on the live clock until `read` satisfies `done`. */
 const settle = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
@@ -57,11 +67,24 @@ describe("an order paid on the hosted checkout", () => {
       const [charge] = yield* (yield* Ledger).forOrder(order.id)
       const [payment] = yield* succeededPayments
       assert.strictEqual(charge?.reference, payment?.id)
-      assert.strictEqual(charge?.amountCents, 500)
+      // A French consumer pays the plan's price (500, excluding VAT) with 20 % VAT: 600, and exactly that is invoiced.
+      assert.strictEqual(payment?.amount, 600)
+      assert.strictEqual(charge?.amountCents, 600)
+      const invoices = yield* (yield* Invoices).forUser(alice, null, 10)
+      assert.lengthOf(invoices, 1)
+      assert.deepInclude(invoices[0]!, {
+        kind: "invoice",
+        orderId: order.id,
+        subscriptionId: done.subscriptionId,
+        ledgerReference: payment!.id,
+        totalExcludingVatCents: 500,
+        vatCents: 100,
+        totalIncludingVatCents: 600
+      })
       assert.strictEqual(Option.getOrThrow(yield* (yield* Subscriptions).get(done.subscriptionId!)).status, "active")
       // The receipt: told once, for the amount Stripe took.
       const receipts = yield* noticesOf("OrderPaid")
-      assert.deepStrictEqual(receipts.map((n) => [n.orderId, n.amountCents, n.userId]), [[order.id, 500, alice]])
+      assert.deepStrictEqual(receipts.map((n) => [n.orderId, n.amountCents, n.userId]), [[order.id, 600, alice]])
     }).pipe(Effect.provide(vpsEnv())))
 
   it.live("each notification delivered five times, at once and out of order, takes effect once", () =>
@@ -95,7 +118,7 @@ describe("an order paid on the hosted checkout", () => {
       const order = yield* place("late-1")
       assert.strictEqual(yield* payOnPage(order.id), 303)
       // The order expired before Stripe's notification of the payment came.
-      assert.isTrue(yield* (yield* Orders).expire(order.id, new Date()))
+      assert.isTrue(yield* moveOrder(order.id, { event: "expired" }, new Date()))
       const [paid] = yield* checkoutEvents(order.id)
       yield* deliver(paid!)
       yield* settle(ledgerOf(order.id), (kinds) => kinds.length === 2)
@@ -106,6 +129,67 @@ describe("an order paid on the hosted checkout", () => {
       assert.deepStrictEqual((yield* (yield* Orders).pendingCleanups).map((c) => c.orderId), [])
       const refunds = (yield* (yield* SimulatedStripe).control.events).filter((e) => e.type === "refund.created")
       assert.lengthOf(refunds, 1)
+      // Money was taken, then given back: an invoice, and a credit note correcting it for the whole of it.
+      const documents = yield* (yield* Invoices).forUser(alice, null, 10)
+      const invoice = documents.find((d) => d.kind === "invoice")!
+      const credit = documents.find((d) => d.kind === "credit_note")!
+      assert.lengthOf(documents, 2)
+      assert.deepInclude(invoice, { orderId: order.id, subscriptionId: null, totalIncludingVatCents: 600 })
+      assert.deepInclude(credit, { correctsInvoiceId: invoice.id, totalIncludingVatCents: 600, vatCents: 100 })
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.live("an EU business with a VIES-valid VAT number pays the price excluding VAT (reverse charge), invoiced so", () =>
+    Effect.gen(function*() {
+      const bob = "00000000-0000-4000-8000-000000000b0b"
+      const user = yield* billedCustomer(bob)
+      yield* (yield* BillingProfiles).save(profileIn(bob, "BE", {
+        companyName: "Demo Belgium SRL",
+        vatNumber: FixtureVatNumbers.belgianCompany,
+        vatCheck: { status: "valid", checkedAt: new Date(), requestIdentifier: "SANDBOX1", registeredName: null, registeredAddress: null }
+      }))
+      const order = yield* placeOrder(user, "vps-s", vpsOptions("be-1"))
+      assert.strictEqual(yield* payOnPage(order.id), 303)
+      for (const event of yield* checkoutEvents(order.id)) yield* deliver(event)
+      yield* settle(orderOf(order.id), (o) => o.status === "completed")
+      const [payment] = yield* succeededPayments
+      assert.strictEqual(payment?.amount, 500)
+      const [invoice, ...others] = yield* (yield* Invoices).forUser(bob, null, 10)
+      assert.deepStrictEqual(others, [])
+      assert.deepInclude(invoice, { totalExcludingVatCents: 500, vatCents: 0, totalIncludingVatCents: 500, mentions: ["reverse_charge"] })
+      assert.strictEqual(invoice?.vatBreakdown[0]?.vatCategory, "AE")
+      assert.strictEqual(invoice?.buyer.vatNumber, FixtureVatNumbers.belgianCompany)
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("a customer without a billing profile cannot order: BillingProfileRequired, no order, no checkout page", () =>
+    Effect.gen(function*() {
+      const carol = yield* (yield* Users).insert(newUser("carol@example.test"))
+      let pages = 0
+      const counted = Layer.effect(PaymentGateway, Effect.map(PaymentGateway, (gateway) =>
+        PaymentGateway.of({ ...gateway, checkout: (request) => Effect.andThen(Effect.sync(() => pages++), gateway.checkout(request)) })))
+      const error = yield* Effect.flip(Effect.provide(placeOrder(carol, "vps-s", vpsOptions("noprofile-1")), counted))
+      assert.strictEqual(error._tag, "BillingProfileRequired")
+      assert.strictEqual(pages, 0)
+      assert.deepStrictEqual(yield* (yield* Orders).unfinished, [])
+      // Once the profile is filled in, the same order goes through.
+      yield* billedCustomer(carol.id)
+      const order = yield* Effect.provide(placeOrder(carol, "vps-s", vpsOptions("noprofile-1")), counted)
+      assert.strictEqual(order.status, "awaiting_payment")
+      assert.strictEqual(pages, 1)
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("a professional account without a profile gets the registry's prefill saved for it, and can order", () =>
+    Effect.gen(function*() {
+      const pro = yield* (yield* Users).insert(newUser("pro@example.test", {
+        accountType: "professional",
+        companyName: "ELECTRICITE DE FRANCE",
+        siret: FixtureSirets.edf
+      }))
+      const order = yield* placeOrder(pro, "vps-s", vpsOptions("pro-1"))
+      assert.strictEqual(order.status, "awaiting_payment")
+      const profile = Option.getOrThrow(yield* (yield* BillingProfiles).get(pro.id))
+      assert.deepInclude(profile, { companyName: "ELECTRICITE DE FRANCE", vatNumber: FixtureVatNumbers.edf })
+      assert.strictEqual(profile.address.country, "FR")
+      assert.notStrictEqual(profile.address.line1, "")
     }).pipe(Effect.provide(vpsEnv())))
 })
 
@@ -167,7 +251,7 @@ describe("recovering interrupted orders", () => {
       assert.strictEqual(yield* payOnPage(order.id), 303)
       const [payment] = yield* succeededPayments
       // The payment's transaction committed; the process died before the provisioning started.
-      const next = yield* (yield* UnitOfWork).transaction(settleOrderPayment({ orderId: order.id, payment: payment!.id, amountCents: 500 }))
+      const next = yield* (yield* UnitOfWork).transaction(settleOrderPayment({ orderId: order.id, payment: payment!.id, amountCents: 600 }))
       assert.strictEqual(next._tag, "Provision")
       yield* TestClock.adjust("30 seconds")
       yield* recoverOrders(after)

@@ -31,7 +31,11 @@ import { Subscriptions } from "../../../ports/Subscriptions.ts"
 import { payWith, postPage } from "../../adapters/stripe/support.ts"
 import { DnsZoneHosting, dnsPlan, ZoneRecords } from "../../support/dnsZoneProduct.ts"
 import { promptWebCrypto } from "../../support/promptWebCrypto.ts"
-import { memoryInvoicing } from "../../support/invoicing.ts"
+import { billedCustomer, memoryInvoicing } from "../../support/invoicing.ts"
+import { newUser } from "../../support/userMother.ts"
+import { UserId } from "../../../domain/account/User.ts"
+import { Users } from "../../../ports/Users.ts"
+import { Invoices } from "../../../ports/Invoices.ts"
 import { RecordedNotices, recordedNoticesLayer } from "../../support/recordedNotices.ts"
 import { billingPageUrl, renewalEnv } from "../../support/renewalEnv.ts"
 
@@ -79,12 +83,15 @@ let users = 0
 const newId = (prefix: string) => `00000000-0000-4000-${prefix}-${String(++users).padStart(12, "0")}`
 
 /**
- * A customer with `card` saved on the provider's card page (authenticated when the page asks), and a running DNS zone
- * whose subscription's period ends on day 31 (the test clock starts on 1 January 1970).
+ * A customer (a French consumer with a billing profile, or with `legacy` an account without one, as subscriptions older
+ * than invoicing) with `card` saved on the provider's card page (authenticated when the page asks), and a running DNS
+ * zone whose subscription's period ends on day 31 (the test clock starts on 1 January 1970).
  */
-const subscribed = (card: string) =>
+const subscribed = (card: string, options: { readonly legacy?: boolean } = {}) =>
   Effect.gen(function*() {
     const userId = newId("8000")
+    if (options.legacy === true) yield* (yield* Users).insert(newUser(`${userId}@example.test`, { id: UserId.make(userId) }))
+    else yield* billedCustomer(userId)
     const gateway = yield* PaymentGateway
     const simulation = yield* Simulation
     const { customer } = yield* gateway.createCustomer({ userId, email: `${userId}@example.test`, idempotencyKey: `customer:${userId}` })
@@ -190,6 +197,11 @@ const told = (n: CustomerNotice): string => {
   }
 }
 
+/** The totals including VAT of `userId`'s invoices, oldest first. */
+const invoiceTotals = (userId: string) =>
+  Effect.map(Effect.flatMap(Invoices, (invoices) => invoices.forUser(userId, null, 100)), (all) =>
+    all.filter((i) => i.kind === "invoice").map((i) => i.totalIncludingVatCents).reverse())
+
 const subscriptionOf = (id: string) => Effect.map(Effect.flatMap(Subscriptions, (s) => s.get(id)), Option.getOrThrow)
 const zoneStatus = (id: string) => Effect.map(Effect.flatMap(ZoneRecords, Ref.get), (all) => all.get(id)?.status)
 
@@ -260,7 +272,14 @@ describe("automatic renewal and dunning", () => {
       // The cancelled one lapsed at its period's end and ended after its grace window, never charged.
       assert.strictEqual((yield* subscriptionOf(cancelled.subscription.id)).status, "terminated")
       const ledger = yield* Ledger
-      assert.deepStrictEqual((yield* ledger.forSubscription(paid.subscription.id)).map((e) => e.amountCents), [dnsPlan.priceCents, dnsPlan.priceCents])
+      // A French consumer is charged the price including 20 % VAT, and each charge has its invoice for exactly that.
+      const charges = yield* ledger.forSubscription(paid.subscription.id)
+      assert.deepStrictEqual(charges.map((e) => e.amountCents), [120, 120])
+      for (const charge of charges) {
+        const invoice = Option.getOrThrow(yield* (yield* Invoices).forLedgerEntry("charge", charge.reference))
+        assert.deepInclude(invoice, { kind: "invoice", totalExcludingVatCents: dnsPlan.priceCents, vatCents: 20, totalIncludingVatCents: 120, subscriptionId: paid.subscription.id })
+      }
+      assert.deepStrictEqual(yield* invoiceTotals(paid.userId), [120, 120])
       assert.strictEqual((yield* ledger.forSubscription(declined.subscription.id)).length, 1)
       assert.strictEqual((yield* ledger.forSubscription(authenticated.subscription.id)).length, 1)
       assert.strictEqual((yield* ledger.forSubscription(cancelled.subscription.id)).length, 0)
@@ -340,6 +359,24 @@ describe("a period first tried late", () => {
     }).pipe(Effect.provide(env)))
 })
 
+describe("a subscription from before invoicing", () => {
+  it.effect("without a billing profile it still renews, invoiced under the account's name in France", () =>
+    Effect.gen(function*() {
+      const { customer, subscription, userId } = yield* subscribed("4242424242424242", { legacy: true })
+      yield* atPeriodEnd
+      yield* cronPass
+      assert.deepStrictEqual(yield* intents(customer), { succeeded: 1, failed: 0 })
+      const [charge] = yield* (yield* Ledger).forSubscription(subscription.id)
+      const invoice = Option.getOrThrow(yield* (yield* Invoices).forLedgerEntry("charge", charge!.reference))
+      assert.strictEqual(charge!.amountCents, 120)
+      assert.deepInclude(invoice, { totalIncludingVatCents: 120, taxCountry: "FR" })
+      assert.deepInclude(invoice.buyer, { name: "Ada Lovelace", companyName: null })
+      assert.strictEqual(invoice.buyer.address.country, "FR")
+      assert.strictEqual((yield* subscriptionOf(subscription.id)).status, "active")
+      assert.deepStrictEqual(yield* invoiceTotals(userId), [120])
+    }).pipe(Effect.provide(env)))
+})
+
 describe("paying a lapsed subscription from the panel", () => {
   it.effect("with a card that goes through: paid at once, the service back, a fresh month from now", () =>
     Effect.gen(function*() {
@@ -404,9 +441,18 @@ describe("paying a lapsed subscription from the panel", () => {
       yield* runUntilDay(31)
       yield* payOnPage(page.url, "4242424242424242")
       assert.deepStrictEqual(yield* intents(customer), { succeeded: 2, failed: 0 })
-      assert.strictEqual((yield* (yield* Ledger).forSubscription(subscription.id)).length, 1)
       const refunds = (yield* (yield* Simulation).control.events).filter((e) => e.type === "charge.refunded")
       assert.strictEqual(refunds.length, 1)
       assert.includeMembers(yield* noticesOf(userId), ["RefundIssued"])
+      // The payment given back is in the ledger with its invoice, and its refund with a credit note correcting it.
+      const entries = yield* (yield* Ledger).forSubscription(subscription.id)
+      assert.deepStrictEqual(entries.map((e) => e.kind).sort(), ["charge", "charge", "refund"])
+      const refund = entries.find((e) => e.kind === "refund")!
+      const givenBack = entries.find((e) => e.kind === "charge" && refund.reference.startsWith(`${e.reference}:`))!
+      const invoices = yield* Invoices
+      const invoice = Option.getOrThrow(yield* invoices.forLedgerEntry("charge", givenBack.reference))
+      const credit = Option.getOrThrow(yield* invoices.forLedgerEntry("refund", refund.reference))
+      assert.deepInclude(credit, { kind: "credit_note", correctsInvoiceId: invoice.id, correctsNumber: invoice.number, totalIncludingVatCents: invoice.totalIncludingVatCents })
+      assert.strictEqual(refund.amountCents, givenBack.amountCents)
     }).pipe(Effect.provide(env)))
 })

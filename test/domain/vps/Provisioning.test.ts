@@ -4,8 +4,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
 import type { Order } from "../../../domain/billing/Billing.ts"
-import { placeOrder, viewOrder } from "../../../domain/billing/Ordering.ts"
-import { Cards, customer, payOnPage, placePaidOrder, succeededPayments } from "../../support/simulatedStripe.ts"
+import { viewOrder } from "../../../domain/billing/Ordering.ts"
+import { Cards, payOnPage, placeAs, placePaidOrder, succeededPayments } from "../../support/simulatedStripe.ts"
 import { IpAddresses } from "../../../ports/IpAddresses.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
@@ -108,17 +108,17 @@ describe("ordering a VPS", () => {
         [{ ...vpsOptions(), sshPublicKey: "ssh-ed25519 AAAAnotbase64!!" }, "options.sshPublicKey"],
         [{ templateId: "debian-12" }, "options"]
       ] as const) {
-        const error = yield* Effect.flip(placeOrder(customer(alice), "vps-s", options))
+        const error = yield* Effect.flip(placeAs(alice, "vps-s", options))
         assert.strictEqual(error._tag, "InvalidOrderOption")
         if (error._tag === "InvalidOrderOption") assert.strictEqual(error.field, field)
       }
       assert.deepStrictEqual(yield* (yield* Orders).unfinished, [])
-      assert.strictEqual((yield* Effect.flip(placeOrder(customer(alice), "no-such-plan", vpsOptions())))._tag, "PlanUnavailable")
+      assert.strictEqual((yield* Effect.flip(placeAs(alice, "no-such-plan", vpsOptions())))._tag, "PlanUnavailable")
     }).pipe(Effect.provide(vpsEnv())))
 
   it.live("a card declined on the hosted page leaves the order awaiting its payment and builds nothing", () =>
     Effect.gen(function*() {
-      const order = yield* placeOrder(customer(alice), "vps-s", vpsOptions())
+      const order = yield* placeAs(alice, "vps-s", vpsOptions())
       assert.strictEqual(yield* payOnPage(order.id, Cards.declined), 402)
       assert.strictEqual(Option.getOrThrow(yield* (yield* Orders).get(order.id)).status, "awaiting_payment")
       assert.deepStrictEqual(yield* succeededPayments, [])
@@ -129,7 +129,7 @@ describe("ordering a VPS", () => {
 describe("a provisioning failure", () => {
   it.live("a plan no node has room for is refused before anything is charged, and nothing is built", () =>
     Effect.gen(function*() {
-      assert.deepInclude(yield* Effect.flip(placeOrder(customer(alice), "vps-huge", vpsOptions("huge"))), { _tag: "SoldOut", planId: "vps-huge" })
+      assert.deepInclude(yield* Effect.flip(placeAs(alice, "vps-huge", vpsOptions("huge"))), { _tag: "SoldOut", planId: "vps-huge" })
       assert.deepStrictEqual(yield* succeededPayments, [])
       assert.deepStrictEqual(yield* (yield* Orders).unfinished, [])
       assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(alice), [])

@@ -28,7 +28,8 @@ const vatStatus = (profile: BillingProfile): HTMLElement | null => {
   return h("p", { class: "hint", "data-testid": "billing-vat-status" }, text)
 }
 
-const profileForm = (profile: BillingProfile, onSaved: (p: BillingProfile) => void): HTMLElement => {
+/** The billing-details form (also shown on the order page when an order needs them first). */
+export const profileForm = (profile: BillingProfile, onSaved: (p: BillingProfile) => void): HTMLElement => {
   const errors = errorBox("billing-error")
   const form = h("form", { class: "stack", "data-testid": "billing-form" },
     h("p", { class: "hint" }, t("invoices.profileHint")),

@@ -2,12 +2,13 @@
 // key; game: the plan's user variables), payment through the gateway, then the provisioning progress polled from
 // GET /api/orders/:id: awaiting payment (with the provider's page while it is open) or expired, then a progress bar
 // over the named steps, the failure reason, the VPS root password once.
-import { api, ApiError, errorText, type GamePlan, type Order, type Plan, type VpsPlan } from "../api.ts"
+import { api, ApiError, type BillingProfile, errorText, type GamePlan, type Order, type Plan, type VpsPlan } from "../api.ts"
 import { announce, link, navigate, setTitle, type View } from "../app.ts"
 import { field, h } from "../dom.ts"
 import { formatMiB, formatPrice, hasKey, t } from "../i18n.ts"
 import { isSandbox } from "../platform.ts"
 import { errorBox, loading, run, section } from "../ui.ts"
+import { profileForm } from "./invoices.ts"
 
 const spec = (plan: Plan): string =>
   plan.kind === "vps"
@@ -101,6 +102,22 @@ export const orderFormView: View = async ({ root, params, alive }) => {
   }
   const submit = h("button", { type: "submit", class: "primary", "data-testid": "order-pay" }, t("order.pay", { price: formatPrice(chosen.priceCents) }))
   const form = h("form", { "data-testid": "order-form" }, ...fields, isSandbox() ? h("p", { class: "muted" }, t("order.sandboxNote")) : null, h("p", { class: "hint" }, h("a", { href: "/legal/terms", "data-testid": "order-terms" }, t("order.termsLink"))), errors.el, submit)
+  // Where the billing details are asked for when the order needs them (BILLING_PROFILE_REQUIRED): saved, the order goes on.
+  const billing = h("section", { class: "card stack", "aria-labelledby": "order-billing-heading", "data-testid": "order-billing", hidden: true })
+  const askBillingDetails = async () => {
+    const profile = await api.get<BillingProfile>("/api/billing-profile")
+    billing.replaceChildren(
+      h("h2", { id: "order-billing-heading" }, t("invoices.profile")),
+      h("p", { class: "notice" }, t("order.billingNeeded")),
+      profileForm(profile, () => {
+        billing.hidden = true
+        billing.replaceChildren()
+        errors.clear()
+        form.requestSubmit()
+      }))
+    billing.hidden = false
+    billing.querySelector<HTMLInputElement>("input")?.focus()
+  }
   form.addEventListener("submit", (event) => {
     event.preventDefault()
     for (const { control } of controls.values()) control.removeAttribute("aria-invalid")
@@ -122,6 +139,11 @@ export const orderFormView: View = async ({ root, params, alive }) => {
         if (order.checkoutUrl !== undefined) window.location.assign(order.checkoutUrl)
         else navigate(`/orders/${encodeURIComponent(order.id)}`)
       } catch (error) {
+        if (error instanceof ApiError && error.code === "BILLING_PROFILE_REQUIRED") {
+          errors.show(error)
+          await askBillingDetails()
+          return
+        }
         const name = invalidField(error)
         const target = name === undefined ? undefined : controls.get(name)
         if (target !== undefined) {
@@ -139,6 +161,7 @@ export const orderFormView: View = async ({ root, params, alive }) => {
     h("h1", {}, t("order.configure", { plan: chosen.name })),
     h("p", { class: "muted" }, spec(chosen)),
     h("div", { class: "card" }, form),
+    billing,
     h("p", {}, link("/order", t("common.back")))
   )
 }
