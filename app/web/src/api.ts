@@ -25,6 +25,15 @@ import type {
   VpsPlanView,
   VpsView
 } from "../../../adapters/http/views.ts"
+import type {
+  FindingsView,
+  NoticeView,
+  RefundView,
+  ServiceHoldView,
+  StaffOrderView,
+  StaffPaymentView,
+  StaffServicePage as StaffServicePageView
+} from "../../../adapters/http/AdminOperationsApi.ts"
 import { hasKey, t } from "./i18n.ts"
 
 export class ApiError extends Error {
@@ -157,6 +166,13 @@ export type AuditEvent = typeof AuditEventView.Type
 export type AdminCatalog = typeof AdminCatalogView.Type
 export type AdminPlan = AdminCatalog["plans"][number]
 export type PlanSale = typeof PlanSaleView.Type
+export type StaffServicePage = typeof StaffServicePageView.Type
+export type ServiceHold = typeof ServiceHoldView.Type
+export type ServiceFindings = typeof FindingsView.Type
+export type StaffOrder = typeof StaffOrderView.Type
+export type StaffPayment = typeof StaffPaymentView.Type
+export type RefundAnswer = typeof RefundView.Type
+export type NoticeRecord = typeof NoticeView.Type
 export type AuditPage = typeof AuditPageView.Type
 export type Session = typeof SessionView.Type
 export type StaffCustomerPage = typeof StaffCustomerPageView.Type
