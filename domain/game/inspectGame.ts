@@ -1,13 +1,10 @@
 // A game server as the panel holds it now, for an operator beside our record: its state on the panel (installed,
 // suspended, …), whether the server there is still the one made for our order, and where it runs. A panel that does
 // not answer in time is "unreachable", never a failure of the page.
-import { Duration, Effect, Option } from "effect"
-import type { ServiceInspection } from "../billing/HostedService.ts"
+import { Effect, Option } from "effect"
+import { inspectedWithin, type ServiceInspection } from "../billing/HostedService.ts"
 import { GamePanel } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
-
-/** How long an operator's page waits for the panel. */
-const PATIENCE = Duration.seconds(5)
 
 export const inspectGame = (subscriptionId: string) =>
   Effect.gen(function*() {
@@ -35,13 +32,5 @@ export const inspectGame = (subscriptionId: string) =>
           facts: [["panel", record.panel], ["server", String(record.panelServerId)]]
         }))
     )
-    return Option.some<ServiceInspection>(yield* live.pipe(
-      Effect.timeout(PATIENCE),
-      Effect.catch((e) =>
-        Effect.succeed<ServiceInspection>({
-          reachable: false,
-          upstream: "pterodactyl",
-          detail: e._tag === "TimeoutError" ? `no answer within ${Duration.format(PATIENCE)}` : e._tag
-        }))
-    ))
+    return Option.some(yield* inspectedWithin("pterodactyl", live))
   })

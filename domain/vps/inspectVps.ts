@@ -1,15 +1,12 @@
 // A VPS as the hypervisor holds it now, for an operator beside our record: its power state, whether the VM there is
 // still ours (our order's stamp), where it runs and how it is sized. A hypervisor that does not answer in time is
 // "unreachable", never a failure of the page.
-import { Duration, Effect, Option } from "effect"
-import type { ServiceInspection } from "../billing/HostedService.ts"
+import { Effect, Option } from "effect"
+import { inspectedWithin, type ServiceInspection } from "../billing/HostedService.ts"
 import { Virtualization } from "../../ports/Virtualization.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
 import { vmRefOf } from "./Lifecycle.ts"
 import { ownership } from "./ownership.ts"
-
-/** How long an operator's page waits for the hypervisor. */
-const PATIENCE = Duration.seconds(5)
 
 const GIB = 1024 ** 3
 const MIB = 1024 ** 2
@@ -45,13 +42,5 @@ export const inspectVps = (subscriptionId: string) =>
         facts
       } as const
     })
-    return Option.some<ServiceInspection>(yield* live.pipe(
-      Effect.timeout(PATIENCE),
-      Effect.catch((e) =>
-        Effect.succeed<ServiceInspection>({
-          reachable: false,
-          upstream: "proxmox",
-          detail: e._tag === "TimeoutError" ? `no answer within ${Duration.format(PATIENCE)}` : e._tag
-        }))
-    ))
+    return Option.some(yield* inspectedWithin("proxmox", live))
   })

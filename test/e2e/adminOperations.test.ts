@@ -4,8 +4,7 @@
 // its statuses and codes, its role (support vs admin), the Origin check, and no-store.
 import { Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { FindingsView, NoticeView, RefundView, ServiceHoldView, StaffOrderView, StaffPaymentView, StaffServicePage } from "../../adapters/http/AdminOperationsApi.ts"
-import { AuditPage } from "../../adapters/http/views.ts"
+import { AuditPage, FindingsView, NoticeView, RefundView, ServiceHoldView, StaffOrderView, StaffPaymentView, StaffServicePage } from "../../adapters/http/views.ts"
 import { Browser } from "../support/browser.ts"
 import { sandboxesLeakScanner } from "../support/gameHttp.ts"
 import { person } from "../support/staff.ts"

@@ -23,9 +23,7 @@ import type {
   StaffCustomerPage as StaffCustomerPageView,
   UserView,
   VpsPlanView,
-  VpsView
-} from "../../../adapters/http/views.ts"
-import type {
+  VpsView,
   FindingsView,
   NoticeView,
   RefundView,
@@ -33,7 +31,7 @@ import type {
   StaffOrderView,
   StaffPaymentView,
   StaffServicePage as StaffServicePageView
-} from "../../../adapters/http/AdminOperationsApi.ts"
+} from "../../../adapters/http/views.ts"
 import { hasKey, t } from "./i18n.ts"
 
 export class ApiError extends Error {
