@@ -46,6 +46,8 @@ export class Orders extends Context.Service<Orders, {
   transition(id: string, move: OrderMove): Effect.Effect<boolean, DatabaseUnavailable>
   /** Orders awaiting their payment whose deadline is at or before `now`, oldest deadline first. */
   dueForExpiry(now: Date): Effect.Effect<ReadonlyArray<Order>, DatabaseUnavailable>
+  /** How many orders failed at or after `since` (the provisioning failures' alert counts them over a window). */
+  failedSince(since: Date): Effect.Effect<number, DatabaseUnavailable>
   /** Returns the sealed one-time secret and forgets it, atomically: only the first reader gets it. */
   takeOneTimeSecret(id: string): Effect.Effect<Option.Option<string>, DatabaseUnavailable>
   /** Orders awaiting their payment or provisioning. */

@@ -64,6 +64,9 @@ export const make = Effect.gen(function*() {
         [...m.values()].map((row) => row.order)
           .filter((o) => o.status === "awaiting_payment" && o.expiresAt !== null && o.expiresAt.getTime() <= now.getTime())
           .sort((a, b) => a.expiresAt!.getTime() - b.expiresAt!.getTime() || (a.id < b.id ? -1 : 1))),
+    failedSince: (since) =>
+      Effect.map(Ref.get(rows), (all) =>
+        [...all.values()].filter((row) => row.order.status === "failed" && row.order.updatedAt.getTime() >= since.getTime()).length),
     takeOneTimeSecret: (id) =>
       Ref.modify(rows, (m): readonly [Option.Option<string>, Map<string, Row>] => {
         const row = m.get(id)

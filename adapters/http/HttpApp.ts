@@ -12,8 +12,8 @@ import {
   SessionHandlers
 } from "./AccountsHandlers.ts"
 import { Api, DatabaseOutage } from "./Api.ts"
-import { AdminMoneyHandlers, AdminServicesHandlers } from "./AdminOperationsHandlers.ts"
 import { AdminAuditHandlers, AdminCatalogHandlers, AdminCustomersHandlers, SecurityEventsHandlers } from "./AdminHandlers.ts"
+import { AdminMoneyHandlers, AdminServicesHandlers } from "./AdminOperationsHandlers.ts"
 import { AuthenticationLive, SessionGuard, SessionIfSignedInLive, StaffAuthenticationLive, staffGate } from "./Authentication.ts"
 import { CatalogHandlers } from "./CatalogHandlers.ts"
 import { type ConsoleRouteOptions, type ConsoleRouteServices, consoleRoute } from "./ConsoleRoute.ts"
@@ -52,9 +52,9 @@ const ApiRoutes = (publicUrl: string) =>
       SecurityEventsHandlers,
       AdminAuditHandlers,
       AdminCustomersHandlers,
+      AdminCatalogHandlers,
       AdminServicesHandlers,
       AdminMoneyHandlers,
-      AdminCatalogHandlers,
       SystemHandlers
     ]),
     Layer.provide([AuthenticationLive, StaffAuthenticationLive, SessionIfSignedInLive, RequestValidationLive, DatabaseOutageLive])

@@ -6,17 +6,24 @@ import type { LedgerEntry } from "../../domain/billing/Billing.ts"
 import { listPayments } from "../../domain/billing/paymentHistory.ts"
 import { cardUpdatePage, savedCardOf } from "../../domain/billing/paymentMethod.ts"
 import { receivePaymentNotification } from "../../domain/billing/paymentNotifications.ts"
+import { countSignal } from "../../domain/ops/alerting.ts"
+import type { OpsRecords } from "../../ports/OpsRecords.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { Api } from "./Api.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 
 export const PaymentsHandlers = HttpApiBuilder.group(Api, "payments", Effect.fn(function*(handlers) {
-  const services = yield* Effect.context<Effect.Services<ReturnType<typeof receivePaymentNotification>>>()
+  const services = yield* Effect.context<Effect.Services<ReturnType<typeof receivePaymentNotification>> | OpsRecords>()
   return handlers.handle("stripeWebhook", ({ headers, payload }) =>
     receivePaymentNotification({ payload, signature: headers["stripe-signature"] ?? "" }).pipe(
       Effect.tapError((e) =>
         Effect.logWarning(`Stripe webhook refused (${e._tag}); ${payload.byteLength} bytes, payload not logged`)
       ),
+      // Counted for the operators' rate alert (a misconfigured secret, or someone forging notifications).
+      Effect.tapErrorTag("NotificationSignatureInvalid", () =>
+        countSignal("webhook_signature_failure").pipe(
+          Effect.catchCause((cause) => Effect.logWarning("a refused webhook was not counted", cause))
+        )),
       Effect.map((receipt) => ({ received: true as const, ...receipt })),
       Effect.provideContext(services),
       mapDomainErrors

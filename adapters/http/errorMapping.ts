@@ -106,6 +106,7 @@ export type DomainError =
   | AccountErrors.Unauthenticated
   | AccountErrors.NotPermitted
   | CustomerNotFound
+  | PlanNotFound
   | ServiceNotFound
   | ServiceGone
   | ServiceNotHeld
@@ -117,7 +118,6 @@ export type DomainError =
   | RefundPending
   | NoticeNotFound
   | NoticeNotResent
-  | PlanNotFound
   | AccountErrors.ResetTokenInvalid
   | AccountErrors.ResetTokenExpired
   | AccountErrors.ResetTokenUsed
@@ -191,6 +191,7 @@ const table = {
   // One answer for every refused role, whatever was asked: it tells nothing of what exists behind it.
   NotPermitted: own(403, "FORBIDDEN"),
   CustomerNotFound: own(404, "CUSTOMER_NOT_FOUND"),
+  PlanNotFound: own(404, "PLAN_NOT_FOUND"),
   ServiceNotFound: own(404, "SERVICE_NOT_FOUND"),
   ServiceGone: own(409, "SERVICE_GONE"),
   ServiceNotHeld: own(409, "SERVICE_NOT_HELD"),
@@ -202,7 +203,6 @@ const table = {
   RefundPending: own(503, "REFUND_PENDING"),
   NoticeNotFound: own(404, "NOTICE_NOT_FOUND"),
   NoticeNotResent: own(503, "MAIL_UNAVAILABLE"),
-  PlanNotFound: own(404, "PLAN_NOT_FOUND"),
   ResetTokenInvalid: own(400, "RESET_TOKEN_INVALID"),
   ResetTokenExpired: own(400, "RESET_TOKEN_EXPIRED"),
   ResetTokenUsed: own(400, "RESET_TOKEN_USED"),

@@ -18,6 +18,7 @@ import rolesAudit from "./migrations/0014_roles_audit.ts"
 import kinds from "./migrations/0015_kinds.ts"
 import operatorActions from "./migrations/0018_operator_actions.ts"
 import planSale from "./migrations/0019_plan_sale.ts"
+import opsAlerts from "./migrations/0020_ops_alerts.ts"
 
 const all = {
   "1_accounts": accounts,
@@ -36,7 +37,8 @@ const all = {
   "14_roles_audit": rolesAudit,
   "15_kinds": kinds,
   "18_operator_actions": operatorActions,
-  "19_plan_sale": planSale
+  "19_plan_sale": planSale,
+  "20_ops_alerts": opsAlerts
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))

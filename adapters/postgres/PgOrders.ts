@@ -6,6 +6,7 @@ import { type OrderRecorded, Orders } from "../../ports/Orders.ts"
 import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
+const FailedCount = Schema.Array(Schema.Struct({ n: Schema.Int }))
 const OrderRow = snakeColumns(Order)
 const NewOrder = Schema.Struct({
   id: Schema.String,
@@ -110,6 +111,13 @@ export const make = Effect.gen(function*() {
           WHERE id = ${id} AND status = ${move.from} RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), stored),
     dueForExpiry: (now) => due(now).pipe(stored),
     failed: (limit) => failed(limit).pipe(stored),
+    failedSince: (since) =>
+      // One range of orders_failed_at (migration 20).
+      sql`SELECT count(*)::int AS n FROM orders WHERE status = 'failed' AND updated_at >= ${since}`.pipe(
+        Effect.flatMap(Schema.decodeUnknownEffect(FailedCount)),
+        Effect.map((rows) => rows[0]?.n ?? 0),
+        stored
+      ),
     takeOneTimeSecret: (id) =>
       takeSecret(id).pipe(Effect.map((row) => row.pipe(Option.map((r) => r.one_time_secret))), stored),
     unfinished: unfinished(undefined).pipe(stored),

@@ -10,7 +10,10 @@ import { SecretBox } from "../../ports/SecretBox.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import type { User } from "../account/User.ts"
+import { UserId } from "../account/User.ts"
+import { recordAudit } from "../audit/record.ts"
 import { Notices } from "../notices/CustomerNotice.ts"
+import { countPayment } from "../ops/metrics.ts"
 import { addMonth, type Order, OrderId, type ServiceKind, SubscriptionId } from "./Billing.ts"
 import { OrderNotFound, PlanUnavailable } from "./BillingErrors.ts"
 import { HostedServices } from "./HostedService.ts"
@@ -67,6 +70,14 @@ export const placeOrder = Effect.fn("placeOrder")(function*(user: User, planId: 
   const orderId = OrderId.make(yield* (yield* SecureRandom.SecureRandom).uuidV4())
   const expiresAt = new Date(at.getTime() + Duration.toMillis(settings.paymentWindow))
   yield* orders.create({ id: orderId, userId: user.id, planId, kind: product.kind, options, totalSteps: product.steps.length, expiresAt, now: at })
+  yield* recordAudit({
+    actorId: UserId.make(user.id),
+    actorRole: "customer",
+    action: "order.placed",
+    subjectUserId: UserId.make(user.id),
+    target: { type: "order", id: orderId },
+    details: { planId, kind: product.kind, amountCents: plan.priceCents }
+  })
 
   const page = orderPageUrl(settings.panelUrl, orderId)
   const checkout = yield* customerOf(user).pipe(
@@ -152,6 +163,14 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
       })
       yield* charge(subscriptionId)
       yield* moveOrder(order.id, { event: "progressed", step: 0, stepName: "Queued", subscriptionId }, at)
+      yield* recordAudit({
+        actorId: null,
+        actorRole: "system",
+        action: "payment.succeeded",
+        subjectUserId: UserId.make(order.userId),
+        target: { type: "order", id: order.id },
+        details: { kind: "order", payment: payment.payment, amountCents: payment.amountCents }
+      })
       // The receipt is told in the payment's transaction: recorded with it (never without it), e-mailed once it commits,
       // and before the provisioning starts, so it always comes before "your service is ready".
       yield* (yield* Notices).send({
@@ -201,6 +220,7 @@ export const afterPayment = (next: AfterPayment) =>
         yield* Effect.forkDetach(refundUnusable(next.orderId))
         return
       case "Provision": {
+        yield* countPayment("order", "succeeded")
         yield* provision(next.order.kind, next.order.id)
       }
     }

@@ -9,6 +9,7 @@ import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { Notices } from "../notices/CustomerNotice.ts"
 import { alert } from "../ops/alert.ts"
 import { moveOrder } from "./orderMoves.ts"
+import { countPayment } from "../ops/metrics.ts"
 import { moveSubscription } from "./subscriptionMoves.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
 import { tell } from "./serviceNotices.ts"
@@ -43,6 +44,7 @@ export const refundRecordedCharges = (orderId: string, which: (charge: LedgerEnt
       )
       // Told before it is recorded: a retry after a crash refunds again under the same key, gets the same refund back
       // and tells under the same key, so the customer hears of it once, never not at all.
+      yield* countPayment("refund", "refunded")
       yield* tell({ _tag: "RefundIssued", userId: charge.userId, refundId: refund.reference, amountCents: charge.amountCents, reason: "order_failed" })
       // The refund and its credit note, together or not at all.
       yield* (yield* UnitOfWork).transaction(recordRefund({

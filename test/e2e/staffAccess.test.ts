@@ -53,6 +53,8 @@ describe("the role matrix of the back-office", () => {
       "GET /api/admin/customers",
       "GET /api/admin/customers/:id",
       "POST /api/admin/customers/:id/logout-all",
+      "GET /api/admin/catalog",
+      "POST /api/admin/catalog/plans/:id/sale",
       "GET /api/admin/services/:id",
       "POST /api/admin/services/:id/suspend",
       "POST /api/admin/services/:id/unsuspend",
@@ -62,9 +64,7 @@ describe("the role matrix of the back-office", () => {
       "GET /api/admin/customers/:id/payments",
       "POST /api/admin/charges/:id/refunds",
       "GET /api/admin/customers/:id/notices",
-      "POST /api/admin/notices/resend",
-      "GET /api/admin/catalog",
-      "POST /api/admin/catalog/plans/:id/sale"
+      "POST /api/admin/notices/resend"
     ]))
   })
 

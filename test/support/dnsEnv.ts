@@ -7,6 +7,7 @@ import * as AesGcmSecretBox from "../../adapters/crypto/AesGcmSecretBox.ts"
 import * as IdentityUnitOfWork from "../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
+import * as MemoryAuditLog from "../../adapters/fake/MemoryAuditLog.ts"
 import * as MemoryServiceHolds from "../../adapters/fake/MemoryServiceHolds.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
 import { HostedServices } from "../../domain/billing/HostedService.ts"
@@ -27,6 +28,7 @@ export const dnsEnv = Layer.mergeAll(DnsZoneHosting).pipe(
   Layer.provideMerge(WorkflowEngine.layerMemory),
   Layer.provideMerge(Layer.mergeAll(
     MemoryOrders.layer,
+    MemoryAuditLog.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
     MemoryServiceHolds.layer,

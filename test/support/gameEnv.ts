@@ -16,6 +16,7 @@ import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
 import * as MemoryServiceHolds from "../../adapters/fake/MemoryServiceHolds.ts"
 import { memoryInvoicing } from "./invoicing.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
+import * as MemoryAuditLog from "../../adapters/fake/MemoryAuditLog.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
 import { simulatedStripeLayer } from "./simulatedStripe.ts"
 import type { GamePlan } from "../../domain/catalog/Plan.ts"
@@ -74,6 +75,7 @@ export const gameEnv = (options: {
   const services = Layer.mergeAll(
     MemoryCatalog.layer.pipe(Layer.provideMerge(MemoryCatalog.layerState)),
     MemoryOrders.layer,
+    MemoryAuditLog.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
     MemoryServiceHolds.layer,

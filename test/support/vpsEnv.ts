@@ -11,6 +11,7 @@ import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
 import * as MemoryServiceHolds from "../../adapters/fake/MemoryServiceHolds.ts"
 import { memoryInvoicing } from "./invoicing.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
+import * as MemoryAuditLog from "../../adapters/fake/MemoryAuditLog.ts"
 import * as MemoryPlacement from "../../adapters/fake/MemoryPlacement.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
 import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
@@ -95,6 +96,7 @@ export const vpsEnvWith = <N, E>(notices: Layer.Layer<N | Notices, E>, options: 
   const services = Layer.mergeAll(
     ports,
     MemoryOrders.layer,
+    MemoryAuditLog.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
     MemoryServiceHolds.layer,
