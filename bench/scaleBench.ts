@@ -74,6 +74,7 @@ const benchProduct = (kind: ServiceKind): Effect.Effect<HostedService, never, Vp
         kind === "vps"
           ? Effect.map(vps.bySubscription(subscriptionId), Option.map((v) => ({ name: v.hostname, address: v.address, state: v.status })))
           : Effect.map(games.bySubscription(subscriptionId), Option.map((g) => ({ name: g.name, address: g.address, state: g.status }))),
+      inspect: () => Effect.succeed(Option.none()),
       plan: (planId) => Effect.succeed(Option.some({ id: PlanId.make(planId), name: planId, priceCents: 0 })),
       provision: () => Effect.void,
       suspend: () => Effect.sync(() => void started.suspend++),
