@@ -1,6 +1,7 @@
 // Thin handlers for the back-office and the customer's own security events: one use case each, errors in one table.
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
+import { withdrawableUntil } from "../../domain/billing/withdrawal.ts"
 import type { SessionRecord } from "../../domain/account/SessionRecord.ts"
 import { UserId } from "../../domain/account/User.ts"
 import type { AuditEvent } from "../../domain/audit/AuditEvent.ts"
@@ -98,9 +99,13 @@ export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers"
       ))
     .handle("viewAs", ({ params }) =>
       Effect.flatMap(operator, (who) => run(viewAsCustomer(who, UserId.make(params.id)))).pipe(
-        Effect.map((seen) => ({
+        Effect.flatMap((seen) => Effect.map(Clock.currentTimeMillis, (now) => ({ seen, now }))),
+        Effect.map(({ now, seen }) => ({
           customer: userView(seen.customer),
-          subscriptions: seen.subscriptions.map((listed) => listedView(listed.subscription, listed.service)),
+          // As the customer's own list shows them, their withdrawal window included.
+          subscriptions: seen.subscriptions.map((listed) =>
+            listedView(listed.subscription, listed.service, withdrawableUntil(listed.subscription, seen.customer.accountType, now))
+          ),
           // The pay link is the customer's to follow, not the operator's.
           renewals: seen.renewals.map((r) => ({ ...renewalView(r), payUrl: null })),
           vps: seen.vps.map(vpsView),
