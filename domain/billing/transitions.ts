@@ -13,8 +13,10 @@ export type SubscriptionEvent =
   | "ended"
   /** The first provisioning failed (the charge was refunded). */
   | "provisioningFailed"
+  /** An admin ended a service held by an operator (domain/backoffice/serviceHolds.ts): gone for good, now. */
+  | "endedByOperator"
 
-export const subscriptionEvents: ReadonlyArray<SubscriptionEvent> = ["lapsed", "renewed", "ended", "provisioningFailed"]
+export const subscriptionEvents: ReadonlyArray<SubscriptionEvent> = ["lapsed", "renewed", "ended", "provisioningFailed", "endedByOperator"]
 
 /**
  * Per event, the statuses it may leave and where each leads, in the order a racing move leads through them: a renewal
@@ -25,7 +27,8 @@ const subscriptionMoves: { readonly [E in SubscriptionEvent]: ReadonlyArray<read
   lapsed: [["active", "suspended"]],
   renewed: [["active", "active"], ["suspended", "active"]],
   ended: [["suspended", "terminated"]],
-  provisioningFailed: [["active", "failed"]]
+  provisioningFailed: [["active", "failed"]],
+  endedByOperator: [["active", "terminated"], ["suspended", "terminated"]]
 }
 
 /** The status `event` leads a subscription in status `from` to; undefined when it is not legal there. */

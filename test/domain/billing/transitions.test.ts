@@ -53,7 +53,8 @@ describe("a subscription's moves", () => {
       lapsed: only(statuses, { active: "suspended" }),
       renewed: only(statuses, { active: "active", suspended: "active" }),
       ended: only(statuses, { suspended: "terminated" }),
-      provisioningFailed: only(statuses, { active: "failed" })
+      provisioningFailed: only(statuses, { active: "failed" }),
+      endedByOperator: only(statuses, { active: "terminated", suspended: "terminated" })
     },
     after: subscriptionAfter,
     sources: subscriptionSources
