@@ -3,7 +3,7 @@
 // not answer shown as unreachable — the page still answers.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
+import { SimulatedCluster } from "../../support/simulatedCluster.ts"
 import { reconcileService, servicePage, stepsOf } from "../../../domain/backoffice/servicePage.ts"
 import { Order, OrderId, PlanId } from "../../../domain/billing/Billing.ts"
 import { VPS_STEPS } from "../../../domain/vps/ProvisionVps.ts"
@@ -63,7 +63,7 @@ describe("a service's page for operators", () => {
   it.effect("shows a hypervisor that does not answer as unreachable, and the page still answers", () =>
     Effect.gen(function*() {
       const subscriptionId = yield* provisioned
-      yield* (yield* MemoryCluster).failAlways("ownerOf", new VirtualizationUnavailable({ operation: "ownerOf", detail: "595 no route" }))
+      yield* SimulatedCluster.failAlways("ownerOf", new VirtualizationUnavailable({ operation: "ownerOf", detail: "595 no route" }))
       const live = Option.getOrThrow((yield* servicePage(subscriptionId)).upstream)
       assert.deepStrictEqual(live, { reachable: false, upstream: "proxmox", detail: "VirtualizationUnavailable" })
       assert.deepStrictEqual((yield* reconcileService(subscriptionId)).findings.map((f) => f.problem), ["unreachable"])
