@@ -13,10 +13,19 @@ export type SubscriptionEvent =
   | "ended"
   /** The first provisioning failed (the charge was refunded). */
   | "provisioningFailed"
+  /** The consumer withdrew from the contract within the withdrawal period (withdrawal.ts): it ends at once. */
+  | "withdrawn"
   /** An admin ended a service held by an operator (domain/backoffice/serviceHolds.ts): gone for good, now. */
   | "endedByOperator"
 
-export const subscriptionEvents: ReadonlyArray<SubscriptionEvent> = ["lapsed", "renewed", "ended", "provisioningFailed", "endedByOperator"]
+export const subscriptionEvents: ReadonlyArray<SubscriptionEvent> = [
+  "lapsed",
+  "renewed",
+  "ended",
+  "provisioningFailed",
+  "withdrawn",
+  "endedByOperator"
+]
 
 /**
  * Per event, the statuses it may leave and where each leads, in the order a racing move leads through them: a renewal
@@ -28,6 +37,7 @@ const subscriptionMoves: { readonly [E in SubscriptionEvent]: ReadonlyArray<read
   renewed: [["active", "active"], ["suspended", "active"]],
   ended: [["suspended", "terminated"]],
   provisioningFailed: [["active", "failed"]],
+  withdrawn: [["active", "terminated"]],
   endedByOperator: [["active", "terminated"], ["suspended", "terminated"]]
 }
 

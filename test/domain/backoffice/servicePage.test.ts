@@ -3,7 +3,6 @@
 // not answer shown as unreachable — the page still answers.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { SimulatedCluster } from "../../support/simulatedCluster.ts"
 import { reconcileService, servicePage, stepsOf } from "../../../domain/backoffice/servicePage.ts"
 import { Order, OrderId, PlanId } from "../../../domain/billing/Billing.ts"
 import { VPS_STEPS } from "../../../domain/vps/ProvisionVps.ts"
@@ -11,6 +10,7 @@ import { Orders } from "../../../ports/Orders.ts"
 import { Virtualization, VirtualizationUnavailable } from "../../../ports/Virtualization.ts"
 import { placePaidOrder } from "../../support/simulatedStripe.ts"
 import { atOnce } from "../../support/eventually.ts"
+import { SimulatedCluster } from "../../support/simulatedCluster.ts"
 import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
@@ -39,6 +39,7 @@ const order = (status: Order["status"], step: number) =>
     checkoutSession: null,
     checkoutUrl: null,
     expiresAt: null,
+    expressStartRequestedAt: null,
     createdAt: new Date(0),
     updatedAt: new Date(0)
   })

@@ -14,6 +14,7 @@ import { opsText } from "./opsTexts.ts"
 import { paymentsSearchView, paymentsView } from "./payments.ts"
 import { servicesView, serviceView } from "./services.ts"
 import { adminText } from "./texts.ts"
+import { viewAsView } from "./viewAs.ts"
 
 export interface AdminPage {
   /** The address, with `:name` parameters (as the panel's routes). */
@@ -29,6 +30,7 @@ export const adminPages: ReadonlyArray<AdminPage> = [
   { path: "/admin", view: adminDashboardView, nav: () => adminText("admin.nav.dashboard") },
   { path: "/admin/customers", view: customersView, nav: () => adminText("admin.nav.customers") },
   { path: "/admin/customers/:id", view: customerView },
+  { path: "/admin/customers/:id/view-as", view: viewAsView },
   { path: "/admin/catalog", view: catalogView, nav: () => adminText("admin.nav.catalog") },
   { path: "/admin/services", view: servicesView, nav: () => opsText("ops.nav.services") },
   { path: "/admin/services/:id", view: serviceView },
