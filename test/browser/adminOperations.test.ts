@@ -6,7 +6,7 @@
 import { Option, Redacted, Schema } from "effect"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { seriousViolations } from "../support/accessibility.ts"
+import { seriousViolations } from "../support/axe.ts"
 import { byTestId, useChromium } from "../support/chromium.ts"
 import { sandboxesLeakScanner } from "../support/gameHttp.ts"
 import { decodeQuotedPrintable, headerOf, type SmtpSink, startSmtpSink } from "../support/smtpSink.ts"
