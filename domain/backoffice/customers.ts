@@ -1,12 +1,13 @@
 // What operators read and do about a customer: search, the customer's page (each view audited), and ending all of a
 // customer's sessions (admin only, audited in the same transaction).
 import { Clock, Effect, Option, Schema } from "effect"
+import { CustomerReferences } from "../../ports/CustomerReferences.ts"
 import { SessionRecords } from "../../ports/SessionRecords.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
 import type { Role } from "../account/Role.ts"
-import type { UserId } from "../account/User.ts"
+import { UserId } from "../account/User.ts"
 import { type AuditExtra, type AuditInput, recordAudit } from "../audit/record.ts"
 import { auditPage } from "./auditTrail.ts"
 
@@ -24,9 +25,20 @@ export interface Operator {
 /** At most this many matches: a search narrows, it does not list the base. */
 export const SEARCH_LIMIT = 50
 
-/** Customers whose e-mail, first or last name, company or SIRET starts with `query` (case-insensitive). */
+/**
+ * Customers whose e-mail, first or last name, company or SIRET starts with `query` (case-insensitive), then those
+ * `query` names exactly as a reference: an invoice or credit-note number, a VPS's IP or a game server's address.
+ */
 export const searchCustomers = Effect.fn("searchCustomers")(function*(query: string) {
-  return yield* (yield* Users).search(query.trim().toLowerCase(), SEARCH_LIMIT)
+  const users = yield* Users
+  const [byName, holders] = yield* Effect.all([
+    users.search(query.trim().toLowerCase(), SEARCH_LIMIT),
+    (yield* CustomerReferences).holders(query.trim(), SEARCH_LIMIT)
+  ], { concurrency: "unbounded" })
+  const known = new Set(byName.map((u) => u.id))
+  const more = yield* Effect.forEach(holders.filter((id) => !known.has(UserId.make(id))), (id) => users.findById(UserId.make(id)),
+    { concurrency: 4 })
+  return [...more.flatMap((found) => Option.isSome(found) ? [found.value] : []), ...byName].slice(0, SEARCH_LIMIT)
 })
 
 /** The trail's event of the operator's `action` on the customer `id`, from where the operator works. */
