@@ -4,9 +4,9 @@
 import { api, type AuditEvent, type AuditPage, type Session, type StaffCustomerPage, type Subscription, type User } from "../../api.ts"
 import { announce, link, navigate, type View } from "../../app.ts"
 import { field, h } from "../../dom.ts"
-import { formatDate, formatDateTime, hasKey, t } from "../../i18n.ts"
+import { formatDate, formatDateTime, formatPrice, hasKey, t } from "../../i18n.ts"
 import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../../ui.ts"
-import { none, setAdminTitle, table } from "./parts.ts"
+import { cell, none, setAdminTitle, table } from "./parts.ts"
 import { adminText, hasAdminKey } from "./texts.ts"
 
 const fullName = (u: User) => `${u.firstName} ${u.lastName}`
@@ -117,6 +117,52 @@ const subscriptionRow = (s: Subscription) =>
     h("td", { "data-label": adminText("admin.customer.sub.periodEnd") }, h("time", { datetime: s.currentPeriodEnd }, formatDate(s.currentPeriodEnd))),
     h("td", { "data-label": adminText("admin.customer.sub.service") }, s.serviceId ?? none()))
 
+const billingFacts = (profile: StaffCustomerPage["billingProfile"]) => {
+  if (profile === null) return h("p", { class: "muted", "data-testid": "admin-customer-no-billing" }, adminText("admin.customer.noBilling"))
+  const a = profile.address
+  const facts: Array<[string, string]> = [
+    [adminText("admin.customers.name"), profile.name],
+    [adminText("admin.customers.company"), profile.companyName ?? none()],
+    [adminText("admin.customer.address"), [a.line1, a.line2, `${a.postcode} ${a.city}`, a.country].filter((x) => x !== undefined && x !== "").join(", ")],
+    [adminText("admin.customer.vatNumber"), profile.vatNumber ?? none()]
+  ]
+  return h("dl", { class: "facts", "data-testid": "admin-customer-billing-facts" }, facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))
+}
+
+type InvoicePage = StaffCustomerPage["invoices"]
+
+const invoiceRow = (i: InvoicePage["invoices"][number]) =>
+  h("tr", { "data-testid": "admin-invoice", "data-invoice": i.id },
+    cell(t("invoices.number"), i.number),
+    cell(t("invoices.kind"), t(`invoices.kind.${i.kind}`)),
+    cell(t("invoices.date"), h("time", { datetime: i.issuedAt }, formatDate(i.issuedAt))),
+    cell(t("invoices.totalExcl"), formatPrice(i.totalExcludingVatCents)),
+    cell(t("invoices.total"), formatPrice(i.totalIncludingVatCents)))
+
+/** The customer's invoices and credit notes, newest first, older ones a page at a time (keyset). */
+const invoicesSection = (customerId: string, first: InvoicePage): HTMLElement => {
+  const body = h("tbody", {}, first.invoices.map(invoiceRow))
+  const more = h("button", { type: "button", class: "secondary", hidden: first.next === undefined, "data-testid": "admin-invoices-more" },
+    adminText("admin.customer.moreInvoices"))
+  let next = first.next
+  more.addEventListener("click", () => {
+    void run(more, async () => {
+      if (next === undefined) return
+      const page = await api.get<InvoicePage>(`/api/admin/customers/${encodeURIComponent(customerId)}/invoices?after=${encodeURIComponent(next)}`)
+      body.append(...page.invoices.map(invoiceRow))
+      next = page.next
+      more.hidden = next === undefined
+    })
+  })
+  return section(adminText("admin.customer.invoices"), "admin-customer-invoices",
+    first.invoices.length === 0
+      ? h("p", { class: "muted" }, adminText("admin.customer.noInvoices"))
+      : h("div", { class: "table-scroll" }, h("table", { class: "table" },
+        h("thead", {}, h("tr", {}, [t("invoices.number"), t("invoices.kind"), t("invoices.date"), t("invoices.totalExcl"), t("invoices.total")].map(th))),
+        body)),
+    more)
+}
+
 const profileFacts = (u: User) => {
   const facts: Array<[string, string]> = [
     [adminText("admin.customers.email"), u.email],
@@ -171,11 +217,13 @@ export const customerView: View = async ({ root, params, user, alive }) => {
     errors.el,
     h("div", { class: "stack" },
       section(adminText("admin.customer.profile"), "admin-customer-profile", profileFacts(c)),
+      section(adminText("admin.customer.billing"), "admin-customer-billing", billingFacts(page.billingProfile)),
       section(adminText("admin.customer.sessions"), "admin-customer-sessions", sessionsBody, endSessions),
       section(adminText("admin.customer.subscriptions"), "admin-customer-subscriptions",
         page.subscriptions.length === 0
           ? h("p", { class: "muted" }, adminText("admin.customer.noSubscriptions"))
           : table([adminText("admin.customer.sub.plan"), adminText("admin.customer.sub.kind"), adminText("admin.customer.sub.state"),
             adminText("admin.customer.sub.periodEnd"), adminText("admin.customer.sub.service")], page.subscriptions.map(subscriptionRow), "admin-subscriptions")),
+      invoicesSection(c.id, page.invoices),
       auditSection(c.id, page.audit)))
 }
