@@ -1,5 +1,5 @@
 // Thin handlers for the back-office and the customer's own security events: one use case each, errors in one table.
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import type { SessionRecord } from "../../domain/account/SessionRecord.ts"
 import { UserId } from "../../domain/account/User.ts"
@@ -8,6 +8,7 @@ import { type AuditPage, auditPage, securityEvents } from "../../domain/backoffi
 import { catalogOverview, setPlanOnSale } from "../../domain/backoffice/catalog.ts"
 import { dashboard } from "../../domain/backoffice/dashboard.ts"
 import { viewAsCustomer } from "../../domain/backoffice/viewAs.ts"
+import { withdrawableUntil } from "../../domain/billing/withdrawal.ts"
 import type { Invoice } from "../../domain/billing/invoicing/Invoice.ts"
 import { customerInvoices, customerPage, INVOICE_PAGE, endCustomerSessions, type Operator, searchCustomers } from "../../domain/backoffice/customers.ts"
 import { CurrentSession } from "./AccountsApi.ts"
@@ -69,7 +70,6 @@ const sessionView = (s: SessionRecord) => ({
   address: s.address
 })
 
-
 export const AdminAuditHandlers = HttpApiBuilder.group(Api, "adminAudit", Effect.fn(function*(handlers) {
   const run = yield* withServices<Effect.Services<ReturnType<typeof auditPage>>>()
   return handlers.handle("list", ({ query }) =>
@@ -110,9 +110,12 @@ export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers"
       run(customerInvoices(UserId.make(params.id), query.after, query.limit ?? INVOICE_PAGE)).pipe(Effect.map(invoicePageView), mapDomainErrors))
     .handle("viewAs", ({ params }) =>
       Effect.flatMap(operator, (who) => run(viewAsCustomer(who, UserId.make(params.id)))).pipe(
-        Effect.map((seen) => ({
+        Effect.flatMap((seen) => Effect.map(Clock.currentTimeMillis, (now) => ({ seen, now }))),
+        Effect.map(({ seen, now }) => ({
           customer: userView(seen.customer),
-          subscriptions: seen.subscriptions.map((listed) => listedView(listed.subscription, listed.service)),
+          // As their panel lists them, the withdrawal deadline included.
+          subscriptions: seen.subscriptions.map((listed) =>
+            listedView(listed.subscription, listed.service, withdrawableUntil(listed.subscription, seen.customer.accountType, now))),
           // The pay link is the customer's to follow, not the operator's.
           renewals: seen.renewals.map((r) => ({ ...renewalView(r), payUrl: null })),
           vps: seen.vps.map(vpsView),

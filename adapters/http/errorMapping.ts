@@ -11,6 +11,7 @@ import type { CustomerNotFound } from "../../domain/backoffice/customers.ts"
 import type { NoticeNotFound, NoticeNotResent } from "../../domain/backoffice/notices.ts"
 import type { ChargeNotFound, RefundExceedsCharge, RefundKeyReused, RefundPending } from "../../domain/backoffice/refunds.ts"
 import type { ServiceGone, ServiceNotFound, ServiceNotHeld } from "../../domain/backoffice/serviceHolds.ts"
+import type { OrderNotResumable } from "../../domain/backoffice/servicePage.ts"
 import type { TooManyConsoles } from "../../domain/consoles/ConsoleAdmission.ts"
 import * as BillingErrors from "../../domain/billing/BillingErrors.ts"
 import * as GameErrors from "../../domain/game/GameErrors.ts"
@@ -109,6 +110,7 @@ export type DomainError =
   | ServiceNotFound
   | ServiceGone
   | ServiceNotHeld
+  | OrderNotResumable
   | BillingErrors.ServiceUpstreamUnavailable
   | ChargeNotFound
   | RefundExceedsCharge
@@ -129,6 +131,11 @@ export type DomainError =
   | BillingErrors.SubscriptionNotFound
   | BillingErrors.SubscriptionEnded
   | BillingErrors.PaymentMethodNotFound
+  | BillingErrors.ExpressStartConsentRequired
+  | BillingErrors.WithdrawalNotAvailable
+  | BillingErrors.WithdrawalPeriodOver
+  | BillingErrors.AlreadyWithdrawn
+  | BillingErrors.ServiceNotReady
   | InvoicingErrors.InvalidBillingProfile
   | InvoicingErrors.InvalidVatNumber
   | InvoicingErrors.BillingProfileRequired
@@ -193,6 +200,7 @@ const table = {
   ServiceNotFound: own(404, "SERVICE_NOT_FOUND"),
   ServiceGone: own(409, "SERVICE_GONE"),
   ServiceNotHeld: own(409, "SERVICE_NOT_HELD"),
+  OrderNotResumable: own(409, "ORDER_NOT_RESUMABLE"),
   ServiceUpstreamUnavailable: own(503, "SERVICE_UPSTREAM_UNAVAILABLE"),
   ChargeNotFound: own(404, "CHARGE_NOT_FOUND"),
   RefundExceedsCharge: (e) => answer(409, "REFUND_EXCEEDS_CHARGE", e.message, { details: { refundableCents: e.refundableCents } }),
@@ -211,6 +219,11 @@ const table = {
   SubscriptionNotFound: own(404, "SUBSCRIPTION_NOT_FOUND"),
   SubscriptionEnded: own(409, "SUBSCRIPTION_ENDED"),
   PaymentMethodNotFound: own(404, "PAYMENT_METHOD_NOT_FOUND"),
+  ExpressStartConsentRequired: own(422, "EXPRESS_START_CONSENT_REQUIRED"),
+  WithdrawalNotAvailable: own(403, "WITHDRAWAL_NOT_AVAILABLE"),
+  WithdrawalPeriodOver: own(409, "WITHDRAWAL_PERIOD_OVER"),
+  AlreadyWithdrawn: own(409, "ALREADY_WITHDRAWN"),
+  ServiceNotReady: own(409, "SERVICE_NOT_READY"),
   InvalidBillingProfile: (e) => answer(422, "BILLING_PROFILE_INVALID", e.message, { details: { field: e.field } }),
   InvalidVatNumber: own(422, "VAT_NUMBER_INVALID"),
   BillingProfileRequired: own(422, "BILLING_PROFILE_REQUIRED"),

@@ -42,7 +42,7 @@ describe.skipIf(testDatabaseUrl === undefined)("two instances with identical set
     for (let n = 0; (latencies.some((l) => l.length === 0) || latencies.flat().length < 3) && n < 24; n++) {
       const placedOn = n % 2
       const customer = lab.customers[placedOn]!
-      const placed = await customer.post("/api/orders", { planId: "vps-s", options: { templateId: "debian-12", hostname: `latency-${n}`, sshPublicKey: SSH_KEY } })
+      const placed = await customer.post("/api/orders", { planId: "vps-s", expressStartConsent: true, options: { templateId: "debian-12", hostname: `latency-${n}`, sshPublicKey: SSH_KEY } })
       expect(placed.status, placed.text).toBe(201)
       const order = (placed.body as { order: OrderBody }).order
       // After the order's own room check: from here on, upstream requests are the workflow's.
@@ -70,6 +70,7 @@ describe.skipIf(testDatabaseUrl === undefined)("two instances with identical set
       const customer = customers[n % 5]!
       const reply = await customer.post("/api/orders", {
         planId: "vps-s",
+        expressStartConsent: true,
         options: { templateId: "debian-12", hostname: `burst-${n}`, sshPublicKey: SSH_KEY }
       })
       if (reply.status === 201) await paid((reply.body as { order: { id: string; status: string; checkoutUrl?: string } }).order)
