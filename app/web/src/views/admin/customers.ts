@@ -6,7 +6,7 @@ import { announce, link, navigate, type View } from "../../app.ts"
 import { field, h } from "../../dom.ts"
 import { formatDate, formatDateTime, formatPrice, hasKey, t } from "../../i18n.ts"
 import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../../ui.ts"
-import { cell, none, setAdminTitle, table } from "./parts.ts"
+import { cell, none, pagedSection, setAdminTitle, table } from "./parts.ts"
 import { opsText } from "./opsTexts.ts"
 import { adminText, hasAdminKey } from "./texts.ts"
 
@@ -78,29 +78,21 @@ const auditRow = (e: AuditEvent) =>
     h("td", { "data-label": adminText("admin.audit.from") }, e.address ?? none()))
 
 /** The customer's audit trail: the page's first events, then older ones a page at a time (keyset, newest first). */
-const auditSection = (customerId: string, first: AuditPage): HTMLElement => {
-  const body = h("tbody", {}, first.events.map(auditRow))
-  const more = h("button", { type: "button", class: "secondary", hidden: first.next === undefined, "data-testid": "admin-audit-more" },
-    adminText("admin.audit.more"))
-  let next = first.next
-  more.addEventListener("click", () => {
-    void run(more, async () => {
-      if (next === undefined) return
+const auditSection = (customerId: string, first: AuditPage): HTMLElement =>
+  pagedSection({
+    title: adminText("admin.customer.audit"),
+    testid: "admin-audit",
+    headings: [adminText("admin.audit.when"), adminText("admin.audit.what"), adminText("admin.audit.who"), adminText("admin.audit.target"),
+      adminText("admin.audit.from")],
+    empty: adminText("admin.customer.noAudit"),
+    more: adminText("admin.audit.more"),
+    first: { rows: first.events, next: first.next },
+    row: auditRow,
+    after: async (next) => {
       const page = await api.get<AuditPage>(`/api/admin/audit?user=${encodeURIComponent(customerId)}&limit=50&before=${encodeURIComponent(next)}`)
-      body.append(...page.events.map(auditRow))
-      next = page.next
-      more.hidden = next === undefined
-    })
+      return { rows: page.events, next: page.next }
+    }
   })
-  return section(adminText("admin.customer.audit"), "admin-customer-audit",
-    first.events.length === 0
-      ? h("p", { class: "muted" }, adminText("admin.customer.noAudit"))
-      : h("div", { class: "table-scroll" }, h("table", { class: "table" },
-        h("thead", {}, h("tr", {}, [adminText("admin.audit.when"), adminText("admin.audit.what"), adminText("admin.audit.who"),
-          adminText("admin.audit.target"), adminText("admin.audit.from")].map(th))),
-        body)),
-    more)
-}
 
 const sessionRow = (s: Session) =>
   h("tr", { "data-testid": "admin-session" },
@@ -142,28 +134,20 @@ const invoiceRow = (i: InvoicePage["invoices"][number]) =>
     cell(t("invoices.total"), formatPrice(i.totalIncludingVatCents)))
 
 /** The customer's invoices and credit notes, newest first, older ones a page at a time (keyset). */
-const invoicesSection = (customerId: string, first: InvoicePage): HTMLElement => {
-  const body = h("tbody", {}, first.invoices.map(invoiceRow))
-  const more = h("button", { type: "button", class: "secondary", hidden: first.next === undefined, "data-testid": "admin-invoices-more" },
-    adminText("admin.customer.moreInvoices"))
-  let next = first.next
-  more.addEventListener("click", () => {
-    void run(more, async () => {
-      if (next === undefined) return
+const invoicesSection = (customerId: string, first: InvoicePage): HTMLElement =>
+  pagedSection({
+    title: adminText("admin.customer.invoices"),
+    testid: "admin-invoices",
+    headings: [t("invoices.number"), t("invoices.kind"), t("invoices.date"), t("invoices.totalExcl"), t("invoices.total")],
+    empty: adminText("admin.customer.noInvoices"),
+    more: adminText("admin.customer.moreInvoices"),
+    first: { rows: first.invoices, next: first.next },
+    row: invoiceRow,
+    after: async (next) => {
       const page = await api.get<InvoicePage>(`/api/admin/customers/${encodeURIComponent(customerId)}/invoices?after=${encodeURIComponent(next)}`)
-      body.append(...page.invoices.map(invoiceRow))
-      next = page.next
-      more.hidden = next === undefined
-    })
+      return { rows: page.invoices, next: page.next }
+    }
   })
-  return section(adminText("admin.customer.invoices"), "admin-customer-invoices",
-    first.invoices.length === 0
-      ? h("p", { class: "muted" }, adminText("admin.customer.noInvoices"))
-      : h("div", { class: "table-scroll" }, h("table", { class: "table" },
-        h("thead", {}, h("tr", {}, [t("invoices.number"), t("invoices.kind"), t("invoices.date"), t("invoices.totalExcl"), t("invoices.total")].map(th))),
-        body)),
-    more)
-}
 
 const profileFacts = (u: User) => {
   const facts: Array<[string, string]> = [
