@@ -1,5 +1,5 @@
 // Who a reference an operator was given belongs to: an invoice or credit-note number, a VPS's IP address, a game
-// server's address. Exact matches on unique or indexed columns (migration 19), for the back-office's search.
+// server's address. Exact matches on unique or indexed columns, for the back-office's search.
 import { Context, type Effect } from "effect"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 

@@ -1,5 +1,5 @@
 // The holders of a reference in one statement: an invoice number (unique index, numbers are upper-case), a VPS's or
-// a game server's address (indexes of migration 19), newest holder first.
+// a game server's address (the text_pattern_ops indexes of migration 20 serve equality too), newest holder first.
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { CustomerReferences } from "../../ports/CustomerReferences.ts"

@@ -1,8 +1,7 @@
 // The back-office. A plan can be taken off sale by an operator (and put back) without retiring it: the catalog file's
 // entry stays as it is, a new order is refused, subscriptions on it renew as before; few plans are ever off sale (a
 // partial index). The dashboard's aggregates get the indexes they lacked: orders by creation time (today's orders),
-// renewals waiting for a retry or the bank, refunds not confirmed yet, a subscription's latest invoice; the search
-// finds a service's holder by its address.
+// renewals waiting for a retry or the bank, refunds not confirmed yet, a subscription's latest invoice.
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
@@ -14,8 +13,5 @@ export default Effect.gen(function*() {
   yield* sql`CREATE INDEX IF NOT EXISTS renewals_failed ON renewals (status) WHERE status IN ('retrying', 'awaiting_authentication')`
   yield* sql`CREATE INDEX IF NOT EXISTS invoices_subscription ON invoices (subscription_id, issued_at DESC, id DESC) WHERE kind = 'invoice'`
   yield* sql`CREATE INDEX IF NOT EXISTS refund_requests_pending ON refund_requests (requested_at) WHERE refund_entry_id IS NULL`
-  // The back-office's search by a service's address.
-  yield* sql`CREATE INDEX IF NOT EXISTS vps_address ON vps (address)`
-  yield* sql`CREATE INDEX IF NOT EXISTS game_servers_address ON game_servers (address)`
   yield* sql`CREATE INDEX IF NOT EXISTS invoices_order ON invoices (order_id, issued_at DESC, id DESC) WHERE kind = 'invoice'`
 })
