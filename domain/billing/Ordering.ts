@@ -149,7 +149,7 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
         currentPeriodEnd: addMonth(at),
         now: at
       })
-      yield* charge(subscriptionId)
+      const invoice = yield* charge(subscriptionId)
       yield* orders.progress(order.id, { status: "provisioning", step: 0, stepName: "Queued", subscriptionId, now: at })
       // The receipt is told in the payment's transaction: recorded with it (never without it), e-mailed once it commits,
       // and before the provisioning starts, so it always comes before "your service is ready".
@@ -159,7 +159,8 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
         orderId: order.id,
         planName,
         amountCents: payment.amountCents,
-        paidAt: at
+        paidAt: at,
+        invoiceId: Option.match(invoice, { onNone: () => null, onSome: (i) => i.id })
       })
       return { _tag: "Provision", order, amountCents: payment.amountCents, at } satisfies AfterPayment
     }

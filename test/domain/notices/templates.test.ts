@@ -14,7 +14,7 @@ const late = new Date("2026-03-01T23:30:00Z")
 const day = 86_400_000
 
 const notices: Record<CustomerNoticeTag, CustomerNotice> = {
-  OrderPaid: { _tag: "OrderPaid", userId, orderId: "ord-1", planName: "VPS S", amountCents: 999, paidAt: late },
+  OrderPaid: { _tag: "OrderPaid", userId, orderId: "ord-1", planName: "VPS S", amountCents: 999, paidAt: late, invoiceId: null },
   ServiceReady: { _tag: "ServiceReady", userId, service: game, address: "play.zh.test:25565" },
   RenewalReminder: {
     _tag: "RenewalReminder",
@@ -30,7 +30,8 @@ const notices: Record<CustomerNoticeTag, CustomerNotice> = {
     service: vps,
     periodStart: late,
     paidUntil: new Date(late.getTime() + 31 * day),
-    amountCents: 999
+    amountCents: 999,
+    invoiceId: null
   },
   PaymentFailed: {
     _tag: "PaymentFailed",
@@ -57,7 +58,7 @@ const notices: Record<CustomerNoticeTag, CustomerNotice> = {
   FinalWarning: { _tag: "FinalWarning", userId, service: game, endsAt: late },
   ServiceEnded: { _tag: "ServiceEnded", userId, service: vps, endedAt: late },
   CancellationConfirmed: { _tag: "CancellationConfirmed", userId, service: game, endsAt: late },
-  RefundIssued: { _tag: "RefundIssued", userId, refundId: "re_1", amountCents: 999, reason: "order_failed" }
+  RefundIssued: { _tag: "RefundIssued", userId, refundId: "re_1", amountCents: 999, reason: "order_failed", creditNoteId: null }
 }
 
 const reader = (language: Language, overrides: Partial<NoticeReader> = {}): NoticeReader => ({
