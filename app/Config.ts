@@ -23,6 +23,12 @@ const HostName = Schema.String.pipe(Schema.check(Schema.makeFilter(
   { message: "must be a host name or an IP address, without a port" }
 )))
 
+/** One address, as a mail server takes it in RCPT TO (no display name). */
+const EmailAddress = Schema.String.pipe(Schema.check(Schema.makeFilter(
+  (text: string) => /^[^\s@<>,;]+@[^\s@<>,;]+$/.test(text),
+  { message: "must be one e-mail address, like ops@example.com" }
+)))
+
 const optionalSecret = (name: string) => Config.option(Config.Redacted(name))
 
 export const SettingsConfig = Config.all({
@@ -115,6 +121,15 @@ export const SettingsConfig = Config.all({
   noticeRetrySeconds: intSetting("NOTICE_RETRY_SECONDS", 1, 3600, 30),
   noticeRetryBaseSeconds: intSetting("NOTICE_RETRY_BASE_SECONDS", 1, 86_400, 60),
   noticeMaxAttempts: intSetting("NOTICE_MAX_ATTEMPTS", 1, 1000, 20),
+  alertEmail: Config.option(Config.schema(EmailAddress, "ALERT_EMAIL")),
+  alertCheckSeconds: intSetting("ALERT_CHECK_SECONDS", 5, 3600, 60),
+  alertProvisioningFailures: intSetting("ALERT_PROVISIONING_FAILURES", 1, 100_000, 3),
+  alertProvisioningMinutes: intSetting("ALERT_PROVISIONING_MINUTES", 1, 24 * 60, 15),
+  alertWebhookSignatureFailures: intSetting("ALERT_WEBHOOK_SIGNATURE_FAILURES", 1, 100_000, 10),
+  alertWebhookSignatureMinutes: intSetting("ALERT_WEBHOOK_SIGNATURE_MINUTES", 1, 24 * 60, 10),
+  alertIpPoolMinFree: intSetting("ALERT_IP_POOL_MIN_FREE", 0, 1_000_000, 5),
+  alertPanelMinFreeAllocations: intSetting("ALERT_PANEL_MIN_FREE_ALLOCATIONS", 0, 1_000_000, 5),
+  alertCronLateSeconds: intSetting("ALERT_CRON_LATE_SECONDS", 10, 7 * 86_400, 600),
   sellerFile: Config.option(Config.String("SELLER_FILE")),
   legalDir: Config.option(Config.String("LEGAL_DIR")),
   vatFrenchRate: withDefault(Config.String("VAT_FRENCH_RATE"), "20"),

@@ -48,6 +48,9 @@ import * as ProxmoxVirtualization from "../adapters/proxmox/ProxmoxVirtualizatio
 import * as PgLoginAttempts from "../adapters/postgres/PgLoginAttempts.ts"
 import * as PgOutbox from "../adapters/postgres/PgOutbox.ts"
 import * as PgNoticeRecords from "../adapters/postgres/PgNoticeRecords.ts"
+import * as PgRefundRequests from "../adapters/postgres/PgRefundRequests.ts"
+import * as PgServiceHolds from "../adapters/postgres/PgServiceHolds.ts"
+import * as PgOpsRecords from "../adapters/postgres/PgOpsRecords.ts"
 import * as PgPasswordResets from "../adapters/postgres/PgPasswordResets.ts"
 import * as PgSessionRecords from "../adapters/postgres/PgSessionRecords.ts"
 import * as PgUnitOfWork from "../adapters/postgres/PgUnitOfWork.ts"
@@ -78,7 +81,17 @@ import * as CachedUsers from "./CachedUsers.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SANDBOX_CLUSTER, SANDBOX_PANEL, SandboxPanel, SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
 import { WorkflowEngineLive } from "./Engine.ts"
-import { LifecycleCronLive, NoticeRetryCronLive, OrderRecoveryCronLive, ProductsLive, ReconcileCronLive } from "./Workflows.ts"
+import {
+  AlertCronLive,
+  everySeconds,
+  LifecycleCronLive,
+  NoticeRetryCronLive,
+  OrderRecoveryCronLive,
+  ProductsLive,
+  RECONCILE_CRON,
+  ReconcileCronLive
+} from "./Workflows.ts"
+import { AlertSettings, CapacityReadings, liveCapacityReadings } from "../domain/ops/alerting.ts"
 import { PANEL_DIST } from "./buildPanel.ts"
 import { InvalidSetting, type Settings } from "./Config.ts"
 import { restrictDataDir } from "./DataDir.ts"
@@ -147,6 +160,9 @@ export const RepositoriesLive = Layer.mergeAll(
   PgUpstreamSecrets.layer,
   PgOutbox.layer,
   PgNoticeRecords.layer,
+  PgServiceHolds.layer,
+  PgRefundRequests.layer,
+  PgOpsRecords.layer,
   PgHealth.layer
 )
 
@@ -335,6 +351,25 @@ export const noticeSettings = (settings: Settings): NoticeSettings["Service"] =>
   maxAttempts: settings.noticeMaxAttempts
 })
 
+/** The operators' alerts (ALERT_* settings, README "Alerts"): the thresholds and the crons they watch. */
+export const alertSettings = (settings: Settings): AlertSettings["Service"] => ({
+  to: settings.alertEmail,
+  provisioningFailures: { count: settings.alertProvisioningFailures, within: Duration.minutes(settings.alertProvisioningMinutes) },
+  webhookSignatureFailures: {
+    count: settings.alertWebhookSignatureFailures,
+    within: Duration.minutes(settings.alertWebhookSignatureMinutes)
+  },
+  ipPoolMinFree: settings.alertIpPoolMinFree,
+  panelMinFreeAllocations: settings.alertPanelMinFreeAllocations,
+  cronLate: Duration.seconds(settings.alertCronLateSeconds),
+  crons: [
+    { name: "subscription-lifecycle", cron: Cron.parseUnsafe(settings.lifecycleCron) },
+    { name: "order-recovery", cron: everySeconds(settings.orderRecoverySeconds) },
+    { name: "customer-notices", cron: everySeconds(settings.noticeRetrySeconds) },
+    { name: "reconcile", cron: RECONCILE_CRON }
+  ]
+})
+
 /** The customer e-mails (issue 12 §4), through whichever Mailer the settings chose. */
 const NoticesLive = (settings: Settings) =>
   DeliveredNotices.layer.pipe(Layer.provide(Layer.succeed(NoticeSettings, noticeSettings(settings))))
@@ -427,8 +462,10 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
     LifecycleCronLive(Cron.parseUnsafe(settings.lifecycleCron)),
     OrderRecoveryCronLive(settings.orderRecoverySeconds),
     NoticeRetryCronLive(settings.noticeRetrySeconds),
-    ReconcileCronLive
+    ReconcileCronLive,
+    AlertCronLive(settings.alertCheckSeconds).pipe(Layer.provide(Layer.effect(CapacityReadings, liveCapacityReadings)))
   ).pipe(
+    Layer.provide(Layer.succeed(AlertSettings, alertSettings(settings))),
     Layer.provideMerge(ProductsLive),
     Layer.provide(Layer.succeed(StepRetryBaseDelay, Duration.millis(settings.provisioningRetryBaseDelayMs))),
     Layer.provideMerge(engine),

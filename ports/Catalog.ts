@@ -41,6 +41,14 @@ export class Catalog extends Context.Service<Catalog, {
    * Upserting never brings a retired entry back.
    */
   retire(kind: CatalogKind, id: string): Effect.Effect<boolean, DatabaseUnavailable>
+  /**
+   * Puts a plan on sale or takes it off (an operator's choice, apart from the catalog file: applying the file again
+   * leaves it as it is). Answers whether it was on sale before; none for an unknown plan. The plan's row is locked
+   * while it changes, so the answer is exact under concurrent calls.
+   */
+  setOnSale(id: string, onSale: boolean): Effect.Effect<Option.Option<boolean>, DatabaseUnavailable>
+  /** The ids of the plans an operator took off sale (retired ones included). */
+  readonly offSale: Effect.Effect<ReadonlySet<string>, DatabaseUnavailable>
   /** Active plans (not retired), by price. */
   readonly plans: Effect.Effect<ReadonlyArray<Plan>, DatabaseUnavailable>
   /** Every plan, retired ones included, by id. */

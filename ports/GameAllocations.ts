@@ -15,6 +15,8 @@ export class GameAllocations extends Context.Service<GameAllocations, {
     holder: string,
     choose: (claimed: ReadonlyArray<AllocationClaim>) => Option.Option<Omit<AllocationClaim, "holder" | "panel" | "created">>
   ): Effect.Effect<Option.Option<AllocationClaim>, DatabaseUnavailable>
+  /** The panel's live claims, as `claim` would hand them to `choose` (read without the lock: a moment's view). */
+  onPanel(panel: string): Effect.Effect<ReadonlyArray<AllocationClaim>, DatabaseUnavailable>
   held(holder: string): Effect.Effect<Option.Option<AllocationClaim>, DatabaseUnavailable>
   /** The server exists on the panel now: its node's figures include it, the claim's resources stop counting. */
   markCreated(holder: string): Effect.Effect<void, DatabaseUnavailable>

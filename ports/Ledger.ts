@@ -1,11 +1,13 @@
 // The record of money taken and given back.
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { LedgerEntry } from "../domain/billing/Billing.ts"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 export class Ledger extends Context.Service<Ledger, {
   /** Records the entry; false when one of its kind and reference was already recorded (a replay: nothing written). */
   record(entry: LedgerEntry): Effect.Effect<boolean, DatabaseUnavailable>
+  /** One entry by its id. */
+  entry(id: string): Effect.Effect<Option.Option<LedgerEntry>, DatabaseUnavailable>
   forOrder(orderId: string): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
   forSubscription(subscriptionId: string): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
   /** A customer's charges and refunds, newest first (at most `limit`). */

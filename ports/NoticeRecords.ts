@@ -1,6 +1,6 @@
 // The customer notices recorded before their e-mail is sent, one per event key: the record is what makes a notice
 // sent once, and what a later pass retries when the mail server was down.
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 /** A recorded notice whose e-mail is still to be sent. */
@@ -22,6 +22,17 @@ export interface UnsentNotice {
   readonly lastError: string | null
   /** When it is tried next; null once it is given up. */
   readonly nextAttemptAt: Date | null
+}
+
+/** A recorded notice as an operator reads it in a customer's list, sent or not. */
+export interface NoticeEntry {
+  readonly key: string
+  readonly userId: string
+  readonly tag: string
+  readonly createdAt: Date
+  readonly sentAt: Date | null
+  readonly attempts: number
+  readonly lastError: string | null
 }
 
 export class NoticeRecords extends Context.Service<NoticeRecords, {
@@ -48,6 +59,10 @@ export class NoticeRecords extends Context.Service<NoticeRecords, {
    */
   afterCommit(effect: Effect.Effect<void>): Effect.Effect<void>
   markSent(key: string, at: Date): Effect.Effect<void, DatabaseUnavailable>
+  /** One recorded notice with its payload (an operator resends it). */
+  find(key: string): Effect.Effect<Option.Option<NoticeEntry & { readonly payload: string }>, DatabaseUnavailable>
+  /** A customer's notices, newest first. */
+  ofUser(userId: string, limit: number): Effect.Effect<ReadonlyArray<NoticeEntry>, DatabaseUnavailable>
   /** The notices not sent yet (waiting, failing, given up), newest first. */
   unsent(limit: number): Effect.Effect<ReadonlyArray<UnsentNotice>, DatabaseUnavailable>
   /** A failed attempt: tried again from `retryAt`, or never when it is null (given up). */

@@ -3,6 +3,27 @@ import { Context, type Effect, type Option } from "effect"
 import type { Order, OrderId, OrderStatus, PendingCleanup, ServiceKind, SubscriptionId } from "../domain/billing/Billing.ts"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
+/** What a move records besides the status (absent: left as it is). */
+export interface OrderRecorded {
+  readonly step?: number
+  readonly stepName?: string
+  readonly subscriptionId?: SubscriptionId
+  readonly serviceId?: string
+  /** The sealed one-time secret (a VPS root password), kept until its first read. */
+  readonly oneTimeSecret?: string | null
+  readonly failureReason?: string
+  readonly checkoutSession?: string
+  readonly checkoutUrl?: string
+}
+
+/** One move of an order: from one status to another, at `now`, recording `recorded`. */
+export interface OrderMove {
+  readonly from: OrderStatus
+  readonly to: OrderStatus
+  readonly now: Date
+  readonly recorded: OrderRecorded
+}
+
 export class Orders extends Context.Service<Orders, {
   create(order: {
     readonly id: OrderId
@@ -17,33 +38,22 @@ export class Orders extends Context.Service<Orders, {
     readonly now: Date
   }): Effect.Effect<Order, DatabaseUnavailable>
   get(id: string): Effect.Effect<Option.Option<Order>, DatabaseUnavailable>
-  /** The order's hosted payment page, once the provider made it (only while the order awaits its payment). */
-  checkoutOpened(id: string, checkout: { readonly session: string; readonly url: string }, now: Date): Effect.Effect<void, DatabaseUnavailable>
-  /** Moves a provisioning order along; an order in any other status is left as it is. */
-  progress(id: string, update: {
-    readonly status: Extract<OrderStatus, "provisioning">
-    readonly step: number
-    readonly stepName: string
-    readonly subscriptionId?: SubscriptionId
-    readonly now: Date
-  }): Effect.Effect<void, DatabaseUnavailable>
   /**
-   * The payment is recorded: awaiting_payment → provisioning (step 0), only if the order still awaits it. False when
-   * it does not (paid already, or expired meanwhile): the caller then writes nothing else for the order.
+   * One move of the order (domain/billing/orderMoves.ts decides which exist and what each records), as a
+   * compare-and-set: applied only while its status is still `from`. False when it is not (another move won the race,
+   * the order is finished) or there is no such order.
    */
-  startProvisioning(id: string, now: Date): Effect.Effect<boolean, DatabaseUnavailable>
-  /** awaiting_payment → expired, only if still unpaid; false otherwise (paid meanwhile, or expired already). */
-  expire(id: string, now: Date): Effect.Effect<boolean, DatabaseUnavailable>
+  transition(id: string, move: OrderMove): Effect.Effect<boolean, DatabaseUnavailable>
   /** Orders awaiting their payment whose deadline is at or before `now`, oldest deadline first. */
   dueForExpiry(now: Date): Effect.Effect<ReadonlyArray<Order>, DatabaseUnavailable>
-  /** Completes once; the sealed one-time secret (a VPS root password) is kept until its first read. */
-  complete(id: string, serviceId: string, oneTimeSecret: string | null, now: Date): Effect.Effect<void, DatabaseUnavailable>
-  /** Fails once (an order awaiting its payment or provisioning), with a reason the customer can read. */
-  fail(id: string, reason: string, now: Date): Effect.Effect<void, DatabaseUnavailable>
+  /** How many orders failed at or after `since` (the provisioning failures' alert counts them over a window). */
+  failedSince(since: Date): Effect.Effect<number, DatabaseUnavailable>
   /** Returns the sealed one-time secret and forgets it, atomically: only the first reader gets it. */
   takeOneTimeSecret(id: string): Effect.Effect<Option.Option<string>, DatabaseUnavailable>
   /** Orders awaiting their payment or provisioning. */
   readonly unfinished: Effect.Effect<ReadonlyArray<Order>, DatabaseUnavailable>
+  /** The latest failed orders (an operator's list), most recently failed first. */
+  failed(limit: number): Effect.Effect<ReadonlyArray<Order>, DatabaseUnavailable>
   /** The order's undo is under way (idempotent: the first time counts as `since`). */
   cleanupPending(id: string, now: Date): Effect.Effect<void, DatabaseUnavailable>
   /** One more failed attempt at the order's undo, and why. */

@@ -27,6 +27,8 @@ export interface CatalogState {
   readonly templates: Map<string, Row<OsTemplate>>
   readonly pools: Map<string, PoolRow>
   readonly plans: Map<string, Row<Plan>>
+  /** The plans an operator took off sale. */
+  readonly offSale: Set<string>
 }
 
 export class MemoryCatalogState extends Context.Service<MemoryCatalogState, CatalogState>()("zh/fake/MemoryCatalogState") {}
@@ -107,6 +109,15 @@ export const makeCatalog = (state: CatalogState) =>
         for (const row of rows) row.retired = true
         return rows.length > 0
       }),
+    setOnSale: (id, onSale) =>
+      Effect.sync(() => {
+        if (!state.plans.has(id)) return Option.none()
+        const before = !state.offSale.has(id)
+        if (onSale) state.offSale.delete(id)
+        else state.offSale.add(id)
+        return Option.some(before)
+      }),
+    offSale: Effect.sync(() => new Set(state.offSale)),
     plans: Effect.sync(() =>
       [...state.plans.values()].filter((p) => !p.retired).map((p) => p.value)
         .sort((a, b) => a.priceCents - b.priceCents || byKey((p: Plan) => p.id)(a, b))
@@ -142,7 +153,8 @@ export const makeState = Effect.sync((): CatalogState => ({
   panels: new Map(),
   templates: new Map(),
   pools: new Map(),
-  plans: new Map()
+  plans: new Map(),
+  offSale: new Set()
 }))
 
 /** A catalog over fresh state (for tests that keep one instance across several layers). */

@@ -23,6 +23,7 @@ export const make = Effect.gen(function*() {
         const claim: AllocationClaim = { holder, panel, node, allocationId, memoryMiB, diskMiB, created: false }
         return [Option.some(claim), [...all, claim]]
       }).pipe(Effect.flatMap((r) => typeof r === "string" ? Effect.die(r) : Effect.succeed(r))),
+    onPanel: (panel) => Effect.map(Ref.get(claims), (all) => all.filter((c) => c.panel === panel)),
     held: (holder) => Effect.map(Ref.get(claims), (all) => Option.fromNullishOr(all.find((c) => c.holder === holder))),
     markCreated: (holder) =>
       Ref.update(claims, (all) => all.map((c) => c.holder === holder ? { ...c, created: true } : c)),

@@ -1,5 +1,5 @@
 // In-memory Ledger: like the table's UNIQUE (kind, reference), a replayed charge or refund is recorded once.
-import { Effect, Layer, Ref } from "effect"
+import { Effect, Layer, Option, Ref } from "effect"
 import type { LedgerEntry } from "../../domain/billing/Billing.ts"
 import { Ledger } from "../../ports/Ledger.ts"
 
@@ -19,6 +19,7 @@ export const make = Effect.gen(function*() {
       }).pipe(Effect.flatMap((outcome) =>
         outcome === "clash" ? Effect.die(`ledger entry ${entry.id} already exists`) : Effect.succeed(outcome === "new")
       )),
+    entry: (id) => Effect.map(Ref.get(entries), (all) => Option.fromNullishOr(all.find((e) => e.id === id))),
     forOrder: (orderId) => select((e) => e.orderId === orderId),
     forSubscription: (subscriptionId) => select((e) => e.subscriptionId === subscriptionId),
     forUser: (userId, limit) => Effect.map(select((e) => e.userId === userId), (all) => all.reverse().slice(0, limit))

@@ -1,5 +1,5 @@
 // In-memory NoticeRecords: each operation is one Ref.modify, so racing fibers see the same single winner as Postgres.
-import { Effect, Layer, Ref } from "effect"
+import { Effect, Layer, Option, Ref } from "effect"
 import { NoticeRecords, type PendingNotice } from "../../ports/NoticeRecords.ts"
 
 interface Row extends PendingNotice {
@@ -13,6 +13,8 @@ interface Row extends PendingNotice {
 export const make = Effect.gen(function*() {
   const rows = yield* Ref.make<ReadonlyMap<string, Row>>(new Map())
   const pending = ({ attempts, key, payload, userId }: Row): PendingNotice => ({ key, userId, payload, attempts })
+  const entry = ({ attempts, createdAt, key, lastError, payload, sentAt, tag, userId }: Row) =>
+    ({ key, userId, tag, createdAt, sentAt, attempts, lastError, payload })
   const update = (key: string, change: (row: Row) => Row) =>
     Ref.update(rows, (all) => {
       const row = all.get(key)
@@ -56,6 +58,14 @@ export const make = Effect.gen(function*() {
           .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || a.key.localeCompare(b.key))
           .slice(0, limit)
           .map(({ attempts, createdAt, key, lastError, nextAttemptAt, tag }) => ({ key, tag, createdAt, attempts, lastError, nextAttemptAt }))),
+    find: (key) => Effect.map(Ref.get(rows), (all) => Option.map(Option.fromNullishOr(all.get(key)), entry)),
+    ofUser: (userId, limit) =>
+      Effect.map(Ref.get(rows), (all) =>
+        [...all.values()]
+          .filter((r) => r.userId === userId)
+          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || a.key.localeCompare(b.key))
+          .slice(0, limit)
+          .map(entry)),
     markFailed: (key, error, retryAt) => update(key, (row) => ({ ...row, lastError: error, nextAttemptAt: retryAt }))
   })
 })

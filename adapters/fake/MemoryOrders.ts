@@ -1,4 +1,5 @@
-// In-memory Orders with the same guarantees: finished orders stay finished, the one-time secret is read once.
+// In-memory Orders with the same guarantees: each move a compare-and-set on the status it leaves, the one-time secret
+// read once.
 import { Effect, Layer, Option, Ref } from "effect"
 import { Order, type PendingCleanup, PlanId } from "../../domain/billing/Billing.ts"
 import { Orders } from "../../ports/Orders.ts"
@@ -23,14 +24,6 @@ export const make = Effect.gen(function*() {
       const row = m.get(id)
       return row === undefined ? m : new Map(m).set(id, f(row))
     })
-  /** Applies `f` to an order whose status passes `when`; any other (or an unknown one) is left as it is. */
-  const moveIf = (when: (order: Order) => boolean) => (id: string, f: (row: Row) => Row) =>
-    Ref.modify(rows, (m): readonly [boolean, Map<string, Row>] => {
-      const row = m.get(id)
-      return row === undefined || !when(row.order) ? [false, m] : [true, new Map(m).set(id, f(row))]
-    })
-  const moveUnfinished = (id: string, f: (row: Row) => Row) => Effect.asVoid(moveIf(isUnfinished)(id, f))
-  const awaitingPayment = moveIf((order) => order.status === "awaiting_payment")
   return Orders.of({
     create: (o) =>
       Ref.modify(rows, (m): readonly [Order | undefined, Map<string, Row>] => {
@@ -59,51 +52,32 @@ export const make = Effect.gen(function*() {
         order === undefined ? Effect.die(`order ${o.id} already exists`) : Effect.succeed(order)
       )),
     get: (id) => Effect.map(Ref.get(rows), (m) => Option.map(Option.fromNullishOr(m.get(id)), (row) => row.order)),
-    checkoutOpened: (id, checkout, now) =>
-      Effect.asVoid(awaitingPayment(id, (row) => ({
-        ...row,
-        order: new Order({ ...row.order, checkoutSession: checkout.session, checkoutUrl: checkout.url, updatedAt: now })
-      }))),
-    progress: (id, update) =>
-      Effect.asVoid(moveIf((order) => order.status === "provisioning")(id, (row) => ({
-        ...row,
-        order: new Order({
-          ...row.order,
-          status: update.status,
-          step: update.step,
-          stepName: update.stepName,
-          subscriptionId: update.subscriptionId ?? row.order.subscriptionId,
-          updatedAt: update.now
-        })
-      }))),
-    startProvisioning: (id, now) =>
-      awaitingPayment(id, (row) => ({
-        ...row,
-        order: new Order({ ...row.order, status: "provisioning", step: 0, stepName: "Queued", updatedAt: now })
-      })),
-    expire: (id, now) =>
-      awaitingPayment(id, (row) => ({ ...row, order: new Order({ ...row.order, status: "expired", stepName: "Expired", updatedAt: now }) })),
+    transition: (id, { from, to, now, recorded: { oneTimeSecret, ...fields } }) =>
+      Ref.modify(rows, (m): readonly [boolean, Map<string, Row>] => {
+        const row = m.get(id)
+        if (row === undefined || row.order.status !== from) return [false, m]
+        const order = new Order({ ...row.order, ...fields, status: to, updatedAt: now })
+        return [true, new Map(m).set(id, { ...row, order, oneTimeSecret: oneTimeSecret === undefined ? row.oneTimeSecret : oneTimeSecret })]
+      }),
     dueForExpiry: (now) =>
       Effect.map(Ref.get(rows), (m) =>
         [...m.values()].map((row) => row.order)
           .filter((o) => o.status === "awaiting_payment" && o.expiresAt !== null && o.expiresAt.getTime() <= now.getTime())
           .sort((a, b) => a.expiresAt!.getTime() - b.expiresAt!.getTime() || (a.id < b.id ? -1 : 1))),
-    complete: (id, serviceId, oneTimeSecret, now) =>
-      moveUnfinished(id, (row) => ({
-        order: new Order({ ...row.order, status: "completed", serviceId, updatedAt: now }),
-        oneTimeSecret
-      })),
-    fail: (id, reason, now) =>
-      moveUnfinished(id, (row) => ({
-        ...row,
-        order: new Order({ ...row.order, status: "failed", failureReason: reason, updatedAt: now })
-      })),
+    failedSince: (since) =>
+      Effect.map(Ref.get(rows), (all) =>
+        [...all.values()].filter((row) => row.order.status === "failed" && row.order.updatedAt.getTime() >= since.getTime()).length),
     takeOneTimeSecret: (id) =>
       Ref.modify(rows, (m): readonly [Option.Option<string>, Map<string, Row>] => {
         const row = m.get(id)
         if (row === undefined || row.oneTimeSecret === null) return [Option.none(), m]
         return [Option.some(row.oneTimeSecret), new Map(m).set(id, { ...row, oneTimeSecret: null })]
       }),
+    failed: (limit) =>
+      Effect.map(Ref.get(rows), (m) =>
+        [...m.values()].map((row) => row.order).filter((o) => o.status === "failed")
+          .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime() || (a.id < b.id ? 1 : -1))
+          .slice(0, limit)),
     unfinished: Effect.map(Ref.get(rows), (m) =>
       [...m.values()].map((row) => row.order).filter(isUnfinished).sort(byCreation)),
     cleanupPending: (id, now) =>

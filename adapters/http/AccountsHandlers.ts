@@ -59,6 +59,7 @@ export const userView = (user: User) => ({
   ...(user.companyName === null ? {} : { companyName: user.companyName }),
   ...(user.siret === null ? {} : { siret: user.siret }),
   language: user.language,
+  role: user.role,
   createdAt: user.createdAt.toISOString()
 })
 

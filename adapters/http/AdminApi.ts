@@ -7,7 +7,7 @@ import { Authentication, type CurrentSession, SessionCookie } from "./AccountsAp
 import { Forbidden, NotFound, ServiceUnavailable, Unauthorized } from "./ApiErrors.ts"
 import { errorBody } from "./ApiErrors.ts"
 import { Line, MissingAnswer, PathId } from "./inputs.ts"
-import { AuditPage, SecurityEventsPage, StaffCustomerPage, StaffCustomerView } from "./views.ts"
+import { AdminCatalogView, AuditPage, PlanSaleView, SecurityEventsPage, StaffCustomerPage, StaffCustomerView } from "./views.ts"
 
 /** The least role an endpoint needs (support reads everything; admin does everything). */
 export class RequiredRole extends Context.Service<RequiredRole, StaffRole>()("zh/http/RequiredRole") {}
@@ -60,6 +60,28 @@ export class AdminCustomersApi extends HttpApiGroup.make("adminCustomers")
   .annotate(MissingAnswer, customerMissing)
   .prefix("/api/admin")
   .annotateMerge(OpenApi.annotations({ title: "Back-office: customers", description: "Search and read customers (staff only)" }))
+{}
+
+const planMissing = new NotFound({ error: errorBody("PLAN_NOT_FOUND", "No such plan.") })
+
+export class AdminCatalogApi extends HttpApiGroup.make("adminCatalog")
+  .add(
+    HttpApiEndpoint.get("get", "/catalog", { success: AdminCatalogView }),
+    HttpApiEndpoint.post("setPlanSale", "/catalog/plans/:id/sale", {
+      params: { id: Line(64) },
+      payload: Schema.Struct({ onSale: Schema.Boolean }),
+      success: PlanSaleView,
+      error: NotFound
+    }).annotate(RequiredRole, "admin").annotateMerge(OpenApi.annotations({
+      summary: "Put a plan on or off sale",
+      description: "Off sale, the plan leaves GET /api/plans and an order for it is refused with 409 PLAN_OFF_SALE; " +
+        "subscriptions on it go on and renew. Audited (`catalog.plan_sale_changed`, before/after). 404 PLAN_NOT_FOUND."
+    }))
+  )
+  .middleware(StaffAuthentication)
+  .annotate(MissingAnswer, planMissing)
+  .prefix("/api/admin")
+  .annotateMerge(OpenApi.annotations({ title: "Back-office: catalog", description: "Plans, templates, pools, clusters and panels as the catalog file made them (staff only)" }))
 {}
 
 /** The customer's own trail: sign-ins, failed ones, password resets, consoles opened, operators' changes. */

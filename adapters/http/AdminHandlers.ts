@@ -1,19 +1,18 @@
 // Thin handlers for the back-office and the customer's own security events: one use case each, errors in one table.
 import { Effect } from "effect"
-import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { SessionRecord } from "../../domain/account/SessionRecord.ts"
 import { UserId } from "../../domain/account/User.ts"
-import type { User } from "../../domain/account/User.ts"
 import type { AuditEvent } from "../../domain/audit/AuditEvent.ts"
 import { type AuditPage, auditPage, securityEvents } from "../../domain/backoffice/auditTrail.ts"
+import { catalogOverview, setPlanOnSale } from "../../domain/backoffice/catalog.ts"
 import { customerPage, endCustomerSessions, type Operator, searchCustomers } from "../../domain/backoffice/customers.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { userView } from "./AccountsHandlers.ts"
 import { Api } from "./Api.ts"
-import { clientAddress } from "./cookies.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 import { HttpSettings } from "./HttpSettings.ts"
+import { currentOperator, withServices } from "./operator.ts"
 import { subscriptionView } from "./ServicesHandlers.ts"
 
 const DEFAULT_PAGE = 50
@@ -49,7 +48,6 @@ const securityEventView = (e: AuditEvent) => ({
   details: e.details
 })
 
-const staffCustomerView = (user: User) => ({ ...userView(user), role: user.role })
 
 const sessionView = (s: SessionRecord) => ({
   id: s.id,
@@ -61,9 +59,6 @@ const sessionView = (s: SessionRecord) => ({
   address: s.address
 })
 
-/** Captures the services the use cases need when the handler layer is built (they are not per-request). */
-const withServices = <S>() =>
-  Effect.map(Effect.context<S>(), (services) => <A, E>(effect: Effect.Effect<A, E, S>) => Effect.provideContext(effect, services))
 
 export const AdminAuditHandlers = HttpApiBuilder.group(Api, "adminAudit", Effect.fn(function*(handlers) {
   const run = yield* withServices<Effect.Services<ReturnType<typeof auditPage>>>()
@@ -78,25 +73,19 @@ export const AdminAuditHandlers = HttpApiBuilder.group(Api, "adminAudit", Effect
 }))
 
 export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers", Effect.fn(function*(handlers) {
-  const settings = yield* HttpSettings
+  const operator = currentOperator(yield* HttpSettings)
   const run = yield* withServices<
     | Effect.Services<ReturnType<typeof searchCustomers>>
     | Effect.Services<ReturnType<typeof customerPage>>
     | Effect.Services<ReturnType<typeof endCustomerSessions>>
   >()
-  /** The signed-in operator, and the address this request came from. */
-  const operator = Effect.gen(function*() {
-    const session = yield* CurrentSession
-    const request = yield* HttpServerRequest.HttpServerRequest
-    return { id: session.user.id, role: session.user.role, address: clientAddress(settings, request) ?? null } satisfies Operator
-  })
   return handlers
     .handle("search", ({ query }) =>
-      run(searchCustomers(query.q)).pipe(Effect.map((users) => ({ customers: users.map(staffCustomerView) })), mapDomainErrors))
+      run(searchCustomers(query.q)).pipe(Effect.map((users) => ({ customers: users.map((u) => userView(u)) })), mapDomainErrors))
     .handle("get", ({ params }) =>
       Effect.flatMap(operator, (who) => run(customerPage(who, UserId.make(params.id)))).pipe(
         Effect.map((page) => ({
-          customer: staffCustomerView(page.customer),
+          customer: userView(page.customer),
           sessions: page.sessions.map(sessionView),
           subscriptions: page.subscriptions.map(subscriptionView),
           audit: pageView(page.audit, auditEventView)
@@ -105,6 +94,32 @@ export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers"
       ))
     .handle("endSessions", ({ params }) =>
       Effect.flatMap(operator, (who) => run(endCustomerSessions(who, UserId.make(params.id)))).pipe(mapDomainErrors))
+}))
+
+type Overview = Effect.Success<typeof catalogOverview>
+
+const adminPlanView = (plan: Overview["plans"][number]) => {
+  const { id, kind, name, priceCents, retired, onSale } = plan
+  return plan.kind === "vps"
+    ? { id, kind, name, priceCents, retired, onSale, vcpu: plan.vcpu, ramMiB: plan.ramMiB, diskGiB: plan.diskGiB, templates: plan.templates }
+    : { id, kind, name, priceCents, retired, onSale, panel: plan.panel, memoryMiB: plan.memoryMiB, diskMiB: plan.diskMiB, cpuPercent: plan.cpuPercent }
+}
+
+const catalogView = (overview: Overview) => ({
+  plans: overview.plans.map(adminPlanView),
+  templates: overview.templates,
+  pools: overview.pools,
+  clusters: overview.clusters.map(({ name, url, retired }) => ({ name, url, retired })),
+  panels: overview.panels.map(({ name, url, retired }) => ({ name, url, retired }))
+})
+
+export const AdminCatalogHandlers = HttpApiBuilder.group(Api, "adminCatalog", Effect.fn(function*(handlers) {
+  const operator = currentOperator(yield* HttpSettings)
+  const run = yield* withServices<Effect.Services<typeof catalogOverview> | Effect.Services<ReturnType<typeof setPlanOnSale>>>()
+  return handlers
+    .handle("get", () => run(catalogOverview).pipe(Effect.map(catalogView), mapDomainErrors))
+    .handle("setPlanSale", ({ params, payload }) =>
+      Effect.flatMap(operator, (who) => run(setPlanOnSale(who, params.id, payload.onSale))).pipe(mapDomainErrors))
 }))
 
 export const SecurityEventsHandlers = HttpApiBuilder.group(Api, "securityEvents", Effect.fn(function*(handlers) {

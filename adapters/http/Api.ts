@@ -2,7 +2,8 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { AuthApi, PreferencesApi, RequestValidation, SessionApi } from "./AccountsApi.ts"
-import { AdminAuditApi, AdminCustomersApi, SecurityEventsApi } from "./AdminApi.ts"
+import { AdminAuditApi, AdminCatalogApi, AdminCustomersApi, SecurityEventsApi } from "./AdminApi.ts"
+import { AdminMoneyApi, AdminServicesApi } from "./AdminOperationsApi.ts"
 import { ServiceUnavailable } from "./ApiErrors.ts"
 import { CatalogApi } from "./CatalogApi.ts"
 import { GameClientApi, GameServersApi } from "./GameApi.ts"
@@ -49,6 +50,9 @@ export class Api extends HttpApi.make("zh")
   .add(SecurityEventsApi)
   .add(AdminAuditApi)
   .add(AdminCustomersApi)
+  .add(AdminCatalogApi)
+  .add(AdminServicesApi)
+  .add(AdminMoneyApi)
   .add(SystemApi)
   .middleware(RequestValidation)
   .middleware(DatabaseOutage)

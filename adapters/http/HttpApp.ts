@@ -12,7 +12,8 @@ import {
   SessionHandlers
 } from "./AccountsHandlers.ts"
 import { Api, DatabaseOutage } from "./Api.ts"
-import { AdminAuditHandlers, AdminCustomersHandlers, SecurityEventsHandlers } from "./AdminHandlers.ts"
+import { AdminAuditHandlers, AdminCatalogHandlers, AdminCustomersHandlers, SecurityEventsHandlers } from "./AdminHandlers.ts"
+import { AdminMoneyHandlers, AdminServicesHandlers } from "./AdminOperationsHandlers.ts"
 import { AuthenticationLive, SessionGuard, SessionIfSignedInLive, StaffAuthenticationLive, staffGate } from "./Authentication.ts"
 import { CatalogHandlers } from "./CatalogHandlers.ts"
 import { type ConsoleRouteOptions, type ConsoleRouteServices, consoleRoute } from "./ConsoleRoute.ts"
@@ -52,6 +53,9 @@ const ApiRoutes = (publicUrl: string, legal: LegalTexts) =>
       SecurityEventsHandlers,
       AdminAuditHandlers,
       AdminCustomersHandlers,
+      AdminCatalogHandlers,
+      AdminServicesHandlers,
+      AdminMoneyHandlers,
       SystemHandlers
     ]),
     Layer.provide([AuthenticationLive, StaffAuthenticationLive, SessionIfSignedInLive, RequestValidationLive, DatabaseOutageLive])

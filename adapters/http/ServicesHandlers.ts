@@ -26,7 +26,7 @@ import { CustomerBudgets } from "./customerBudget.ts"
 import { type DomainError, mapDomainErrors } from "./errorMapping.ts"
 import { SHUTDOWN_TIMEOUT } from "./ServicesApi.ts"
 
-const orderView = (order: Order, rootPassword?: string) => ({
+export const orderView = (order: Order, rootPassword?: string) => ({
   id: order.id,
   planId: order.planId,
   kind: order.kind,

@@ -6,7 +6,11 @@ import { Effect } from "effect"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { STATUS_CODES } from "node:http"
 import type * as AccountErrors from "../../domain/account/AccountErrors.ts"
+import type { PlanNotFound } from "../../domain/backoffice/catalog.ts"
 import type { CustomerNotFound } from "../../domain/backoffice/customers.ts"
+import type { NoticeNotFound, NoticeNotResent } from "../../domain/backoffice/notices.ts"
+import type { ChargeNotFound, RefundExceedsCharge, RefundKeyReused, RefundPending } from "../../domain/backoffice/refunds.ts"
+import type { ServiceGone, ServiceNotFound, ServiceNotHeld } from "../../domain/backoffice/serviceHolds.ts"
 import type { TooManyConsoles } from "../../domain/consoles/ConsoleAdmission.ts"
 import * as BillingErrors from "../../domain/billing/BillingErrors.ts"
 import * as GameErrors from "../../domain/game/GameErrors.ts"
@@ -101,11 +105,23 @@ export type DomainError =
   | AccountErrors.Unauthenticated
   | AccountErrors.NotPermitted
   | CustomerNotFound
+  | PlanNotFound
+  | ServiceNotFound
+  | ServiceGone
+  | ServiceNotHeld
+  | BillingErrors.ServiceUpstreamUnavailable
+  | ChargeNotFound
+  | RefundExceedsCharge
+  | RefundKeyReused
+  | RefundPending
+  | NoticeNotFound
+  | NoticeNotResent
   | AccountErrors.ResetTokenInvalid
   | AccountErrors.ResetTokenExpired
   | AccountErrors.ResetTokenUsed
   | RegistryUnavailable
   | BillingErrors.PlanUnavailable
+  | BillingErrors.PlanOffSale
   | BillingErrors.ProductUnavailable
   | BillingErrors.InvalidOrderOption
   | BillingErrors.SoldOut
@@ -173,10 +189,22 @@ const table = {
   // One answer for every refused role, whatever was asked: it tells nothing of what exists behind it.
   NotPermitted: own(403, "FORBIDDEN"),
   CustomerNotFound: own(404, "CUSTOMER_NOT_FOUND"),
+  PlanNotFound: own(404, "PLAN_NOT_FOUND"),
+  ServiceNotFound: own(404, "SERVICE_NOT_FOUND"),
+  ServiceGone: own(409, "SERVICE_GONE"),
+  ServiceNotHeld: own(409, "SERVICE_NOT_HELD"),
+  ServiceUpstreamUnavailable: own(503, "SERVICE_UPSTREAM_UNAVAILABLE"),
+  ChargeNotFound: own(404, "CHARGE_NOT_FOUND"),
+  RefundExceedsCharge: (e) => answer(409, "REFUND_EXCEEDS_CHARGE", e.message, { details: { refundableCents: e.refundableCents } }),
+  RefundKeyReused: own(409, "IDEMPOTENCY_KEY_REUSED"),
+  RefundPending: own(503, "REFUND_PENDING"),
+  NoticeNotFound: own(404, "NOTICE_NOT_FOUND"),
+  NoticeNotResent: own(503, "MAIL_UNAVAILABLE"),
   ResetTokenInvalid: own(400, "RESET_TOKEN_INVALID"),
   ResetTokenExpired: own(400, "RESET_TOKEN_EXPIRED"),
   ResetTokenUsed: own(400, "RESET_TOKEN_USED"),
   PlanUnavailable: own(422, "PLAN_UNAVAILABLE"),
+  PlanOffSale: own(409, "PLAN_OFF_SALE"),
   InvalidOrderOption: own(422, "INVALID_ORDER_OPTION"),
   SoldOut: own(409, "PLAN_SOLD_OUT"),
   OrderNotFound: own(404, "ORDER_NOT_FOUND"),

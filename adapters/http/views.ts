@@ -25,6 +25,8 @@ export const UserView = Schema.Struct({
   companyName: Schema.optionalKey(Schema.String),
   siret: Schema.optionalKey(Schema.String),
   language: Language,
+  /** The account's role: staff (support, admin) are shown the back-office's link; the API guards it anyway. */
+  role: Schema.Literals(["customer", "support", "admin"]),
   createdAt: Schema.String
 }).annotate({ identifier: "User" })
 
@@ -290,11 +292,11 @@ export const AuditEventView = Schema.Struct({
   details: Schema.Unknown
 }).annotate({ identifier: "AuditEvent" })
 
-/** A page of the log, newest first; `next` is the cursor of the following page (absent on the last one). */
-export const AuditPage = Schema.Struct({
-  events: Schema.Array(AuditEventView),
-  next: Schema.optionalKey(Schema.String)
-})
+/** A page of events, newest first; `next` is the cursor of the following page (absent on the last one). */
+const eventsPage = <S extends Schema.Top>(event: S) => Schema.Struct({ events: Schema.Array(event), next: Schema.optionalKey(Schema.String) })
+
+/** A page of the log. */
+export const AuditPage = eventsPage(AuditEventView)
 
 /** A security event of the customer's own account, as the panel shows it. */
 export const SecurityEventView = Schema.Struct({
@@ -307,16 +309,10 @@ export const SecurityEventView = Schema.Struct({
   details: Schema.Unknown
 }).annotate({ identifier: "SecurityEvent" })
 
-export const SecurityEventsPage = Schema.Struct({
-  events: Schema.Array(SecurityEventView),
-  next: Schema.optionalKey(Schema.String)
-})
+export const SecurityEventsPage = eventsPage(SecurityEventView)
 
 /** A customer in the back-office: the account and its role. */
-export const StaffCustomerView = Schema.Struct({
-  ...UserView.fields,
-  role: Schema.Literals(["customer", "support", "admin"])
-}).annotate({ identifier: "StaffCustomer" })
+export const StaffCustomerView = Schema.Struct(UserView.fields).annotate({ identifier: "StaffCustomer" })
 
 export const SessionView = Schema.Struct({
   id: Schema.String,
@@ -335,3 +331,48 @@ export const StaffCustomerPage = Schema.Struct({
   subscriptions: Schema.Array(SubscriptionView),
   audit: AuditPage
 })
+
+// --- the back-office's catalog ---
+
+/** A plan as the catalog file made it, whether it is retired and whether an operator has it on sale. */
+export const AdminPlanView = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.Literals(["vps", "game"]),
+  name: Schema.String,
+  priceCents: Count,
+  retired: Schema.Boolean,
+  onSale: Schema.Boolean,
+  /** VPS plans: the machine and the templates it may be installed with. */
+  vcpu: Schema.optionalKey(Count),
+  ramMiB: Schema.optionalKey(Count),
+  diskGiB: Schema.optionalKey(Count),
+  templates: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** Game plans: the panel and the limits. */
+  panel: Schema.optionalKey(Schema.String),
+  memoryMiB: Schema.optionalKey(Count),
+  diskMiB: Schema.optionalKey(Count),
+  cpuPercent: Schema.optionalKey(Count)
+}).annotate({ identifier: "AdminPlan" })
+
+export const AdminCatalogView = Schema.Struct({
+  plans: Schema.Array(AdminPlanView),
+  templates: Schema.Array(Schema.Struct({
+    id: Schema.String, name: Schema.String, cluster: Schema.String, node: Schema.String, vmid: Count, retired: Schema.Boolean
+  })),
+  pools: Schema.Array(Schema.Struct({
+    id: Schema.String,
+    cluster: Schema.String,
+    cidr: Schema.String,
+    gateway: Schema.String,
+    bridge: Schema.String,
+    nodes: Schema.Array(Schema.String),
+    retired: Schema.Boolean,
+    free: Count,
+    assigned: Count
+  })),
+  /** The upstreams by name and address; their credentials never leave the server. */
+  clusters: Schema.Array(Schema.Struct({ name: Schema.String, url: Schema.String, retired: Schema.Boolean })),
+  panels: Schema.Array(Schema.Struct({ name: Schema.String, url: Schema.String, retired: Schema.Boolean }))
+}).annotate({ identifier: "AdminCatalog" })
+
+export const PlanSaleView = Schema.Struct({ id: Schema.String, onSale: Schema.Boolean }).annotate({ identifier: "PlanSale" })

@@ -16,6 +16,9 @@ import notices from "./migrations/0012_notices.ts"
 import invoices from "./migrations/0013_invoices.ts"
 import rolesAudit from "./migrations/0014_roles_audit.ts"
 import kinds from "./migrations/0015_kinds.ts"
+import operatorActions from "./migrations/0018_operator_actions.ts"
+import planSale from "./migrations/0019_plan_sale.ts"
+import opsAlerts from "./migrations/0020_ops_alerts.ts"
 
 const all = {
   "1_accounts": accounts,
@@ -32,7 +35,10 @@ const all = {
   "12_notices": notices,
   "13_invoices": invoices,
   "14_roles_audit": rolesAudit,
-  "15_kinds": kinds
+  "15_kinds": kinds,
+  "18_operator_actions": operatorActions,
+  "19_plan_sale": planSale,
+  "20_ops_alerts": opsAlerts
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))

@@ -138,6 +138,17 @@ export const make = Effect.gen(function*() {
       }[kind]
       return statement().pipe(Effect.map((r) => r.length > 0), stored)
     },
+    setOnSale: (id, onSale) =>
+      sql`WITH old AS (SELECT id, off_sale FROM plans WHERE id = ${id} FOR UPDATE)
+          UPDATE plans SET off_sale = ${!onSale}, updated_at = now() FROM old WHERE plans.id = old.id
+          RETURNING NOT old.off_sale AS "onSale"`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => row["onSale"] === true)),
+        stored
+      ),
+    offSale: sql`SELECT id FROM plans WHERE off_sale`.pipe(
+      Effect.map((rows) => new Set(rows.map((row) => String(row["id"])))),
+      stored
+    ),
     plans: planRows(sql`SELECT ${planColumns} FROM plans WHERE retired_at IS NULL ORDER BY price_cents, id COLLATE "C"`).pipe(
       Effect.map((all) => all.map(({ retired: _, ...plan }) => plan)),
       stored

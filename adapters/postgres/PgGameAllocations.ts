@@ -56,6 +56,7 @@ export const make = Effect.gen(function*() {
         if (Option.isSome(raced)) return raced
         return yield* Effect.die(`allocation ${claim.allocationId} on panel ${panel} is already held by another claim`)
       })).pipe(stored),
+    onPanel: (panel) => onPanel(panel).pipe(stored),
     held: (holder) => heldBy(holder).pipe(stored),
     markCreated: (holder) =>
       sql`UPDATE game_allocation_claims SET created = true WHERE holder = ${holder}`.pipe(Effect.asVoid, stored),

@@ -23,6 +23,11 @@ export const make = Effect.gen(function*() {
     Result: Schema.Struct({ id: Schema.String }),
     execute: (row) => sql`INSERT INTO ledger_entries ${sql.insert(row)} ON CONFLICT (kind, reference) DO NOTHING RETURNING id`
   })
+  const entry = SqlSchema.findOneOption({
+    Request: Schema.String,
+    Result: EntryRow,
+    execute: (id) => sql`SELECT * FROM ledger_entries WHERE id = ${id}`
+  })
   const forOrder = SqlSchema.findAll({
     Request: Schema.String,
     Result: EntryRow,
@@ -41,6 +46,7 @@ export const make = Effect.gen(function*() {
   })
   return Ledger.of({
     record: (entry) => record(entry).pipe(Effect.map((rows) => rows.length === 1), stored),
+    entry: (id) => entry(id).pipe(stored),
     forOrder: (orderId) => forOrder(orderId).pipe(stored),
     forSubscription: (subscriptionId) => forSubscription(subscriptionId).pipe(stored),
     forUser: (userId, limit) => forUser({ userId, limit }).pipe(stored)

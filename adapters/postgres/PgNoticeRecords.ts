@@ -30,6 +30,18 @@ const UnsentRow = snakeColumns(Schema.Struct({
   nextAttemptAt: Schema.NullOr(Schema.Date)
 }))
 
+const EntryFields = {
+  key: Schema.String,
+  userId: Schema.String,
+  tag: Schema.String,
+  createdAt: Schema.Date,
+  sentAt: Schema.NullOr(Schema.Date),
+  attempts: Schema.Int,
+  lastError: Schema.NullOr(Schema.String)
+}
+const EntryRow = snakeColumns(Schema.Struct(EntryFields))
+const EntryWithPayloadRow = snakeColumns(Schema.Struct({ ...EntryFields, payload: Schema.String }))
+
 const Claim = Schema.Struct({ now: Schema.Date, leaseUntil: Schema.Date, limit: Schema.Int })
 
 export const make = Effect.gen(function*() {
@@ -62,7 +74,23 @@ export const make = Effect.gen(function*() {
       sql`SELECT key, tag, created_at, attempts, last_error, next_attempt_at FROM customer_notices
           WHERE sent_at IS NULL ORDER BY created_at DESC, key LIMIT ${limit}`
   })
+  const find = SqlSchema.findOneOption({
+    Request: Schema.String,
+    Result: EntryWithPayloadRow,
+    execute: (key) =>
+      sql`SELECT key, user_id, tag, created_at, sent_at, attempts, last_error, payload::text AS payload
+          FROM customer_notices WHERE key = ${key}`
+  })
+  const ofUser = SqlSchema.findAll({
+    Request: Schema.Struct({ userId: Schema.String, limit: Schema.Int }),
+    Result: EntryRow,
+    execute: ({ limit, userId }) =>
+      sql`SELECT key, user_id, tag, created_at, sent_at, attempts, last_error FROM customer_notices
+          WHERE user_id = ${userId} ORDER BY created_at DESC, key LIMIT ${limit}`
+  })
   return NoticeRecords.of({
+    find: (key) => find(key).pipe(stored),
+    ofUser: (userId, limit) => ofUser({ userId, limit }).pipe(stored),
     record: (entry) => record(entry).pipe(Effect.map((row) => row._tag === "Some" ? row.value : null), stored),
     claimDue: (now, leaseUntil, limit) => claim({ now, leaseUntil, limit }).pipe(stored),
     afterCommit: (effect) => sql.afterCommit(effect),

@@ -1,11 +1,12 @@
-// Orders in Postgres: every state change is one conditional UPDATE, so a finished order stays finished.
+// Orders in Postgres: every move is one compare-and-set UPDATE on the status it leaves (the domain decides the moves).
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Order, ServiceKind } from "../../domain/billing/Billing.ts"
-import { Orders } from "../../ports/Orders.ts"
+import { type OrderRecorded, Orders } from "../../ports/Orders.ts"
 import { stored } from "./failures.ts"
 import { snakeColumns } from "./columns.ts"
 
+const FailedCount = Schema.Array(Schema.Struct({ n: Schema.Int }))
 const OrderRow = snakeColumns(Order)
 const NewOrder = Schema.Struct({
   id: Schema.String,
@@ -27,6 +28,19 @@ const PendingCleanupRow = snakeColumns(
   }),
   { orderId: "id", since: "cleanup_pending_since", attempts: "cleanup_attempts", lastError: "cleanup_last_error" }
 )
+
+/** The columns a move records (those it leaves alone absent). */
+const recordedColumns = (recorded: OrderRecorded) =>
+  Object.fromEntries(Object.entries({
+    step: recorded.step,
+    step_name: recorded.stepName,
+    subscription_id: recorded.subscriptionId,
+    service_id: recorded.serviceId,
+    one_time_secret: recorded.oneTimeSecret,
+    failure_reason: recorded.failureReason,
+    checkout_session: recorded.checkoutSession,
+    checkout_url: recorded.checkoutUrl
+  }).filter(([, value]) => value !== undefined))
 
 /** Every column but the one-time secret, which leaves the table only through takeOneTimeSecret. */
 const columns = "id, user_id, plan_id, kind, options, status, step, total_steps, step_name, failure_reason, " +
@@ -57,6 +71,12 @@ export const make = Effect.gen(function*() {
     execute: () =>
       sql`SELECT ${sql.unsafe(columns)} FROM orders WHERE status = ANY(${unfinishedStatuses}) ORDER BY created_at, id`
   })
+  const failed = SqlSchema.findAll({
+    Request: Schema.Int,
+    Result: OrderRow,
+    execute: (limit) =>
+      sql`SELECT ${sql.unsafe(columns)} FROM orders WHERE status = 'failed' ORDER BY updated_at DESC, id DESC LIMIT ${limit}`
+  })
   const due = SqlSchema.findAll({
     Request: Schema.Date,
     Result: OrderRow,
@@ -86,28 +106,18 @@ export const make = Effect.gen(function*() {
   return Orders.of({
     create: (order) => insert(order).pipe(stored),
     get: (id) => byId(id).pipe(stored),
-    checkoutOpened: (id, checkout, now) =>
-      sql`UPDATE orders SET checkout_session = ${checkout.session}, checkout_url = ${checkout.url}, updated_at = ${now}
-          WHERE id = ${id} AND status = 'awaiting_payment'`.pipe(Effect.asVoid, stored),
-    progress: (id, update) =>
-      sql`UPDATE orders SET status = ${update.status}, step = ${update.step}, step_name = ${update.stepName},
-            subscription_id = coalesce(${update.subscriptionId ?? null}::uuid, subscription_id),
-            updated_at = ${update.now}
-          WHERE id = ${id} AND status = 'provisioning'`.pipe(Effect.asVoid, stored),
-    startProvisioning: (id, now) =>
-      sql`UPDATE orders SET status = 'provisioning', step = 0, step_name = 'Queued', updated_at = ${now}
-          WHERE id = ${id} AND status = 'awaiting_payment' RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), stored),
-    expire: (id, now) =>
-      sql`UPDATE orders SET status = 'expired', step_name = 'Expired', updated_at = ${now}
-          WHERE id = ${id} AND status = 'awaiting_payment' RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), stored),
+    transition: (id, move) =>
+      sql`UPDATE orders SET ${sql.update({ status: move.to, ...recordedColumns(move.recorded), updated_at: move.now })}
+          WHERE id = ${id} AND status = ${move.from} RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), stored),
     dueForExpiry: (now) => due(now).pipe(stored),
-    complete: (id, serviceId, oneTimeSecret, now) =>
-      sql`UPDATE orders SET status = 'completed', service_id = ${serviceId}, one_time_secret = ${oneTimeSecret},
-            updated_at = ${now}
-          WHERE id = ${id} AND status = ANY(${unfinishedStatuses})`.pipe(Effect.asVoid, stored),
-    fail: (id, reason, now) =>
-      sql`UPDATE orders SET status = 'failed', failure_reason = ${reason}, updated_at = ${now}
-          WHERE id = ${id} AND status = ANY(${unfinishedStatuses})`.pipe(Effect.asVoid, stored),
+    failed: (limit) => failed(limit).pipe(stored),
+    failedSince: (since) =>
+      // One range of orders_failed_at (migration 20).
+      sql`SELECT count(*)::int AS n FROM orders WHERE status = 'failed' AND updated_at >= ${since}`.pipe(
+        Effect.flatMap(Schema.decodeUnknownEffect(FailedCount)),
+        Effect.map((rows) => rows[0]?.n ?? 0),
+        stored
+      ),
     takeOneTimeSecret: (id) =>
       takeSecret(id).pipe(Effect.map((row) => row.pipe(Option.map((r) => r.one_time_secret))), stored),
     unfinished: unfinished(undefined).pipe(stored),

@@ -24,7 +24,13 @@ export const AUDIT_ACTIONS = [
   "staff.role_granted",
   "staff.role_revoked",
   "staff.customer_viewed",
-  "staff.sessions_ended"
+  "staff.sessions_ended",
+  "catalog.plan_sale_changed",
+  "admin.view_as",
+  "staff.service_suspended",
+  "staff.service_unsuspended",
+  "staff.refund_issued",
+  "staff.notice_resent"
 ] as const
 export type AuditAction = typeof AUDIT_ACTIONS[number]
 

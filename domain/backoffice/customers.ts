@@ -7,7 +7,7 @@ import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
 import type { Role } from "../account/Role.ts"
 import type { UserId } from "../account/User.ts"
-import { recordAudit } from "../audit/record.ts"
+import { type AuditExtra, type AuditInput, recordAudit } from "../audit/record.ts"
 import { auditPage } from "./auditTrail.ts"
 
 export class CustomerNotFound extends Schema.TaggedError<CustomerNotFound>()("CustomerNotFound", {}) {
@@ -29,6 +29,18 @@ export const searchCustomers = Effect.fn("searchCustomers")(function*(query: str
   return yield* (yield* Users).search(query.trim().toLowerCase(), SEARCH_LIMIT)
 })
 
+/** The trail's event of the operator's `action` on the customer `id`, from where the operator works. */
+const operatorActed = (operator: Operator, id: UserId, action: AuditInput["action"], change: Pick<AuditExtra, "before" | "after"> = {}) =>
+  recordAudit({
+    actorId: operator.id,
+    actorRole: operator.role,
+    action,
+    subjectUserId: id,
+    target: { type: "user", id },
+    address: operator.address,
+    ...change
+  })
+
 const findCustomer = Effect.fnUntraced(function*(id: UserId) {
   const found = yield* (yield* Users).findById(id)
   if (Option.isNone(found)) return yield* new CustomerNotFound()
@@ -45,14 +57,7 @@ export const customerPage = Effect.fn("customerPage")(function*(operator: Operat
     auditPage({ subjectUserId: id, limit: 20 })
   ], { concurrency: "unbounded" })
   // Reading a customer's data is itself accountable (who looked, when, from where).
-  yield* recordAudit({
-    actorId: operator.id,
-    actorRole: operator.role,
-    action: "staff.customer_viewed",
-    subjectUserId: id,
-    target: { type: "user", id },
-    address: operator.address
-  })
+  yield* operatorActed(operator, id, "staff.customer_viewed")
   return { customer, sessions, subscriptions, audit }
 })
 
@@ -62,16 +67,7 @@ export const endCustomerSessions = Effect.fn("endCustomerSessions")(function*(op
   const sessions = yield* SessionRecords
   yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
     const ended = yield* sessions.endAllOf(id)
-    yield* recordAudit({
-      actorId: operator.id,
-      actorRole: operator.role,
-      action: "staff.sessions_ended",
-      subjectUserId: id,
-      target: { type: "user", id },
-      address: operator.address,
-      before: { sessions: ended },
-      after: { sessions: 0 }
-    })
+    yield* operatorActed(operator, id, "staff.sessions_ended", { before: { sessions: ended }, after: { sessions: 0 } })
   }))
 })
 

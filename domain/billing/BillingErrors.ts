@@ -7,6 +7,13 @@ export class PlanUnavailable extends Schema.TaggedError<PlanUnavailable>()("Plan
   }
 }
 
+/** An operator took the plan off sale: it exists (subscriptions on it go on), but is not ordered now. */
+export class PlanOffSale extends Schema.TaggedError<PlanOffSale>()("PlanOffSale", { planId: Schema.String }) {
+  override get message() {
+    return `The plan "${this.planId}" is not on sale at the moment; choose another plan.`
+  }
+}
+
 export class InvalidOrderOption extends Schema.TaggedError<InvalidOrderOption>()("InvalidOrderOption", {
   field: Schema.String,
   problem: Schema.String
@@ -61,5 +68,15 @@ export class ProductUnavailable extends Schema.TaggedError<ProductUnavailable>()
 export class PaymentMethodNotFound extends Schema.TaggedError<PaymentMethodNotFound>()("PaymentMethodNotFound", {}) {
   override get message() {
     return "No card is saved for this account."
+  }
+}
+
+/** A product's upstream did not do what an operator asked of a service now (down, busy, refusing): try again. */
+export class ServiceUpstreamUnavailable extends Schema.TaggedError<ServiceUpstreamUnavailable>()("ServiceUpstreamUnavailable", {
+  kind: Schema.String,
+  detail: Schema.String
+}) {
+  override get message() {
+    return `The ${this.kind} platform did not answer (${this.detail}); nothing else changed, try again in a moment.`
   }
 }

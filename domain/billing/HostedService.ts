@@ -4,11 +4,11 @@
 // end it as the subscription's periods go; billing never imports a product, and a product never sees a payment.
 import { Context, Effect, Layer, type Option } from "effect"
 import type { PlanId, ServiceKind } from "./Billing.ts"
-import type { InvalidOrderOption, PlanUnavailable, ProductUnavailable, SoldOut } from "./BillingErrors.ts"
+import type { InvalidOrderOption, PlanOffSale, PlanUnavailable, ProductUnavailable, ServiceUpstreamUnavailable, SoldOut } from "./BillingErrors.ts"
 import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
 
 /** Why an order is refused before anything is charged. */
-export type OrderRefused = InvalidOrderOption | PlanUnavailable | ProductUnavailable | SoldOut
+export type OrderRefused = InvalidOrderOption | PlanOffSale | PlanUnavailable | ProductUnavailable | SoldOut
 
 /** What the customer's lists show of a subscription's service, whatever the product: its name, address and state. */
 export interface ServiceSummary {
@@ -62,6 +62,13 @@ export interface HostedService {
    * answers, else durably (a workflow keeps trying, once per renewed period).
    */
   resume(subscriptionId: string, periodEnd: Date): Effect.Effect<void, DatabaseUnavailable>
+  /**
+   * An operator's hold (ServiceHold.ts, recorded first): the service stops now as at the lapse of its current period,
+   * whatever its periods say; a renewal never brings it back while the hold is in force. Idempotent.
+   */
+  hold(subscriptionId: string): Effect.Effect<void, ServiceUpstreamUnavailable | DatabaseUnavailable>
+  /** Before a hold is lifted: the service of an active subscription comes back now; a lapsed one stays suspended. */
+  unhold(subscriptionId: string): Effect.Effect<void, ServiceUpstreamUnavailable | DatabaseUnavailable>
 }
 
 /**

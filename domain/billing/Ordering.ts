@@ -10,10 +10,14 @@ import { SecretBox } from "../../ports/SecretBox.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import type { User } from "../account/User.ts"
+import { UserId } from "../account/User.ts"
+import { recordAudit } from "../audit/record.ts"
 import { Notices } from "../notices/CustomerNotice.ts"
+import { countPayment } from "../ops/metrics.ts"
 import { addMonth, type Order, OrderId, type ServiceKind, SubscriptionId } from "./Billing.ts"
 import { OrderNotFound, PlanUnavailable } from "./BillingErrors.ts"
 import { HostedServices } from "./HostedService.ts"
+import { moveOrder } from "./orderMoves.ts"
 import { OrderSettings, orderPageUrl } from "./OrderSettings.ts"
 import { billedUser, quotePlanMonth, recordCharge } from "./invoicing/issueDocuments.ts"
 import { billingProfileForSale } from "./invoicing/manageBillingProfile.ts"
@@ -66,6 +70,14 @@ export const placeOrder = Effect.fn("placeOrder")(function*(user: User, planId: 
   const orderId = OrderId.make(yield* (yield* SecureRandom.SecureRandom).uuidV4())
   const expiresAt = new Date(at.getTime() + Duration.toMillis(settings.paymentWindow))
   yield* orders.create({ id: orderId, userId: user.id, planId, kind: product.kind, options, totalSteps: product.steps.length, expiresAt, now: at })
+  yield* recordAudit({
+    actorId: UserId.make(user.id),
+    actorRole: "customer",
+    action: "order.placed",
+    subjectUserId: UserId.make(user.id),
+    target: { type: "order", id: orderId },
+    details: { planId, kind: product.kind, amountCents: plan.priceCents }
+  })
 
   const page = orderPageUrl(settings.panelUrl, orderId)
   const checkout = yield* customerOf(user).pipe(
@@ -81,9 +93,9 @@ export const placeOrder = Effect.fn("placeOrder")(function*(user: User, planId: 
         idempotencyKey: checkoutKey(orderId)
       })
     ),
-    Effect.tapError(() => orders.expire(orderId, at))
+    Effect.tapError(() => moveOrder(orderId, { event: "expired" }, at))
   )
-  yield* orders.checkoutOpened(orderId, checkout, at)
+  yield* moveOrder(orderId, { event: "checkoutOpened", session: checkout.session, url: checkout.url }, at)
   return Option.getOrThrow(yield* orders.get(orderId))
 })
 
@@ -138,7 +150,7 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
           reference: payment.payment,
           createdAt: at
         }, quote))
-    if (yield* orders.startProvisioning(order.id, at)) {
+    if (yield* moveOrder(order.id, { event: "paid" }, at)) {
       const subscriptionId = SubscriptionId.make(yield* random.uuidV4())
       yield* (yield* Subscriptions).create({
         id: subscriptionId,
@@ -150,7 +162,15 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
         now: at
       })
       const invoice = yield* charge(subscriptionId)
-      yield* orders.progress(order.id, { status: "provisioning", step: 0, stepName: "Queued", subscriptionId, now: at })
+      yield* moveOrder(order.id, { event: "progressed", step: 0, stepName: "Queued", subscriptionId }, at)
+      yield* recordAudit({
+        actorId: null,
+        actorRole: "system",
+        action: "payment.succeeded",
+        subjectUserId: UserId.make(order.userId),
+        target: { type: "order", id: order.id },
+        details: { kind: "order", payment: payment.payment, amountCents: payment.amountCents }
+      })
       // The receipt is told in the payment's transaction: recorded with it (never without it), e-mailed once it commits,
       // and before the provisioning starts, so it always comes before "your service is ready".
       yield* (yield* Notices).send({
@@ -201,6 +221,7 @@ export const afterPayment = (next: AfterPayment) =>
         yield* Effect.forkDetach(refundUnusable(next.orderId))
         return
       case "Provision": {
+        yield* countPayment("order", "succeeded")
         yield* provision(next.order.kind, next.order.id)
       }
     }
@@ -210,7 +231,7 @@ export const afterPayment = (next: AfterPayment) =>
 export const checkoutExpired = (orderId: string) =>
   Effect.gen(function*() {
     if (!isOrderId(orderId)) return
-    if (yield* (yield* Orders).expire(orderId, yield* now)) yield* Effect.logInfo(`order ${orderId} expired unpaid`)
+    if (yield* moveOrder(orderId, { event: "expired" }, yield* now)) yield* Effect.logInfo(`order ${orderId} expired unpaid`)
   })
 
 export interface OrderView {

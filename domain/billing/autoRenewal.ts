@@ -16,6 +16,9 @@ import { addMonth, type Subscription } from "./Billing.ts"
 import { HostedServices } from "./HostedService.ts"
 import { billedUser, quotePlanMonth, recordCharge, recordRefund } from "./invoicing/issueDocuments.ts"
 import { RenewalSettings } from "./RenewalSettings.ts"
+import { UserId } from "../account/User.ts"
+import { recordAudit } from "../audit/record.ts"
+import { countPayment } from "../ops/metrics.ts"
 
 /**
  * The charge's idempotency key for the attempt made after `attempts` recorded failures. The first names the period
@@ -132,6 +135,7 @@ const settle = <R = never>(
       yield* (yield* Renewals).markPaid(subscription.id, periodStart, payment.reference, at)
       // Paying for a period means going on with it.
       yield* (yield* Subscriptions).setCancelAtPeriodEnd(subscription.id, false)
+      yield* auditPayment(subscription, "payment.succeeded", { payment: payment.reference, amountCents: payment.amountCents })
       return { invoiceId: Option.match(invoice, { onNone: () => null, onSome: (i) => i.id }) }
     }))
     if (outcome === "not-needed") {
@@ -141,6 +145,7 @@ const settle = <R = never>(
       if (paidBy !== payment.reference) yield* giveBack(subscription, charge, payment)
     }
     if (typeof outcome === "string") return outcome
+    yield* countPayment("renewal", "succeeded")
     yield* (yield* (yield* HostedServices).of(subscription.kind)).resume(subscription.id, periodStart)
     yield* (yield* Notices).send({
       _tag: "RenewalPaid",
@@ -152,6 +157,17 @@ const settle = <R = never>(
       invoiceId: outcome.invoiceId
     })
     return "renewed" as const
+  })
+
+/** A renewal's payment in the customer's trail (the platform charged it: a system action). */
+const auditPayment = (subscription: Subscription, action: "payment.succeeded" | "payment.failed", details: Record<string, unknown>) =>
+  recordAudit({
+    actorId: null,
+    actorRole: "system",
+    action,
+    subjectUserId: UserId.make(subscription.userId),
+    target: { type: "subscription", id: subscription.id },
+    details: { kind: "renewal", ...details }
   })
 
 /** A plan as a renewal bills it. */
@@ -201,6 +217,7 @@ const giveBack = <E, R>(
       amountCents: payment.amountCents,
       idempotencyKey: `refund:${payment.reference}`
     })
+    yield* countPayment("refund", "refunded")
     yield* Effect.logWarning(`renewal payment ${payment.reference} of subscription ${subscription.id} was not needed: refunded`)
     const entry = {
       id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
@@ -247,6 +264,8 @@ const attempt = (subscription: Subscription, record: RenewalRecord, plan: Renewe
         yield* renewals.release(subscription.id, record.periodStart)
         return yield* Effect.logWarning(`renewing subscription ${subscription.id}: the payment service is unavailable, retrying`)
       case "PaymentAuthenticationRequired": {
+        yield* countPayment("renewal", "auth_required")
+        yield* auditPayment(subscription, "payment.failed", { amountCents: record.amountCents, reason: "authentication required" })
         const page = yield* pageFor(subscription, record, planName, `renew-page:${subscription.id}:${record.periodStart.toISOString()}`)
         return yield* recordOnce(record, at, { status: "awaiting_authentication", reason: "authentication required", nextAttemptAt: null, payUrl: page.url }, {
           _tag: "AuthenticationNeeded",
@@ -258,6 +277,8 @@ const attempt = (subscription: Subscription, record: RenewalRecord, plan: Renewe
         })
       }
       case "PaymentDeclined": {
+        yield* countPayment("renewal", "declined")
+        yield* auditPayment(subscription, "payment.failed", { amountCents: record.amountCents, reason: failure.reason })
         // The next retry of the schedule still ahead (a period first tried late — the sweep down for days — does not
         // fire its missed retries one pass after another), inside the grace window.
         const next = settings.retryAfter.slice(record.attempts)

@@ -9,6 +9,7 @@ import { Orders } from "../../ports/Orders.ts"
 import { alert } from "../ops/alert.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
 import type { Order } from "./Billing.ts"
+import { moveOrder } from "./orderMoves.ts"
 import { refundOrder } from "./refund.ts"
 import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
@@ -98,8 +99,7 @@ export const pollDurably = <Success extends Schema.Top, R>(options: {
 /** Tells the customer which step the order is at (1-based, named by `steps`). */
 export const reportStep = (steps: ReadonlyArray<string>) => (orderId: string, step: number) =>
   Effect.flatMap(Clock.currentTimeMillis, (ms) =>
-    Effect.flatMap(Orders, (orders) =>
-      orders.progress(orderId, { status: "provisioning", step, stepName: steps[step - 1] ?? "", now: new Date(ms) })))
+    Effect.asVoid(moveOrder(orderId, { event: "progressed", step, stepName: steps[step - 1] ?? "" }, new Date(ms))))
 
 /** The order being provisioned and its options as `schema` stored them; both must exist (a defect otherwise). */
 export const orderWithOptions = <T, RD>(orderId: string, schema: Schema.Decoder<T, RD>) =>

@@ -8,6 +8,8 @@ import { Orders } from "../../ports/Orders.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { Notices } from "../notices/CustomerNotice.ts"
 import { alert } from "../ops/alert.ts"
+import { moveOrder } from "./orderMoves.ts"
+import { countPayment } from "../ops/metrics.ts"
 import { moveSubscription } from "./subscriptionMoves.ts"
 import { describeCause, keepTrying, worthAnAlert } from "../ops/keepTrying.ts"
 import { tell } from "./serviceNotices.ts"
@@ -40,6 +42,7 @@ export const refundRecordedCharges = (orderId: string, which: (charge: LedgerEnt
               : Effect.logWarning(`refunding charge ${charge.reference} of order ${orderId} failed (attempt ${attempt}), retrying`)
         }
       )
+      yield* countPayment("refund", "refunded")
       // The refund, its credit note and its notice, together or not at all (the notice is e-mailed after the commit,
       // with the credit note attached): a retry after a crash refunds again under the same key, gets the same refund
       // back and records and tells it then, so the customer hears of it once, never not at all.
@@ -78,5 +81,5 @@ export const refundOrder = (orderId: string, reason: string) =>
       yield* moveSubscription(order.value.subscriptionId, "provisioningFailed")
     }
     const outcome = charges > 0 ? "Nothing was kept and your payment was refunded." : "Nothing was charged."
-    yield* orders.fail(orderId, `${reason} ${outcome}`, new Date(yield* Clock.currentTimeMillis))
+    yield* moveOrder(orderId, { event: "failed", reason: `${reason} ${outcome}` }, new Date(yield* Clock.currentTimeMillis))
   })

@@ -4,10 +4,11 @@
 // an end after the grace window.
 import { Clock, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { Activity, type WorkflowEngine } from "effect/workflow"
+import { ServiceHolds } from "../../ports/ServiceHolds.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { cappedBackoff } from "../ops/keepTrying.ts"
 import type { ServiceKind } from "./Billing.ts"
-import { SoldOut } from "./BillingErrors.ts"
+import { ServiceUpstreamUnavailable, SoldOut } from "./BillingErrors.ts"
 import { HostedServices, type OrderRefused, type PlanTerms, type ServiceSummary } from "./HostedService.ts"
 import { moveSubscription } from "./subscriptionMoves.ts"
 import { lapsedFor, type PeriodWorkflow, stillDue, type TerminationWorkflow } from "./lapse.ts"
@@ -24,7 +25,7 @@ export interface ProductDefinition<Plan, RP, RO, RS, RB, RL, RR, RE> {
   readonly kind: ServiceKind
   readonly steps: ReadonlyArray<string>
   /** The plan, when it is one of this product's and for sale now. */
-  readonly forSale: (planId: string) => Effect.Effect<Option.Option<Plan>, DatabaseUnavailable, RP>
+  readonly forSale: (planId: string) => Effect.Effect<Option.Option<Plan>, OrderRefused | DatabaseUnavailable, RP>
   /** One of this product's plans, retired ones included (a renewal bills it). */
   readonly plan: (planId: string) => Effect.Effect<Option.Option<PlanTerms>, DatabaseUnavailable, RP>
   readonly termsOf: (plan: Plan) => PlanTerms
@@ -70,10 +71,15 @@ export interface ServiceStanding {
 export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
   product: ProductDefinition<Plan, RP, RO, RS, RB, RL, RR, RE>
 ) => {
-  type Runs = RO | RP | RS | RB | WorkflowEngine.WorkflowEngine
+  type Runs = RO | RP | RS | RB | RL | Subscriptions | ServiceHolds | WorkflowEngine.WorkflowEngine
   /** Upstream trouble within one step: tried again after 1 s, 2 s, 4 s … five times, then the step dies (and replays). */
   const retried = <A, R>(effect: Effect.Effect<A, UpstreamError, R>) =>
     effect.pipe(Effect.retry({ times: 5, schedule: Schedule.exponential("1 second"), while: product.transient }), Effect.orDie)
+  /** An operator's hold in force: nothing but the operator brings the service back (not a renewal, paid or not). */
+  const held = (subscriptionId: string) => Effect.map(Effect.flatMap(ServiceHolds, (holds) => holds.inForce(subscriptionId)), Option.isSome)
+  /** An operator waits for the answer: an upstream failure is theirs to see now (and to try again), not retried. */
+  const forOperator = <A, R>(effect: Effect.Effect<A, UpstreamError, R>) =>
+    Effect.mapError(effect, (e) => new ServiceUpstreamUnavailable({ kind: product.kind, detail: e._tag }))
   const registration = Layer.effectDiscard(Effect.gen(function*() {
     const context = yield* Effect.context<Runs>()
     const run = <A, E>(effect: Effect.Effect<A, E, Runs>) => Effect.provideContext(effect, context)
@@ -101,7 +107,7 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
       resume: (subscriptionId, periodEnd) =>
         run(Effect.gen(function*() {
           const standing = yield* product.standing(subscriptionId)
-          if (Option.isNone(standing) || !standing.value.suspended) return
+          if (Option.isNone(standing) || !standing.value.suspended || (yield* held(subscriptionId))) return
           // Back at once when the upstream answers; when it does not, a durable workflow keeps trying until it does.
           yield* product.bringBack(subscriptionId).pipe(
             Effect.catchCause((cause) =>
@@ -110,6 +116,21 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
                 product.restore.execute({ subscriptionId, periodEnd: periodEnd.toISOString() }, { discard: true })
               ))
           )
+        })),
+      hold: (subscriptionId) =>
+        run(Effect.gen(function*() {
+          const subscription = yield* (yield* Subscriptions).get(subscriptionId)
+          if (Option.isNone(subscription)) return
+          // As the lapse of its current period would: a lapse of that period later finds it done.
+          yield* forOperator(product.suspend(subscriptionId, subscription.value.currentPeriodEnd))
+        })),
+      unhold: (subscriptionId) =>
+        run(Effect.gen(function*() {
+          const subscription = yield* (yield* Subscriptions).get(subscriptionId)
+          const standing = yield* product.standing(subscriptionId)
+          if (Option.isNone(subscription) || subscription.value.status !== "active") return
+          if (Option.isNone(standing) || !standing.value.suspended) return
+          yield* forOperator(product.bringBack(subscriptionId))
         }))
     })
   }))
@@ -143,7 +164,8 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
         yield* retried(product.suspend(subscriptionId, new Date(periodEnd)))
         // Atomic against a renewal: either the lapse of this period is recorded, or the renewal extended it first.
         if (yield* lapsedFor(subscriptionId, periodEnd)) return
-        // Renewed while we stopped it: bring it back.
+        // Renewed while we stopped it: bring it back, unless an operator holds it.
+        if (yield* held(subscriptionId)) return
         yield* retried(product.bringBack(subscriptionId))
       }))
     })
@@ -154,10 +176,14 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
   const restore = product.restore.toLayer(Effect.fn(function*({ subscriptionId }) {
     yield* Activity.make({
       name: "bring-back",
-      execute: product.bringBack(subscriptionId).pipe(
-        Effect.retry({ schedule: cappedBackoff("5 minutes"), while: product.transient }),
-        Effect.orDie
-      )
+      execute: Effect.gen(function*() {
+        // Held by an operator since the renewal: it stays stopped (lifting the hold brings it back).
+        if (yield* dieOnDatabaseOutage(held(subscriptionId))) return
+        yield* product.bringBack(subscriptionId).pipe(
+          Effect.retry({ schedule: cappedBackoff("5 minutes"), while: product.transient }),
+          Effect.orDie
+        )
+      })
     })
   }))
   /** The end after the grace window: removed upstream (unless refused), released, the subscription terminated. */

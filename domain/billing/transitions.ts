@@ -1,6 +1,6 @@
 // The legal moves of billing's aggregates, as pure functions: what an event does to a subscription or an order in
 // each status (undefined: the event is not legal there). The repositories only guard a move with a compare-and-set on
-// the status it leaves (subscriptionMoves.ts); which moves exist is decided here, once.
+// the status it leaves (subscriptionMoves.ts, orderMoves.ts); which moves exist is decided here, once.
 import type { OrderStatus, SubscriptionStatus } from "./Billing.ts"
 
 /** What happens to a subscription. */
@@ -50,6 +50,8 @@ export const orderStatuses: ReadonlyArray<OrderLifeStatus> = [
 
 /** What happens to an order. */
 export type OrderEvent =
+  /** The payment provider made its hosted payment page: the order keeps awaiting its payment, with the page. */
+  | "checkoutOpened"
   /** Its payment is recorded: the provisioning starts. */
   | "paid"
   /** The provisioning reports its next step. */
@@ -61,9 +63,10 @@ export type OrderEvent =
   /** Its checkout ran out unpaid. */
   | "expired"
 
-export const orderEvents: ReadonlyArray<OrderEvent> = ["paid", "progressed", "provisioned", "failed", "expired"]
+export const orderEvents: ReadonlyArray<OrderEvent> = ["checkoutOpened", "paid", "progressed", "provisioned", "failed", "expired"]
 
 const orderMoves: { readonly [E in OrderEvent]: ReadonlyArray<readonly [OrderLifeStatus, OrderLifeStatus]> } = {
+  checkoutOpened: [["awaiting_payment", "awaiting_payment"]],
   paid: [["awaiting_payment", "provisioning"]],
   progressed: [["provisioning", "provisioning"]],
   provisioned: [["provisioning", "completed"]],

@@ -2,6 +2,7 @@
 // no panel URL, egg, image or environment, no cluster or node.
 import { Context, Effect, Option } from "effect"
 import { Catalog } from "../../ports/Catalog.ts"
+import { PlanOffSale } from "../billing/BillingErrors.ts"
 import { type Plan, termsOf } from "./Plan.ts"
 
 export interface VpsPlanForSale {
@@ -61,11 +62,13 @@ const saleablePanels = Effect.gen(function*() {
 })
 
 /**
- * Active plans by price. A VPS plan is offered with the templates that have an active copy on an active cluster,
+ * Active plans by price, apart from those an operator took off sale. A VPS plan is offered with the templates that have an active copy on an active cluster,
  * and not at all when none has; a game plan only while its panel is active.
  */
 export const listPlansForSale = Effect.gen(function*() {
-  const plans = yield* (yield* Catalog).plans
+  const catalog = yield* Catalog
+  const offSale = yield* catalog.offSale
+  const plans = (yield* catalog.plans).filter((plan) => !offSale.has(plan.id))
   const templateNames = yield* saleableTemplates([...new Set(plans.flatMap((p) => (p.kind === "vps" ? p.templates : [])))])
   const panels = yield* saleablePanels
   return plans.flatMap((plan): Array<PlanForSale> => {
@@ -85,10 +88,16 @@ export const listPlansForSale = Effect.gen(function*() {
   })
 })
 
-/** The plan if it is for sale now, by the rules of `listPlansForSale` (so what is listed is what can be ordered). */
+/**
+ * The plan if it is for sale now, by the rules of `listPlansForSale` (so what is listed is what can be ordered);
+ * `PlanOffSale` for one an operator took off sale.
+ */
 export const planForSale = Effect.fn("planForSale")(function*(planId: string) {
-  const found = yield* (yield* Catalog).plan(planId)
+  const catalog = yield* Catalog
+  const found = yield* catalog.plan(planId)
   if (Option.isNone(found) || found.value.retired) return Option.none<Plan>()
+  // Known but taken off sale by an operator: said as such (409), not as a plan that does not exist.
+  if ((yield* catalog.offSale).has(planId)) return yield* new PlanOffSale({ planId })
   const plan: Plan = found.value
   const onSale = plan.kind === "game"
     ? (yield* saleablePanels).has(plan.panel)

@@ -7,6 +7,7 @@ import { plansOf } from "../catalog/listPlansForSale.ts"
 import { termsOf } from "../catalog/Plan.ts"
 import { releaseGame, removeGame, RestoreGame, restoreGame, SuspendGame, suspendGame, TerminateGame } from "./GameLifecycle.ts"
 import { validateGameOptions } from "./GameOptions.ts"
+import { hasRoomFor } from "./room.ts"
 import { GAME_STEPS, ProvisionGame, ProvisionGameLive, UndoGameLive } from "./ProvisionGame.ts"
 
 const plans = plansOf("game")
@@ -19,8 +20,8 @@ export const GameHosting = Layer.mergeAll(
     plan: plans.terms,
     termsOf,
     checkOptions: validateGameOptions,
-    // The panel's nodes and free ports are chosen at step 2, which refunds when none is left.
-    hasRoom: () => Effect.succeed(true),
+    // Steps 2 and 3 choose the node and port on the same figures (room.ts), and refund when the last went meanwhile.
+    hasRoom: hasRoomFor,
     summary: (subscriptionId) =>
       Effect.map(
         Effect.flatMap(GameServerRecords, (records) => records.bySubscription(subscriptionId)),

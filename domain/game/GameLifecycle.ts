@@ -26,12 +26,11 @@ export const suspendGame = (subscriptionId: string, periodEnd: Date) =>
   Effect.gen(function*() {
     const server = yield* serverOf(subscriptionId)
     if (Option.isNone(server) || server.value.status === "deleted") return
-    if (server.value.status === "active") {
-      const grace = Duration.toMillis((yield* GameSettings).gracePeriod)
-      yield* (yield* GameServerRecords).setStatus(server.value.id, "suspended", {
-        graceUntil: new Date(periodEnd.getTime() + grace)
-      })
-    }
+    // Also when it is suspended already (an operator's hold): the grace window is always this period's.
+    const grace = Duration.toMillis((yield* GameSettings).gracePeriod)
+    yield* (yield* GameServerRecords).setStatus(server.value.id, "suspended", {
+      graceUntil: new Date(periodEnd.getTime() + grace)
+    })
     const panel = yield* GamePanel
     // Kill first: once suspended the Client API answers 409, and Wings' own stop on sync is graceful (a minute).
     yield* panel.power(server.value.panel, server.value.uuid, "kill").pipe(

@@ -7,9 +7,8 @@ import { SecureRandom } from "effect/crypto"
 import { Workflow } from "effect/workflow"
 import { plansOf } from "../catalog/listPlansForSale.ts"
 import { GameAllocations } from "../../ports/GameAllocations.ts"
-import { GamePanel, type PanelNode } from "../../ports/GamePanel.ts"
+import { GamePanel } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
-import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import {
   orderWithOptions,
@@ -25,8 +24,10 @@ import {
 import { alert } from "../ops/alert.ts"
 import { GameServer, GameServerId } from "./GameServer.ts"
 import { SubscriptionId } from "../billing/Billing.ts"
+import { moveOrder } from "../billing/orderMoves.ts"
 import { checkEnvironment, GameOrderOptions } from "./GameOptions.ts"
 import { GameSettings } from "./GameSettings.ts"
+import { type Placing, placeServer, roomyNodes } from "./room.ts"
 import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
 
 export const GAME_STEPS = [
@@ -81,21 +82,13 @@ const step1User = (orderId: string) =>
     failed(1, e._tag === "PanelValidationFailed" ? "Your account could not be set up on the game panel." : panelDown)(e)
   ))
 
-const fits = (node: PanelNode, memoryMiB: number, diskMiB: number, pendingMemory: number, pendingDisk: number) => {
-  const limit = (size: number, overallocate: number) => overallocate < 0 ? Infinity : size * (1 + overallocate / 100)
-  return node.allocatedMemoryMiB + pendingMemory + memoryMiB <= limit(node.memoryMiB, node.memoryOverallocate) &&
-    node.allocatedDiskMiB + pendingDisk + diskMiB <= limit(node.diskMiB, node.diskOverallocate)
-}
-
-/** Public nodes out of maintenance with room for the plan by the panel's own figures, roomiest first. */
+/** Public nodes out of maintenance with room for the plan by the panel's own figures, roomiest first (room.ts). */
 const step2Nodes = (orderId: string) =>
   Effect.gen(function*() {
     yield* progress(orderId, 2)
     const { plan } = yield* context(orderId)
     const nodes = yield* (yield* GamePanel).nodes(plan.panel).pipe(Effect.mapError(failed(2, panelDown)))
-    const candidates = nodes
-      .filter((n) => n.public && !n.maintenance && fits(n, plan.memoryMiB, plan.diskMiB, 0, 0))
-      .sort((a, b) => (b.memoryMiB - b.allocatedMemoryMiB) - (a.memoryMiB - a.allocatedMemoryMiB))
+    const candidates = roomyNodes(nodes, plan)
     if (candidates.length === 0) {
       return yield* new StepFailed({ step: 2, reason: "No game node has room for this plan right now.", detail: "no node fits" })
     }
@@ -116,28 +109,18 @@ const step3Allocate = (orderId: string, candidates: ReadonlyArray<number>) =>
     const nodes = new Map((yield* panel.nodes(plan.panel)).map((n) => [n.id, n]))
     const free = yield* Effect.forEach(candidates, (id) =>
       Effect.map(panel.freeAllocations(plan.panel, id), (list) => [id, list] as const))
-    let roomy = false
+    // What the last `choose` decided (the claim's own call, under the lock), to tell a full node from no free port.
+    const last: { placing: Placing } = { placing: { _tag: "NoRoom" } }
     const claim = yield* (yield* GameAllocations).claim(plan.panel, orderId, (claimed) => {
-      roomy = false
-      const held = new Set(claimed.map((c) => c.allocationId))
-      for (const [id, allocations] of free) {
-        const node = nodes.get(id)
-        if (node === undefined) continue
-        const pending = claimed.filter((c) => c.node === id && !c.created)
-        const pendingMemory = pending.reduce((sum, c) => sum + c.memoryMiB, 0)
-        const pendingDisk = pending.reduce((sum, c) => sum + c.diskMiB, 0)
-        if (!fits(node, plan.memoryMiB, plan.diskMiB, pendingMemory, pendingDisk)) continue
-        roomy = true
-        const allocation = allocations.find((a) => !held.has(a.id))
-        if (allocation !== undefined) {
-          return Option.some({ node: id, allocationId: allocation.id, memoryMiB: plan.memoryMiB, diskMiB: plan.diskMiB })
-        }
-      }
-      return Option.none()
+      const placing = placeServer(plan, nodes, free, claimed)
+      last.placing = placing
+      return placing._tag === "Chosen"
+        ? Option.some({ node: placing.node, allocationId: placing.allocationId, memoryMiB: plan.memoryMiB, diskMiB: plan.diskMiB })
+        : Option.none()
     })
     if (Option.isNone(claim)) {
       return yield* new StepFailed(
-        roomy
+        last.placing._tag === "NoAddress"
           ? { step: 3, reason: "No game server address is free right now.", detail: "no free allocation" }
           : { step: 3, reason: "No game node has room for this plan right now.", detail: "no node has room once pending orders count" }
       )
@@ -252,7 +235,7 @@ const step5Record = (orderId: string, created: typeof Created.Type, claimed: typ
       deletedAt: null
     }))
     if (order.subscriptionId !== null) yield* (yield* Subscriptions).attachService(order.subscriptionId, record.id)
-    yield* (yield* Orders).complete(orderId, record.id, null, at)
+    yield* moveOrder(orderId, { event: "provisioned", serviceId: record.id, oneTimeSecret: null }, at)
     return record.id
   })
 

@@ -126,6 +126,30 @@ export type CustomerNotice =
     readonly creditNoteId: string | null
   }
 
+  /**
+   * An operator suspended the service: the statement of reasons a hosting provider owes (DSA art. 17): the decision
+   * and its scope, the facts, the ground, that a person decided it, and the redress open to the customer.
+   */
+  | {
+    readonly _tag: "ServiceHeld"
+    readonly userId: string
+    readonly service: NoticeService
+    /** The hold's id (one notice per hold). */
+    readonly holdId: string
+    readonly placedAt: Date
+    readonly facts: string
+    /** One of ServiceHold.ts's grounds, explained in the reader's language. */
+    readonly ground: string
+  }
+  /** The operator lifted the hold: the service is back (or, if its period lapsed meanwhile, can be renewed). */
+  | {
+    readonly _tag: "HoldLifted"
+    readonly userId: string
+    readonly service: NoticeService
+    readonly holdId: string
+    readonly liftedAt: Date
+  }
+
 export type CustomerNoticeTag = CustomerNotice["_tag"]
 
 /**

@@ -59,6 +59,15 @@ const StoredNotice = Schema.Union([
   Schema.TaggedStruct("FinalWarning", { userId: Schema.String, service: Service, endsAt: At }),
   Schema.TaggedStruct("ServiceEnded", { userId: Schema.String, service: Service, endedAt: At }),
   Schema.TaggedStruct("CancellationConfirmed", { userId: Schema.String, service: Service, endsAt: At }),
+  Schema.TaggedStruct("ServiceHeld", {
+    userId: Schema.String,
+    service: Service,
+    holdId: Schema.String,
+    placedAt: At,
+    facts: Schema.String,
+    ground: Schema.String
+  }),
+  Schema.TaggedStruct("HoldLifted", { userId: Schema.String, service: Service, holdId: Schema.String, liftedAt: At }),
   Schema.TaggedStruct("RefundIssued", {
     userId: Schema.String,
     refundId: Schema.String,
@@ -104,5 +113,9 @@ export const noticeKey = (notice: CustomerNotice): string => {
       return `CancellationConfirmed:${notice.service.subscriptionId}:${iso(notice.endsAt)}`
     case "RefundIssued":
       return `RefundIssued:${notice.refundId}`
+    case "ServiceHeld":
+      return `ServiceHeld:${notice.holdId}`
+    case "HoldLifted":
+      return `HoldLifted:${notice.holdId}`
   }
 }

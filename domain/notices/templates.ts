@@ -30,7 +30,9 @@ const reasons: Record<Language, Record<string, string>> = {
     no_saved_card: "aucune carte enregistrée",
     order_failed: "votre commande n'a pas pu être livrée",
     requested_by_customer: "à votre demande",
-    duplicate: "paiement en double"
+    duplicate: "paiement en double",
+    goodwill: "geste commercial",
+    service_problem: "un problème de service de notre part"
   },
   en: {
     card_declined: "the card was declined",
@@ -43,7 +45,30 @@ const reasons: Record<Language, Record<string, string>> = {
     no_saved_card: "no saved card",
     order_failed: "your order could not be delivered",
     requested_by_customer: "at your request",
-    duplicate: "duplicate payment"
+    duplicate: "duplicate payment",
+    goodwill: "a goodwill gesture",
+    service_problem: "a service problem on our side"
+  }
+}
+
+/**
+ * The grounds of an operator's hold (domain/billing/ServiceHold.ts) as the statement of reasons explains them: the
+ * contractual or legal basis, in the reader's words (DSA art. 17(3)(d) and (e)).
+ */
+const grounds: Record<Language, Record<string, string>> = {
+  fr: {
+    terms_of_service: "manquement à nos conditions générales de service (usage du service contraire au contrat)",
+    illegal_content: "contenu illicite hébergé sur le service, qui nous a été signalé ou que nous avons constaté",
+    abuse: "usage abusif du service (envoi massif de messages non sollicités, attaques contre des tiers, etc.), interdit par nos conditions générales",
+    security: "le service est compromis ou menace la sécurité d'autres systèmes ; nos conditions générales nous autorisent à l'isoler",
+    fraud: "soupçon de fraude au paiement ou à l'identité, contraire à nos conditions générales"
+  },
+  en: {
+    terms_of_service: "a breach of our terms of service (a use of the service the contract does not allow)",
+    illegal_content: "illegal content hosted on the service, reported to us or found by us",
+    abuse: "abusive use of the service (bulk unsolicited messages, attacks on third parties, etc.), forbidden by our terms of service",
+    security: "the service is compromised or threatens the security of other systems; our terms of service allow us to isolate it",
+    fraud: "suspected payment or identity fraud, contrary to our terms of service"
   }
 }
 
@@ -257,6 +282,44 @@ const compose = (notice: CustomerNotice, language: Language, publicUrl: string):
           paragraphs: [fr
             ? `Votre résiliation de ${plan} est enregistrée : le service reste disponible jusqu'au ${at(notice.endsAt)} et ne sera plus facturé.`
             : `Your cancellation of ${plan} is recorded: the service stays available until ${at(notice.endsAt)} and will not be charged again.`],
+          action: panel
+        }
+      }
+    }
+    case "ServiceHeld": {
+      const plan = notice.service.planName
+      return {
+        subject: fr ? `Votre service ${plan} est suspendu par nos équipes` : `Your ${plan} has been suspended by our staff`,
+        body: {
+          paragraphs: fr
+            ? [
+              `Décision : nous avons suspendu votre service ${plan} le ${at(notice.placedAt)}. Il est arrêté et inaccessible (console, alimentation et fichiers compris) jusqu'à ce que nous levions la suspension ; rien n'est supprimé et l'abonnement continue.`,
+              `Faits et circonstances : ${notice.facts}`,
+              `Motif : ${grounds.fr[notice.ground] ?? notice.ground}.`,
+              "Cette décision a été prise par un membre de notre équipe ; aucun moyen automatisé n'a servi à la détecter ni à la décider.",
+              "Vos recours : vous pouvez contester cette décision gratuitement en répondant à cet e-mail (nous réexaminerons la décision et vous répondrons) ; vous pouvez aussi saisir un organisme de règlement extrajudiciaire des litiges certifié (article 21 du règlement sur les services numériques) ou le tribunal compétent."
+            ]
+            : [
+              `Decision: we suspended your ${plan} on ${at(notice.placedAt)}. It is stopped and cannot be used (console, power and files included) until we lift the suspension; nothing is deleted and the subscription goes on.`,
+              `Facts and circumstances: ${notice.facts}`,
+              `Ground: ${grounds.en[notice.ground] ?? notice.ground}.`,
+              "A member of our staff took this decision; no automated means were used to detect or decide it.",
+              "Your redress: you may contest this decision free of charge by replying to this e-mail (we will review the decision and answer you); you may also turn to a certified out-of-court dispute settlement body (Digital Services Act, article 21) or to the competent court."
+            ],
+          facts: [[w.date, at(notice.placedAt)], [w.reference, notice.holdId]],
+          action: panel
+        }
+      }
+    }
+    case "HoldLifted": {
+      const plan = notice.service.planName
+      return {
+        subject: fr ? `La suspension de ${plan} est levée` : `The suspension of ${plan} is lifted`,
+        body: {
+          paragraphs: [fr
+            ? `Nous avons levé le ${at(notice.liftedAt)} la suspension de votre service ${plan}. S'il est toujours payé, il redémarre ; sinon, renouvelez-le depuis votre espace client.`
+            : `We lifted the suspension of your ${plan} on ${at(notice.liftedAt)}. If it is paid for, it starts again; otherwise, renew it from your customer area.`],
+          facts: [[w.reference, notice.holdId]],
           action: panel
         }
       }

@@ -74,6 +74,24 @@ export const cronLastRun = memo((attributes) =>
 export const ipPoolFree = memo((attributes) =>
   Metric.gauge("ip_pool_free_addresses", { description: "Free addresses of each IP pool (read at scrape time)", attributes }))
 
+export const panelAllocationsFree = memo((attributes) =>
+  Metric.gauge("panel_allocations_free", {
+    description: "Free allocations on each panel's public nodes (read by the alert pass, on the instance that ran it)",
+    attributes
+  }))
+
+const paymentOutcomes = memo((attributes) =>
+  Metric.counter("payment_outcomes_total", {
+    description: "Payments by kind (order, renewal, refund) and outcome (succeeded, declined, auth_required, refunded)",
+    incremental: true,
+    attributes
+  }))
+
+export type PaymentKind = "order" | "renewal" | "refund"
+export type PaymentOutcome = "succeeded" | "declined" | "auth_required" | "refunded"
+
+/** Counts one payment's outcome. */
+export const countPayment = (kind: PaymentKind, outcome: PaymentOutcome) => Metric.update(paymentOutcomes({ kind, outcome }), 1)
 
 /** Counts a durable step's outcome (a retried step counts once, with its final outcome). */
 export const countStep = <A, E, R>(name: string, step: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>

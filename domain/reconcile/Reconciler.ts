@@ -11,6 +11,7 @@ import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Virtualization, type VmSummary } from "../../ports/Virtualization.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
+import { incidentKeys, raise, settle } from "../ops/alerting.ts"
 
 /** A VM in our VMID range that no live VPS uses and no unfinished order is building. */
 export interface OrphanVm {
@@ -219,11 +220,22 @@ export const formatReport = (report: ReconcileReport): ReadonlyArray<string> => 
   ]
 }
 
-/** The hourly run: the report in the log (a warning per finding; nothing is changed). */
+/**
+ * The hourly run: the report in the log (a warning per finding; nothing is changed), and the findings an incident for
+ * the operators (opened by a run that finds something, resolved by one that finds nothing).
+ */
 export const reconcileAndLog = Effect.gen(function*() {
   const report = yield* reconcile
   const [summary, ...details] = formatReport(report)
-  if (findingsOf(report) === 0) return yield* Effect.logInfo(`reconcile: ${summary}`)
+  const findings = findingsOf(report)
+  if (findings === 0) {
+    yield* Effect.logInfo(`reconcile: ${summary}`)
+    return yield* settle(incidentKeys.reconciler)
+  }
   yield* Effect.logWarning(`reconcile: ${summary}`)
   for (const line of details) yield* Effect.logWarning(`reconcile: ${line.trim()}`)
+  yield* raise(incidentKeys.reconciler, {
+    en: `The reconciler found ${findings} difference(s) between our records and the upstreams (npm run admin -- reconcile).`,
+    fr: `La réconciliation a trouvé ${findings} écart(s) entre nos enregistrements et les services en amont (npm run admin -- reconcile).`
+  })
 })

@@ -7,7 +7,6 @@ import { Workflow } from "effect/workflow"
 import { Catalog } from "../../ports/Catalog.ts"
 import { plansOf } from "../catalog/listPlansForSale.ts"
 import { IpAddresses } from "../../ports/IpAddresses.ts"
-import { Orders } from "../../ports/Orders.ts"
 import { Placement } from "../../ports/Placement.ts"
 import { SecretBox } from "../../ports/SecretBox.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
@@ -29,6 +28,7 @@ import { chooseFor, nodesOf, usableCopies } from "./room.ts"
 import { generatePassword } from "./passwords.ts"
 import { Vps, VpsId } from "./Vps.ts"
 import { SubscriptionId } from "../billing/Billing.ts"
+import { moveOrder } from "../billing/orderMoves.ts"
 import { VpsOrderOptions } from "./VpsOptions.ts"
 import { VpsSettings } from "./VpsSettings.ts"
 import { dieOnDatabaseOutage } from "../ops/dieOnDatabaseOutage.ts"
@@ -211,7 +211,7 @@ const step6Start = (orderId: string, vm: VmRef, sealedPassword: string) =>
       (yield* Placement).releaseReservation(orderId),
       subscriptionId === null ? Effect.void : Effect.flatMap(Subscriptions, (s) => s.attachService(subscriptionId, vps.id))
     ], { concurrency: 2, discard: true })
-    yield* (yield* Orders).complete(orderId, vps.id, sealedPassword, at)
+    yield* moveOrder(orderId, { event: "provisioned", serviceId: vps.id, oneTimeSecret: sealedPassword }, at)
     return vps.id
   })
 

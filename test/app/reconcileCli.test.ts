@@ -17,6 +17,7 @@ import { reconcileEnv } from "../support/reconcileEnv.ts"
 import { GiB, labCluster, labTemplate } from "../support/virtualizationMother.ts"
 import { cleanUp, migratedDataDir, run, startServer, stop } from "./processes.ts"
 import { OrderId } from "../../domain/billing/Billing.ts"
+import { moveOrder } from "../../domain/billing/orderMoves.ts"
 
 const at = new Date("2026-03-02T09:00:00.000Z")
 
@@ -35,7 +36,7 @@ const admin = <E>(reconciler: Layer.Layer<Layer.Success<ReturnType<typeof reconc
 const plantOrphan = Effect.gen(function*() {
   const orders = yield* Orders
   const order = yield* orders.create({ id: OrderId.make("0d000000-0000-4000-8000-000000000001"), userId: "u", planId: "vps-s", kind: "vps", options: {}, totalSteps: 6, expiresAt: new Date(at.getTime() + 3_600_000), now: at })
-  yield* orders.fail(order.id, "failed", at)
+  yield* moveOrder(order.id, { event: "failed", reason: "failed" }, at)
   yield* orders.cleanupPending(order.id, at)
   yield* (yield* MemoryCluster).place(
     { ...labTemplate, vmid: 100_007, name: "vps-100007", status: "stopped", cpus: 1, memoryBytes: GiB, diskBytes: 3 * GiB },

@@ -176,6 +176,22 @@ const contract = (name: string, impl: Layer.Layer<Catalog, unknown>) =>
         const pools = (yield* c.ipPools).filter((p) => p.id.startsWith("dup-"))
         assert.deepStrictEqual(pools.map((p) => [p.id, p.free]), [["dup-a", 1], ["dup-b", 0]])
       }))
+
+    it.effect("a plan taken off sale says it was on sale, stays off when its file entry is applied again, and comes back", () =>
+      Effect.gen(function*() {
+        const c = yield* Catalog
+        yield* c.upsertPlan(vps("sale-a"))
+        assert.isFalse((yield* c.offSale).has("sale-a"))
+        assert.deepStrictEqual(yield* c.setOnSale("sale-a", false), Option.some(true))
+        assert.deepStrictEqual(yield* c.setOnSale("sale-a", false), Option.some(false))
+        assert.strictEqual(yield* c.upsertPlan(vps("sale-a", { priceCents: 900 })), "updated")
+        assert.isTrue((yield* c.offSale).has("sale-a"))
+        // Still an active plan: subscriptions on it renew with its terms.
+        assert.isTrue((yield* c.plans).some((p) => p.id === "sale-a"))
+        assert.deepStrictEqual(yield* c.setOnSale("sale-a", true), Option.some(false))
+        assert.isFalse((yield* c.offSale).has("sale-a"))
+        assert.isTrue(Option.isNone(yield* c.setOnSale("sale-never", false)))
+      }))
   })
 
 describe("Catalog contract", () => {

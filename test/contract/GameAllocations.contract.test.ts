@@ -51,6 +51,24 @@ const contract = (name: string, impl: Layer.Layer<GameAllocations, unknown>) =>
         assert.deepStrictEqual(watched.seen, [[], [Option.getOrThrow(claimed)]])
       }))
 
+    it.effect("onPanel lists the panel's live claims in the order they were made, created or not, released ones gone", () =>
+      Effect.gen(function*() {
+        const allocations = yield* GameAllocations
+        const [panel, other] = [freshPanel(), freshPanel()]
+        const [first, second, third, elsewhere] = [holder(), holder(), holder(), holder()]
+        assert.deepStrictEqual(yield* allocations.onPanel(panel), [])
+        yield* allocations.claim(panel, first, pick(501))
+        yield* allocations.claim(panel, second, pick(502))
+        yield* allocations.claim(other, elsewhere, pick(501))
+        yield* allocations.claim(panel, third, pick(503))
+        yield* allocations.markCreated(second)
+        yield* allocations.release(first)
+        assert.deepStrictEqual(yield* allocations.onPanel(panel), [
+          { holder: second, panel, ...room, allocationId: 502, created: true },
+          { holder: third, panel, ...room, allocationId: 503, created: false }
+        ])
+      }))
+
     it.effect("claim is idempotent per holder: a retry gets its claim back without choosing again", () =>
       Effect.gen(function*() {
         const allocations = yield* GameAllocations

@@ -16,8 +16,8 @@ import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
 import { sqlBackends } from "../support/databases.ts"
+import { subscriptionOf } from "../support/subscriptionMother.ts"
 import { newUser } from "../support/userMother.ts"
-import { OrderId, PlanId, SubscriptionId } from "../../domain/billing/Billing.ts"
 
 const builtAt = new Date("2026-03-01T10:00:00.000Z")
 const later = (minutes: number) => new Date(builtAt.getTime() + minutes * 60_000)
@@ -33,31 +33,17 @@ const customer = Effect.map(
 /** An order and its subscription for `userId` (game server records reference both), and the record to create. */
 const provisioned = (userId: string, createdAt: Date = builtAt) =>
   Effect.gen(function*() {
-    const order = yield* (yield* Orders).create({
-      id: OrderId.make(randomUUID()),
-      userId,
-      planId: "mc-2g",
-      kind: "game",
-      options: {},
-      totalSteps: 5,
-      expiresAt: new Date((createdAt).getTime() + 3_600_000),
-      now: createdAt
-    })
-    const subscription = yield* (yield* Subscriptions).create({
-      id: SubscriptionId.make(randomUUID()),
-      userId,
-      planId: PlanId.make("mc-2g"),
-      kind: "game",
-      orderId: order.id,
-      currentPeriodEnd: later(60 * 24 * 31),
-      now: createdAt
+    const subscription = yield* subscriptionOf(userId, {
+      at: createdAt,
+      periodEnd: later(60 * 24 * 31),
+      plan: { id: "mc-2g", kind: "game", steps: 5 }
     })
     const uuid = randomUUID()
     return new GameServer({
       id: GameServerId.make(randomUUID()),
       userId,
       subscriptionId: subscription.id,
-      orderId: order.id,
+      orderId: subscription.orderId,
       planId: "mc-2g",
       panel: "ptero-par",
       panelServerId: 42,

@@ -10,12 +10,13 @@ import * as PgLedger from "../../adapters/postgres/PgLedger.ts"
 import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
 import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
-import { type LedgerEntry, OrderId, PlanId, SubscriptionId } from "../../domain/billing/Billing.ts"
+import type { LedgerEntry } from "../../domain/billing/Billing.ts"
 import { Ledger } from "../../ports/Ledger.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
 import { sqlBackends } from "../support/databases.ts"
+import { subscriptionOf } from "../support/subscriptionMother.ts"
 import { newUser } from "../support/userMother.ts"
 
 const paidAt = new Date("2026-03-01T10:00:00.000Z")
@@ -24,38 +25,20 @@ const later = (minutes: number) => new Date(paidAt.getTime() + minutes * 60_000)
 /** A customer with an order and its subscription, in the same backend (ledger entries reference all three). */
 const purchase = Effect.gen(function*() {
   const user = yield* (yield* Users).insert(newUser(`ledger-${randomUUID()}@example.com`))
-  const order = yield* (yield* Orders).create({
-    id: OrderId.make(randomUUID()),
-    userId: user.id,
-    planId: "vps-s",
-    kind: "vps",
-    options: {},
-    totalSteps: 6,
-    expiresAt: new Date((paidAt).getTime() + 3_600_000),
-    now: paidAt
-  })
-  const subscription = yield* (yield* Subscriptions).create({
-    id: SubscriptionId.make(randomUUID()),
-    userId: user.id,
-    planId: PlanId.make("vps-s"),
-    kind: "vps",
-    orderId: order.id,
-    currentPeriodEnd: later(60 * 24 * 31),
-    now: paidAt
-  })
+  const subscription = yield* subscriptionOf(user.id, { at: paidAt, periodEnd: later(60 * 24 * 31) })
   /** An entry of this purchase; `reference` is unique per test run so suites sharing a backend never collide. */
   const entry = (overrides: Partial<LedgerEntry> = {}): LedgerEntry => ({
     id: randomUUID(),
     userId: user.id,
     subscriptionId: subscription.id,
-    orderId: order.id,
+    orderId: subscription.orderId,
     kind: "charge",
     amountCents: 599,
     reference: `ch_${randomUUID()}`,
     createdAt: paidAt,
     ...overrides
   })
-  return { orderId: order.id, subscriptionId: subscription.id, entry }
+  return { orderId: subscription.orderId, subscriptionId: subscription.id, entry }
 })
 
 const record = (entry: LedgerEntry) => Effect.flatMap(Ledger, (ledger) => ledger.record(entry))

@@ -9,6 +9,7 @@ import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
 import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
 import { Order, OrderId, PlanId, SubscriptionId } from "../../domain/billing/Billing.ts"
+import { moveOrder } from "../../domain/billing/orderMoves.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
@@ -27,17 +28,20 @@ const placeOrder = (userId: string) =>
   Effect.flatMap(Orders, (orders) =>
     orders.create({ id: OrderId.make(randomUUID()), userId, planId: "vps-s", kind: "vps", options, totalSteps: 6, expiresAt: new Date(placedAt.getTime() + 3_600_000), now: placedAt }))
 
+/** An order without options placed `minutes` after the first, with an hour to pay. */
+const placeOrderAt = (userId: string, minutes: number) =>
+  Effect.flatMap(Orders, (orders) =>
+    orders.create({ id: OrderId.make(randomUUID()), userId, planId: "vps-s", kind: "vps", options: {}, totalSteps: 6, expiresAt: later(minutes + 60), now: later(minutes) }))
+
 const current = (id: string) => Effect.map(Effect.flatMap(Orders, (orders) => orders.get(id)), Option.getOrThrow)
 
 const progress = (id: string, step: number, subscriptionId?: SubscriptionId) =>
-  Effect.flatMap(Orders, (orders) =>
-    orders.progress(id, {
-      status: "provisioning",
-      step,
-      stepName: `Step ${step}`,
-      ...(subscriptionId === undefined ? {} : { subscriptionId }),
-      now: later(step)
-    }))
+  moveOrder(id, { event: "progressed", step, stepName: `Step ${step}`, ...(subscriptionId === undefined ? {} : { subscriptionId }) }, later(step))
+const pay = (id: string, at: Date) => moveOrder(id, { event: "paid" }, at)
+const complete = (id: string, serviceId: string, oneTimeSecret: string | null, at: Date) =>
+  moveOrder(id, { event: "provisioned", serviceId, oneTimeSecret }, at)
+const fail = (id: string, reason: string, at: Date) => moveOrder(id, { event: "failed", reason }, at)
+const expire = (id: string, at: Date) => moveOrder(id, { event: "expired" }, at)
 
 const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users, unknown>) =>
   layer(impl, { excludeTestServices: true, timeout: "60 seconds" })(name, (it) => {
@@ -77,7 +81,7 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         const order = yield* placeOrder(user.id)
         yield* progress(order.id, 3)
         assert.deepStrictEqual(yield* current(order.id), order)
-        yield* (yield* Orders).startProvisioning(order.id, placedAt)
+        yield* pay(order.id, placedAt)
         const subscription = yield* (yield* Subscriptions).create({
           id: SubscriptionId.make(randomUUID()),
           userId: user.id,
@@ -102,18 +106,18 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         const orders = yield* Orders
         const user = yield* customer
         const order = yield* placeOrder(user.id)
-        yield* orders.startProvisioning(order.id, later(1))
+        yield* pay(order.id, later(1))
         yield* progress(order.id, 6)
         const serviceId = randomUUID()
-        yield* orders.complete(order.id, serviceId, "sealed-secret", later(10))
+        yield* complete(order.id, serviceId, "sealed-secret", later(10))
         const completed = yield* current(order.id)
         assert.deepStrictEqual(
           [completed.status, completed.serviceId, completed.step, completed.updatedAt],
           ["completed", serviceId, 6, later(10)]
         )
         yield* progress(order.id, 3)
-        yield* orders.complete(order.id, randomUUID(), "another-secret", later(11))
-        yield* orders.fail(order.id, "too late", later(12))
+        yield* complete(order.id, randomUUID(), "another-secret", later(11))
+        yield* fail(order.id, "too late", later(12))
         assert.deepStrictEqual(yield* current(order.id), completed)
         assert.deepStrictEqual(yield* orders.takeOneTimeSecret(order.id), Option.some("sealed-secret"))
       }))
@@ -123,14 +127,14 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         const orders = yield* Orders
         const user = yield* customer
         const order = yield* placeOrder(user.id)
-        yield* orders.fail(order.id, "Your payment was declined.", later(1))
+        yield* fail(order.id, "Your payment was declined.", later(1))
         const failed = yield* current(order.id)
         assert.deepStrictEqual(
           [failed.status, failed.failureReason, failed.step, failed.updatedAt],
           ["failed", "Your payment was declined.", 0, later(1)]
         )
-        yield* orders.fail(order.id, "another reason", later(2))
-        yield* orders.complete(order.id, randomUUID(), "secret", later(3))
+        yield* fail(order.id, "another reason", later(2))
+        yield* complete(order.id, randomUUID(), "secret", later(3))
         yield* progress(order.id, 4)
         assert.deepStrictEqual(yield* current(order.id), failed)
         assert.isTrue(Option.isNone(yield* orders.takeOneTimeSecret(order.id)))
@@ -142,7 +146,8 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         const user = yield* customer
         const order = yield* placeOrder(user.id)
         assert.isTrue(Option.isNone(yield* orders.takeOneTimeSecret(order.id)))
-        yield* orders.complete(order.id, randomUUID(), "v1:sealed", later(5))
+        yield* pay(order.id, later(1))
+        yield* complete(order.id, randomUUID(), "v1:sealed", later(5))
         assert.deepStrictEqual(yield* orders.takeOneTimeSecret(order.id), Option.some("v1:sealed"))
         assert.isTrue(Option.isNone(yield* orders.takeOneTimeSecret(order.id)))
         assert.strictEqual((yield* current(order.id)).status, "completed")
@@ -153,7 +158,8 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
       Effect.gen(function*() {
         const orders = yield* Orders
         const order = yield* placeOrder((yield* customer).id)
-        yield* orders.complete(order.id, randomUUID(), null, later(5))
+        yield* pay(order.id, later(1))
+        yield* complete(order.id, randomUUID(), null, later(5))
         assert.isTrue(Option.isNone(yield* orders.takeOneTimeSecret(order.id)))
       }))
 
@@ -161,7 +167,8 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
       Effect.gen(function*() {
         const orders = yield* Orders
         const order = yield* placeOrder((yield* customer).id)
-        yield* orders.complete(order.id, randomUUID(), "v1:raced", later(5))
+        yield* pay(order.id, later(1))
+        yield* complete(order.id, randomUUID(), "v1:raced", later(5))
         const taken = yield* Effect.all(
           Array.from({ length: 10 }, () => orders.takeOneTimeSecret(order.id)),
           { concurrency: "unbounded" }
@@ -173,27 +180,18 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
       Effect.gen(function*() {
         const orders = yield* Orders
         const user = yield* customer
-        const create = (minutes: number) =>
-          orders.create({
-            id: OrderId.make(randomUUID()),
-            userId: user.id,
-            planId: "vps-s",
-            kind: "vps",
-            options: {},
-            totalSteps: 6,
-            expiresAt: new Date((later(minutes)).getTime() + 3_600_000),
-            now: later(minutes)
-          })
+        const create = (minutes: number) => placeOrderAt(user.id, minutes)
         const provisioning = yield* create(2)
         const pending = yield* create(1)
         const completed = yield* create(3)
         const failed = yield* create(4)
         const expired = yield* create(0)
-        yield* orders.startProvisioning(provisioning.id, later(5))
+        yield* pay(provisioning.id, later(5))
         yield* progress(provisioning.id, 1)
-        yield* orders.expire(expired.id, later(5))
-        yield* orders.complete(completed.id, randomUUID(), null, later(5))
-        yield* orders.fail(failed.id, "no capacity", later(5))
+        yield* expire(expired.id, later(5))
+        yield* pay(completed.id, later(5))
+        yield* complete(completed.id, randomUUID(), null, later(5))
+        yield* fail(failed.id, "no capacity", later(5))
         const mine = (yield* orders.unfinished).filter((o) => o.userId === user.id)
         assert.deepStrictEqual(mine.map((o) => [o.id, o.status]), [[pending.id, "awaiting_payment"], [provisioning.id, "provisioning"]])
       }))
@@ -204,15 +202,15 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         const user = yield* customer
         const order = yield* placeOrder(user.id)
         const won = yield* Effect.all(
-          Array.from({ length: 5 }, () => orders.startProvisioning(order.id, later(1))),
+          Array.from({ length: 5 }, () => pay(order.id, later(1))),
           { concurrency: "unbounded" }
         )
         assert.deepStrictEqual(won.filter((w) => w).length, 1)
         assert.deepInclude(yield* current(order.id), { status: "provisioning", step: 0, stepName: "Queued", updatedAt: later(1) })
-        assert.isFalse(yield* orders.startProvisioning(order.id, later(2)))
+        assert.isFalse(yield* pay(order.id, later(2)))
         const failed = yield* placeOrder(user.id)
-        yield* orders.fail(failed.id, "declined", later(1))
-        assert.isFalse(yield* orders.startProvisioning(failed.id, later(2)))
+        yield* fail(failed.id, "declined", later(1))
+        assert.isFalse(yield* pay(failed.id, later(2)))
         assert.strictEqual((yield* current(failed.id)).status, "failed")
       }))
 
@@ -221,14 +219,14 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         const orders = yield* Orders
         const user = yield* customer
         const order = yield* placeOrder(user.id)
-        yield* orders.checkoutOpened(order.id, { session: "cs_test_1", url: "https://pay.example/cs_test_1" }, later(1))
+        yield* moveOrder(order.id, { event: "checkoutOpened", session: "cs_test_1", url: "https://pay.example/cs_test_1" }, later(1))
         assert.deepInclude(yield* current(order.id), { checkoutSession: "cs_test_1", checkoutUrl: "https://pay.example/cs_test_1" })
-        const raced = yield* Effect.all([orders.expire(order.id, later(61)), orders.startProvisioning(order.id, later(61))], { concurrency: "unbounded" })
+        const raced = yield* Effect.all([expire(order.id, later(61)), pay(order.id, later(61))], { concurrency: "unbounded" })
         assert.strictEqual(raced.filter((won) => won).length, 1)
-        assert.isFalse(yield* orders.expire(order.id, later(62)))
+        assert.isFalse(yield* expire(order.id, later(62)))
         const paid = yield* placeOrder(user.id)
-        yield* orders.startProvisioning(paid.id, later(1))
-        assert.isFalse(yield* orders.expire(paid.id, later(61)))
+        yield* pay(paid.id, later(1))
+        assert.isFalse(yield* expire(paid.id, later(61)))
         assert.strictEqual((yield* current(paid.id)).status, "provisioning")
       }))
 
@@ -236,25 +234,78 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
       Effect.gen(function*() {
         const orders = yield* Orders
         const user = yield* customer
-        const create = (minutes: number) =>
-          orders.create({
-            id: OrderId.make(randomUUID()),
-            userId: user.id,
-            planId: "vps-s",
-            kind: "vps",
-            options: {},
-            totalSteps: 6,
-            expiresAt: later(minutes + 60),
-            now: later(minutes)
-          })
+        const create = (minutes: number) => placeOrderAt(user.id, minutes)
         const second = yield* create(2)
         const first = yield* create(1)
         const notYet = yield* create(30)
         const paid = yield* create(0)
-        yield* orders.startProvisioning(paid.id, later(1))
+        yield* pay(paid.id, later(1))
         const due = (yield* orders.dueForExpiry(later(62))).filter((o) => o.userId === user.id)
         assert.deepStrictEqual(due.map((o) => o.id), [first.id, second.id])
         assert.isFalse(due.some((o) => o.id === notYet.id))
+      }))
+
+    it.effect("transition is a compare-and-set on the status it leaves: of twelve identical moves at once exactly one applies", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const order = yield* placeOrder((yield* customer).id)
+        const move = { from: "awaiting_payment", to: "provisioning", now: later(1), recorded: { step: 0, stepName: "Queued" } } as const
+        const won = yield* Effect.all(Array.from({ length: 12 }, () => orders.transition(order.id, move)), { concurrency: "unbounded" })
+        assert.strictEqual(won.filter((w) => w).length, 1)
+        assert.deepInclude(yield* current(order.id), { status: "provisioning", stepName: "Queued", updatedAt: later(1) })
+        // A move from a status the order has left changes nothing; nor does one of an unknown order.
+        assert.isFalse(yield* orders.transition(order.id, { ...move, now: later(2), recorded: { stepName: "Stale" } }))
+        assert.isFalse(yield* orders.transition(randomUUID(), move))
+        assert.deepInclude(yield* current(order.id), { stepName: "Queued", updatedAt: later(1) })
+      }))
+
+    it.effect("a move records only what it says: the other columns and the one-time secret are left as they are", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const order = yield* placeOrder((yield* customer).id)
+        yield* moveOrder(order.id, { event: "checkoutOpened", session: "cs_kept", url: "https://pay.example/cs_kept" }, later(1))
+        yield* pay(order.id, later(2))
+        const serviceId = randomUUID()
+        yield* complete(order.id, serviceId, "v1:kept", later(3))
+        assert.isTrue(yield* orders.transition(order.id, { from: "completed", to: "completed", now: later(4), recorded: { stepName: "Done" } }))
+        assert.deepInclude(yield* current(order.id), {
+          status: "completed",
+          checkoutSession: "cs_kept",
+          checkoutUrl: "https://pay.example/cs_kept",
+          step: 0,
+          stepName: "Done",
+          serviceId,
+          failureReason: null,
+          updatedAt: later(4)
+        })
+        assert.deepStrictEqual(yield* orders.takeOneTimeSecret(order.id), Option.some("v1:kept"))
+      }))
+
+    it.effect("an unpaid order raced by eight payments and eight expiries at once moves exactly once, to its winner's status", () =>
+      Effect.gen(function*() {
+        const order = yield* placeOrder((yield* customer).id)
+        const racers = Array.from({ length: 16 }, (_, i) =>
+          Effect.map(i % 2 === 0 ? pay(order.id, later(61)) : expire(order.id, later(61)), (won) => won ? (i % 2 === 0 ? "provisioning" : "expired") : undefined))
+        const winners = (yield* Effect.all(racers, { concurrency: "unbounded" })).filter((w) => w !== undefined)
+        assert.strictEqual(winners.length, 1)
+        assert.strictEqual((yield* current(order.id)).status, winners[0])
+      }))
+
+    it.effect("of five completions of a provisioning order at once, exactly one applies, with its service and secret", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const order = yield* placeOrder((yield* customer).id)
+        yield* pay(order.id, later(1))
+        const services = Array.from({ length: 5 }, () => randomUUID())
+        const won = yield* Effect.all(
+          services.map((service, i) => Effect.map(complete(order.id, service, `v1:secret-${i}`, later(5)), (w) => w ? i : -1)),
+          { concurrency: "unbounded" }
+        )
+        const winners = won.filter((i) => i >= 0)
+        assert.strictEqual(winners.length, 1)
+        const winner = winners[0] ?? -1
+        assert.deepInclude(yield* current(order.id), { status: "completed", serviceId: services[winner] ?? null })
+        assert.deepStrictEqual(yield* orders.takeOneTimeSecret(order.id), Option.some(`v1:secret-${winner}`))
       }))
 
     it.effect("a pending cleanup is listed from its first mark, counts its failed attempts, and goes once done", () =>
@@ -266,7 +317,7 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         // A failure recorded before any mark is not a pending cleanup.
         yield* orders.cleanupFailed(order.id, "too early")
         assert.deepStrictEqual(yield* mine, [])
-        yield* orders.fail(order.id, "no capacity", later(1))
+        yield* fail(order.id, "no capacity", later(1))
         yield* orders.cleanupPending(order.id, later(1))
         yield* orders.cleanupPending(order.id, later(9))
         yield* orders.cleanupFailed(order.id, "VirtualizationUnavailable: 596")

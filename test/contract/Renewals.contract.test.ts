@@ -11,12 +11,12 @@ import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
 import * as PgRenewals from "../../adapters/postgres/PgRenewals.ts"
 import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
-import { OrderId, PlanId, SubscriptionId } from "../../domain/billing/Billing.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Renewals } from "../../ports/Renewals.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
 import { sqlBackends } from "../support/databases.ts"
+import { subscriptionOf } from "../support/subscriptionMother.ts"
 import { newUser } from "../support/userMother.ts"
 
 const now = new Date("2026-03-01T10:00:00.000Z")
@@ -26,25 +26,7 @@ const at = (minutes: number) => new Date(now.getTime() + minutes * 60_000)
 const subscribe = (end: Date = now) =>
   Effect.gen(function*() {
     const user = yield* (yield* Users).insert(newUser(`renewals-${randomUUID()}@example.com`))
-    const order = yield* (yield* Orders).create({
-      id: OrderId.make(randomUUID()),
-      userId: user.id,
-      planId: "vps-s",
-      kind: "vps",
-      options: {},
-      totalSteps: 6,
-      expiresAt: new Date((at(-60 * 24 * 30)).getTime() + 3_600_000),
-      now: at(-60 * 24 * 30)
-    })
-    return yield* (yield* Subscriptions).create({
-      id: SubscriptionId.make(randomUUID()),
-      userId: user.id,
-      planId: PlanId.make("vps-s"),
-      kind: "vps",
-      orderId: order.id,
-      currentPeriodEnd: end,
-      now: at(-60 * 24 * 30)
-    })
+    return yield* subscriptionOf(user.id, { at: at(-60 * 24 * 30), periodEnd: end })
   })
 
 const opened = (end: Date = now) =>

@@ -9,13 +9,14 @@ import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
 import * as PgOrders from "../../adapters/postgres/PgOrders.ts"
 import * as PgSubscriptions from "../../adapters/postgres/PgSubscriptions.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
-import { addMonth, OrderId, PlanId, Subscription, SubscriptionId, type SubscriptionStatus } from "../../domain/billing/Billing.ts"
+import { addMonth, PlanId, Subscription, type SubscriptionStatus } from "../../domain/billing/Billing.ts"
 import { lapsedFor, stillDue } from "../../domain/billing/lapse.ts"
 import { moveSubscription } from "../../domain/billing/subscriptionMoves.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
 import { sqlBackends } from "../support/databases.ts"
+import { subscriptionOf } from "../support/subscriptionMother.ts"
 import { newUser } from "../support/userMother.ts"
 
 const startedAt = new Date("2026-01-31T12:00:00.000Z")
@@ -30,27 +31,7 @@ const customer = Effect.map(
 
 /** A subscription opened by its own order (subscriptions reference orders), ending at `end`. */
 const subscribe = (userId: string, end: Date = periodEnd, now: Date = startedAt, kind = "vps") =>
-  Effect.gen(function*() {
-    const order = yield* (yield* Orders).create({
-      id: OrderId.make(randomUUID()),
-      userId,
-      planId: "vps-m",
-      kind,
-      options: {},
-      totalSteps: 6,
-      expiresAt: new Date((now).getTime() + 3_600_000),
-      now
-    })
-    return yield* (yield* Subscriptions).create({
-      id: SubscriptionId.make(randomUUID()),
-      userId,
-      planId: PlanId.make("vps-m"),
-      kind,
-      orderId: order.id,
-      currentPeriodEnd: end,
-      now
-    })
-  })
+  subscriptionOf(userId, { at: now, periodEnd: end, plan: { id: "vps-m", kind, steps: 6 } })
 
 const current = (id: string) => Effect.map(Effect.flatMap(Subscriptions, (s) => s.get(id)), Option.getOrThrow)
 

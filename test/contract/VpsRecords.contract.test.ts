@@ -16,8 +16,8 @@ import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Users } from "../../ports/Users.ts"
 import { type SnapshotClaimOutcome, type SnapshotWork, VpsRecords } from "../../ports/VpsRecords.ts"
 import { sqlBackends } from "../support/databases.ts"
+import { subscriptionOf } from "../support/subscriptionMother.ts"
 import { newUser } from "../support/userMother.ts"
-import { OrderId, PlanId, SubscriptionId } from "../../domain/billing/Billing.ts"
 
 const builtAt = new Date("2026-03-01T10:00:00.000Z")
 const later = (minutes: number) => new Date(builtAt.getTime() + minutes * 60_000)
@@ -30,30 +30,12 @@ const customer = Effect.map(
 /** An order and its subscription for `userId` (VPS records reference both), and the VPS step 6 would record. */
 const provisioned = (userId: string, createdAt: Date = builtAt) =>
   Effect.gen(function*() {
-    const order = yield* (yield* Orders).create({
-      id: OrderId.make(randomUUID()),
-      userId,
-      planId: "vps-s",
-      kind: "vps",
-      options: {},
-      totalSteps: 6,
-      expiresAt: new Date((createdAt).getTime() + 3_600_000),
-      now: createdAt
-    })
-    const subscription = yield* (yield* Subscriptions).create({
-      id: SubscriptionId.make(randomUUID()),
-      userId,
-      planId: PlanId.make("vps-s"),
-      kind: "vps",
-      orderId: order.id,
-      currentPeriodEnd: later(60 * 24 * 31),
-      now: createdAt
-    })
+    const subscription = yield* subscriptionOf(userId, { at: createdAt, periodEnd: later(60 * 24 * 31) })
     return new Vps({
       id: VpsId.make(randomUUID()),
       userId,
       subscriptionId: subscription.id,
-      orderId: order.id,
+      orderId: subscription.orderId,
       planId: "vps-s",
       cluster: "pve-par",
       node: "pve1",

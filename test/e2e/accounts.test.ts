@@ -39,8 +39,8 @@ describe("registration", () => {
     const reply = await new Browser(server.url).post("/api/auth/register", personal(address.toUpperCase(), { language: "en" }))
     expect(reply.status).toBe(201)
     const user = (reply.body as { user: Record<string, unknown> }).user
-    expect(user).toMatchObject({ email: address.toLowerCase(), accountType: "personal", firstName: "Ada", language: "en" })
-    expect(Object.keys(user).sort()).toEqual(["accountType", "createdAt", "email", "firstName", "id", "language", "lastName"])
+    expect(user).toMatchObject({ email: address.toLowerCase(), accountType: "personal", firstName: "Ada", language: "en", role: "customer" })
+    expect(Object.keys(user).sort()).toEqual(["accountType", "createdAt", "email", "firstName", "id", "language", "lastName", "role"])
     expect(reply.text).not.toContain("correct horse")
     expect(reply.text).not.toContain("$2")
   })

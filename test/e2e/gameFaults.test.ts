@@ -5,9 +5,9 @@
 import { get, type ClientRequest, type IncomingMessage } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { SandboxPterodactyl } from "../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
-import { gameLeakScanner, GameEnvelopes, openGameConsole, orderGame, provisionedGame, sandboxPanelOf } from "../support/gameHttp.ts"
+import { followOrder, gameLeakScanner, GameEnvelopes, openGameConsole, orderGame, provisionedGame, sandboxPanelOf } from "../support/gameHttp.ts"
 import { startTestServer } from "../support/testServer.ts"
-import { errorCode, expectBody, type LeakScanner, type ScannedBrowser, signedInCustomer, type TestServer, waitFor } from "../support/vpsHttp.ts"
+import { Envelopes, errorCode, expectBody, type LeakScanner, type ScannedBrowser, signedInCustomer, type TestServer, waitFor } from "../support/vpsHttp.ts"
 
 /** Starts one of our streamed downloads and resolves with its head; the caller reads (or drops) the body. */
 const startDownload = (browser: ScannedBrowser, identifier: string, file: string) =>
@@ -47,14 +47,21 @@ describe("game servers under concurrent orders", () => {
   }, 60_000)
   afterAll(() => server?.stop())
 
-  it("20 concurrent orders on a node with 10 free allocations: 10 servers, 10 clean failures, no allocation twice", async () => {
+  it("20 concurrent orders on a node with 10 free allocations: 10 servers, the others refused or failed cleanly, no allocation twice", async () => {
     const customers = await Promise.all(Array.from({ length: 20 }, (_, i) => signedInCustomer(server, scan, `rush${i}`)))
-    // 1 GiB each: the node's memory holds 16, its allocations 10.
-    const results = await Promise.all(customers.map((browser) => orderGame(browser, "bedrock-1g")))
-    const completed = results.filter((r) => r.order.status === "completed")
-    const failed = results.filter((r) => r.order.status === "failed")
+    // 1 GiB each: the node's memory holds 16, its allocations 10. An order placed once the ten are claimed is refused
+    // before its checkout; one placed before fails at its step 3, refunded.
+    const results = await Promise.all(customers.map(async (browser) => {
+      const reply = await browser.post("/api/orders", { planId: "bedrock-1g", options: {} })
+      if (reply.status === 409) return { refused: errorCode(reply, 409) }
+      return followOrder(browser, expectBody(reply, 201, Envelopes.order).order)
+    }))
+    const completed = results.flatMap((r) => "order" in r && r.order.status === "completed" ? [r] : [])
+    const failed = results.flatMap((r) => "order" in r && r.order.status === "failed" ? [r] : [])
+    const refused = results.flatMap((r) => "refused" in r ? [r.refused] : [])
     expect(completed.length).toBe(10)
-    expect(failed.length).toBe(10)
+    expect(failed.length + refused.length).toBe(10)
+    expect(new Set(refused)).toEqual(new Set(refused.length === 0 ? [] : ["PLAN_SOLD_OUT"]))
     for (const f of failed) expect(f.order.failureReason).toContain("No game server address is free")
     const onPanel = panel.control.servers()
     expect(onPanel.length).toBe(10)
@@ -63,6 +70,16 @@ describe("game servers under concurrent orders", () => {
     const orderIds = new Set(failed.map((f) => f.order.id))
     expect(onPanel.some((s) => s.external_id !== null && orderIds.has(s.external_id))).toBe(false)
   }, 60_000)
+
+  it("with every allocation held, the next game order is refused at once: 409 PLAN_SOLD_OUT, no order, nothing charged", async () => {
+    const browser = await signedInCustomer(server, scan, "late")
+    const reply = await browser.post("/api/orders", { planId: "bedrock-1g", options: {} })
+    expect(errorCode(reply, 409)).toBe("PLAN_SOLD_OUT")
+    const payments = await browser.get("/api/payments")
+    expect([payments.status, payments.body]).toEqual([200, { payments: [] }])
+    expect(expectBody(await browser.get("/api/subscriptions"), 200, Envelopes.subscriptions).subscriptions).toEqual([])
+    expect(panel.control.servers().length).toBe(10)
+  }, 30_000)
 
 })
 

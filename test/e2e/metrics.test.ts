@@ -1,6 +1,7 @@
 // GET /metrics over real HTTP: the bearer token (none configured: 404, as if the route did not exist; a wrong or
 // missing one: 401), Prometheus text, and a request seen in the latency histogram under its route pattern and status.
-import { Option, Redacted } from "effect"
+import { Effect, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Browser } from "../support/browser.ts"
 import { person } from "../support/staff.ts"
@@ -12,7 +13,8 @@ import { errorCode, signedInCustomer } from "../support/vpsHttp.ts"
 const TOKEN = "metrics-token-of-the-test-9f1c"
 let server: Awaited<ReturnType<typeof startTestServer>>
 beforeAll(async () => {
-  server = await startTestServer({ metricsToken: Option.some(Redacted.make(TOKEN)) })
+  // The alert pass (which reads the panels' free allocations) every 5 s.
+  server = await startTestServer({ metricsToken: Option.some(Redacted.make(TOKEN)), alertCheckSeconds: 5 })
 }, 60_000)
 afterAll(() => server?.stop())
 
@@ -57,6 +59,7 @@ describe("GET /metrics", () => {
     const console = await openGameConsole(server, browser, gameServer.identifier)
     try {
       const text = (await scrape()).text
+      expect(sample(text, "payment_outcomes_total", { kind: "order", outcome: "succeeded" })).toBeGreaterThanOrEqual(1)
       expect(sample(text, "workflow_step_outcomes_total", { outcome: "success" })).toBeGreaterThan(0)
       expect(sample(text, "upstream_request_duration_seconds_count", { upstream: "pterodactyl", outcome: "ok" })).toBeGreaterThan(0)
       expect(sample(text, "consoles_open", { kind: "game" })).toBe(1)
@@ -67,6 +70,24 @@ describe("GET /metrics", () => {
       console.close()
     }
     await expect.poll(async () => sample((await scrape()).text, "consoles_open", { kind: "game" })).toBe(0)
+  })
+
+  it("records the order placed and its payment received in the customer's audit trail", async () => {
+    const browser = await signedInCustomer(server, await sandboxesLeakScanner(server))
+    const { order } = await provisionedGame(browser)
+    const rows = await server.runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ readonly action: string; readonly actor_role: string; readonly kind: string }>`
+        SELECT action, actor_role, details->>'kind' AS kind FROM audit_events
+        WHERE target_type = 'order' AND target_id = ${order.id} ORDER BY id`))
+    expect(rows.map((r) => [r.action, r.actor_role, r.kind])).toEqual([
+      ["order.placed", "customer", "game"],
+      ["payment.succeeded", "system", "order"]
+    ])
+  })
+
+  it("shows each panel's free allocations, read by the alert pass", async () => {
+    await expect.poll(async () => (await scrape()).text, { timeout: 20_000, interval: 500 })
+      .toMatch(/^panel_allocations_free\{panel="[^"]+"\} [1-9]\d*$/m)
   })
 
   it("reads the IP pools' free addresses at scrape time", async () => {

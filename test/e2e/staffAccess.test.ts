@@ -52,7 +52,17 @@ describe("the role matrix of the back-office", () => {
       "GET /api/admin/audit",
       "GET /api/admin/customers",
       "GET /api/admin/customers/:id",
-      "POST /api/admin/customers/:id/logout-all"
+      "POST /api/admin/customers/:id/logout-all",
+      "GET /api/admin/catalog",
+      "POST /api/admin/catalog/plans/:id/sale",
+      "GET /api/admin/services/:id",
+      "POST /api/admin/services/:id/suspend",
+      "POST /api/admin/services/:id/unsuspend",
+      "GET /api/admin/orders/failed",
+      "GET /api/admin/customers/:id/payments",
+      "POST /api/admin/charges/:id/refunds",
+      "GET /api/admin/customers/:id/notices",
+      "POST /api/admin/notices/resend"
     ]))
   })
 

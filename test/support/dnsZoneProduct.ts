@@ -7,6 +7,7 @@ import { PlanId } from "../../domain/billing/Billing.ts"
 import type { PlanTerms } from "../../domain/billing/HostedService.ts"
 import { InvalidOrderOption } from "../../domain/billing/BillingErrors.ts"
 import { periodWorkflow, terminationWorkflow } from "../../domain/billing/lapse.ts"
+import { moveOrder } from "../../domain/billing/orderMoves.ts"
 import {
   orderWithOptions,
   provisioned,
@@ -16,7 +17,6 @@ import {
   StepFailed,
   undoing
 } from "../../domain/billing/provisioning.ts"
-import { Orders } from "../../ports/Orders.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { dieOnDatabaseOutage } from "../../domain/ops/dieOnDatabaseOutage.ts"
 
@@ -124,7 +124,7 @@ const ProvisionDnsZoneLive = ProvisionDnsZone.toLayer(Effect.fn(function*({ orde
           Ref.update(records, (all) =>
             new Map(all).set(subscriptionId, { id, subscriptionId, orderId, zone, status: "active", graceUntil: null })))
         yield* (yield* Subscriptions).attachService(subscriptionId, id)
-        yield* (yield* Orders).complete(orderId, id, null, new Date(yield* Clock.currentTimeMillis))
+        yield* moveOrder(orderId, { event: "provisioned", serviceId: id, oneTimeSecret: null }, new Date(yield* Clock.currentTimeMillis))
         return id
       }))
     })

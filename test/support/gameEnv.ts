@@ -13,8 +13,10 @@ import * as MemoryGameAllocations from "../../adapters/fake/MemoryGameAllocation
 import * as SimulatedGamePanel from "../../adapters/pterodactyl/SimulatedGamePanel.ts"
 import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRecords.ts"
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
+import * as MemoryServiceHolds from "../../adapters/fake/MemoryServiceHolds.ts"
 import { memoryInvoicing } from "./invoicing.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
+import * as MemoryAuditLog from "../../adapters/fake/MemoryAuditLog.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
 import { simulatedStripeLayer } from "./simulatedStripe.ts"
 import type { GamePlan } from "../../domain/catalog/Plan.ts"
@@ -64,16 +66,26 @@ export const seedGameCatalog = Effect.gen(function*() {
   yield* catalog.upsertPlan(brokenPlan)
 })
 
-export const gameEnv = (options: { readonly installDuration?: Duration.Input; readonly settings?: Partial<typeof gameSettings> } = {}) => {
+export const gameEnv = (options: {
+  readonly installDuration?: Duration.Input
+  readonly settings?: Partial<typeof gameSettings>
+  /** The panel adapter's own settings (retries, timeouts). */
+  readonly panel?: SimulatedGamePanel.SimulatedGamePanelOptions["adapter"]
+} = {}) => {
   const services = Layer.mergeAll(
     MemoryCatalog.layer.pipe(Layer.provideMerge(MemoryCatalog.layerState)),
     MemoryOrders.layer,
+    MemoryAuditLog.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
+    MemoryServiceHolds.layer,
     memoryInvoicing,
     MemoryGameServerRecords.layer,
     MemoryGameAllocations.layer,
-    SimulatedGamePanel.layer({ installDurationMs: Duration.toMillis(Duration.fromInputUnsafe(options.installDuration ?? "20 seconds")) }),
+    SimulatedGamePanel.layer({
+      installDurationMs: Duration.toMillis(Duration.fromInputUnsafe(options.installDuration ?? "20 seconds")),
+      ...(options.panel === undefined ? {} : { adapter: options.panel })
+    }),
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     JoseConsoleTokens.layer(Redacted.make(new Uint8Array(32).fill(7))),
     // Console tokens are bound to a live session of their holder.

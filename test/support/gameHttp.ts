@@ -57,12 +57,14 @@ export const sandboxesLeakScanner = async (server: TestServer): Promise<LeakScan
 }
 
 /** Orders `planId` and follows it to its end: the completed order and the progress steps seen. */
-export const orderGame = async (browser: ScannedBrowser, planId = "mc-2g", variables?: Record<string, string>) => {
-  const placed = expectBody(
-    await browser.post("/api/orders", { planId, options: variables === undefined ? {} : { variables } }),
-    201,
-    Envelopes.order
-  ).order
+export const orderGame = async (browser: ScannedBrowser, planId = "mc-2g", variables?: Record<string, string>) =>
+  followOrder(
+    browser,
+    expectBody(await browser.post("/api/orders", { planId, options: variables === undefined ? {} : { variables } }), 201, Envelopes.order).order
+  )
+
+/** Pays an order just placed and follows it to its end: the completed order and the progress steps seen. */
+export const followOrder = async (browser: ScannedBrowser, placed: typeof Envelopes.order.Type["order"]) => {
   await paid(placed)
   const steps: Array<string> = []
   const order = await waitFor(`order ${placed.id} to finish`, async () => {

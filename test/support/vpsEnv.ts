@@ -8,8 +8,10 @@ import * as IdentityUnitOfWork from "../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
 import * as MemoryIpAddresses from "../../adapters/fake/MemoryIpAddresses.ts"
 import * as MemoryLedger from "../../adapters/fake/MemoryLedger.ts"
+import * as MemoryServiceHolds from "../../adapters/fake/MemoryServiceHolds.ts"
 import { memoryInvoicing } from "./invoicing.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
+import * as MemoryAuditLog from "../../adapters/fake/MemoryAuditLog.ts"
 import * as MemoryPlacement from "../../adapters/fake/MemoryPlacement.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
 import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
@@ -99,8 +101,10 @@ export const vpsEnvWith = <N, E>(notices: Layer.Layer<N | Notices, E, Invoices |
   const base = Layer.mergeAll(
     ports,
     MemoryOrders.layer,
+    MemoryAuditLog.layer,
     MemorySubscriptions.layer,
     MemoryLedger.layer,
+    MemoryServiceHolds.layer,
     memoryInvoicing,
     MemoryVpsRecords.layer,
     MemoryPlacement.layer,

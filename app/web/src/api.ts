@@ -15,6 +15,12 @@ import type {
   SavedCardView,
   SnapshotView,
   SubscriptionView,
+  AuditEventView,
+  AdminCatalogView,
+  PlanSaleView,
+  AuditPage as AuditPageView,
+  SessionView,
+  StaffCustomerPage as StaffCustomerPageView,
   UserView,
   VpsPlanView,
   VpsView
@@ -147,6 +153,13 @@ export type Renewal = typeof RenewalView.Type
 export type PaymentAnswer = typeof PaymentAnswerView.Type
 export type SavedCard = typeof SavedCardView.Type
 export type Payment = typeof PaymentView.Type
+export type AuditEvent = typeof AuditEventView.Type
+export type AdminCatalog = typeof AdminCatalogView.Type
+export type AdminPlan = AdminCatalog["plans"][number]
+export type PlanSale = typeof PlanSaleView.Type
+export type AuditPage = typeof AuditPageView.Type
+export type Session = typeof SessionView.Type
+export type StaffCustomerPage = typeof StaffCustomerPageView.Type
 
 // The panel's Client-API objects, relayed unchanged (DESIGN §3): their shape is Pterodactyl's, not ours.
 

@@ -46,6 +46,11 @@ const append = (el: Element, children: ReadonlyArray<Child | ReadonlyArray<Child
 
 export const clear = (el: Element): void => el.replaceChildren()
 
+/** Disables every button and input under a root for good (a panel whose server went away). */
+export const disableControls = (root: Element): void => {
+  for (const el of root.querySelectorAll<HTMLButtonElement | HTMLInputElement>("button, input")) el.disabled = true
+}
+
 /** Disables every button, input, select and textarea under a root (a form while it is sent). */
 export const setBusy = (root: Element, busy: boolean): void => {
   root.setAttribute("aria-busy", busy ? "true" : "false")

@@ -369,6 +369,7 @@ const en = {
   "err.RESET_THROTTLED": "Too many reset attempts from this connection. Wait a few minutes before trying again.",
   "err.CSRF_REJECTED": "Refused: this page was not opened at the panel's own address. Open the panel from its usual link and try again.",
   "err.PLAN_UNAVAILABLE": "This plan cannot be ordered right now.",
+  "err.PLAN_OFF_SALE": "This plan is not on sale at the moment: choose another plan.",
   "err.INVALID_ORDER_OPTION": "Some options are not valid. Check the form.",
   "err.ORDER_NOT_FOUND": "This order does not exist.",
   "err.SUBSCRIPTION_NOT_FOUND": "This subscription does not exist.",
@@ -787,6 +788,7 @@ const fr: Record<Key, string> = {
   "err.RESET_THROTTLED": "Trop de tentatives de réinitialisation depuis cette connexion. Patientez quelques minutes avant de réessayer.",
   "err.CSRF_REJECTED": "Refusé : cette page n'a pas été ouverte à l'adresse du panneau. Ouvrez le panneau depuis son lien habituel et réessayez.",
   "err.PLAN_UNAVAILABLE": "Cette offre ne peut pas être commandée pour l'instant.",
+  "err.PLAN_OFF_SALE": "Cette offre n'est pas en vente en ce moment : choisissez-en une autre.",
   "err.INVALID_ORDER_OPTION": "Certaines options ne sont pas valides. Vérifiez le formulaire.",
   "err.ORDER_NOT_FOUND": "Cette commande n'existe pas.",
   "err.SUBSCRIPTION_NOT_FOUND": "Cet abonnement n'existe pas.",
@@ -847,11 +849,14 @@ export const setLanguage = (lang: Language): void => {
 }
 
 /** The text for a key in the current language, with `{name}` placeholders filled. */
-export const t = (key: Key, params: Record<string, string | number> = {}): string =>
-  dictionaries[current][key].replace(/\{(\w+)\}/g, (whole, name: string) => {
+/** A text with its `{name}` placeholders filled (a placeholder without a value stays as it is). */
+export const fill = (text: string, params: Record<string, string | number>): string =>
+  text.replace(/\{(\w+)\}/g, (whole, name: string) => {
     const value = params[name]
     return value === undefined ? whole : String(value)
   })
+
+export const t = (key: Key, params: Record<string, string | number> = {}): string => fill(dictionaries[current][key], params)
 
 export const hasKey = (key: string): key is Key => Object.hasOwn(en, key)
 

@@ -1,6 +1,6 @@
 // The panel's entry point: applies the preferences, reads the session, draws the header and starts the router.
 import { setUnauthenticatedHandler, type User } from "./api.ts"
-import { currentUser, loadUser, navigate, refresh, route, setUser, start, type View } from "./app.ts"
+import { currentUser, loadUser, navigate, refresh, route, setUser, start } from "./app.ts"
 import { h } from "./dom.ts"
 import { t } from "./i18n.ts"
 import { applyPreferences, effectiveTheme, savePreferences } from "./prefs.ts"
@@ -16,12 +16,9 @@ import { billingView } from "./views/billing.ts"
 import { preferencesView } from "./views/preferences.ts"
 import { vpsView } from "./views/vps.ts"
 import { legalFooter, legalView } from "./views/legal.ts"
-
-const notFound: View = ({ root }) => {
-  document.title = `${t("notFound.title")} · ${t("app.name")}`
-  root.append(h("div", { class: "card" }, h("h1", {}, t("notFound.title")), h("p", {}, t("notFound.text")),
-    h("a", { href: "/" }, t("nav.dashboard"))))
-}
+import { notFoundView } from "./views/notFound.ts"
+import { adminRoutes, isStaff } from "./views/admin/shell.ts"
+import { adminText } from "./views/admin/texts.ts"
 
 const isPro = (user: User | null) => user?.accountType === "professional"
 
@@ -64,12 +61,16 @@ const header = (user: User | null): HTMLElement => {
     : [h("a", { href: "/", "data-testid": "nav-dashboard" }, t("nav.dashboard")), h("a", { href: "/order", "data-testid": "nav-order" }, t("nav.order")),
       h("a", { href: "/invoices", "data-testid": "nav-invoices" }, t("nav.invoices")),
       h("a", { href: "/billing", "data-testid": "nav-billing" }, t("nav.billing")),
-      h("a", { href: "/preferences", "data-testid": "nav-preferences" }, t("nav.preferences"))]
+      h("a", { href: "/preferences", "data-testid": "nav-preferences" }, t("nav.preferences")),
+      isStaff(user) ? h("a", { href: "/admin", "data-testid": "nav-admin" }, adminText("admin.nav.title")) : null]
   const here = location.pathname
-  for (const a of links) if (a.getAttribute("href") === here) a.setAttribute("aria-current", "page")
+  for (const a of links) {
+    const href = a?.getAttribute("href")
+    if (href === here || href === "/admin" && here.startsWith("/admin/")) a?.setAttribute("aria-current", "page")
+  }
   const bar = h("header", { class: "header" },
     h("a", { href: "/", class: "brand" }, t("app.name")),
-    h("nav", { "aria-label": t("nav.main") }, h("ul", {}, links.map((a) => h("li", {}, a)))),
+    h("nav", { "aria-label": t("nav.main") }, h("ul", {}, links.map((a) => a === null ? null : h("li", {}, a)))),
     h("div", { class: "header-tools" }, languageButton, themeButton, user === null ? null : logoutButton))
   // Redrawn with the header, so the banner follows a language switch.
   const banner = demoBanner()
@@ -91,7 +92,7 @@ const boot = async () => {
     user,
     header,
     footer: legalFooter,
-    notFound,
+    notFound: notFoundView,
     onUserChange: (u) => applyPreferences(isPro(u), u?.language),
     routes: [
       route("/login", loginView, "guest"),
@@ -107,7 +108,8 @@ const boot = async () => {
       route("/invoices", invoicesView, "user"),
       route("/billing", billingView, "user"),
       route("/preferences", preferencesView, "user"),
-      route("/legal/:page", legalView, "any")
+      route("/legal/:page", legalView, "any"),
+      ...adminRoutes()
     ]
   })
 }

@@ -2,68 +2,19 @@
 // test/support) is ordered, provisioned, suspended at its lapse, brought back by a renewal and ended after its grace
 // window, all through billing's own code; and a failed provisioning is refunded by billing, undone by the product.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted, Ref } from "effect"
+import { Effect, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { WorkflowEngine } from "effect/workflow"
-import { NodeCrypto } from "@effect/platform-node"
-import * as AesGcmSecretBox from "../../../adapters/crypto/AesGcmSecretBox.ts"
-import * as IdentityUnitOfWork from "../../../adapters/fake/IdentityUnitOfWork.ts"
-import * as MemoryLedger from "../../../adapters/fake/MemoryLedger.ts"
-import { memoryInvoicing } from "../../support/invoicing.ts"
-import * as MemoryOrders from "../../../adapters/fake/MemoryOrders.ts"
-import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions.ts"
-import { HostedServices } from "../../../domain/billing/HostedService.ts"
-import { viewOrder } from "../../../domain/billing/Ordering.ts"
-import { placeAs, placePaidOrder, simulatedStripeLayer } from "../../support/simulatedStripe.ts"
+import { placeAs } from "../../support/simulatedStripe.ts"
 import { cancelSubscription, renewSubscription } from "../../../domain/billing/Renewal.ts"
 import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
 import { Invoices } from "../../../ports/Invoices.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
-import { atOnce } from "../../support/eventually.ts"
-import { promptWebCrypto } from "../../support/promptWebCrypto.ts"
 import { listSubscriptionsWithServices } from "../../../domain/billing/subscriptionList.ts"
-import { DNS_STEPS, DnsZoneHosting, dnsPlan, NAME_SERVER, NameServer, ZoneRecords } from "../../support/dnsZoneProduct.ts"
-import { renewalEnv } from "../../support/renewalEnv.ts"
-import { noticesOf, recordedNoticesLayer } from "../../support/recordedNotices.ts"
-
-const alice = "00000000-0000-4000-8000-00000000a11c"
-
-/** Billing's own fakes, the in-memory engine, and one product registered: the DNS zone, in one line as app/ does. */
-const dnsEnv = Layer.mergeAll(DnsZoneHosting).pipe(
-  Layer.provideMerge(HostedServices.layer),
-  Layer.provideMerge(WorkflowEngine.layerMemory),
-  Layer.provideMerge(Layer.mergeAll(
-    MemoryOrders.layer,
-    MemorySubscriptions.layer,
-    MemoryLedger.layer,
-    memoryInvoicing,
-    IdentityUnitOfWork.layer,
-    recordedNoticesLayer,
-    NodeCrypto.layerSecureRandom,
-    AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
-    simulatedStripeLayer,
-    renewalEnv(),
-    promptWebCrypto
-  ))
-)
-
-/** Lets the in-memory workflows run (they never sleep) until `done` holds. */
-const until = <E, R>(done: Effect.Effect<boolean, E, R>) => Effect.asVoid(atOnce(done, (holds) => holds))
-
-const orderStatus = (orderId: string) => Effect.map(Effect.orDie(viewOrder(alice, orderId)), (view) => view.order.status)
-const subscriptionOf = (id: string) => Effect.map(Effect.flatMap(Subscriptions, (s) => s.get(id)), Option.getOrThrow)
-const zone = (name: string) => Effect.map(Effect.flatMap(NameServer, (server) => Ref.get(server.zones)), (zones) => zones.get(name))
-const recordStatus = (subscriptionId: string) =>
-  Effect.map(Effect.flatMap(ZoneRecords, Ref.get), (records) => records.get(subscriptionId)?.status)
-
-const ordered = (name: string) =>
-  Effect.gen(function*() {
-    const order = yield* placePaidOrder(alice, dnsPlan.id, { zone: name })
-    yield* until(Effect.map(orderStatus(order.id), (s) => s === "completed" || s === "failed"))
-    return (yield* viewOrder(alice, order.id)).order
-  })
+import { DNS_STEPS, dnsPlan, NAME_SERVER, NameServer } from "../../support/dnsZoneProduct.ts"
+import { noticesOf } from "../../support/recordedNotices.ts"
+import { alice, dnsEnv, ordered, recordStatus, subscriptionOf, until, zone } from "../../support/dnsEnv.ts"
 
 describe("a product billing does not know (a DNS zone)", () => {
   it.effect("is ordered, charged and provisioned in its own named steps", () =>

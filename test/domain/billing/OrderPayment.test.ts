@@ -9,6 +9,7 @@ import { Duration, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
 import { placeOrder, recoverOrders, settleOrderPayment } from "../../../domain/billing/Ordering.ts"
+import { moveOrder } from "../../../domain/billing/orderMoves.ts"
 import { FixtureSirets } from "../../../adapters/fake/FixtureRegistry.ts"
 import { FixtureVatNumbers } from "../../../adapters/fake/FixtureVatRegistry.ts"
 import { BillingProfiles } from "../../../ports/BillingProfiles.ts"
@@ -117,7 +118,7 @@ describe("an order paid on the hosted checkout", () => {
       const order = yield* place("late-1")
       assert.strictEqual(yield* payOnPage(order.id), 303)
       // The order expired before Stripe's notification of the payment came.
-      assert.isTrue(yield* (yield* Orders).expire(order.id, new Date()))
+      assert.isTrue(yield* moveOrder(order.id, { event: "expired" }, new Date()))
       const [paid] = yield* checkoutEvents(order.id)
       yield* deliver(paid!)
       yield* settle(ledgerOf(order.id), (kinds) => kinds.length === 2)

@@ -10,7 +10,9 @@ import { WorkflowEngine } from "effect/workflow"
 import Stripe from "stripe"
 import * as IdentityUnitOfWork from "../../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryLedger from "../../../adapters/fake/MemoryLedger.ts"
+import * as MemoryServiceHolds from "../../../adapters/fake/MemoryServiceHolds.ts"
 import * as MemoryOrders from "../../../adapters/fake/MemoryOrders.ts"
+import * as MemoryAuditLog from "../../../adapters/fake/MemoryAuditLog.ts"
 import * as MemoryPaymentNotifications from "../../../adapters/fake/MemoryPaymentNotifications.ts"
 import * as MemorySubscriptions from "../../../adapters/fake/MemorySubscriptions.ts"
 import { stripeSimulation, type StripeSimulation } from "../../../adapters/stripe/sandbox/SandboxStripe.ts"
@@ -65,7 +67,9 @@ const env = DnsZoneHosting.pipe(
   Layer.provideMerge(Layer.mergeAll(
     MemorySubscriptions.layer,
     MemoryOrders.layer,
+    MemoryAuditLog.layer,
     MemoryLedger.layer,
+    MemoryServiceHolds.layer,
     MemoryPaymentNotifications.layer,
     IdentityUnitOfWork.layer,
     NodeCrypto.layerSecureRandom,

@@ -76,6 +76,7 @@ describe("an order's moves", () => {
     statuses: orderStatuses,
     events: orderEvents,
     expected: {
+      checkoutOpened: only(orderStatuses, { awaiting_payment: "awaiting_payment" }),
       paid: only(orderStatuses, { awaiting_payment: "provisioning" }),
       progressed: only(orderStatuses, { provisioning: "provisioning" }),
       provisioned: only(orderStatuses, { provisioning: "completed" }),

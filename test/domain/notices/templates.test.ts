@@ -58,7 +58,17 @@ const notices: Record<CustomerNoticeTag, CustomerNotice> = {
   FinalWarning: { _tag: "FinalWarning", userId, service: game, endsAt: late },
   ServiceEnded: { _tag: "ServiceEnded", userId, service: vps, endedAt: late },
   CancellationConfirmed: { _tag: "CancellationConfirmed", userId, service: game, endsAt: late },
-  RefundIssued: { _tag: "RefundIssued", userId, refundId: "re_1", amountCents: 999, reason: "order_failed", creditNoteId: null }
+  RefundIssued: { _tag: "RefundIssued", userId, refundId: "re_1", amountCents: 999, reason: "order_failed", creditNoteId: null },
+  ServiceHeld: {
+    _tag: "ServiceHeld",
+    userId,
+    service: vps,
+    holdId: "hold-1",
+    placedAt: late,
+    facts: "Outgoing spam <b>reported</b> by three providers on 1 March.",
+    ground: "abuse"
+  },
+  HoldLifted: { _tag: "HoldLifted", userId, service: game, holdId: "hold-2", liftedAt: late }
 }
 
 const reader = (language: Language, overrides: Partial<NoticeReader> = {}): NoticeReader => ({
@@ -86,7 +96,9 @@ const subjects: Record<CustomerNoticeTag, Record<Language, string>> = {
   },
   ServiceEnded: { fr: "Votre service VPS S a été détruit", en: "Your VPS S has been destroyed" },
   CancellationConfirmed: { fr: "Résiliation confirmée : Minecraft 4 GB", en: "Cancellation confirmed: Minecraft 4 GB" },
-  RefundIssued: { fr: "Remboursement de 9,99\u00a0€", en: "Refund of €9.99" }
+  RefundIssued: { fr: "Remboursement de 9,99\u00a0€", en: "Refund of €9.99" },
+  ServiceHeld: { fr: "Votre service VPS S est suspendu par nos équipes", en: "Your VPS S has been suspended by our staff" },
+  HoldLifted: { fr: "La suspension de Minecraft 4 GB est levée", en: "The suspension of Minecraft 4 GB is lifted" }
 }
 
 const tags = Object.keys(notices) as ReadonlyArray<CustomerNoticeTag>
@@ -110,6 +122,22 @@ describe("the customer e-mails", () => {
       })
     }
   }
+
+  it("an operator's suspension is a statement of reasons: decision, facts, ground, no automated means, redress (DSA art. 17)", () => {
+    const en = render("ServiceHeld", "en")
+    assert.include(en.text, "Decision: we suspended your VPS S on 2 March 2026 at 00:30 (Paris time).")
+    assert.include(en.text, "Facts and circumstances: Outgoing spam <b>reported</b> by three providers on 1 March.")
+    assert.include(en.text, "Ground: abusive use of the service")
+    assert.include(en.text, "no automated means")
+    assert.include(en.text, "out-of-court dispute settlement body")
+    assert.include(en.text, "competent court")
+    // The operator's words are text, never markup.
+    assert.include(en.html, "Outgoing spam &lt;b&gt;reported&lt;/b&gt;")
+    const fr = render("ServiceHeld", "fr")
+    assert.include(fr.text, "Motif : usage abusif du service")
+    assert.include(fr.text, "règlement extrajudiciaire des litiges")
+    assert.include(fr.text, "aucun moyen automatisé")
+  })
 
   it("amounts are in euros as each language writes them, from integer cents", () => {
     assert.strictEqual(formatEuros(999, "fr"), "9,99\u00a0€")

@@ -15,6 +15,7 @@ import { VpsRecords } from "../../../ports/VpsRecords.ts"
 import { reconcileEnv } from "../../support/reconcileEnv.ts"
 import { GiB, labCluster, labTemplate } from "../../support/virtualizationMother.ts"
 import { OrderId, SubscriptionId } from "../../../domain/billing/Billing.ts"
+import { moveOrder } from "../../../domain/billing/orderMoves.ts"
 import { panelPaths, panelRequests, panelServers } from "../../support/simulatedPanel.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
@@ -28,8 +29,11 @@ const order = (status: "pending" | "completed" | "failed", kind: "vps" | "game" 
   Effect.gen(function*() {
     const orders = yield* Orders
     const created = yield* orders.create({ id: OrderId.make(nextId("order")), userId: alice, planId: "p", kind, options: {}, totalSteps: 6, expiresAt: new Date(at.getTime() + 3_600_000), now: at })
-    if (status === "completed") yield* orders.complete(created.id, nextId("service"), null, at)
-    if (status === "failed") yield* orders.fail(created.id, "failed", at)
+    if (status === "completed") {
+      yield* moveOrder(created.id, { event: "paid" }, at)
+      yield* moveOrder(created.id, { event: "provisioned", serviceId: nextId("service"), oneTimeSecret: null }, at)
+    }
+    if (status === "failed") yield* moveOrder(created.id, { event: "failed", reason: "failed" }, at)
     return created.id
   })
 
@@ -150,7 +154,7 @@ describe("the reconciler", () => {
       assert.isNull(listing.find((v) => v.vmid === 100_010)?.stamp)
       const report = yield* reconcile
       assert.deepStrictEqual(report.orphanVms, [])
-      yield* (yield* Orders).fail(pending, "failed", at)
+      yield* moveOrder(pending, { event: "failed", reason: "failed" }, at)
       assert.deepStrictEqual((yield* reconcile).orphanVms.map((o) => [o.vmid, o.stamp]), [[100_010, pending]])
     }).pipe(Effect.provide(reconcileEnv())))
 

@@ -1,7 +1,7 @@
 // Backups over our relay: list, create, download, lock/unlock, restore, delete. While one is being made the
 // list refreshes itself until it completes.
 import { api, type Backup, type ListOf } from "../api.ts"
-import { h } from "../dom.ts"
+import { disableControls, h } from "../dom.ts"
 import { formatBytes, formatDateTime, t } from "../i18n.ts"
 import { confirmDialog, errorBox, run, stateBadge } from "../ui.ts"
 import { followDownload } from "./gameFiles.ts"
@@ -107,7 +107,7 @@ export const backupManager = (identifier: string, alive: () => boolean): { reado
     load,
     disable() {
       disabled = true
-      for (const b of el.querySelectorAll<HTMLButtonElement | HTMLInputElement>("button, input")) b.disabled = true
+      disableControls(el)
     },
     dispose() {
       window.clearTimeout(timer)

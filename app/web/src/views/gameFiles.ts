@@ -4,7 +4,7 @@
 // create folders and files.
 import { api, type FileObject, type ListOf, request } from "../api.ts"
 import { announce } from "../app.ts"
-import { h } from "../dom.ts"
+import { disableControls, h } from "../dom.ts"
 import { formatBytes, formatDateTime, t } from "../i18n.ts"
 import { decodeTextFile, encodeTextFile, MAX_EDIT_BYTES, type Refusal, refusalFromListing } from "../textFile.ts"
 import { confirmDialog, errorBox, promptDialog, run } from "../ui.ts"
@@ -212,7 +212,7 @@ export const fileManager = (identifier: string): { readonly el: HTMLElement; loa
     load,
     disable() {
       disabled = true
-      for (const b of el.querySelectorAll<HTMLButtonElement | HTMLInputElement>("button, input")) b.disabled = true
+      disableControls(el)
       uploadLabel.setAttribute("aria-disabled", "true")
     }
   }

@@ -1,0 +1,128 @@
+// The back-office's operations (schemas and endpoints only): a service's page and its suspension with a statement of
+// reasons, failed orders, a customer's payments and a refund of a charge, a customer's e-mails and their resending.
+// Support may read, suspend, unsuspend and resend; a refund needs an admin (RequiredRole).
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { RefundReason } from "../../domain/backoffice/refunds.ts"
+import { HoldGround } from "../../domain/billing/ServiceHold.ts"
+import { RequiredRole, StaffAuthentication } from "./AdminApi.ts"
+import { Conflict, NotFound, ServiceUnavailable } from "./ApiErrors.ts"
+import { Line, Lines, PathId } from "./inputs.ts"
+import { OrderView, PaymentView, ServiceSummaryView, SubscriptionView } from "./views.ts"
+
+export const ServiceHoldView = Schema.Struct({
+  id: Schema.String,
+  facts: Schema.String,
+  ground: HoldGround,
+  placedBy: Schema.String,
+  placedAt: Schema.String,
+  liftedBy: Schema.NullOr(Schema.String),
+  liftedAt: Schema.NullOr(Schema.String),
+  liftReason: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "ServiceHold" })
+
+/** A service as an operator reads it: our records (the subscription, the product's summary) and its holds. */
+export const StaffServicePage = Schema.Struct({
+  subscription: SubscriptionView,
+  customerId: Schema.String,
+  /** The product's summary of the service; null before it is built. */
+  service: Schema.NullOr(ServiceSummaryView),
+  /** The operator's hold in force, if any. */
+  hold: Schema.NullOr(ServiceHoldView),
+  /** Every hold, newest first. */
+  holds: Schema.Array(ServiceHoldView)
+}).annotate({ identifier: "StaffServicePage" })
+
+const NonBlank = (max: number) => Lines(max).check(Schema.isTrimmed(), Schema.isMinLength(3))
+
+export const SuspendRequest = Schema.Struct({
+  /** The facts and circumstances, for the customer's statement of reasons (DSA art. 17(3)(b)). */
+  facts: NonBlank(2000),
+  ground: HoldGround
+})
+
+export const UnsuspendRequest = Schema.Struct({ reason: NonBlank(500) })
+
+export const RefundRequestBody = Schema.Struct({
+  amountCents: Schema.Int.check(Schema.isGreaterThan(0), Schema.isLessThanOrEqualTo(100_000_000)),
+  /** Made by the client once per refund it means (a double click sends the same key): the same key, the same refund. */
+  idempotencyKey: Line(100).check(Schema.isMinLength(8)),
+  reason: RefundReason
+})
+
+export const RefundView = Schema.Struct({
+  requestId: Schema.String,
+  amountCents: Schema.Int,
+  /** What is left to refund of the charge afterwards. */
+  refundableCents: Schema.Int,
+  /** The credit note issued for it (none when the charge had no invoice). */
+  creditNote: Schema.NullOr(Schema.Struct({ id: Schema.String, number: Schema.String }))
+}).annotate({ identifier: "Refund" })
+
+export const StaffPaymentView = Schema.Struct({
+  ...PaymentView.fields,
+  /** For a charge: what is left to refund of it. */
+  refundableCents: Schema.optionalKey(Schema.Int)
+})
+
+export const StaffOrderView = Schema.Struct({ ...OrderView.fields, userId: Schema.String, updatedAt: Schema.String })
+
+export const NoticeView = Schema.Struct({
+  key: Schema.String,
+  tag: Schema.String,
+  createdAt: Schema.String,
+  sentAt: Schema.NullOr(Schema.String),
+  attempts: Schema.Int,
+  lastError: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "CustomerNoticeRecord" })
+
+export class AdminServicesApi extends HttpApiGroup.make("adminServices")
+  .add(
+    HttpApiEndpoint.get("get", "/services/:id", { params: { id: PathId }, success: StaffServicePage, error: NotFound }),
+    HttpApiEndpoint.post("suspend", "/services/:id/suspend", {
+      params: { id: PathId },
+      payload: SuspendRequest,
+      success: ServiceHoldView,
+      error: [NotFound, Conflict, ServiceUnavailable]
+    }),
+    HttpApiEndpoint.post("unsuspend", "/services/:id/unsuspend", {
+      params: { id: PathId },
+      payload: UnsuspendRequest,
+      success: ServiceHoldView,
+      error: [NotFound, Conflict, ServiceUnavailable]
+    })
+  )
+  .middleware(StaffAuthentication)
+  .prefix("/api/admin")
+  .annotateMerge(OpenApi.annotations({ title: "Back-office: services", description: "A service's records and its suspension by an operator (staff only)" }))
+{}
+
+export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
+  .add(
+    HttpApiEndpoint.get("failedOrders", "/orders/failed", { success: Schema.Struct({ orders: Schema.Array(StaffOrderView) }) }),
+    HttpApiEndpoint.get("payments", "/customers/:id/payments", {
+      params: { id: PathId },
+      success: Schema.Struct({ payments: Schema.Array(StaffPaymentView) }),
+      error: NotFound
+    }),
+    HttpApiEndpoint.post("refund", "/charges/:id/refunds", {
+      params: { id: PathId },
+      payload: RefundRequestBody,
+      success: RefundView.pipe(HttpApiSchema.status(201)),
+      error: [NotFound, Conflict, ServiceUnavailable]
+    }).annotate(RequiredRole, "admin"),
+    HttpApiEndpoint.get("notices", "/customers/:id/notices", {
+      params: { id: PathId },
+      success: Schema.Struct({ notices: Schema.Array(NoticeView) }),
+      error: NotFound
+    }),
+    HttpApiEndpoint.post("resendNotice", "/notices/resend", {
+      payload: Schema.Struct({ key: Line(300).check(Schema.isMinLength(1)) }),
+      success: HttpApiSchema.NoContent,
+      error: [NotFound, ServiceUnavailable]
+    })
+  )
+  .middleware(StaffAuthentication)
+  .prefix("/api/admin")
+  .annotateMerge(OpenApi.annotations({ title: "Back-office: orders and money", description: "Failed orders, payments, refunds and customers' e-mails (staff only; refunds: admin)" }))
+{}

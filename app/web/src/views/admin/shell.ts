@@ -1,0 +1,56 @@
+// The back-office's shell: its pages in one list (path, view, navigation label, least role), each drawn under the
+// back-office's own navigation, and only for staff. Anyone else gets the panel's "not found" page at these addresses
+// (the API refuses them anyway): a customer learns nothing of what exists here.
+// A new page is one line of `adminPages`.
+import type { User } from "../../api.ts"
+import { route, type Route, type View } from "../../app.ts"
+import { h } from "../../dom.ts"
+import { notFoundView } from "../notFound.ts"
+import { catalogView } from "./catalog.ts"
+import { customerView, customersView } from "./customers.ts"
+import { adminText } from "./texts.ts"
+
+export interface AdminPage {
+  /** The address, with `:name` parameters (as the panel's routes). */
+  readonly path: string
+  readonly view: View
+  /** Its entry in the back-office's navigation (in the current language); pages reached from another have none. */
+  readonly nav?: () => string
+  /** The least role that may open it (support when unsaid, as the API's RequiredRole). */
+  readonly role?: "admin"
+}
+
+export const adminPages: ReadonlyArray<AdminPage> = [
+  { path: "/admin", view: customersView },
+  { path: "/admin/customers", view: customersView, nav: () => adminText("admin.nav.customers") },
+  { path: "/admin/customers/:id", view: customerView },
+  { path: "/admin/catalog", view: catalogView, nav: () => adminText("admin.nav.catalog") }
+]
+
+export const isStaff = (user: User | null): boolean => user?.role === "support" || user?.role === "admin"
+
+const mayOpen = (user: User | null, page: AdminPage) => page.role === "admin" ? user?.role === "admin" : isStaff(user)
+
+const navigation = (user: User | null): HTMLElement => {
+  const here = location.pathname
+  const entries = adminPages.flatMap((page) =>
+    page.nav === undefined || !mayOpen(user, page)
+      ? []
+      : [h("li", {}, h("a", {
+        href: page.path,
+        "data-testid": `admin-nav-${page.path.split("/").at(-1) ?? "home"}`,
+        ...(here === page.path || here.startsWith(`${page.path}/`) && page.path !== "/admin" ? { "aria-current": "page" } : {})
+      }, page.nav()))])
+  return h("nav", { class: "admin-nav", "aria-label": adminText("admin.nav.label"), "data-testid": "admin-nav" }, h("ul", {}, entries))
+}
+
+/** The page under the back-office's navigation, for staff allowed to open it; the panel's "not found" otherwise. */
+const framed = (page: AdminPage): View => (ctx) => {
+  if (!mayOpen(ctx.user, page)) return notFoundView(ctx)
+  const body = h("div", { class: "admin-body" })
+  ctx.root.append(navigation(ctx.user), body)
+  return page.view({ ...ctx, root: body })
+}
+
+/** The back-office's routes for the panel's router: signed-in users only, then staff only. */
+export const adminRoutes = (): ReadonlyArray<Route> => adminPages.map((page) => route(page.path, framed(page), "user"))
