@@ -53,7 +53,8 @@ export const LegalHandlers = (texts: LegalTexts) =>
       Effect.sync(() => {
         const page = params.page
         if (!isPage(page)) {
-          return errorResponse(404, "LEGAL_PAGE_NOT_FOUND", `No legal page "${page.slice(0, 40)}": the pages are ${LEGAL_PAGES.join(", ")}.`)
+          // The same answer for any other page (the request's text is not echoed back).
+          return errorResponse(404, "LEGAL_PAGE_NOT_FOUND", `No such legal page: the pages are ${LEGAL_PAGES.join(", ")}.`)
         }
         const lang = query.lang ?? "fr"
         if (!isLanguage(lang)) return errorResponse(400, "INVALID_LANGUAGE", "lang must be fr or en.")
