@@ -8,6 +8,7 @@ import { HostedServices } from "../domain/billing/HostedService.ts"
 import { recoverOrders } from "../domain/billing/Ordering.ts"
 import { sweepRenewals } from "../domain/billing/autoRenewal.ts"
 import { sweepLifecycle } from "../domain/billing/sweepLifecycle.ts"
+import { finishWithdrawals } from "../domain/billing/withdrawal.ts"
 import { GameHosting } from "../domain/game/GameHosting.ts"
 import { VpsHosting } from "../domain/vps/VpsHosting.ts"
 import { reconcileAndLog } from "../domain/reconcile/Reconciler.ts"
@@ -93,7 +94,8 @@ export const AlertCronLive = (seconds: number) =>
 
 /**
  * The subscription sweep on `schedule` (LIFECYCLE_CRON, every minute by default); each run logs the time it is for.
- * Renewals first: a period its card pays at its end never lapses.
+ * Renewals first: a period its card pays at its end never lapses. Last, the withdrawals a stopped process left
+ * unrefunded are finished.
  */
 export const LifecycleCronLive = (schedule: Cron.Cron) => ClusterCron.make({
   name: "subscription-lifecycle",
@@ -104,6 +106,7 @@ export const LifecycleCronLive = (schedule: Cron.Cron) => ClusterCron.make({
     yield* Effect.logDebug(`lifecycle sweep for ${DateTime.formatIso(at)}`)
     yield* sweepRenewals.pipe(Effect.catchCause((cause) => Effect.logError("the renewal sweep failed", cause)))
     yield* sweepLifecycle.pipe(Effect.catchCause((cause) => Effect.logError("the lifecycle sweep failed", cause)))
+    yield* finishWithdrawals.pipe(Effect.catchCause((cause) => Effect.logError("finishing withdrawals failed", cause)))
   }),
   skipIfOlderThan: "10 minutes"
 })

@@ -117,7 +117,7 @@ const main = async () => {
     const placed = JSON.parse((await call(url, "/api/orders", {
       method: "POST",
       cookie,
-      body: { planId: "vps-s", options: { templateId: "debian-12", hostname: "frames", sshPublicKey: sshKey() } }
+      body: { planId: "vps-s", expressStartConsent: true, options: { templateId: "debian-12", hostname: "frames", sshPublicKey: sshKey() } }
     })).text) as { order: { id: string; checkoutUrl?: string } }
     await payCheckout(placed.order.checkoutUrl)
     let vpsId = ""

@@ -49,7 +49,7 @@ const orderGameServer = async (customer: Target) => {
     await fetch(`${customer.url}/api/orders`, {
       method: "POST",
       headers: { "content-type": "application/json", cookie: customer.cookie },
-      body: JSON.stringify({ planId: GAME_PLAN, options: {} }),
+      body: JSON.stringify({ planId: GAME_PLAN, expressStartConsent: true, options: {} }),
       signal: AbortSignal.timeout(30_000)
     }),
     201,

@@ -47,7 +47,7 @@ export const placeOrder = async (customer: Customer, hostname: string): Promise<
   const response = await fetch(`${customer.url}/api/orders`, {
     method: "POST",
     headers: { "content-type": "application/json", cookie: customer.cookie },
-    body: JSON.stringify({ planId: "vps-s", options: { templateId: "debian-12", hostname, sshPublicKey: SSH_KEY } }),
+    body: JSON.stringify({ planId: "vps-s", expressStartConsent: true, options: { templateId: "debian-12", hostname, sshPublicKey: SSH_KEY } }),
     signal: AbortSignal.timeout(60_000)
   })
   const { order } = decodePlaced(await json(response, 201, "POST /api/orders"))

@@ -35,6 +35,8 @@ export class Orders extends Context.Service<Orders, {
     readonly totalSteps: number
     /** Unpaid by then, the order expires. */
     readonly expiresAt: Date
+    /** When the consumer expressly asked for the service to start before the withdrawal period ends (absent: never). */
+    readonly expressStartRequestedAt?: Date | null
     readonly now: Date
   }): Effect.Effect<Order, DatabaseUnavailable>
   get(id: string): Effect.Effect<Option.Option<Order>, DatabaseUnavailable>

@@ -35,6 +35,15 @@ export class Subscriptions extends Context.Service<Subscriptions, {
    */
   extend(id: string, expected: Date, next: Date): Effect.Effect<boolean, DatabaseUnavailable>
   setCancelAtPeriodEnd(id: string, cancel: boolean): Effect.Effect<void, DatabaseUnavailable>
+  /**
+   * The consumer's withdrawal: the `withdrawn` move (transitions.ts) with `withdrawnAt` recorded, as one compare-and-set,
+   * so of two withdrawals at once exactly one applies. False when it did not (withdrawn already, or not active).
+   */
+  withdraw(id: string, at: Date): Effect.Effect<boolean, DatabaseUnavailable>
+  /** The withdrawal's refund and credit note are recorded: the sweep no longer finishes it. */
+  withdrawalSettled(id: string, at: Date): Effect.Effect<void, DatabaseUnavailable>
+  /** Withdrawn subscriptions whose refund is not recorded yet (a process stopped on the way), oldest first. */
+  readonly unsettledWithdrawals: Effect.Effect<ReadonlyArray<Subscription>, DatabaseUnavailable>
   /** Active subscriptions whose period has ended at `now`. */
   due(now: Date): Effect.Effect<ReadonlyArray<Subscription>, DatabaseUnavailable>
   /**

@@ -44,6 +44,7 @@ export const make = Effect.gen(function*() {
           checkoutSession: null,
           checkoutUrl: null,
           expiresAt: o.expiresAt,
+          expressStartRequestedAt: o.expressStartRequestedAt ?? null,
           createdAt: o.now,
           updatedAt: o.now
         })

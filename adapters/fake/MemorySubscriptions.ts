@@ -13,6 +13,7 @@ const byPeriodEnd = (a: Subscription, b: Subscription) =>
 
 export const make = Effect.gen(function*() {
   const rows = yield* Ref.make(new Map<string, Subscription>())
+  const settled = yield* Ref.make(new Set<string>())
   /** Replaces the subscription when `f` returns one; answers whether it did. */
   const change = (id: string, f: (s: Subscription) => Subscription | undefined) =>
     Ref.modify(rows, (m): readonly [boolean, Map<string, Subscription>] => {
@@ -43,6 +44,7 @@ export const make = Effect.gen(function*() {
           currentPeriodEnd: s.currentPeriodEnd,
           cancelAtPeriodEnd: false,
           serviceId: null,
+          withdrawnAt: null,
           createdAt: s.now
         })
         return [created, new Map(m).set(s.id, created)]
@@ -61,7 +63,18 @@ export const make = Effect.gen(function*() {
       select((s) =>
         subscriptionSources("renewed").some(([from]) => from === s.status) && !s.cancelAtPeriodEnd &&
         s.currentPeriodEnd.getTime() <= until.getTime(), byPeriodEnd),
-    suspended: select((s) => s.status === "suspended", byPeriodEnd)
+    suspended: select((s) => s.status === "suspended", byPeriodEnd),
+    withdraw: (id, at) =>
+      change(id, (s) => {
+        const move = subscriptionSources("withdrawn").find(([from]) => from === s.status)
+        return move === undefined || s.withdrawnAt !== null
+          ? undefined
+          : new Subscription({ ...s, status: move[1], withdrawnAt: at })
+      }),
+    withdrawalSettled: (id) => Ref.update(settled, (ids) => new Set(ids).add(id)),
+    unsettledWithdrawals: Effect.flatMap(Ref.get(settled), (ids) =>
+      select((s) => s.withdrawnAt !== null && !ids.has(s.id), (a, b) =>
+        (a.withdrawnAt?.getTime() ?? 0) - (b.withdrawnAt?.getTime() ?? 0) || compareIds(a, b)))
   })
 })
 

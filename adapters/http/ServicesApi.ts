@@ -5,6 +5,7 @@ import { Authentication } from "./AccountsApi.ts"
 import {
   BadRequest,
   Conflict,
+  Forbidden,
   NotFound,
   PaymentRequired,
   ServiceUnavailable,
@@ -13,7 +14,7 @@ import {
 } from "./ApiErrors.ts"
 import { missingAnswers } from "./errorMapping.ts"
 import { Line, Lines, MissingAnswer, noControlInside, PathId } from "./inputs.ts"
-import { OrderView, PaymentAnswerView, RenewalView, SnapshotView, SubscriptionView, VpsView } from "./views.ts"
+import { OrderView, PaymentAnswerView, RenewalView, SnapshotView, SubscriptionView, VpsView, WithdrawalView } from "./views.ts"
 
 const Id = PathId
 
@@ -34,7 +35,13 @@ export class OrdersApi extends HttpApiGroup.make("orders")
       payload: Schema.Struct({
         planId: Line(64),
         // Each kind of plan has its own options, checked by the domain; their text follows the same rule as ours.
-        options: Schema.Record(Schema.String, Schema.Unknown).check(noControlInside)
+        options: Schema.Record(Schema.String, Schema.Unknown).check(noControlInside),
+        /**
+         * The consumer expressly asks for the service to start before the end of the 14-day withdrawal period (our
+         * services start at once). Required (true) for a personal account: without it 422
+         * EXPRESS_START_CONSENT_REQUIRED; ignored for a professional one, which has no withdrawal right.
+         */
+        expressStartConsent: Schema.optionalKey(Schema.Boolean)
       }),
       success: Schema.Struct({ order: OrderView }).pipe(HttpApiSchema.status(201)),
       error: [Unprocessable, PaymentRequired, Conflict, ServiceUnavailable]
@@ -73,12 +80,27 @@ export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
       params: { id: Id },
       success: Schema.Struct({ subscription: SubscriptionView }),
       error: [NotFound, Conflict]
-    })
+    }).annotateMerge(OpenApi.annotations({
+      description: "The cancellation function (\"Cancel your contract\"): the subscription ends at the end of its paid " +
+        "period and is not charged again; confirmed by e-mail. A second call changes nothing."
+    })),
+    HttpApiEndpoint.post("withdraw", "/:id/withdraw", {
+      params: { id: Id },
+      success: WithdrawalView,
+      error: [NotFound, Conflict, Forbidden]
+    }).annotateMerge(OpenApi.annotations({
+      description: "The withdrawal function (\"Withdraw from this contract here\"), for a consumer within 14 days of " +
+        "the contract's conclusion (its first payment; Code de la consommation L221-18): the service ends now, the " +
+        "price paid is refunded minus the part already provided, pro rata to the second (`refundCents`), with a " +
+        "credit note, and the declaration is acknowledged by e-mail. 403 WITHDRAWAL_NOT_AVAILABLE for a professional " +
+        "account, 409 WITHDRAWAL_PERIOD_OVER after the period, 409 ALREADY_WITHDRAWN, 409 SUBSCRIPTION_ENDED, 409 " +
+        "SERVICE_NOT_READY while the service is still being built (minutes after the payment)."
+    }))
   )
   .middleware(Authentication)
   .annotate(MissingAnswer, missingAnswers.subscription)
   .prefix("/api/subscriptions")
-  .annotateMerge(OpenApi.annotations({ title: "Subscriptions", description: "Monthly periods: renew, cancel" }))
+  .annotateMerge(OpenApi.annotations({ title: "Subscriptions", description: "Monthly periods: renew, cancel, withdraw" }))
 {}
 
 export class VpsApi extends HttpApiGroup.make("vps")

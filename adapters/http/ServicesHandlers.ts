@@ -1,8 +1,9 @@
 // Thin handlers for orders, subscriptions and VPSes: one use case each, errors mapped in one table.
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import type { Order, Subscription } from "../../domain/billing/Billing.ts"
-import { placeOrder, viewOrder } from "../../domain/billing/Ordering.ts"
+import { viewOrder } from "../../domain/billing/Ordering.ts"
+import { orderAsCustomer, withdrawableUntil, withdrawFromContract } from "../../domain/billing/withdrawal.ts"
 import type { ServiceSummary } from "../../domain/billing/HostedService.ts"
 import { cancelSubscription, payRenewal, renewSubscription } from "../../domain/billing/Renewal.ts"
 import { renewalStatuses, type RenewalStatus } from "../../domain/billing/renewalStatus.ts"
@@ -43,8 +44,11 @@ export const orderView = (order: Order, rootPassword?: string) => ({
 
 export const subscriptionView = (s: Subscription) => listedView(s, Option.none())
 
-/** A subscription as the customer's list shows it: with what its product says of its service. */
-const listedView = (s: Subscription, service: Option.Option<ServiceSummary>) => ({
+/**
+ * A subscription as the customer's list shows it: with what its product says of its service, and until when its
+ * consumer may withdraw from it.
+ */
+const listedView = (s: Subscription, service: Option.Option<ServiceSummary>, withdrawable: Date | null = null) => ({
   id: s.id,
   planId: s.planId,
   kind: s.kind,
@@ -53,6 +57,8 @@ const listedView = (s: Subscription, service: Option.Option<ServiceSummary>) => 
   cancelAtPeriodEnd: s.cancelAtPeriodEnd,
   ...(s.serviceId === null ? {} : { serviceId: s.serviceId }),
   ...(Option.isNone(service) ? {} : { service: service.value }),
+  ...(s.withdrawnAt === null ? {} : { withdrawnAt: s.withdrawnAt.toISOString() }),
+  ...(withdrawable === null ? {} : { withdrawableUntil: withdrawable.toISOString() }),
   createdAt: s.createdAt.toISOString()
 })
 
@@ -98,10 +104,11 @@ const withServices = <S>() =>
   Effect.map(Effect.context<S>(), (services) => <A, E>(effect: Effect.Effect<A, E, S>) => Effect.provideContext(effect, services))
 
 export const OrdersHandlers = HttpApiBuilder.group(Api, "orders", Effect.fn(function*(handlers) {
-  const run = yield* withServices<Effect.Services<ReturnType<typeof placeOrder>> | Effect.Services<ReturnType<typeof viewOrder>>>()
+  const run = yield* withServices<Effect.Services<ReturnType<typeof orderAsCustomer>> | Effect.Services<ReturnType<typeof viewOrder>>>()
   return handlers
     .handle("create", ({ payload }) =>
-      Effect.flatMap(CurrentSession, (session) => run(placeOrder(session.user, payload.planId, payload.options))).pipe(
+      Effect.flatMap(CurrentSession, (session) =>
+        run(orderAsCustomer(session.user, payload.planId, payload.options, payload.expressStartConsent === true))).pipe(
         Effect.map((order) => ({ order: orderView(order) })),
         mapDomainErrors
       ))
@@ -119,13 +126,20 @@ export const SubscriptionsHandlers = HttpApiBuilder.group(Api, "subscriptions", 
     | Effect.Services<ReturnType<typeof listSubscriptionsWithServices>>
     | Effect.Services<ReturnType<typeof payRenewal>>
     | Effect.Services<ReturnType<typeof renewalStatuses>>
+    | Effect.Services<ReturnType<typeof withdrawFromContract>>
   >()
   return handlers
     .handle("list", () =>
-      Effect.flatMap(userId, (user) => run(listSubscriptionsWithServices(user))).pipe(
-        Effect.map((all) => ({ subscriptions: all.map((listed) => listedView(listed.subscription, listed.service)) })),
-        mapDomainErrors
-      ))
+      Effect.gen(function*() {
+        const { user } = yield* CurrentSession
+        const all = yield* run(listSubscriptionsWithServices(user.id))
+        const now = yield* Clock.currentTimeMillis
+        return {
+          subscriptions: all.map((listed) =>
+            listedView(listed.subscription, listed.service, withdrawableUntil(listed.subscription, user.accountType, now))
+          )
+        }
+      }).pipe(mapDomainErrors))
     .handle("renewals", () =>
       Effect.flatMap(userId, (user) => run(renewalStatuses(user))).pipe(
         Effect.map((all) => ({ renewals: all.map(renewalView) })),
@@ -148,6 +162,11 @@ export const SubscriptionsHandlers = HttpApiBuilder.group(Api, "subscriptions", 
     .handle("cancel", ({ params }) =>
       Effect.flatMap(userId, (user) => run(cancelSubscription(user, params.id))).pipe(
         Effect.map((s) => ({ subscription: subscriptionView(s) })),
+        mapDomainErrors
+      ))
+    .handle("withdraw", ({ params }) =>
+      Effect.flatMap(CurrentSession, (session) => run(withdrawFromContract(session.user, params.id))).pipe(
+        Effect.map((done) => ({ subscription: subscriptionView(done.subscription), refundCents: done.refundCents })),
         mapDomainErrors
       ))
 }))

@@ -129,6 +129,11 @@ export type DomainError =
   | BillingErrors.SubscriptionNotFound
   | BillingErrors.SubscriptionEnded
   | BillingErrors.PaymentMethodNotFound
+  | BillingErrors.ExpressStartConsentRequired
+  | BillingErrors.WithdrawalNotAvailable
+  | BillingErrors.WithdrawalPeriodOver
+  | BillingErrors.AlreadyWithdrawn
+  | BillingErrors.ServiceNotReady
   | InvoicingErrors.InvalidBillingProfile
   | InvoicingErrors.InvalidVatNumber
   | InvoicingErrors.BillingProfileRequired
@@ -211,6 +216,11 @@ const table = {
   SubscriptionNotFound: own(404, "SUBSCRIPTION_NOT_FOUND"),
   SubscriptionEnded: own(409, "SUBSCRIPTION_ENDED"),
   PaymentMethodNotFound: own(404, "PAYMENT_METHOD_NOT_FOUND"),
+  ExpressStartConsentRequired: own(422, "EXPRESS_START_CONSENT_REQUIRED"),
+  WithdrawalNotAvailable: own(403, "WITHDRAWAL_NOT_AVAILABLE"),
+  WithdrawalPeriodOver: own(409, "WITHDRAWAL_PERIOD_OVER"),
+  AlreadyWithdrawn: own(409, "ALREADY_WITHDRAWN"),
+  ServiceNotReady: own(409, "SERVICE_NOT_READY"),
   InvalidBillingProfile: (e) => answer(422, "BILLING_PROFILE_INVALID", e.message, { details: { field: e.field } }),
   InvalidVatNumber: own(422, "VAT_NUMBER_INVALID"),
   BillingProfileRequired: own(422, "BILLING_PROFILE_REQUIRED"),

@@ -117,8 +117,22 @@ export const SubscriptionView = Schema.Struct({
   serviceId: Schema.optionalKey(Schema.String),
   /** In the list (GET /api/subscriptions): the service as its product describes it, once built. */
   service: Schema.optionalKey(ServiceSummaryView),
+  /** When its consumer withdrew from the contract (it ended then, refunded pro rata). */
+  withdrawnAt: Schema.optionalKey(Schema.String),
+  /**
+   * In the list: until when the signed-in consumer may withdraw from this contract (POST /api/subscriptions/:id/withdraw);
+   * absent when they may not (a professional account, the 14 days over, ended, or withdrawn already).
+   */
+  withdrawableUntil: Schema.optionalKey(Schema.String),
+  /** The contract's conclusion: its first payment. */
   createdAt: Schema.String
 }).annotate({ identifier: "Subscription" })
+
+/** What a withdrawal did: the subscription, ended, and what is refunded (in cents, to the means of payment). */
+export const WithdrawalView = Schema.Struct({
+  subscription: SubscriptionView,
+  refundCents: Schema.Int
+}).annotate({ identifier: "Withdrawal" })
 
 /** Where a subscription's renewal stands (GET /api/subscriptions/renewals); the panel puts it in words. */
 export const RenewalView = Schema.Struct({
@@ -376,3 +390,46 @@ export const AdminCatalogView = Schema.Struct({
 }).annotate({ identifier: "AdminCatalog" })
 
 export const PlanSaleView = Schema.Struct({ id: Schema.String, onSale: Schema.Boolean }).annotate({ identifier: "PlanSale" })
+
+// --- the back-office's dashboard ---
+
+const Resources = Schema.Struct({ vcpus: Count, memoryMiB: Count, diskGiB: Count })
+
+/** Each figure with `alert`: past its threshold (the page shows it red). Amounts in cents. */
+export const DashboardView = Schema.Struct({
+  /** The French calendar day "today" means. */
+  day: Schema.Struct({ start: Schema.String, end: Schema.String }),
+  mrr: Schema.Struct({
+    activeSubscriptions: Count,
+    excludingVatCents: Count,
+    invoicedSubscriptions: Count,
+    lastInvoicedIncludingVatCents: Count
+  }),
+  services: Schema.Array(Schema.Struct({
+    kind: Schema.String, planId: Schema.String, planName: Schema.NullOr(Schema.String), active: Count, suspended: Count
+  })),
+  orders: Schema.Struct({ placed: Count, failed: Count, alert: Schema.Boolean }),
+  failedPayments: Schema.Struct({ retrying: Count, awaitingAuthentication: Count, amountCents: Count, alert: Schema.Boolean }),
+  /** Operators' refunds the gateway has not confirmed yet, and failed orders whose refund and clean-up are pending. */
+  openRefunds: Schema.Struct({ requests: Count, requestedCents: Count, orders: Count, oldestSince: Schema.NullOr(Schema.String), alert: Schema.Boolean }),
+  pools: Schema.Array(Schema.Struct({ id: Schema.String, cluster: Schema.String, free: Count, assigned: Count, alert: Schema.Boolean })),
+  /** `free` is null when the panel did not answer. */
+  allocations: Schema.Array(Schema.Struct({ panel: Schema.String, held: Count, free: Schema.NullOr(Count), alert: Schema.Boolean })),
+  /** `available` (and `online`) null when the node's cluster did not answer. */
+  nodes: Schema.Array(Schema.Struct({
+    cluster: Schema.String,
+    node: Schema.String,
+    online: Schema.NullOr(Schema.Boolean),
+    committed: Resources,
+    available: Schema.NullOr(Resources),
+    alert: Schema.Boolean
+  })),
+  thresholds: Schema.Struct({
+    poolFreeMinPercent: Count,
+    allocationsFreeMinPercent: Count,
+    nodeCommitMaxPercent: Count,
+    failedOrdersMax: Count,
+    failedPaymentsMax: Count,
+    openRefundsMax: Count
+  })
+}).annotate({ identifier: "AdminDashboard" })

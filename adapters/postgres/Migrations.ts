@@ -16,6 +16,7 @@ import notices from "./migrations/0012_notices.ts"
 import invoices from "./migrations/0013_invoices.ts"
 import rolesAudit from "./migrations/0014_roles_audit.ts"
 import kinds from "./migrations/0015_kinds.ts"
+import consumerRights from "./migrations/0017_consumer_rights.ts"
 import operatorActions from "./migrations/0018_operator_actions.ts"
 import planSale from "./migrations/0019_plan_sale.ts"
 import opsAlerts from "./migrations/0020_ops_alerts.ts"
@@ -36,6 +37,7 @@ const all = {
   "13_invoices": invoices,
   "14_roles_audit": rolesAudit,
   "15_kinds": kinds,
+  "17_consumer_rights": consumerRights,
   "18_operator_actions": operatorActions,
   "19_plan_sale": planSale,
   "20_ops_alerts": opsAlerts

@@ -16,6 +16,7 @@ const NewOrder = Schema.Struct({
   options: Schema.Record(Schema.String, Schema.Unknown),
   totalSteps: Schema.Int,
   expiresAt: Schema.Date,
+  expressStartRequestedAt: Schema.optionalKey(Schema.NullOr(Schema.Date)),
   now: Schema.Date
 })
 const PendingCleanupRow = snakeColumns(
@@ -44,7 +45,7 @@ const recordedColumns = (recorded: OrderRecorded) =>
 
 /** Every column but the one-time secret, which leaves the table only through takeOneTimeSecret. */
 const columns = "id, user_id, plan_id, kind, options, status, step, total_steps, step_name, failure_reason, " +
-  "subscription_id, service_id, checkout_session, checkout_url, expires_at, created_at, updated_at"
+  "subscription_id, service_id, checkout_session, checkout_url, expires_at, express_start_requested_at, created_at, updated_at"
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -55,9 +56,10 @@ export const make = Effect.gen(function*() {
     // jsonb goes in as text cast by the statement: the driver binds strings untyped.
     execute: (o) =>
       sql`INSERT INTO orders (id, user_id, plan_id, kind, options, status, step, total_steps, step_name,
-                              expires_at, created_at, updated_at)
+                              expires_at, express_start_requested_at, created_at, updated_at)
           VALUES (${o.id}, ${o.userId}, ${o.planId}, ${o.kind}, ${JSON.stringify(o.options)}::jsonb,
-                  'awaiting_payment', 0, ${o.totalSteps}, 'Payment', ${o.expiresAt}, ${o.now}, ${o.now})
+                  'awaiting_payment', 0, ${o.totalSteps}, 'Payment', ${o.expiresAt}, ${o.expressStartRequestedAt ?? null},
+                  ${o.now}, ${o.now})
           RETURNING ${sql.unsafe(columns)}`
   })
   const byId = SqlSchema.findOneOption({

@@ -48,6 +48,13 @@ export const make = Effect.gen(function*() {
     Result: SubscriptionRow,
     execute: () => sql`SELECT * FROM subscriptions WHERE status = 'suspended' ORDER BY current_period_end, id`
   })
+  const unsettledWithdrawals = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: SubscriptionRow,
+    execute: () =>
+      sql`SELECT * FROM subscriptions WHERE withdrawn_at IS NOT NULL AND withdrawal_settled_at IS NULL
+          ORDER BY withdrawn_at, id`
+  })
   /** Whether the conditional statement (with `RETURNING id`) changed a row. */
   const changed = <E, R>(query: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
     query.pipe(Effect.map((rows) => rows.length === 1), stored)
@@ -66,9 +73,21 @@ export const make = Effect.gen(function*() {
                   AND ${move.periodEnd === undefined ? sql`true` : samePeriodEnd(move.periodEnd)}
                 RETURNING id`)
 
+  /** The withdrawal: one compare-and-set per status the `withdrawn` move may leave, recording when. */
+  const withdraw = (id: string, at: Date) =>
+    Effect.gen(function*() {
+      for (const [from, to] of subscriptionSources("withdrawn")) {
+        const moved = yield* changed(sql`UPDATE subscriptions SET status = ${to}, withdrawn_at = ${at}
+                                         WHERE id = ${id} AND status = ${from} AND withdrawn_at IS NULL
+                                         RETURNING id`)
+        if (moved) return true
+      }
+      return false
+    })
+
   return Subscriptions.of({
     create: ({ now, ...s }) =>
-      insert({ ...s, status: "active", cancelAtPeriodEnd: false, serviceId: null, createdAt: now }).pipe(stored),
+      insert({ ...s, status: "active", cancelAtPeriodEnd: false, serviceId: null, withdrawnAt: null, createdAt: now }).pipe(stored),
     get: (id) => byId(id).pipe(stored),
     forUser: (userId) => forUser(userId).pipe(stored),
     attachService: (id, serviceId) =>
@@ -79,7 +98,11 @@ export const make = Effect.gen(function*() {
       sql`UPDATE subscriptions SET cancel_at_period_end = ${cancel} WHERE id = ${id}`.pipe(Effect.asVoid, stored),
     due: (now) => due(now).pipe(stored),
     renewable: (until) => renewable(until).pipe(stored),
-    suspended: suspended(undefined).pipe(stored)
+    suspended: suspended(undefined).pipe(stored),
+    withdraw,
+    withdrawalSettled: (id, at) =>
+      sql`UPDATE subscriptions SET withdrawal_settled_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, stored),
+    unsettledWithdrawals: unsettledWithdrawals(undefined).pipe(stored)
   })
 })
 

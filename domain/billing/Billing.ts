@@ -44,6 +44,11 @@ export class Order extends Schema.Class<Order>("Order")({
   checkoutUrl: Schema.NullOr(Schema.String),
   /** An order still unpaid then expires (null: an order placed before the hosted checkout). */
   expiresAt: Schema.NullOr(Schema.Date),
+  /**
+   * When a consumer expressly asked, at order, for the service to start before the 14-day withdrawal period ends
+   * (withdrawal.ts); null for a professional account, which has no withdrawal right to waive.
+   */
+  expressStartRequestedAt: Schema.NullOr(Schema.Date),
   createdAt: Schema.Date,
   updatedAt: Schema.Date
 }) {}
@@ -80,6 +85,9 @@ export class Subscription extends Schema.Class<Subscription>("Subscription")({
   /** Cancelled by the customer: it ends at the period end and is not renewed. */
   cancelAtPeriodEnd: Schema.Boolean,
   serviceId: Schema.NullOr(Schema.String),
+  /** The consumer withdrew from the contract then (withdrawal.ts): terminated at once, refunded pro rata. */
+  withdrawnAt: Schema.NullOr(Schema.Date),
+  /** The contract's conclusion: its first payment (the order settled). */
   createdAt: Schema.Date
 }) {}
 

@@ -71,6 +71,52 @@ export class PaymentMethodNotFound extends Schema.TaggedError<PaymentMethodNotFo
   }
 }
 
+/**
+ * A consumer's order without the express request to start before the withdrawal period ends: our services start at
+ * once, so the law (Code de la consommation L221-25) wants that request collected; nothing was created or charged.
+ */
+export class ExpressStartConsentRequired
+  extends Schema.TaggedError<ExpressStartConsentRequired>()("ExpressStartConsentRequired", {})
+{
+  override get message() {
+    return "Tick the box asking for your service to start now, before the end of your 14-day withdrawal period " +
+      "(expressStartConsent: true). You keep your right to withdraw; you would then pay only for the days used. " +
+      "Nothing was charged."
+  }
+}
+
+/** Withdrawal is a consumer's right: a professional account has none (it may cancel at the period's end). */
+export class WithdrawalNotAvailable extends Schema.TaggedError<WithdrawalNotAvailable>()("WithdrawalNotAvailable", {}) {
+  override get message() {
+    return "The 14-day withdrawal right is a consumer's (Code de la consommation L221-18); professional accounts do " +
+      "not have it. You may cancel the subscription: it then ends at the end of its paid period."
+  }
+}
+
+/** The 14 days of the withdrawal period ended (at `endedAt`). */
+export class WithdrawalPeriodOver extends Schema.TaggedError<WithdrawalPeriodOver>()("WithdrawalPeriodOver", {
+  endedAt: Schema.Date
+}) {
+  override get message() {
+    return `The 14-day withdrawal period of this contract ended on ${this.endedAt.toISOString()}. You may still ` +
+      "cancel it: it then ends at the end of its paid period."
+  }
+}
+
+/** The customer already withdrew from this contract (a second click, say): nothing more is done. */
+export class AlreadyWithdrawn extends Schema.TaggedError<AlreadyWithdrawn>()("AlreadyWithdrawn", {}) {
+  override get message() {
+    return "You already withdrew from this contract; its refund is under way."
+  }
+}
+
+/** The service is still being built: the withdrawal function opens as soon as it is ready (a few minutes). */
+export class ServiceNotReady extends Schema.TaggedError<ServiceNotReady>()("ServiceNotReady", {}) {
+  override get message() {
+    return "Your service is still being set up: you can withdraw from this contract as soon as it is ready, in a few minutes."
+  }
+}
+
 /** A product's upstream did not do what an operator asked of a service now (down, busy, refusing): try again. */
 export class ServiceUpstreamUnavailable extends Schema.TaggedError<ServiceUpstreamUnavailable>()("ServiceUpstreamUnavailable", {
   kind: Schema.String,

@@ -55,7 +55,10 @@ export interface HostedService {
   suspend(subscriptionId: string, periodEnd: Date): Effect.Effect<void>
   /** When the grace window of a suspended service ends (none: nothing of it left to end). */
   graceUntil(subscriptionId: string): Effect.Effect<Option.Option<Date>, DatabaseUnavailable>
-  /** Starts the durable end of a service whose grace window ended: it is gone for good, the subscription terminated. */
+  /**
+   * Starts the durable end of a service whose grace window ended, or whose consumer withdrew (`graceUntil`: the
+   * withdrawal's time): it is gone for good, the subscription terminated.
+   */
   terminate(subscriptionId: string, graceUntil: Date): Effect.Effect<void>
   /**
    * A renewal was paid for the period that ended `periodEnd`: a suspended service comes back, at once when its upstream

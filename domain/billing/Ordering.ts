@@ -55,7 +55,13 @@ export const legacyOrderChargeKey = (orderId: string) => `order:${orderId}`
  * order is paid starts it (`receivePaymentNotification`), never the customer's browser coming back. A provider that
  * cannot be reached expires the order at once (no page was given to anyone) and answers PaymentUnavailable.
  */
-export const placeOrder = Effect.fn("placeOrder")(function*(user: User, planId: string, rawOptions: unknown) {
+export const placeOrder = Effect.fn("placeOrder")(function*(
+  user: User,
+  planId: string,
+  rawOptions: unknown,
+  /** The consumer expressly asked for the service to start before the withdrawal period ends (stored with its time). */
+  expressStartRequested = false
+) {
   // A platform that cannot take payments refuses the order before anything of it exists.
   const gateway = yield* PaymentGateway
   yield* gateway.ready
@@ -69,7 +75,17 @@ export const placeOrder = Effect.fn("placeOrder")(function*(user: User, planId: 
   const orders = yield* Orders
   const orderId = OrderId.make(yield* (yield* SecureRandom.SecureRandom).uuidV4())
   const expiresAt = new Date(at.getTime() + Duration.toMillis(settings.paymentWindow))
-  yield* orders.create({ id: orderId, userId: user.id, planId, kind: product.kind, options, totalSteps: product.steps.length, expiresAt, now: at })
+  yield* orders.create({
+    id: orderId,
+    userId: user.id,
+    planId,
+    kind: product.kind,
+    options,
+    totalSteps: product.steps.length,
+    expiresAt,
+    expressStartRequestedAt: expressStartRequested ? at : null,
+    now: at
+  })
   yield* recordAudit({
     actorId: UserId.make(user.id),
     actorRole: "customer",
@@ -182,6 +198,17 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
         paidAt: at,
         invoiceId: Option.match(invoice, { onNone: () => null, onSome: (i) => i.id })
       })
+      // The consumer's express request to start now, confirmed on a durable medium once the contract is concluded.
+      if (order.expressStartRequestedAt !== null) {
+        yield* (yield* Notices).send({
+          _tag: "ExpressStartConfirmed",
+          userId: order.userId,
+          orderId: order.id,
+          planName: Option.match(plan, { onNone: () => order.planId, onSome: (p) => p.name }),
+          requestedAt: order.expressStartRequestedAt,
+          paidAt: at
+        })
+      }
       return { _tag: "Provision", order, amountCents: payment.amountCents, at } satisfies AfterPayment
     }
     const recorded = (yield* (yield* Ledger).forOrder(order.id)).some((e) => e.kind === "charge" && e.reference === payment.payment)

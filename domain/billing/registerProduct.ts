@@ -186,7 +186,11 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
       })
     })
   }))
-  /** The end after the grace window: removed upstream (unless refused), released, the subscription terminated. */
+  /**
+   * The end after the grace window, or at once after the consumer's withdrawal (withdrawal.ts: the subscription is
+   * terminated already, and `graceUntil` is the withdrawal's time): removed upstream (unless refused), released, the
+   * subscription terminated.
+   */
   const termination = product.termination.toLayer(Effect.fn(function*({ subscriptionId }) {
     const proceed = yield* Activity.make({
       name: "check",
@@ -195,7 +199,9 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
         const subscription = yield* (yield* Subscriptions).get(subscriptionId)
         const standing = yield* product.standing(subscriptionId)
         const graceUntil = Option.isSome(standing) ? standing.value.graceUntil : null
-        return Option.isSome(subscription) && subscription.value.status === "suspended" && graceUntil !== null &&
+        if (Option.isNone(subscription)) return false
+        if (subscription.value.status === "terminated" && subscription.value.withdrawnAt !== null) return true
+        return subscription.value.status === "suspended" && graceUntil !== null &&
           graceUntil.getTime() <= (yield* Clock.currentTimeMillis)
       }))
     })

@@ -13,8 +13,10 @@ export type SubscriptionEvent =
   | "ended"
   /** The first provisioning failed (the charge was refunded). */
   | "provisioningFailed"
+  /** The consumer withdrew from the contract within the withdrawal period (withdrawal.ts): it ends at once. */
+  | "withdrawn"
 
-export const subscriptionEvents: ReadonlyArray<SubscriptionEvent> = ["lapsed", "renewed", "ended", "provisioningFailed"]
+export const subscriptionEvents: ReadonlyArray<SubscriptionEvent> = ["lapsed", "renewed", "ended", "provisioningFailed", "withdrawn"]
 
 /**
  * Per event, the statuses it may leave and where each leads, in the order a racing move leads through them: a renewal
@@ -25,7 +27,8 @@ const subscriptionMoves: { readonly [E in SubscriptionEvent]: ReadonlyArray<read
   lapsed: [["active", "suspended"]],
   renewed: [["active", "active"], ["suspended", "active"]],
   ended: [["suspended", "terminated"]],
-  provisioningFailed: [["active", "failed"]]
+  provisioningFailed: [["active", "failed"]],
+  withdrawn: [["active", "terminated"]]
 }
 
 /** The status `event` leads a subscription in status `from` to; undefined when it is not legal there. */

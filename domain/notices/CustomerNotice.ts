@@ -115,6 +115,30 @@ export type CustomerNotice =
     readonly service: NoticeService
     readonly endsAt: Date
   }
+  /**
+   * A consumer's paid order, with the express request made at order to start the service before the 14-day withdrawal
+   * period ends (and what it means: the withdrawal right remains, a withdrawal is refunded pro rata).
+   */
+  | {
+    readonly _tag: "ExpressStartConfirmed"
+    readonly userId: string
+    readonly orderId: string
+    readonly planName: string
+    readonly requestedAt: Date
+    readonly paidAt: Date
+  }
+  /** The acknowledgement of a consumer's withdrawal: what was declared, by whom, and when (date and time). */
+  | {
+    readonly _tag: "WithdrawalAcknowledged"
+    readonly userId: string
+    readonly service: NoticeService
+    readonly customerName: string
+    /** The contract's conclusion (its first payment). */
+    readonly concludedAt: Date
+    readonly declaredAt: Date
+    readonly paidCents: number
+    readonly refundCents: number
+  }
   /** Money given back. `refundId` is the refund's own reference (one notice per refund). */
   | {
     readonly _tag: "RefundIssued"

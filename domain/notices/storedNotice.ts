@@ -59,6 +59,22 @@ const StoredNotice = Schema.Union([
   Schema.TaggedStruct("FinalWarning", { userId: Schema.String, service: Service, endsAt: At }),
   Schema.TaggedStruct("ServiceEnded", { userId: Schema.String, service: Service, endedAt: At }),
   Schema.TaggedStruct("CancellationConfirmed", { userId: Schema.String, service: Service, endsAt: At }),
+  Schema.TaggedStruct("ExpressStartConfirmed", {
+    userId: Schema.String,
+    orderId: Schema.String,
+    planName: Schema.String,
+    requestedAt: At,
+    paidAt: At
+  }),
+  Schema.TaggedStruct("WithdrawalAcknowledged", {
+    userId: Schema.String,
+    service: Service,
+    customerName: Schema.String,
+    concludedAt: At,
+    declaredAt: At,
+    paidCents: Cents,
+    refundCents: Cents
+  }),
   Schema.TaggedStruct("ServiceHeld", {
     userId: Schema.String,
     service: Service,
@@ -111,6 +127,10 @@ export const noticeKey = (notice: CustomerNotice): string => {
       return `ServiceEnded:${notice.service.subscriptionId}`
     case "CancellationConfirmed":
       return `CancellationConfirmed:${notice.service.subscriptionId}:${iso(notice.endsAt)}`
+    case "ExpressStartConfirmed":
+      return `ExpressStartConfirmed:${notice.orderId}`
+    case "WithdrawalAcknowledged":
+      return `WithdrawalAcknowledged:${notice.service.subscriptionId}`
     case "RefundIssued":
       return `RefundIssued:${notice.refundId}`
     case "ServiceHeld":

@@ -30,6 +30,7 @@ const reasons: Record<Language, Record<string, string>> = {
     no_saved_card: "aucune carte enregistrée",
     order_failed: "votre commande n'a pas pu être livrée",
     requested_by_customer: "à votre demande",
+    withdrawal: "rétractation (renonciation au contrat)",
     duplicate: "paiement en double",
     goodwill: "geste commercial",
     service_problem: "un problème de service de notre part"
@@ -45,6 +46,7 @@ const reasons: Record<Language, Record<string, string>> = {
     no_saved_card: "no saved card",
     order_failed: "your order could not be delivered",
     requested_by_customer: "at your request",
+    withdrawal: "withdrawal from the contract",
     duplicate: "duplicate payment",
     goodwill: "a goodwill gesture",
     service_problem: "a service problem on our side"
@@ -282,6 +284,50 @@ const compose = (notice: CustomerNotice, language: Language, publicUrl: string):
           paragraphs: [fr
             ? `Votre résiliation de ${plan} est enregistrée : le service reste disponible jusqu'au ${at(notice.endsAt)} et ne sera plus facturé.`
             : `Your cancellation of ${plan} is recorded: the service stays available until ${at(notice.endsAt)} and will not be charged again.`],
+          action: panel
+        }
+      }
+    }
+    case "ExpressStartConfirmed":
+      return {
+        subject: fr
+          ? `Votre commande ${notice.planName} et votre demande d'exécution immédiate`
+          : `Your ${notice.planName} order and your request to start now`,
+        body: {
+          paragraphs: [
+            fr
+              ? `Votre commande de ${notice.planName} est payée. Lors de la commande, vous avez expressément demandé que le service commence immédiatement, avant la fin de votre délai de rétractation de 14 jours.`
+              : `Your ${notice.planName} order is paid. When ordering, you expressly asked for the service to start at once, before the end of your 14-day withdrawal period.`,
+            fr
+              ? "Vous conservez votre droit de rétractation pendant 14 jours à compter du paiement : utilisez le bouton « Renoncer au contrat ici » de votre espace client. Vous serez alors remboursé du prix payé, moins la part du service déjà fournie, calculée au prorata du temps écoulé."
+              : "You keep your right to withdraw for 14 days from the payment: use the \"Withdraw from this contract here\" button in your customer area. You will then be refunded the price paid minus the part of the service already provided, in proportion to the time elapsed."
+          ],
+          facts: [[w.order, notice.orderId], [fr ? "Demande faite le" : "Requested on", at(notice.requestedAt)], [fr ? "Payée le" : "Paid on", at(notice.paidAt)]],
+          action: panel
+        }
+      }
+    case "WithdrawalAcknowledged": {
+      const plan = notice.service.planName
+      return {
+        subject: fr ? `Accusé de réception de votre rétractation : ${plan}` : `Acknowledgement of your withdrawal: ${plan}`,
+        body: {
+          paragraphs: [
+            fr
+              ? `Nous accusons réception de votre rétractation, déclarée le ${at(notice.declaredAt)} avec la fonction « Renoncer au contrat ici ».`
+              : `We acknowledge your withdrawal, declared on ${at(notice.declaredAt)} with the "Withdraw from this contract here" function.`,
+            fr
+              ? `Votre déclaration : « Je soussigné(e) ${notice.customerName} renonce au contrat ${plan} (abonnement ${notice.service.subscriptionId}) conclu le ${at(notice.concludedAt)}. »`
+              : `Your declaration: "I, ${notice.customerName}, withdraw from the ${plan} contract (subscription ${notice.service.subscriptionId}) concluded on ${at(notice.concludedAt)}."`,
+            fr
+              ? `Le service prend fin maintenant. Nous vous remboursons ${money(notice.refundCents)} : le prix payé (${money(notice.paidCents)}) moins la part du service déjà fournie, au prorata du temps écoulé, sur votre moyen de paiement, avec une facture d'avoir.`
+              : `The service ends now. We refund you ${money(notice.refundCents)}: the price paid (${money(notice.paidCents)}) minus the part of the service already provided, in proportion to the time elapsed, to your means of payment, with a credit note.`
+          ],
+          facts: [
+            [fr ? "Contrat" : "Contract", `${plan} (${notice.service.subscriptionId})`],
+            [fr ? "Déclarée par" : "Declared by", notice.customerName],
+            [w.date, at(notice.declaredAt)],
+            [fr ? "Remboursement" : "Refund", money(notice.refundCents)]
+          ],
           action: panel
         }
       }

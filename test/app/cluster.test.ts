@@ -4,7 +4,7 @@
 // (SIGKILL) mid-provisioning has its workflow carried on by the survivor within seconds.
 import { paid, payOrder } from "../support/checkout.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { RecordedRequest } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
+import type { RecordedRequest } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
 import { type Lab, type OrderBody, orderOf, placeVps, settled, signIn, sleep, SSH_KEY, startLab } from "./labInstances.ts"
 import { cleanUp, exitOf } from "./processes.ts"
@@ -42,7 +42,7 @@ describe.skipIf(testDatabaseUrl === undefined)("two instances with identical set
     for (let n = 0; (latencies.some((l) => l.length === 0) || latencies.flat().length < 3) && n < 24; n++) {
       const placedOn = n % 2
       const customer = lab.customers[placedOn]!
-      const placed = await customer.post("/api/orders", { planId: "vps-s", options: { templateId: "debian-12", hostname: `latency-${n}`, sshPublicKey: SSH_KEY } })
+      const placed = await customer.post("/api/orders", { planId: "vps-s", expressStartConsent: true, options: { templateId: "debian-12", hostname: `latency-${n}`, sshPublicKey: SSH_KEY } })
       expect(placed.status, placed.text).toBe(201)
       const order = (placed.body as { order: OrderBody }).order
       // After the order's own room check: from here on, upstream requests are the workflow's.
@@ -70,6 +70,7 @@ describe.skipIf(testDatabaseUrl === undefined)("two instances with identical set
       const customer = customers[n % 5]!
       const reply = await customer.post("/api/orders", {
         planId: "vps-s",
+        expressStartConsent: true,
         options: { templateId: "debian-12", hostname: `burst-${n}`, sshPublicKey: SSH_KEY }
       })
       if (reply.status === 201) await paid((reply.body as { order: { id: string; status: string; checkoutUrl?: string } }).order)

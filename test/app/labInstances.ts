@@ -8,7 +8,7 @@ import { sandboxStripe } from "../../adapters/stripe/sandbox/SandboxStripe.ts"
 import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { expect } from "vitest"
-import { type SandboxProxmox, startSandboxProxmox } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
+import { type SandboxProxmox, startSandboxProxmox } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import { Browser } from "../support/browser.ts"
 import { createDatabase, type Env, run, type Server, startServer, tempDir } from "./processes.ts"
 
@@ -69,7 +69,7 @@ export const orderOf = async (browser: Browser, id: string) => {
 }
 
 export const placeVps = async (browser: Browser, hostname: string) => {
-  const placed = await browser.post("/api/orders", { planId: "vps-s", options: { templateId: "debian-12", hostname, sshPublicKey: SSH_KEY } })
+  const placed = await browser.post("/api/orders", { planId: "vps-s", expressStartConsent: true, options: { templateId: "debian-12", hostname, sshPublicKey: SSH_KEY } })
   expect(placed.status, placed.text).toBe(201)
   const order = (placed.body as { order: OrderBody & { readonly checkoutUrl?: string } }).order
   await payOrder(browser, order)
@@ -161,7 +161,7 @@ export const startLab = async (options: {
     // second would hold the same ticket, and the ticket is how the lab tells which instance made an upstream call.
     for (const [i, customer] of customers.entries()) {
       if (i > 0) await new Promise((resolve) => setTimeout(resolve, 1_100))
-      const unpaid = await customer.post("/api/orders", { planId: "vps-s", options: { templateId: "debian-12", hostname: `warm-${i}`, sshPublicKey: SSH_KEY } })
+      const unpaid = await customer.post("/api/orders", { planId: "vps-s", expressStartConsent: true, options: { templateId: "debian-12", hostname: `warm-${i}`, sshPublicKey: SSH_KEY } })
       expect(unpaid.status, unpaid.text).toBe(201)
     }
     const vps = await settled(first, await placeVps(first, "lab-0"), 60_000, servers)

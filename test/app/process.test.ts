@@ -131,7 +131,7 @@ describe("development without secrets", () => {
     expect((await browser.post("/api/auth/register", account(email))).status).toBe(201)
     expect((await browser.post("/api/auth/login", { email, password: "correct horse battery" })).status).toBe(200)
     await fillBillingProfile(browser)
-    const placed = await browser.post("/api/orders", { planId: "mc-2g", options: {} })
+    const placed = await browser.post("/api/orders", { planId: "mc-2g", expressStartConsent: true, options: {} })
     expect(placed.status, placed.text).toBe(201)
     const order = (placed.body as { order: { id: string; status: string; checkoutUrl?: string } }).order
     // The sandbox Stripe listens on PORT + 1, on loopback.

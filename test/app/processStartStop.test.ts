@@ -158,7 +158,7 @@ describe("SIGTERM", () => {
     await fillBillingProfile(browser, origin)
     const key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB7uLQ2QJEVpMZ8wYJfEq1v7rJ9l3cQxYwZ0Yt3JmK4N ada@example.com"
     const placed = await browser.request("POST", "/api/orders", {
-      json: { planId: "vps-s", options: { templateId: "debian-12", hostname: "drain-1", sshPublicKey: key } },
+      json: { planId: "vps-s", expressStartConsent: true, options: { templateId: "debian-12", hostname: "drain-1", sshPublicKey: key } },
       headers: { origin }
     })
     expect(placed.status, placed.text).toBe(201)

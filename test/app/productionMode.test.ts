@@ -162,6 +162,7 @@ describe.skipIf(testDatabaseUrl === undefined)("production on PostgreSQL", () =>
 
   const order = {
     planId: "vps-s",
+    expressStartConsent: true,
     options: { templateId: "debian-12", hostname: "web-1", sshPublicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG9vb28= a@b" }
   }
 

@@ -74,7 +74,7 @@ describe("a process killed mid-provisioning", () => {
     const env = { NODE_ENV: "development", DATA_DIR: dataDir, BCRYPT_COST: "4", SANDBOX_TASK_SPEED: "realistic" }
     const first = await startServer(env)
     const browser = await signIn(first.url)
-    const placed = await browser.post("/api/orders", { planId: "mc-2g", options: {} })
+    const placed = await browser.post("/api/orders", { planId: "mc-2g", expressStartConsent: true, options: {} })
     expect(placed.status, placed.text).toBe(201)
     const orderId = (placed.body as { order: OrderBody }).order.id
     await payOrder(browser, (placed.body as { order: OrderBody }).order)

@@ -86,6 +86,13 @@ describe("the customer journey in the panel", () => {
     await byTestId(page, "order-template").selectOption("debian-12")
     await byTestId(page, "order-hostname").fill(hostname)
     await byTestId(page, "order-ssh-key").fill(ed25519PublicKey("ada@browser"))
+    // A consumer's express request to start now: unticked, and the order is not sent without it.
+    const expressStart = byTestId(page, "order-express-start")
+    expect(await expressStart.isChecked()).toBe(false)
+    await byTestId(page, "order-pay").click()
+    expect(await expressStart.evaluate((box) => (box as HTMLInputElement).validity.valueMissing)).toBe(true)
+    expect(new URL(page.url()).pathname).toBe("/order/vps-s")
+    await expressStart.check()
     await byTestId(page, "order-pay").click()
     // No billing details yet: the order page asks for them (prefilled with the account's name) and says why.
     await byTestId(page, "order-billing").waitFor()
@@ -129,11 +136,23 @@ describe("the customer journey in the panel", () => {
     expect(new URL(page.url()).pathname).toBe(vpsOrderPath)
   })
 
+  /** The signed-in customer's subscription of `kind`, as the API lists it. */
+  const subscriptionOf = (kind: string) =>
+    page.evaluate(async (wanted) => {
+      const { subscriptions } = await (await fetch("/api/subscriptions")).json() as { subscriptions: Array<{ id: string; kind: string }> }
+      return subscriptions.find((s) => s.kind === wanted)?.id ?? ""
+    }, kind)
+
   step("opens the VPS page, running, with its address", async () => {
     await byTestId(page, "order-open-service").click()
     await page.waitForURL(/\/vps\/[^/]+$/)
     await expect.poll(() => byTestId(page, "vps-state").getAttribute("data-state")).toBe("running")
     expect(await byTestId(page, "vps-address").textContent()).toMatch(/^192\.0\.2\.\d+$/)
+    // Its contract is reachable here too: cancel, and (a consumer, in time) withdraw.
+    const subscription = await subscriptionOf("vps")
+    await byTestId(page, "contract").waitFor()
+    expect(await byTestId(page, `subscription-cancel-${subscription}`).textContent()).toBe("Cancel your contract")
+    expect(await byTestId(page, `subscription-withdraw-${subscription}`).textContent()).toBe("Withdraw from this contract here")
   })
 
   step("the serial console connects by itself, shows the login prompt and takes the root password", async () => {
@@ -154,6 +173,7 @@ describe("the customer journey in the panel", () => {
     await byTestId(page, "nav-order").click()
     await byTestId(page, "plan-choose-mc-2g").click()
     await byTestId(page, "order-variable-MINECRAFT_VERSION").fill("1.21.1")
+    await byTestId(page, "order-express-start").check()
     await byTestId(page, "order-pay").click()
     await payOnCheckoutPage()
     await expect.poll(() => byTestId(page, "order-status").getAttribute("data-status"), { timeout: 20_000 }).toBe("completed")
@@ -196,6 +216,33 @@ describe("the customer journey in the panel", () => {
     await row.waitFor()
     await expect.poll(() => row.getAttribute("data-state"), { timeout: 20_000 }).toBe("completed")
     expect(await row.locator(`[data-testid="backup-download"]`).isEnabled()).toBe(true)
+  })
+
+  step("withdraws from the game server's contract: the button, the confirmation step, then the state shown", async () => {
+    const game = await subscriptionOf("game")
+    await page.goto("/")
+    await byTestId(page, `subscription-${game}`).waitFor()
+    await byTestId(page, `subscription-withdraw-${game}`).click()
+    const declaration = byTestId(page, "withdraw-declaration")
+    await declaration.waitFor()
+    expect(await declaration.textContent()).toContain(`I, Ada Lovelace, withdraw from the contract`)
+    expect(await declaration.textContent()).toContain(game)
+    await byTestId(page, "confirm-ok").click()
+    await expect.poll(() => byTestId(page, `subscription-state-${game}`).getAttribute("data-state"), { timeout: 20_000 }).toBe("terminated")
+    await byTestId(page, `subscription-withdrawn-${game}`).waitFor()
+    expect(await byTestId(page, `subscription-withdraw-${game}`).count()).toBe(0)
+  }, 60_000)
+
+  step("cancels the VPS's contract: \"Cancel your contract\", the confirmation step, then the state shown", async () => {
+    const vps = await subscriptionOf("vps")
+    const cancel = byTestId(page, `subscription-cancel-${vps}`)
+    expect(await cancel.textContent()).toBe("Cancel your contract")
+    await cancel.click()
+    await byTestId(page, "confirm-dialog").waitFor()
+    await byTestId(page, "confirm-ok").click()
+    await byTestId(page, `subscription-cancelled-${vps}`).waitFor()
+    expect(await byTestId(page, `subscription-state-${vps}`).getAttribute("data-state")).toBe("active")
+    expect(await byTestId(page, `subscription-cancel-${vps}`).isDisabled()).toBe(true)
   })
 
   step("logs out: back to the login page, the session gone", async () => {

@@ -67,6 +67,7 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
             checkoutSession: null,
             checkoutUrl: null,
             expiresAt: later(60),
+            expressStartRequestedAt: null,
             createdAt: placedAt,
             updatedAt: placedAt
           })

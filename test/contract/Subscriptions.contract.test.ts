@@ -60,6 +60,7 @@ const contract = (name: string, impl: Layer.Layer<Subscriptions | Orders | Users
             currentPeriodEnd: periodEnd,
             cancelAtPeriodEnd: false,
             serviceId: null,
+            withdrawnAt: null,
             createdAt: startedAt
           })
         )
@@ -226,6 +227,36 @@ const contract = (name: string, impl: Layer.Layer<Subscriptions | Orders | Users
         yield* withStatus(userId, "failed")
         const mine = (yield* subscriptions.suspended).filter((s) => s.userId === userId)
         assert.deepStrictEqual(mine.map((s) => [s.id, s.status]), [[suspended.id, "suspended"]])
+      }))
+
+    it.effect("of ten concurrent withdrawals exactly one applies: terminated, withdrawn then, unsettled until settled", () =>
+      Effect.gen(function*() {
+        const subscriptions = yield* Subscriptions
+        const subscription = yield* subscribe(yield* customer)
+        const at = new Date(startedAt.getTime() + 3 * 86_400_000)
+        const results = yield* Effect.all(
+          Array.from({ length: 10 }, (_, i) => subscriptions.withdraw(subscription.id, new Date(at.getTime() + i))),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(results.filter((moved) => moved).length, 1)
+        const withdrawn = yield* current(subscription.id)
+        assert.strictEqual(withdrawn.status, "terminated")
+        assert.isTrue(withdrawn.withdrawnAt !== null && withdrawn.withdrawnAt.getTime() - at.getTime() < 10)
+        assert.isTrue((yield* subscriptions.unsettledWithdrawals).some((s) => s.id === subscription.id))
+        yield* subscriptions.withdrawalSettled(subscription.id, at)
+        assert.isFalse((yield* subscriptions.unsettledWithdrawals).some((s) => s.id === subscription.id))
+        assert.isFalse(yield* subscriptions.withdraw(subscription.id, at))
+      }))
+
+    it.effect("a suspended, terminated or failed subscription cannot be withdrawn from", () =>
+      Effect.gen(function*() {
+        const subscriptions = yield* Subscriptions
+        const userId = yield* customer
+        for (const status of ["suspended", "terminated", "failed"] as const) {
+          const subscription = yield* withStatus(userId, status)
+          assert.isFalse(yield* subscriptions.withdraw(subscription.id, startedAt))
+          assert.strictEqual((yield* current(subscription.id)).withdrawnAt, null)
+        }
       }))
   })
 

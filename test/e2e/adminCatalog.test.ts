@@ -41,7 +41,7 @@ describe("the back-office's catalog", () => {
     const listed = expectBody(await customer.browser.get("/api/plans"), 200, PlansEnvelope)
     expect(listed.plans.map((p) => p.id)).not.toContain("vps-m")
     expect(listed.plans.map((p) => p.id)).toContain("vps-s")
-    const order = await customer.browser.post("/api/orders", { planId: "vps-m", options: {} })
+    const order = await customer.browser.post("/api/orders", { planId: "vps-m", expressStartConsent: true, options: {} })
     expect(errorCode(order, 409)).toBe("PLAN_OFF_SALE")
 
     expect(expectBody(await admin.browser.post("/api/admin/catalog/plans/vps-m/sale", { onSale: true }), 200, PlanSaleView).onSale).toBe(true)

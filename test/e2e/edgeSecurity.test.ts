@@ -74,6 +74,7 @@ describe("cross-site request forgery from a page of the same site", () => {
     ["POST", `/api/subscriptions/${subscriptionId}/pay`, undefined],
     ["POST", `/api/subscriptions/${subscriptionId}/renew`, undefined],
     ["POST", `/api/subscriptions/${subscriptionId}/cancel`, undefined],
+    ["POST", `/api/subscriptions/${subscriptionId}/withdraw`, undefined],
     ["POST", "/api/auth/logout-all", undefined],
     ["POST", "/api/auth/logout", undefined]
   ]
@@ -88,7 +89,7 @@ describe("cross-site request forgery from a page of the same site", () => {
     expect(expectBody(await owner.get(`/api/vps/${vpsId}`), 200, Envelopes.vps).vps.status).toBe("running")
     expect(expectBody(await owner.get(`/api/vps/${vpsId}/snapshots`), 200, Envelopes.snapshots).snapshots).toEqual([])
     expect((await owner.get("/api/auth/me")).body).toMatchObject({ user: { language: "fr" } })
-    // Neither paid, renewed nor cancelled.
+    // Neither paid, renewed, cancelled nor withdrawn from.
     expect(expectBody(await owner.get("/api/subscriptions"), 200, Envelopes.subscriptions).subscriptions.find((s) => s.id === subscriptionId))
       .toEqual(subscriptionBefore)
     const files = await owner.get(`/api/client/servers/${identifier}/files/list?directory=%2F`)

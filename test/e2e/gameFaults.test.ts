@@ -52,7 +52,7 @@ describe("game servers under concurrent orders", () => {
     // 1 GiB each: the node's memory holds 16, its allocations 10. An order placed once the ten are claimed is refused
     // before its checkout; one placed before fails at its step 3, refunded.
     const results = await Promise.all(customers.map(async (browser) => {
-      const reply = await browser.post("/api/orders", { planId: "bedrock-1g", options: {} })
+      const reply = await browser.post("/api/orders", { planId: "bedrock-1g", expressStartConsent: true, options: {} })
       if (reply.status === 409) return { refused: errorCode(reply, 409) }
       return followOrder(browser, expectBody(reply, 201, Envelopes.order).order)
     }))
@@ -73,7 +73,7 @@ describe("game servers under concurrent orders", () => {
 
   it("with every allocation held, the next game order is refused at once: 409 PLAN_SOLD_OUT, no order, nothing charged", async () => {
     const browser = await signedInCustomer(server, scan, "late")
-    const reply = await browser.post("/api/orders", { planId: "bedrock-1g", options: {} })
+    const reply = await browser.post("/api/orders", { planId: "bedrock-1g", expressStartConsent: true, options: {} })
     expect(errorCode(reply, 409)).toBe("PLAN_SOLD_OUT")
     const payments = await browser.get("/api/payments")
     expect([payments.status, payments.body]).toEqual([200, { payments: [] }])
@@ -187,9 +187,9 @@ describe("game servers under faults", () => {
     })
 
     it("refuses order options the plan does not offer, with a clear error, charging nothing", async () => {
-      const unknown = await browser.post("/api/orders", { planId: "mc-2g", options: { variables: { SERVER_JARFILE: "x.jar" } } })
+      const unknown = await browser.post("/api/orders", { planId: "mc-2g", expressStartConsent: true, options: { variables: { SERVER_JARFILE: "x.jar" } } })
       expect(errorCode(unknown, 422)).toBe("INVALID_ORDER_OPTION")
-      const tooLong = await browser.post("/api/orders", { planId: "mc-2g", options: { variables: { MINECRAFT_VERSION: "x".repeat(30) } } })
+      const tooLong = await browser.post("/api/orders", { planId: "mc-2g", expressStartConsent: true, options: { variables: { MINECRAFT_VERSION: "x".repeat(30) } } })
       expect(errorCode(tooLong, 422)).toBe("INVALID_ORDER_OPTION")
       const subscriptions = await browser.get("/api/subscriptions")
       expect((subscriptions.body as { subscriptions: Array<unknown> }).subscriptions.length).toBe(1)

@@ -29,7 +29,7 @@ const count = (query: string) =>
 const customer = async (label: string) => signedInCustomer(server, await sandboxesLeakScanner(server), label)
 
 const orderGame = async (browser: ScannedBrowser) =>
-  expectBody(await browser.post("/api/orders", { planId: "mc-2g", options: {} }), 201, Envelopes.order).order
+  expectBody(await browser.post("/api/orders", { planId: "mc-2g", expressStartConsent: true, options: {} }), 201, Envelopes.order).order
 
 const statusOf = async (browser: ScannedBrowser, id: string) => expectBody(await browser.get(`/api/orders/${id}`), 200, OrderView).status
 
@@ -37,7 +37,7 @@ describe("an order paid through the sandbox Stripe over HTTP", () => {
   it("without billing details: 422 BILLING_PROFILE_REQUIRED, no order, no checkout page; filled in, paid TTC and invoiced", async () => {
     const browser = await signedInCustomer(server, await sandboxesLeakScanner(server), "noprofile", { billingProfile: false })
     const eventsBefore = (await run(stripe.control.events)).length
-    const refused = expectBody(await browser.post("/api/orders", { planId: "mc-2g", options: {} }), 422, Envelopes.error).error
+    const refused = expectBody(await browser.post("/api/orders", { planId: "mc-2g", expressStartConsent: true, options: {} }), 422, Envelopes.error).error
     expect(refused.code).toBe("BILLING_PROFILE_REQUIRED")
     expect(refused.message).toMatch(/billing details/)
     const me = (await browser.get("/api/auth/me")).body as { readonly user: { readonly id: string } }

@@ -107,6 +107,7 @@ describe("outside sandbox mode", () => {
     for (const planId of ["vps-real", "vps-s", "no-such-plan"]) {
       const reply = await browser.post("/api/orders", {
         planId,
+        expressStartConsent: true,
         options: { templateId: "alma-9", hostname: "web-1", sshPublicKey: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG9vb28= a@b" }
       })
       expect(reply.status, reply.text).toBe(503)

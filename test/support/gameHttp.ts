@@ -60,7 +60,7 @@ export const sandboxesLeakScanner = async (server: TestServer): Promise<LeakScan
 export const orderGame = async (browser: ScannedBrowser, planId = "mc-2g", variables?: Record<string, string>) =>
   followOrder(
     browser,
-    expectBody(await browser.post("/api/orders", { planId, options: variables === undefined ? {} : { variables } }), 201, Envelopes.order).order
+    expectBody(await browser.post("/api/orders", { planId, expressStartConsent: true, options: variables === undefined ? {} : { variables } }), 201, Envelopes.order).order
   )
 
 /** Pays an order just placed and follows it to its end: the completed order and the progress steps seen. */

@@ -133,7 +133,11 @@ export const signedInCustomer = async (
   server: TestServer,
   scan: LeakScanner,
   label = "customer",
-  options: { readonly billingProfile?: boolean } = {}
+  options: {
+    readonly billingProfile?: boolean
+    /** What the registration says otherwise (a professional account: `accountType`, `siret`, names). */
+    readonly account?: Readonly<Record<string, string>>
+  } = {}
 ) => {
   const browser = new ScannedBrowser(server.url, scan)
   const email = `${label}.${randomUUID()}@example.com`
@@ -143,7 +147,8 @@ export const signedInCustomer = async (
     password,
     accountType: "personal",
     firstName: "Ada",
-    lastName: "Lovelace"
+    lastName: "Lovelace",
+    ...options.account
   })
   expect(registered.status, registered.text).toBe(201)
   const login = await browser.post("/api/auth/login", { email, password, rememberMe: false })
@@ -162,6 +167,8 @@ const VPS_S: VpsChoice = { planId: "vps-s", templateId: "debian-12" }
 /** The body of `POST /api/orders` for a VPS S on Debian 12 (or `choice`) called `hostname`. */
 export const vpsOrder = (hostname: string, choice: VpsChoice = VPS_S) => ({
   planId: choice.planId,
+  // The tests' customers are consumers: they ask for the service to start at once (issue 13 §3).
+  expressStartConsent: true,
   options: { templateId: choice.templateId, hostname, sshPublicKey: ed25519PublicKey() }
 })
 

@@ -58,6 +58,24 @@ const notices: Record<CustomerNoticeTag, CustomerNotice> = {
   FinalWarning: { _tag: "FinalWarning", userId, service: game, endsAt: late },
   ServiceEnded: { _tag: "ServiceEnded", userId, service: vps, endedAt: late },
   CancellationConfirmed: { _tag: "CancellationConfirmed", userId, service: game, endsAt: late },
+  ExpressStartConfirmed: {
+    _tag: "ExpressStartConfirmed",
+    userId,
+    orderId: "ord-1",
+    planName: "VPS S",
+    requestedAt: new Date(late.getTime() - 60_000),
+    paidAt: late
+  },
+  WithdrawalAcknowledged: {
+    _tag: "WithdrawalAcknowledged",
+    userId,
+    service: vps,
+    customerName: "Ann Martin",
+    concludedAt: late,
+    declaredAt: new Date(late.getTime() + 3 * day),
+    paidCents: 3000,
+    refundCents: 2700
+  },
   RefundIssued: { _tag: "RefundIssued", userId, refundId: "re_1", amountCents: 999, reason: "order_failed", creditNoteId: null },
   ServiceHeld: {
     _tag: "ServiceHeld",
@@ -96,6 +114,14 @@ const subjects: Record<CustomerNoticeTag, Record<Language, string>> = {
   },
   ServiceEnded: { fr: "Votre service VPS S a été détruit", en: "Your VPS S has been destroyed" },
   CancellationConfirmed: { fr: "Résiliation confirmée : Minecraft 4 GB", en: "Cancellation confirmed: Minecraft 4 GB" },
+  ExpressStartConfirmed: {
+    fr: "Votre commande VPS S et votre demande d'exécution immédiate",
+    en: "Your VPS S order and your request to start now"
+  },
+  WithdrawalAcknowledged: {
+    fr: "Accusé de réception de votre rétractation : VPS S",
+    en: "Acknowledgement of your withdrawal: VPS S"
+  },
   RefundIssued: { fr: "Remboursement de 9,99\u00a0€", en: "Refund of €9.99" },
   ServiceHeld: { fr: "Votre service VPS S est suspendu par nos équipes", en: "Your VPS S has been suspended by our staff" },
   HoldLifted: { fr: "La suspension de Minecraft 4 GB est levée", en: "The suspension of Minecraft 4 GB is lifted" }
@@ -218,5 +244,26 @@ describe("the customer e-mails", () => {
     )
     assert.include(mail.html, "&lt;b&gt;bold&lt;/b&gt;")
     assert.notInclude(mail.html, "<b>bold</b>")
+  })
+})
+
+describe("the consumer's rights in e-mails", () => {
+  it("the withdrawal's acknowledgement says what was declared, by whom, the date and the time (Paris), and the refund", () => {
+    const fr = render("WithdrawalAcknowledged", "fr")
+    assert.include(fr.text, "Je soussigné(e) Ann Martin renonce au contrat VPS S (abonnement sub-1) conclu le 2 mars 2026 à 00:30 (heure de Paris)")
+    assert.include(fr.text, "déclarée le 5 mars 2026 à 00:30 (heure de Paris)")
+    assert.include(fr.text, "27,00\u00a0€")
+    const en = render("WithdrawalAcknowledged", "en")
+    assert.include(en.text, "I, Ann Martin, withdraw from the VPS S contract (subscription sub-1) concluded on 2 March 2026 at 00:30 (Paris time)")
+    assert.include(en.text, "declared on 5 March 2026 at 00:30 (Paris time)")
+    assert.include(en.text, "€27.00")
+    assert.include(en.html, "Ann Martin")
+  })
+
+  it("the express request's confirmation says the withdrawal right remains and a withdrawal is refunded pro rata", () => {
+    assert.include(render("ExpressStartConfirmed", "fr").text, "Vous conservez votre droit de rétractation")
+    assert.include(render("ExpressStartConfirmed", "fr").text, "au prorata du temps écoulé")
+    assert.include(render("ExpressStartConfirmed", "en").text, "You keep your right to withdraw")
+    assert.include(render("ExpressStartConfirmed", "en").text, "in proportion to the time elapsed")
   })
 })

@@ -1,11 +1,12 @@
 // Billing: the saved card (brand, last 4, expiry) and the provider's page to change it, each subscription's renewal in
 // words (the next charge and its amount, a declined charge and its next try, a payment waiting for the customer's
 // approval, a lapse, a cancellation) with "pay now", and the payment history.
-import { api, ApiError, errorText, type Payment, type PaymentAnswer, type Renewal, type SavedCard } from "../api.ts"
+import { api, ApiError, errorText, type Payment, type PaymentAnswer, type Renewal, type SavedCard, type Subscription, type User } from "../api.ts"
 import { announce, refresh, setTitle, type View } from "../app.ts"
 import { h } from "../dom.ts"
 import { formatDate, formatPrice, t } from "../i18n.ts"
 import { errorBox, loading, run, section } from "../ui.ts"
+import { cancelButton, withdrawButton } from "./contract.ts"
 
 /** The renewal in one sentence, as the customer reads it. */
 export const renewalWords = (r: Renewal): string => {
@@ -30,7 +31,8 @@ export const renewalWords = (r: Renewal): string => {
 
 const payable = (r: Renewal) => r.state === "payment_failed" || r.state === "awaiting_authentication" || r.state === "lapsed"
 
-const renewalRow = (r: Renewal): HTMLElement => {
+/** A renewal's row, with its contract's cancellation and (for a consumer, in time) withdrawal functions. */
+const renewalRow = (r: Renewal, sub: Subscription | undefined, user: User | null): HTMLElement => {
   const pay = h("button", { type: "button", class: "primary", "data-testid": `billing-pay-${r.subscriptionId}` }, t("billing.payNow"))
   pay.addEventListener("click", () => {
     void run(pay, async () => {
@@ -43,11 +45,18 @@ const renewalRow = (r: Renewal): HTMLElement => {
       refresh()
     })
   })
-  return h("tr", { "data-testid": `billing-renewal-${r.subscriptionId}`, "data-state": r.state },
+  const actions = h("td", { class: "actions" }, payable(r) ? pay : null)
+  const row = h("tr", { "data-testid": `billing-renewal-${r.subscriptionId}`, "data-state": r.state },
     h("td", { "data-label": t("sub.plan") }, r.planName),
     h("td", { "data-label": t("common.state"), "data-testid": `billing-words-${r.subscriptionId}` }, renewalWords(r),
       r.lastFailure === null || r.state === "renews" ? null : h("div", { class: "muted" }, t("billing.lastFailure", { reason: r.lastFailure }))),
-    h("td", { class: "actions" }, payable(r) ? pay : null))
+    actions)
+  if (sub !== undefined) {
+    actions.append(cancelButton(sub, r.planName, row, refresh))
+    const withdraw = withdrawButton(sub, r.planName, user, row, refresh)
+    if (withdraw !== null) actions.append(withdraw)
+  }
+  return row
 }
 
 const cardSection = async (): Promise<HTMLElement> => {
@@ -84,14 +93,15 @@ const historySection = (payments: ReadonlyArray<Payment>): HTMLElement =>
             h("td", { "data-label": t("billing.kind") }, p.kind === "charge" ? t("billing.charge") : t("billing.refund")),
             h("td", { "data-label": t("billing.amount") }, formatPrice(p.amountCents)))))))
 
-export const billingView: View = async ({ alive, root }) => {
+export const billingView: View = async ({ alive, root, user }) => {
   setTitle("billing.title")
   const waiting = loading()
   root.append(h("h1", {}, t("billing.title")), waiting)
   try {
-    const [card, { renewals }, { payments }] = await Promise.all([
+    const [card, { renewals }, { subscriptions }, { payments }] = await Promise.all([
       cardSection(),
       api.get<{ renewals: ReadonlyArray<Renewal> }>("/api/subscriptions/renewals"),
+      api.get<{ subscriptions: ReadonlyArray<Subscription> }>("/api/subscriptions"),
       api.get<{ payments: ReadonlyArray<Payment> }>("/api/payments")
     ])
     if (!alive()) return
@@ -104,7 +114,7 @@ export const billingView: View = async ({ alive, root }) => {
           : h("table", {},
             h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("sub.plan")), h("th", { scope: "col" }, t("billing.renewal")),
               h("th", { scope: "col" }, h("span", { class: "sr-only" }, t("common.actions"))))),
-            h("tbody", {}, renewals.map(renewalRow)))),
+            h("tbody", {}, renewals.map((r) => renewalRow(r, subscriptions.find((s) => s.id === r.subscriptionId), user))))),
       historySection(payments)
     )
   } catch (error) {

@@ -1,9 +1,10 @@
 // The dashboard: the user's subscriptions (state, period end, renew, cancel), VPSes and game servers.
-import { api, type GameServer, type Plan, type Subscription, type Vps } from "../api.ts"
+import { api, type GameServer, type Plan, type Subscription, type User, type Vps } from "../api.ts"
 import { link, setTitle, type View } from "../app.ts"
 import { h } from "../dom.ts"
-import { formatDate, formatPrice, t } from "../i18n.ts"
-import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../ui.ts"
+import { formatDate, formatDateTime, formatPrice, t } from "../i18n.ts"
+import { errorBox, loading, run, section, stateBadge } from "../ui.ts"
+import { cancelButton, withdrawButton } from "./contract.ts"
 
 export const planNames = async (): Promise<Map<string, Plan>> => {
   try {
@@ -14,37 +15,32 @@ export const planNames = async (): Promise<Map<string, Plan>> => {
   }
 }
 
-const subscriptionRow = (sub: Subscription, plans: Map<string, Plan>, redraw: () => void): HTMLElement => {
+const subscriptionRow = (sub: Subscription, plans: Map<string, Plan>, user: User | null, redraw: () => void): HTMLElement => {
   const plan = plans.get(sub.planId)
+  const planName = plan?.name ?? sub.planId
   const usable = sub.status === "active" || sub.status === "suspended"
-  const renew = h("button", { type: "button", "data-testid": `subscription-renew-${sub.id}`, "aria-label": `${t("sub.renew")} ${plan?.name ?? sub.planId}`, disabled: !usable },
+  const renew = h("button", { type: "button", "data-testid": `subscription-renew-${sub.id}`, "aria-label": `${t("sub.renew")} ${planName}`, disabled: !usable },
     t("sub.renew"))
-  const cancel = h("button", { type: "button", class: "danger-outline", "data-testid": `subscription-cancel-${sub.id}`, "aria-label": `${t("sub.cancel")} ${plan?.name ?? sub.planId}`,
-    disabled: !usable || sub.cancelAtPeriodEnd }, t("sub.cancel"))
+  const actions = h("td", { class: "actions" }, renew)
   const row = h("tr", { "data-testid": `subscription-${sub.id}`, "data-subscription": sub.id },
-    h("td", { "data-label": t("sub.plan") }, plan?.name ?? sub.planId, plan === undefined ? null : h("div", { class: "muted" }, t("common.perMonth", { price: formatPrice(plan.priceCents) })),
+    h("td", { "data-label": t("sub.plan") }, planName, plan === undefined ? null : h("div", { class: "muted" }, t("common.perMonth", { price: formatPrice(plan.priceCents) })),
       // What its product says of the service, whatever the product: its name and where it is reached.
       sub.service === undefined ? null : h("div", { class: "muted", "data-testid": `subscription-service-${sub.id}` },
         sub.service.address === "" ? sub.service.name : `${sub.service.name} · ${sub.service.address}`)),
     h("td", { "data-label": t("common.state") }, stateBadge(sub.status, `subscription-state-${sub.id}`),
-      sub.cancelAtPeriodEnd ? h("div", { class: "muted" }, t("sub.endsAtPeriodEnd")) : null),
+      sub.cancelAtPeriodEnd && sub.withdrawnAt === undefined ? h("div", { class: "muted", "data-testid": `subscription-cancelled-${sub.id}` }, t("sub.endsAtPeriodEnd")) : null,
+      sub.withdrawnAt === undefined ? null : h("div", { class: "muted", "data-testid": `subscription-withdrawn-${sub.id}` }, t("sub.withdrawnOn", { date: formatDateTime(sub.withdrawnAt) }))),
     h("td", { "data-label": t("sub.periodEnd") }, h("time", { datetime: sub.currentPeriodEnd, "data-testid": `subscription-period-end-${sub.id}` }, formatDate(sub.currentPeriodEnd))),
-    h("td", { class: "actions" }, renew, cancel))
+    actions)
+  actions.append(cancelButton(sub, planName, row, redraw))
+  const withdraw = withdrawButton(sub, planName, user, row, redraw)
+  if (withdraw !== null) actions.append(withdraw)
   renew.addEventListener("click", () => {
     void run(row, async () => {
       const { subscription } = await api.post<{ subscription: Subscription }>(`/api/subscriptions/${encodeURIComponent(sub.id)}/renew`)
       redraw()
       return void subscription
     }, { success: t("common.done") })
-  })
-  cancel.addEventListener("click", () => {
-    void (async () => {
-      if (!(await confirmDialog(t("sub.confirmCancel", { date: formatDate(sub.currentPeriodEnd) }), { danger: true, confirmLabel: t("sub.cancel") }))) return
-      await run(row, async () => {
-        await api.post(`/api/subscriptions/${encodeURIComponent(sub.id)}/cancel`)
-        redraw()
-      }, { success: t("sub.cancelled", { date: formatDate(sub.currentPeriodEnd) }) })
-    })()
   })
   return row
 }
@@ -79,7 +75,7 @@ export const dashboardView: View = async ({ root, user, alive }) => {
             : h("table", { class: "table" },
               h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("sub.plan")), h("th", { scope: "col" }, t("common.state")),
                 h("th", { scope: "col" }, t("sub.periodEnd")), h("th", { scope: "col" }, h("span", { class: "sr-only" }, t("common.actions"))))),
-              h("tbody", {}, visibleSubs.map((s) => subscriptionRow(s, plans, redraw))))),
+              h("tbody", {}, visibleSubs.map((s) => subscriptionRow(s, plans, user, redraw))))),
         section(t("dash.vps"), "vps-list",
           vps.vps.length === 0
             ? h("p", { class: "muted" }, t("dash.noVps"))

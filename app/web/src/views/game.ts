@@ -8,8 +8,9 @@ import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../u
 import { backupManager } from "./gameBackups.ts"
 import { disableConsole, gameConsole } from "./gameConsole.ts"
 import { fileManager } from "./gameFiles.ts"
+import { contractSection } from "./contract.ts"
 
-export const gameView: View = async ({ root, params, alive }) => {
+export const gameView: View = async ({ root, params, alive, user }) => {
   const id = params["id"] ?? ""
   const body = h("div", { class: "stack" }, loading())
   root.append(body)
@@ -68,7 +69,8 @@ export const gameView: View = async ({ root, params, alive }) => {
       power, powerErrors.el),
     section(t("game.console"), "game-console", consoleView.el),
     section(t("files.title"), "game-files", files.el),
-    section(t("backups.title"), "game-backups", backups.el)
+    section(t("backups.title"), "game-backups", backups.el),
+    (await contractSection(server.subscriptionId, server.name, user)) ?? ""
   )
   if (usable) {
     consoleView.connect()

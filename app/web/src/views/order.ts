@@ -57,7 +57,7 @@ export const plansView: View = async ({ root, alive }) => {
 const invalidField = (error: unknown): string | undefined =>
   error instanceof ApiError && error.code === "INVALID_ORDER_OPTION" ? /^options\.([\w.]+):/.exec(error.message)?.[1] : undefined
 
-export const orderFormView: View = async ({ root, params, alive }) => {
+export const orderFormView: View = async ({ root, params, alive, user }) => {
   const body = h("div", { class: "stack" }, loading())
   root.append(body)
   let plan: Plan | undefined
@@ -100,8 +100,14 @@ export const orderFormView: View = async ({ root, params, alive }) => {
     })
     fields.push(h("fieldset", {}, h("legend", {}, t("order.variables")), inputs))
   }
+  // A consumer's express request to start before the withdrawal period ends: unticked, required (L221-25).
+  const consumer = user?.accountType !== "professional"
+  const expressStart = h("input", { type: "checkbox", id: "order-express-start", name: "expressStartConsent", required: true, "data-testid": "order-express-start" })
+  const consent = consumer
+    ? h("div", { class: "field checkbox" }, expressStart, h("label", { for: "order-express-start" }, t("order.expressStart")))
+    : h("p", { class: "hint", "data-testid": "order-pro-note" }, t("order.expressStartProNote"))
   const submit = h("button", { type: "submit", class: "primary", "data-testid": "order-pay" }, t("order.pay", { price: formatPrice(chosen.priceCents) }))
-  const form = h("form", { "data-testid": "order-form" }, ...fields, isSandbox() ? h("p", { class: "muted" }, t("order.sandboxNote")) : null, h("p", { class: "hint" }, h("a", { href: "/legal/terms", "data-testid": "order-terms" }, t("order.termsLink"))), errors.el, submit)
+  const form = h("form", { "data-testid": "order-form" }, ...fields, consent, isSandbox() ? h("p", { class: "muted" }, t("order.sandboxNote")) : null, h("p", { class: "hint" }, h("a", { href: "/legal/terms", "data-testid": "order-terms" }, t("order.termsLink"))), errors.el, submit)
   // Where the billing details are asked for when the order needs them (BILLING_PROFILE_REQUIRED): saved, the order goes on.
   const billing = h("section", { class: "card stack", "aria-labelledby": "order-billing-heading", "data-testid": "order-billing", hidden: true })
   const askBillingDetails = async () => {
@@ -134,7 +140,11 @@ export const orderFormView: View = async ({ root, params, alive }) => {
         if (Object.keys(variables).length > 0) options["variables"] = variables
       }
       try {
-        const { order } = await api.post<{ order: Order }>("/api/orders", { planId: chosen.id, options })
+        const { order } = await api.post<{ order: Order }>("/api/orders", {
+          planId: chosen.id,
+          options,
+          ...(consumer ? { expressStartConsent: expressStart.checked } : {})
+        })
         // Paid on the provider's page, which sends the customer back to the order's page (paid or not).
         if (order.checkoutUrl !== undefined) window.location.assign(order.checkoutUrl)
         else navigate(`/orders/${encodeURIComponent(order.id)}`)

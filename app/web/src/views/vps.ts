@@ -8,13 +8,14 @@ import { formatDate, formatDateTime, t } from "../i18n.ts"
 import { createTerminal, type PanelTerminal, wsUrl } from "../terminal.ts"
 import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../ui.ts"
 import { passwordBox } from "./order.ts"
+import { contractSection } from "./contract.ts"
 
 const base = (id: string) => `/api/vps/${encodeURIComponent(id)}`
 
 /** The guest's time to stop cleanly (the API's default, Proxmox's own). */
 const SHUTDOWN_SECONDS = 60
 
-export const vpsView: View = async ({ root, params, alive }) => {
+export const vpsView: View = async ({ root, params, alive, user }) => {
   const id = params["id"] ?? ""
   const body = h("div", { class: "stack" }, loading())
   root.append(body)
@@ -247,7 +248,8 @@ export const vpsView: View = async ({ root, params, alive }) => {
       power, powerErrors.el, passwordSlot),
     section(t("vps.console"), "vps-console",
       h("div", { class: "row wrap" }, consoleConnect, consoleDisconnect), consoleState, termBox),
-    section(t("vps.snapshots"), "vps-snapshots", snapList, snapErrors.el, snapForm)
+    section(t("vps.snapshots"), "vps-snapshots", snapList, snapErrors.el, snapForm),
+    (await contractSection(vps.subscriptionId, vps.hostname, user)) ?? ""
   )
   update(vps)
   await loadSnapshots()
