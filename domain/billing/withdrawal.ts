@@ -149,17 +149,28 @@ export const settleWithdrawal = (subscription: Subscription) =>
         amountCents,
         idempotencyKey: withdrawalRefundKey(subscription.id, charge.id)
       })
-      yield* tell({ _tag: "RefundIssued", userId: subscription.userId, refundId: refund.reference, amountCents, reason: "withdrawal" })
-      yield* (yield* UnitOfWork).transaction(recordRefund({
+      const entry = {
         id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
         userId: subscription.userId,
         subscriptionId: subscription.id,
         orderId: charge.orderId,
-        kind: "refund",
+        kind: "refund" as const,
         amountCents,
         reference: `${charge.reference}:${refund.reference}`,
         createdAt: new Date(yield* Clock.currentTimeMillis)
-      }, charge.reference))
+      }
+      // The refund, its credit note and its notice together; the e-mail (the credit note attached) after the commit.
+      yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
+        const credit = yield* recordRefund(entry, charge.reference)
+        yield* tell({
+          _tag: "RefundIssued",
+          userId: subscription.userId,
+          refundId: refund.reference,
+          amountCents,
+          reason: "withdrawal",
+          creditNoteId: Option.getOrNull(Option.map(credit, (c) => c.id))
+        })
+      }))
     }
     yield* (yield* Subscriptions).withdrawalSettled(subscription.id, new Date(yield* Clock.currentTimeMillis))
   })

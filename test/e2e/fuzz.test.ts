@@ -107,8 +107,10 @@ const realPathValues = (path: string): Readonly<Record<string, string>> => {
     [/^\/api\/game-servers\/\{id\}/, { id: mine.gameServerId }],
     [/^\/api\/client\/servers\/\{id\}/, { id: mine.identifier }],
     [/^\/api\/invoices\/\{id\}/, { id: mine.invoiceId }],
+    // Public: any page that is not one of the three is the same 404.
+    [/^\/api\/legal\/\{page\}/, { page: "terms" }],
     // The owner is a customer: the back-office refuses them whatever the id (403, the same answer for any).
-    [/^\/api\/admin\/customers\/\{id\}/, { id: mine.orderId }]
+    [/^\/api\/admin\/.*\{id\}/, { id: mine.orderId }]
   ]
   const found = table.find(([pattern]) => pattern.test(path))
   if (found === undefined && path.includes("{")) throw new Error(`the fuzz has no values for the path parameters of ${path}`)
