@@ -93,6 +93,12 @@ export const SettingsConfig = Config.all({
     1
   ),
   proxmoxStorage: withDefault(Config.String("PROXMOX_STORAGE"), "local-lvm"),
+  dashboardPoolFreeMinPercent: intSetting("DASHBOARD_POOL_FREE_MIN_PERCENT", 0, 100, 10),
+  dashboardAllocationsFreeMinPercent: intSetting("DASHBOARD_ALLOCATIONS_FREE_MIN_PERCENT", 0, 100, 10),
+  dashboardNodeCommitMaxPercent: intSetting("DASHBOARD_NODE_COMMIT_MAX_PERCENT", 1, 1000, 90),
+  dashboardFailedOrdersMax: intSetting("DASHBOARD_FAILED_ORDERS_MAX", 0, 1_000_000, 0),
+  dashboardFailedPaymentsMax: intSetting("DASHBOARD_FAILED_PAYMENTS_MAX", 0, 1_000_000, 0),
+  dashboardOpenRefundsMax: intSetting("DASHBOARD_OPEN_REFUNDS_MAX", 0, 1_000_000, 0),
   storageMarginGiB: intSetting("STORAGE_MARGIN_GIB", 0, 100_000, 10),
   vpsNameservers: withDefault(Config.String("VPS_NAMESERVERS"), "1.1.1.1,9.9.9.9"),
   vpsGraceDays: intSetting("VPS_GRACE_DAYS", 0, 365, 7),

@@ -24,6 +24,8 @@ import { requireCurrentSchema, runMigrations, type SchemaBehind } from "../adapt
 import * as StripePaymentGateway from "../adapters/stripe/StripePaymentGateway.ts"
 import { apiAt } from "../adapters/stripe/StripePaymentGateway.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
+import * as PgBackOfficeFigures from "../adapters/postgres/PgBackOfficeFigures.ts"
+import { DashboardSettings } from "../domain/backoffice/dashboard.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgHealth from "../adapters/postgres/PgHealth.ts"
 import * as PgIpAddresses from "../adapters/postgres/PgIpAddresses.ts"
@@ -135,6 +137,7 @@ export const DatabaseLive = (
 
 export const RepositoriesLive = Layer.mergeAll(
   PgAuditLog.layer,
+  PgBackOfficeFigures.layer,
   PgCatalog.layer,
   PgIpAddresses.layer,
   PgOrders.layer,
@@ -326,6 +329,19 @@ export const vpsSettings = (settings: Settings): VpsSettings["Service"] => ({
   clonePoll: { initial: Duration.millis(settings.vpsClonePollMs), max: Duration.seconds(30) }
 })
 
+export const dashboardSettings = (settings: Settings): DashboardSettings => ({
+  poolFreeMinPercent: settings.dashboardPoolFreeMinPercent,
+  allocationsFreeMinPercent: settings.dashboardAllocationsFreeMinPercent,
+  nodeCommitMaxPercent: settings.dashboardNodeCommitMaxPercent,
+  failedOrdersMax: settings.dashboardFailedOrdersMax,
+  failedPaymentsMax: settings.dashboardFailedPaymentsMax,
+  openRefundsMax: settings.dashboardOpenRefundsMax,
+  cpuOvercommit: settings.cpuOvercommit,
+  memoryOvercommit: settings.memoryOvercommit,
+  storage: settings.proxmoxStorage,
+  upstreamTimeout: Duration.seconds(5)
+})
+
 export const gameSettings = (settings: Settings): GameSettings["Service"] => ({
   panelUserDomain: settings.gamePanelUserDomain,
   installTimeout: Duration.minutes(settings.gameInstallTimeoutMinutes),
@@ -421,7 +437,8 @@ export const AppServices = <E, R>(settings: Settings, database: Layer.Layer<SqlC
         panelUrl: settings.publicUrl
       }),
       Layer.succeed(GameSettings, gameSettings(settings)),
-      Layer.succeed(RenewalSettings, renewalSettings(settings))
+      Layer.succeed(RenewalSettings, renewalSettings(settings)),
+      Layer.succeed(DashboardSettings, dashboardSettings(settings))
     )),
     Layer.provideMerge(RepositoriesLive),
     Layer.provideMerge(database)

@@ -10,8 +10,8 @@ import {
   type SandboxProxmox,
   type SandboxTaskState,
   startSandboxProxmox
-} from "../app/sandbox/proxmox/SandboxProxmox.ts"
-import { defaultTaskDurations } from "../app/sandbox/proxmox/Tasks.ts"
+} from "../adapters/proxmox/sandbox/SandboxProxmox.ts"
+import { defaultTaskDurations } from "../adapters/proxmox/sandbox/Tasks.ts"
 import { type Cleanup, progress } from "./system.ts"
 
 export const CLUSTER = "bench"

@@ -7,7 +7,7 @@ import { Authentication, type CurrentSession, SessionCookie } from "./AccountsAp
 import { Forbidden, NotFound, ServiceUnavailable, Unauthorized } from "./ApiErrors.ts"
 import { errorBody } from "./ApiErrors.ts"
 import { Line, MissingAnswer, PathId } from "./inputs.ts"
-import { AdminCatalogView, AuditPage, PlanSaleView, SecurityEventsPage, StaffCustomerPage, StaffCustomerView } from "./views.ts"
+import { AdminCatalogView, AuditPage, DashboardView, PlanSaleView, SecurityEventsPage, StaffCustomerPage, StaffCustomerView } from "./views.ts"
 
 /** The least role an endpoint needs (support reads everything; admin does everything). */
 export class RequiredRole extends Context.Service<RequiredRole, StaffRole>()("zh/http/RequiredRole") {}
@@ -60,6 +60,17 @@ export class AdminCustomersApi extends HttpApiGroup.make("adminCustomers")
   .annotate(MissingAnswer, customerMissing)
   .prefix("/api/admin")
   .annotateMerge(OpenApi.annotations({ title: "Back-office: customers", description: "Search and read customers (staff only)" }))
+{}
+
+export class AdminDashboardApi extends HttpApiGroup.make("adminDashboard")
+  .add(HttpApiEndpoint.get("get", "/dashboard", { success: DashboardView }).annotateMerge(OpenApi.annotations({
+    summary: "The dashboard's figures",
+    description: "MRR, services by kind and plan, today's orders (the French day), failed payments awaiting a retry, open " +
+      "refunds, IP pool and panel allocation fill, node capacity; each with `alert` past its threshold (DASHBOARD_* settings)."
+  })))
+  .middleware(StaffAuthentication)
+  .prefix("/api/admin")
+  .annotateMerge(OpenApi.annotations({ title: "Back-office: dashboard", description: "The health of the business and the platform (staff only)" }))
 {}
 
 const planMissing = new NotFound({ error: errorBody("PLAN_NOT_FOUND", "No such plan.") })

@@ -6,6 +6,7 @@ import { UserId } from "../../domain/account/User.ts"
 import type { AuditEvent } from "../../domain/audit/AuditEvent.ts"
 import { type AuditPage, auditPage, securityEvents } from "../../domain/backoffice/auditTrail.ts"
 import { catalogOverview, setPlanOnSale } from "../../domain/backoffice/catalog.ts"
+import { dashboard } from "../../domain/backoffice/dashboard.ts"
 import { customerPage, endCustomerSessions, type Operator, searchCustomers } from "../../domain/backoffice/customers.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { userView } from "./AccountsHandlers.ts"
@@ -120,6 +121,19 @@ export const AdminCatalogHandlers = HttpApiBuilder.group(Api, "adminCatalog", Ef
     .handle("get", () => run(catalogOverview).pipe(Effect.map(catalogView), mapDomainErrors))
     .handle("setPlanSale", ({ params, payload }) =>
       Effect.flatMap(operator, (who) => run(setPlanOnSale(who, params.id, payload.onSale))).pipe(mapDomainErrors))
+}))
+
+type Dashboard = Effect.Success<typeof dashboard>
+
+const dashboardView = (d: Dashboard) => ({
+  ...d,
+  day: { start: d.day.start.toISOString(), end: d.day.end.toISOString() },
+  openRefunds: { ...d.openRefunds, oldestSince: d.openRefunds.oldestSince?.toISOString() ?? null }
+})
+
+export const AdminDashboardHandlers = HttpApiBuilder.group(Api, "adminDashboard", Effect.fn(function*(handlers) {
+  const run = yield* withServices<Effect.Services<typeof dashboard>>()
+  return handlers.handle("get", () => run(dashboard).pipe(Effect.map(dashboardView), mapDomainErrors))
 }))
 
 export const SecurityEventsHandlers = HttpApiBuilder.group(Api, "securityEvents", Effect.fn(function*(handlers) {

@@ -2,7 +2,7 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { AuthApi, PreferencesApi, RequestValidation, SessionApi } from "./AccountsApi.ts"
-import { AdminAuditApi, AdminCatalogApi, AdminCustomersApi, SecurityEventsApi } from "./AdminApi.ts"
+import { AdminAuditApi, AdminCatalogApi, AdminDashboardApi, AdminCustomersApi, SecurityEventsApi } from "./AdminApi.ts"
 import { AdminMoneyApi, AdminServicesApi } from "./AdminOperationsApi.ts"
 import { ServiceUnavailable } from "./ApiErrors.ts"
 import { CatalogApi } from "./CatalogApi.ts"
@@ -49,6 +49,7 @@ export class Api extends HttpApi.make("zh")
   .add(AdminAuditApi)
   .add(AdminCustomersApi)
   .add(AdminCatalogApi)
+  .add(AdminDashboardApi)
   .add(AdminServicesApi)
   .add(AdminMoneyApi)
   .add(SystemApi)

@@ -12,7 +12,7 @@ import {
   SessionHandlers
 } from "./AccountsHandlers.ts"
 import { Api, DatabaseOutage } from "./Api.ts"
-import { AdminAuditHandlers, AdminCatalogHandlers, AdminCustomersHandlers, SecurityEventsHandlers } from "./AdminHandlers.ts"
+import { AdminAuditHandlers, AdminCatalogHandlers, AdminDashboardHandlers, AdminCustomersHandlers, SecurityEventsHandlers } from "./AdminHandlers.ts"
 import { AdminMoneyHandlers, AdminServicesHandlers } from "./AdminOperationsHandlers.ts"
 import { AuthenticationLive, SessionGuard, SessionIfSignedInLive, StaffAuthenticationLive, staffGate } from "./Authentication.ts"
 import { CatalogHandlers } from "./CatalogHandlers.ts"
@@ -53,6 +53,7 @@ const ApiRoutes = (publicUrl: string) =>
       AdminAuditHandlers,
       AdminCustomersHandlers,
       AdminCatalogHandlers,
+      AdminDashboardHandlers,
       AdminServicesHandlers,
       AdminMoneyHandlers,
       SystemHandlers

@@ -390,3 +390,46 @@ export const AdminCatalogView = Schema.Struct({
 }).annotate({ identifier: "AdminCatalog" })
 
 export const PlanSaleView = Schema.Struct({ id: Schema.String, onSale: Schema.Boolean }).annotate({ identifier: "PlanSale" })
+
+// --- the back-office's dashboard ---
+
+const Resources = Schema.Struct({ vcpus: Count, memoryMiB: Count, diskGiB: Count })
+
+/** Each figure with `alert`: past its threshold (the page shows it red). Amounts in cents. */
+export const DashboardView = Schema.Struct({
+  /** The French calendar day "today" means. */
+  day: Schema.Struct({ start: Schema.String, end: Schema.String }),
+  mrr: Schema.Struct({
+    activeSubscriptions: Count,
+    excludingVatCents: Count,
+    invoicedSubscriptions: Count,
+    lastInvoicedIncludingVatCents: Count
+  }),
+  services: Schema.Array(Schema.Struct({
+    kind: Schema.String, planId: Schema.String, planName: Schema.NullOr(Schema.String), active: Count, suspended: Count
+  })),
+  orders: Schema.Struct({ placed: Count, failed: Count, alert: Schema.Boolean }),
+  failedPayments: Schema.Struct({ retrying: Count, awaitingAuthentication: Count, amountCents: Count, alert: Schema.Boolean }),
+  /** Operators' refunds the gateway has not confirmed yet, and failed orders whose refund and clean-up are pending. */
+  openRefunds: Schema.Struct({ requests: Count, requestedCents: Count, orders: Count, oldestSince: Schema.NullOr(Schema.String), alert: Schema.Boolean }),
+  pools: Schema.Array(Schema.Struct({ id: Schema.String, cluster: Schema.String, free: Count, assigned: Count, alert: Schema.Boolean })),
+  /** `free` is null when the panel did not answer. */
+  allocations: Schema.Array(Schema.Struct({ panel: Schema.String, held: Count, free: Schema.NullOr(Count), alert: Schema.Boolean })),
+  /** `available` (and `online`) null when the node's cluster did not answer. */
+  nodes: Schema.Array(Schema.Struct({
+    cluster: Schema.String,
+    node: Schema.String,
+    online: Schema.NullOr(Schema.Boolean),
+    committed: Resources,
+    available: Schema.NullOr(Resources),
+    alert: Schema.Boolean
+  })),
+  thresholds: Schema.Struct({
+    poolFreeMinPercent: Count,
+    allocationsFreeMinPercent: Count,
+    nodeCommitMaxPercent: Count,
+    failedOrdersMax: Count,
+    failedPaymentsMax: Count,
+    openRefundsMax: Count
+  })
+}).annotate({ identifier: "AdminDashboard" })

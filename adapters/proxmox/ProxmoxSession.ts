@@ -5,7 +5,7 @@ import * as Http from "node:http"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Clock, Duration, Effect, Redacted, Ref, Schema, Semaphore } from "effect"
 import { Headers, type HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
-import type { ProxmoxCluster } from "../../ports/ProxmoxClusters.ts"
+import type { ProxmoxCluster, ProxmoxTls } from "../../ports/ProxmoxClusters.ts"
 import { apiPrefix, type ProxmoxRequest, toWire } from "./encoding.ts"
 import { CallFailed, formatDuration, outcomeUnknownStatus, sanitize } from "./failures.ts"
 import { requests } from "./requests.ts"
@@ -18,6 +18,11 @@ export interface SessionOptions {
   readonly requestTimeout: Duration.Input
   /** Tickets live 2 h; renewing at 1 h leaves room for clock skew and slow calls (§1.3). */
   readonly ticketRenewAfter: Duration.Input
+  /**
+   * The agents a session's HTTP calls and console WebSocket connect through, released with the session. Default
+   * (`makeAgents`): sockets to the cluster, trusting its certificate as `tls` says; the simulation's reach it in memory.
+   */
+  readonly connect?: ((tls: ProxmoxTls) => Agents) | undefined
 }
 
 /** A user ticket with the CSRF token that goes with it. */
@@ -213,7 +218,7 @@ export const makeSession = (
   Effect.gen(function*() {
     const origin = cluster.url.replace(/\/+$/, "")
     const agents = yield* Effect.acquireRelease(
-      Effect.sync(() => makeAgents(cluster.tls)),
+      Effect.sync(() => (options.connect ?? makeAgents)(cluster.tls)),
       (a) => Effect.sync(() => destroyAgents(a))
     )
     const client = yield* NodeHttpClient.makeNodeHttp.pipe(Effect.provideService(NodeHttpClient.HttpAgent, agents))

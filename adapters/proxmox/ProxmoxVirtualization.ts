@@ -43,6 +43,7 @@ import {
   VmConfigStamp,
   VmCurrentStatus
 } from "./responses.ts"
+import type { SessionOptions } from "./ProxmoxSession.ts"
 import { makeSessions } from "./sessions.ts"
 import { stampOf, stampOfTags } from "./stamp.ts"
 import { pollSchedule } from "./tasks.ts"
@@ -65,6 +66,8 @@ export interface ProxmoxOptions {
   readonly guestExecTimeout: Duration.Input
   readonly consoleKeepAlive: Duration.Input
   readonly consoleOpenTimeout: Duration.Input
+  /** How sessions reach a cluster (ProxmoxSession.ts); default: sockets. */
+  readonly connect?: SessionOptions["connect"]
 }
 
 export const defaultOptions: ProxmoxOptions = {

@@ -8,7 +8,7 @@ import { storeSecret } from "../../domain/secrets/UpstreamCredentials.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { Result } from "effect"
 import { keepInFile } from "./StateFile.ts"
-import { type SandboxProxmoxOptions, sandboxProxmox } from "./proxmox/SandboxProxmox.ts"
+import { type SandboxProxmoxOptions, sandboxProxmox } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import { type SandboxPterodactyl, type SandboxPterodactylOptions, sandboxPterodactyl } from "../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 
 export const SANDBOX_CLUSTER = "sandbox"
@@ -41,21 +41,26 @@ const demoPlans = [
   }
 ]
 
+/** The sandbox PVE's `keepState` over its state file at `path`. */
+export const keepPveState = (path: string) => keepInFile(path, "sandbox PVE", "its default VMs")
+
 /**
  * Starts the sandbox Proxmox unless the catalog already has a real (non-retired, non-sandbox) cluster, and
  * (re)registers it: its loopback URL and password change with every start. With an embedded database, pass
  * `stateFile: join(dataDir, "sandbox-proxmox.json")` so the VMs outlive a restart as the VPS records do; its warnings
  * (an invalid file set aside, a failed save) are logged unless `onWarning` is given.
  */
-export const SandboxProxmoxLive = (options: SandboxProxmoxOptions = {}) =>
+export const SandboxProxmoxLive = (options: SandboxProxmoxOptions & { readonly stateFile?: string | undefined } = {}) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const catalog = yield* Catalog
     const real = (yield* catalog.clusters).filter((c) => !c.retired && c.name !== SANDBOX_CLUSTER)
     if (real.length > 0) return
     const password = randomBytes(18).toString("base64url")
     const context = yield* Effect.context<never>()
+    const { stateFile, ...rest } = options
     const sandbox = yield* sandboxProxmox({
-      ...options,
+      ...rest,
+      keepState: stateFile === undefined ? undefined : keepPveState(stateFile),
       onWarning: options.onWarning ?? ((message) => void Effect.runForkWith(context)(Effect.logWarning(message))),
       username: "root@pam",
       password

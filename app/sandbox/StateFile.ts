@@ -148,6 +148,9 @@ export class StateFile {
   }
 }
 
-/** A sandbox's `keepState` option over the file at `path` (its messages start with `sandbox`). */
-export const keepInFile = (path: string, sandbox: string) => (source: StateSource, warn: (message: string) => void) =>
-  new StateFile(path, source, { sandbox, seed: "its seed", warn })
+/**
+ * A sandbox's `keepState` option over the file at `path` (its messages start with `sandbox`; `seed` names what it
+ * starts with when the file is invalid).
+ */
+export const keepInFile = (path: string, sandbox: string, seed = "its seed") =>
+(source: StateSource, warn: (message: string) => void) => new StateFile(path, source, { sandbox, seed, warn })

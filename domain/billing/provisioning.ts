@@ -113,6 +113,25 @@ export const orderWithOptions = <T, RD>(orderId: string, schema: Schema.Decoder<
     return { order, options }
   })
 
+/**
+ * The order being provisioned, its options as `schema` stored them, and its plan as `planOf` finds it (retired ones
+ * too): all must exist, the order was taken for that plan of this product (a defect otherwise). Read again by every
+ * step: cheap, and always the stored truth.
+ */
+export const provisionedOrder = <T, RD, P, E, R>(
+  orderId: string,
+  schema: Schema.Decoder<T, RD>,
+  product: { readonly name: string; readonly planOf: (planId: string) => Effect.Effect<Option.Option<P>, E, R> }
+) =>
+  Effect.gen(function*() {
+    const { options, order } = yield* orderWithOptions(orderId, schema)
+    const plan = yield* Effect.flatMap(product.planOf(order.planId), Option.match({
+      onNone: () => Effect.die(new Error(`plan ${order.planId} is not a ${product.name} plan`)),
+      onSome: Effect.succeed
+    }))
+    return { order, plan, options }
+  })
+
 /** Marks the undo pending (so a crash right after leaves a trace), then refunds and fails the order. */
 export const failAndRefund = (orderId: string, reason: string) =>
   Effect.gen(function*() {

@@ -11,9 +11,9 @@ import { GamePanel } from "../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import {
-  orderWithOptions,
   pollDurably,
   provisioned,
+  provisionedOrder,
   provisioningStep,
   provisioningWorkflow,
   reportStep,
@@ -47,15 +47,12 @@ const failed = stepFailure((e) => e._tag === "GamePanelUnavailable" || e._tag ==
 
 const panelDown = "The game panel cannot be reached."
 
+/** The order, its plan and the customer's variables, read again by every step. */
 const context = (orderId: string) =>
-  Effect.gen(function*() {
-    const { options, order } = yield* orderWithOptions(orderId, GameOrderOptions)
-    const plan = yield* Effect.flatMap(plansOf("game").any(order.planId), Option.match({
-      onNone: () => Effect.die(new Error(`plan ${order.planId} is not a game plan`)),
-      onSome: Effect.succeed
-    }))
-    return { order, plan, variables: options.variables ?? {} }
-  })
+  Effect.map(
+    provisionedOrder(orderId, GameOrderOptions, { name: "game", planOf: plansOf("game").any }),
+    ({ options, order, plan }) => ({ order, plan, variables: options.variables ?? {} })
+  )
 
 const progress = reportStep(GAME_STEPS)
 

@@ -13,9 +13,9 @@ import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { Virtualization, type VmNotOurs, type VmRef } from "../../ports/Virtualization.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
 import {
-  orderWithOptions,
   pollDurably,
   provisioned,
+  provisionedOrder,
   provisioningStep,
   provisioningWorkflow,
   reportStep,
@@ -62,16 +62,8 @@ const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 /** The hypervisor being unreachable may pass: such a step is tried again. */
 const failed = stepFailure((e) => e._tag === "VirtualizationUnavailable")
 
-/** The order, its plan and its options, read again by every step (cheap, and always the stored truth). */
-const context = (orderId: string) =>
-  Effect.gen(function*() {
-    const { options, order } = yield* orderWithOptions(orderId, VpsOrderOptions)
-    const plan = yield* Effect.flatMap(plansOf("vps").any(order.planId), Option.match({
-      onNone: () => Effect.die(new Error(`plan ${order.planId} is not a VPS plan`)),
-      onSome: Effect.succeed
-    }))
-    return { order, plan, options }
-  })
+/** The order, its plan and its options, read again by every step. */
+const context = (orderId: string) => provisionedOrder(orderId, VpsOrderOptions, { name: "VPS", planOf: plansOf("vps").any })
 
 const progress = reportStep(VPS_STEPS)
 

@@ -4,7 +4,7 @@
 // (SIGKILL) mid-provisioning has its workflow carried on by the survivor within seconds.
 import { paid, payOrder } from "../support/checkout.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { RecordedRequest } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
+import type { RecordedRequest } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import { testDatabaseUrl } from "../support/databases.ts"
 import { type Lab, type OrderBody, orderOf, placeVps, settled, signIn, sleep, SSH_KEY, startLab } from "./labInstances.ts"
 import { cleanUp, exitOf } from "./processes.ts"

@@ -8,7 +8,7 @@ import { sandboxStripe } from "../../adapters/stripe/sandbox/SandboxStripe.ts"
 import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { expect } from "vitest"
-import { type SandboxProxmox, startSandboxProxmox } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
+import { type SandboxProxmox, startSandboxProxmox } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import { Browser } from "../support/browser.ts"
 import { createDatabase, type Env, run, type Server, startServer, tempDir } from "./processes.ts"
 

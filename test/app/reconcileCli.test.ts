@@ -9,7 +9,7 @@ import { expect } from "vitest"
 import * as AesGcmSecretBox from "../../adapters/crypto/AesGcmSecretBox.ts"
 import * as MemoryOutbox from "../../adapters/fake/MemoryOutbox.ts"
 import * as MemoryUpstreamSecrets from "../../adapters/fake/MemoryUpstreamSecrets.ts"
-import { MemoryCluster } from "../../adapters/fake/MemoryVirtualization.ts"
+import { SimulatedCluster } from "../support/simulatedCluster.ts"
 import { makeAdmin, SecretInput } from "../../app/cli.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Virtualization } from "../../ports/Virtualization.ts"
@@ -38,7 +38,7 @@ const plantOrphan = Effect.gen(function*() {
   const order = yield* orders.create({ id: OrderId.make("0d000000-0000-4000-8000-000000000001"), userId: "u", planId: "vps-s", kind: "vps", options: {}, totalSteps: 6, expiresAt: new Date(at.getTime() + 3_600_000), now: at })
   yield* moveOrder(order.id, { event: "failed", reason: "failed" }, at)
   yield* orders.cleanupPending(order.id, at)
-  yield* (yield* MemoryCluster).place(
+  yield* SimulatedCluster.place(
     { ...labTemplate, vmid: 100_007, name: "vps-100007", status: "stopped", cpus: 1, memoryBytes: GiB, diskBytes: 3 * GiB },
     order.id
   )
@@ -81,9 +81,9 @@ describe("`reconcile`, in-process", () => {
       assert.deepStrictEqual(report.pendingCleanups.map((c) => [c.orderId, c.since, c.attempts]), [[orderId, at.toISOString(), 0]])
       assert.deepStrictEqual([report.orphanServers, report.brokenServices, report.unreachable], [[], [], []])
       // A report only: the VM is still there.
-      const cluster = yield* Effect.provide(Effect.service(MemoryCluster), reconciler)
-      assert.strictEqual(yield* cluster.calls("destroy"), 0)
-      assert.lengthOf((yield* cluster.vms).filter((v) => !v.template), 1)
+      const [destroys, vms] = yield* Effect.provide(Effect.all([SimulatedCluster.calls("destroy"), SimulatedCluster.vms]), reconciler)
+      assert.strictEqual(destroys, 0)
+      assert.lengthOf(vms.filter((v) => !v.template), 1)
     }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeServices.layer, TestConsole.layer))))
 })
 

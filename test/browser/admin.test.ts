@@ -46,6 +46,9 @@ describe("the back-office in the browser", () => {
     await signIn(page, support.email)
     await byTestId(page, "nav-admin").click()
     await byTestId(page, "admin-nav").waitFor()
+    // The dashboard is the back-office's first page.
+    await byTestId(page, "admin-dash-mrr").waitFor()
+    expect(await byTestId(page, "admin-nav-dashboard").getAttribute("aria-current")).toBe("page")
     await byTestId(page, "admin-nav-customers").click()
     await byTestId(page, "admin-search-input").fill(lastName.toLowerCase())
     await byTestId(page, "admin-search-submit").click()

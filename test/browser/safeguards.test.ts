@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxProxmox } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
+import type { SandboxProxmox } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import type { SandboxPterodactyl } from "../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { byTestId, useChromium } from "../support/chromium.ts"
 import { provisionedGame, sandboxPanelOf } from "../support/gameHttp.ts"

@@ -1,13 +1,13 @@
-// One Virtualization contract, run against the in-memory cluster and against the Proxmox wrapper over the sandbox
-// Proxmox: each joins the list below with only a layer, a cluster, a template, a storage and a way to make a guest
-// agent answer.
+// One Virtualization contract, run against the Proxmox wrapper over the PVE simulation, reached in memory and over
+// loopback sockets: each joins the list below with only a layer, a cluster, a template, a storage and a way to make a
+// guest agent answer.
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, Redacted, Result, Stream } from "effect"
 import * as MemoryProxmoxVmids from "../../adapters/fake/MemoryProxmoxVmids.ts"
-import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
-import { MemoryCluster } from "../../adapters/fake/MemoryVirtualization.ts"
 import * as ProxmoxVirtualization from "../../adapters/proxmox/ProxmoxVirtualization.ts"
-import { layerSandboxProxmox, SandboxProxmoxInstance } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
+import { ProxmoxSimulationInstance } from "../../adapters/proxmox/sandbox/ProxmoxSimulation.ts"
+import { layerSandboxProxmox, type SandboxControl, SandboxProxmoxInstance } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
+import * as SimulatedVirtualization from "../../adapters/proxmox/SimulatedVirtualization.ts"
 import { ProxmoxClusters } from "../../ports/ProxmoxClusters.ts"
 import {
   ClusterUnknown, type MachineCreation, TaskFailed, Virtualization, VirtualizationUnavailable, VmNotFound, VmNotOurs,
@@ -16,6 +16,7 @@ import {
 import {
   cloudInit, GiB, labCluster, labSeed, labStorage, labTemplate, logIn, stampFor, terminal
 } from "../support/virtualizationMother.ts"
+import { labVirtualization, SimulatedCluster } from "../support/simulatedCluster.ts"
 
 interface ContractSetup<R> {
   readonly layer: Layer.Layer<Virtualization | R, unknown>
@@ -419,6 +420,21 @@ const fastOptions: Partial<ProxmoxVirtualization.ProxmoxOptions> = {
   guestExecTimeout: "5 seconds",
   consoleOpenTimeout: "5 seconds"
 }
+/** The simulation's control as the contract drives it, in memory or over loopback. */
+const simulatedControl = <R>(control: Effect.Effect<SandboxControl, never, R>) => ({
+  setAgentRunning: (vm: VmRef, running: boolean) =>
+    Effect.flatMap(control, (c) => Effect.try(() => c.setAgentRunning(vm.vmid, running))),
+  // As an operator would in the UI: the tags and the description's line, which is where PVE keeps our stamp.
+  restamp: (vm: VmRef, stamp: string | null) =>
+    Effect.flatMap(control, (c) =>
+      Effect.try(() =>
+        c.editConfig(vm.vmid, {
+          tags: stamp === null ? null : `zh-order-${stamp}`,
+          description: stamp === null ? "someone else's VM" : `zh-order: ${stamp}`
+        })
+      )),
+  startsOnBoot: (vm: VmRef) => Effect.map(control, (c) => c.state().vms.find((x) => x.vmid === vm.vmid)?.config["onboot"] === "1")
+})
 /** The wrapper logs upstream failures as warnings; the contract provokes many on purpose. */
 const wrapperOnSandbox = Layer.mergeAll(
   ProxmoxVirtualization.layerWith({ ...fastOptions, vmidRange: suiteIds }).pipe(
@@ -428,16 +444,18 @@ const wrapperOnSandbox = Layer.mergeAll(
 ).pipe(Layer.provideMerge(sandboxPve))
 
 describe("Virtualization contract", () => {
-  contract("in memory", {
-    layer: MemoryVirtualization.layer({ ...labSeed(), machineIds: suiteIds }),
+  contract("the Proxmox wrapper on the PVE simulation in memory", {
+    layer: Layer.mergeAll(
+      SimulatedVirtualization.layer({ adapter: { ...fastOptions, vmidRange: suiteIds } }).pipe(
+        Layer.provide(MemoryProxmoxVmids.layer)
+      ),
+      Logger.layer([])
+    ),
     machineIds: suiteIds,
-    cluster: labCluster,
-    template: labTemplate,
-    storage: labStorage,
-    setAgentRunning: (vm, running) => Effect.flatMap(MemoryCluster, (c) => c.setAgentRunning(vm, running)),
-    restamp: (vm, stamp) => Effect.flatMap(MemoryCluster, (c) => c.restamp(vm, stamp)),
-    startsOnBoot: (vm) =>
-      Effect.flatMap(MemoryCluster, (c) => Effect.map(c.vms, (all) => all.find((x) => x.vmid === vm.vmid)?.onBoot === true))
+    cluster: sandboxCluster,
+    template: { cluster: sandboxCluster, node: "pve1", vmid: 9000 },
+    storage: "local-lvm",
+    ...simulatedControl(Effect.map(ProxmoxSimulationInstance, (sim) => sim.control))
   })
 
   contract("the Proxmox wrapper on the sandbox PVE", {
@@ -446,34 +464,21 @@ describe("Virtualization contract", () => {
     cluster: sandboxCluster,
     template: { cluster: sandboxCluster, node: "pve1", vmid: 9000 },
     storage: "local-lvm",
-    setAgentRunning: (vm, running) =>
-      Effect.flatMap(SandboxProxmoxInstance, (pve) => Effect.try(() => pve.control.setAgentRunning(vm.vmid, running))),
-    // As an operator would in the UI: the tags and the description's line, which is where PVE keeps our stamp.
-    restamp: (vm, stamp) =>
-      Effect.flatMap(SandboxProxmoxInstance, (pve) =>
-        Effect.try(() =>
-          pve.control.editConfig(vm.vmid, {
-            tags: stamp === null ? null : `zh-order-${stamp}`,
-            description: stamp === null ? "someone else's VM" : `zh-order: ${stamp}`
-          })
-        )),
-    startsOnBoot: (vm) =>
-      Effect.map(SandboxProxmoxInstance, (pve) =>
-        pve.control.state().vms.find((x) => x.vmid === vm.vmid)?.config["onboot"] === "1")
+    ...simulatedControl(Effect.map(SandboxProxmoxInstance, (pve) => pve.control))
   })
 })
 
-// What only the fake can be asked: a storage that runs out, faults on demand, call counts, cloud-init at next boot.
-describe("MemoryVirtualization control surface", () => {
-  /** The machine of order `order-n`, made now (the fake gives ids from 100000, lowest free first). */
+// What the lab cluster of domain tests stages (test/support/simulatedCluster.ts): a storage that runs out, an id of our
+// range held by something else, cloud-init applied at the next boot.
+describe("the lab cluster", () => {
+  /** The machine of order `order-n`, made now. */
   const cloneTo = (n: number) =>
     Effect.flatMap(Virtualization, (v) =>
       v.createMachine(`order-${n}`, { cluster: labCluster, node: labTemplate.node, template: labTemplate, name: `vps-${n}`, storage: labStorage }).pipe(
         Effect.flatMap((made) => made._tag === "Created" ? Effect.succeed(made.vm) : Effect.die(new Error("under way")))
       ))
 
-  const smallStorage = MemoryVirtualization.layer(labSeed({ storageBytes: 8 * GiB }))
-  layer(smallStorage, { excludeTestServices: true })("small storage", (it) => {
+  layer(labVirtualization({ storageBytes: 8 * GiB }), { excludeTestServices: true })("small storage", (it) => {
     it.effect("a clone or a resize that does not fit on the storage fails the task", () =>
       Effect.gen(function*() {
         const v = yield* Virtualization
@@ -487,23 +492,7 @@ describe("MemoryVirtualization control surface", () => {
       }))
   })
 
-  layer(MemoryVirtualization.layer(labSeed()), { excludeTestServices: true })("faults and counts", (it) => {
-    it.effect("failNext fails only the next call of that operation, failAlways every call until cleared", () =>
-      Effect.gen(function*() {
-        const v = yield* Virtualization
-        const control = yield* MemoryCluster
-        const down = new VirtualizationUnavailable({ operation: "listVms", detail: "596 Connection timed out" })
-        yield* control.failNext("listVms", down)
-        assert.deepStrictEqual(yield* Effect.flip(v.listVms(labCluster)), down)
-        assert.isNotEmpty(yield* v.listVms(labCluster))
-        yield* control.failAlways("nodeCapacity", down)
-        for (let i = 0; i < 3; i++) assert.deepStrictEqual(yield* Effect.flip(v.nodeCapacity(labCluster, labStorage)), down)
-        yield* control.clearFaults
-        assert.isNotEmpty(yield* v.nodeCapacity(labCluster, labStorage))
-        assert.strictEqual(yield* control.calls("listVms"), 2)
-        assert.strictEqual(yield* control.calls("nodeCapacity"), 4)
-      }))
-
+  layer(labVirtualization(), { excludeTestServices: true })("cloud-init", (it) => {
     it.effect("a cloud-init password set on a stopped VM opens the console after the next start", () =>
       Effect.gen(function*() {
         const v = yield* Virtualization
@@ -514,20 +503,14 @@ describe("MemoryVirtualization control surface", () => {
         const term = yield* terminal(yield* v.openConsole(vm))
         yield* logIn(term, "root", "next-boot")
         yield* term.until("root@vps-103:~# ")
-        const [guest] = (yield* (yield* MemoryCluster).vms).filter((x) => x.vmid === vm.vmid)
-        assert.strictEqual(guest?.guestUsers.get("root"), "next-boot")
       }))
   })
-})
 
-// What only the fake can stage: a machine someone else put at an id of our range.
-describe("MemoryVirtualization: an id of our range held by something else", () => {
-  layer(MemoryVirtualization.layer({ ...labSeed(), machineIds: { from: 500, to: 503 } }), { excludeTestServices: true })("range", (it) => {
-    it.effect("is never given to an order, and a range with no free id is NoMachineIdFree", () =>
+  layer(labVirtualization({ machineIds: { from: 500, to: 503 } }), { excludeTestServices: true })("range", (it) => {
+    it.effect("an id of our range held by something else is never given to an order; a range with no free id is NoMachineIdFree", () =>
       Effect.gen(function*() {
         const v = yield* Virtualization
-        const control = yield* MemoryCluster
-        yield* control.place({ cluster: labCluster, node: "pve1", vmid: 500, name: "by-hand", status: "running", cpus: 1, memoryBytes: GiB, diskBytes: GiB })
+        yield* SimulatedCluster.place({ cluster: labCluster, node: "pve1", vmid: 500, name: "by-hand", status: "running", cpus: 1, memoryBytes: GiB, diskBytes: GiB })
         const create = (order: string) =>
           v.createMachine(order, { cluster: labCluster, node: labTemplate.node, template: labTemplate, name: "vps-x", storage: labStorage })
         assert.deepStrictEqual(yield* create("a"), { _tag: "Created", vm: { cluster: labCluster, node: "pve1", vmid: 501 } })

@@ -54,6 +54,7 @@ describe("the role matrix of the back-office", () => {
       "GET /api/admin/customers/:id",
       "POST /api/admin/customers/:id/logout-all",
       "GET /api/admin/catalog",
+      "GET /api/admin/dashboard",
       "POST /api/admin/catalog/plans/:id/sale",
       "GET /api/admin/services/:id",
       "POST /api/admin/services/:id/suspend",

@@ -8,7 +8,7 @@
 // activity attempts, and a hung request the whole request timeout.
 import type { Duration } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxFaultKind } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
+import type { SandboxFaultKind } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import {
   census,
   cleanedUp,

@@ -1,8 +1,8 @@
-// Specification of how a sandbox's saved document is read (app/sandbox/durable.ts): JSON, then the schema, with a
+// Specification of how a sandbox's saved document is read (adapters/proxmox/sandbox/durable.ts): JSON, then the schema, with a
 // failure that says briefly what is wrong and where.
 import { Result, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { decodeDocument } from "../../app/sandbox/durable.ts"
+import { decodeDocument } from "../../adapters/proxmox/sandbox/durable.ts"
 
 const Doc = Schema.Struct({ version: Schema.Literal(1), items: Schema.Array(Schema.Struct({ id: Schema.Int })) })
 

@@ -2,7 +2,7 @@
 // (faults, recorded requests, VM state), registered through the server's own catalog as the real cluster "lab" with
 // its template, address pool and plan. VPS ordered on plan `vps-lab` live there.
 import { Effect, Redacted, Result } from "effect"
-import { type SandboxProxmox, startSandboxProxmox } from "../../app/sandbox/proxmox/SandboxProxmox.ts"
+import { type SandboxProxmox, startSandboxProxmox } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import { clusterSecretNames } from "../../domain/catalog/catalogSecrets.ts"
 import { hostAddresses, parseAddress, parseCidr } from "../../domain/catalog/ipv4.ts"
 import { storeSecret } from "../../domain/secrets/UpstreamCredentials.ts"

@@ -1,16 +1,16 @@
 // What the reconciler reads, in memory: our records (orders, VPS, game servers), the lab cluster and the sandbox panel
-// as fakes, registered in the catalog, with no VM or server yet.
+// as simulations reached in memory, registered in the catalog, with no VM or server yet.
 import { NodeCrypto } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import * as MemoryCatalog from "../../adapters/fake/MemoryCatalog.ts"
 import * as SimulatedGamePanel from "../../adapters/pterodactyl/SimulatedGamePanel.ts"
 import * as MemoryGameServerRecords from "../../adapters/fake/MemoryGameServerRecords.ts"
 import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
-import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
+import { labVirtualization } from "./simulatedCluster.ts"
 import * as MemoryVpsRecords from "../../adapters/fake/MemoryVpsRecords.ts"
 import { VpsSettings } from "../../domain/vps/VpsSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
-import { labCluster, labSeed } from "./virtualizationMother.ts"
+import { labCluster } from "./virtualizationMother.ts"
 import { vpsSettings } from "./vpsEnv.ts"
 
 /** Our records and both upstreams, empty but for the lab cluster and the sandbox panel in the catalog. */
@@ -27,7 +27,7 @@ export const reconcileEnv = () =>
     MemoryOrders.layer,
     MemoryVpsRecords.layer,
     MemoryGameServerRecords.layer,
-    MemoryVirtualization.layer(labSeed()),
+    labVirtualization(),
     SimulatedGamePanel.layer(),
     Layer.succeed(VpsSettings, vpsSettings),
     NodeCrypto.layerSecureRandom

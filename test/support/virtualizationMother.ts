@@ -1,7 +1,7 @@
-// Builds what Virtualization tests need: a small seeded lab cluster for the in-memory fake, cloud-init settings, and
-// a terminal that reads a serial console as text.
+// Builds what Virtualization tests need: a small lab cluster for the PVE simulation, cloud-init settings, and a
+// terminal that reads a serial console as text.
 import { Effect, Redacted, Ref, Stream } from "effect"
-import type * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
+import type { ProxmoxSimulationOptions } from "../../adapters/proxmox/sandbox/ProxmoxSimulation.ts"
 import type { CloudInit, SerialConsole, VmRef } from "../../ports/Virtualization.ts"
 
 export const GiB = 1024 ** 3
@@ -11,29 +11,21 @@ export const labCluster = "lab"
 export const labTemplate: VmRef = { cluster: labCluster, node: "pve1", vmid: 9000 }
 export const labStorage = "local-lvm"
 
-/** Two nodes (pve1 holds the template), one 3 GiB / 1 vCPU / 1 GiB template, plenty of room unless told otherwise. */
-export const labSeed = (options: { readonly storageBytes?: number } = {}): MemoryVirtualization.Options => ({
-  clusters: [{
-    name: labCluster,
-    nodes: [
-      {
-        name: "pve1",
-        cpus: 32,
-        memoryBytes: 128 * GiB,
-        storages: { [labStorage]: { totalBytes: options.storageBytes ?? 2000 * GiB }, local: { totalBytes: 100 * GiB } }
-      },
-      { name: "pve2", cpus: 16, memoryBytes: 64 * GiB, storages: { [labStorage]: { totalBytes: 1000 * GiB } } }
-    ],
-    templates: [{
-      vmid: labTemplate.vmid,
-      node: labTemplate.node,
-      name: "debian-12-cloud",
-      storage: labStorage,
-      diskBytes: 3 * GiB,
-      cpus: 1,
-      memoryBytes: 1 * GiB
-    }]
-  }]
+/**
+ * Two nodes (pve1 holds the template, with a second storage `local`), one 3 GiB / 1 vCPU / 1 GiB template, plenty of
+ * room unless told otherwise.
+ */
+export const labSeed = (options: { readonly storageBytes?: number } = {}): Pick<ProxmoxSimulationOptions, "nodes" | "templates"> => ({
+  nodes: [
+    {
+      name: "pve1",
+      cpus: 32,
+      memoryBytes: 128 * GiB,
+      storage: [{ id: labStorage, totalBytes: options.storageBytes ?? 2000 * GiB }, { id: "local", totalBytes: 100 * GiB }]
+    },
+    { name: "pve2", cpus: 16, memoryBytes: 64 * GiB, storage: [{ id: labStorage, totalBytes: 1000 * GiB }] }
+  ],
+  templates: [{ vmid: labTemplate.vmid, node: labTemplate.node, name: "debian-12-cloud", diskBytes: 3 * GiB }]
 })
 
 /** The ownership stamp tests give the VM called `hostname` (an order id in production). */

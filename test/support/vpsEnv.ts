@@ -1,5 +1,6 @@
-// Everything the VPS use cases run on, in memory: fakes of every port, the in-memory workflow engine with the
-// real workflows, the Stripe gateway on the sandbox Stripe's simulation, and a catalog with one cluster, two templates, a pool and plans.
+// Everything the VPS use cases run on, in memory: fakes of every port, the Proxmox adapter on the PVE simulation, the
+// in-memory workflow engine with the real workflows, the Stripe gateway on the sandbox Stripe's simulation, and a
+// catalog with one cluster, two templates, a pool and plans.
 import { NodeCrypto } from "@effect/platform-node"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { WorkflowEngine } from "effect/workflow"
@@ -14,7 +15,7 @@ import * as MemoryOrders from "../../adapters/fake/MemoryOrders.ts"
 import * as MemoryAuditLog from "../../adapters/fake/MemoryAuditLog.ts"
 import * as MemoryPlacement from "../../adapters/fake/MemoryPlacement.ts"
 import * as MemorySubscriptions from "../../adapters/fake/MemorySubscriptions.ts"
-import * as MemoryVirtualization from "../../adapters/fake/MemoryVirtualization.ts"
+import { labVirtualization } from "./simulatedCluster.ts"
 import * as MemoryVpsRecords from "../../adapters/fake/MemoryVpsRecords.ts"
 import { simulatedStripeLayer } from "./simulatedStripe.ts"
 import { Result } from "effect"
@@ -25,7 +26,7 @@ import { VpsHosting } from "../../domain/vps/VpsHosting.ts"
 import { VpsSettings } from "../../domain/vps/VpsSettings.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import { promptWebCrypto } from "./promptWebCrypto.ts"
-import { labCluster, labSeed, labStorage } from "./virtualizationMother.ts"
+import { labCluster, labStorage } from "./virtualizationMother.ts"
 import { recordedNoticesLayer } from "./recordedNotices.ts"
 import type { Notices } from "../../domain/notices/CustomerNotice.ts"
 import { renewalEnv } from "./renewalEnv.ts"
@@ -103,7 +104,7 @@ export const vpsEnvWith = <N, E>(notices: Layer.Layer<N | Notices, E>, options: 
     memoryInvoicing,
     MemoryVpsRecords.layer,
     MemoryPlacement.layer,
-    MemoryVirtualization.layer({ ...labSeed(), machineIds: { from: 100_000, to: 100_200 } }),
+    labVirtualization({ machineIds: { from: 100_000, to: 100_200 } }),
     AesGcmSecretBox.layer({ current: Redacted.make(new Uint8Array(32).fill(3)), previous: [] }),
     Layer.succeed(VpsSettings, vpsSettings),
     simulatedStripeLayer,

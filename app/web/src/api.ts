@@ -17,6 +17,7 @@ import type {
   SubscriptionView,
   AuditEventView,
   AdminCatalogView,
+  DashboardView,
   PlanSaleView,
   AuditPage as AuditPageView,
   SessionView,
@@ -155,6 +156,7 @@ export type SavedCard = typeof SavedCardView.Type
 export type Payment = typeof PaymentView.Type
 export type AuditEvent = typeof AuditEventView.Type
 export type AdminCatalog = typeof AdminCatalogView.Type
+export type Dashboard = typeof DashboardView.Type
 export type AdminPlan = AdminCatalog["plans"][number]
 export type PlanSale = typeof PlanSaleView.Type
 export type AuditPage = typeof AuditPageView.Type

@@ -24,7 +24,8 @@ const cell = (value: string | number): string => {
 
 const euros = (cents: number) => (cents / 100).toFixed(2)
 
-const parisDay = (at: Date) =>
+/** The calendar day in France (YYYY-MM-DD) at an instant. */
+export const parisDay = (at: Date): string =>
   new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Paris", year: "numeric", month: "2-digit", day: "2-digit" }).format(at)
 
 export const HEADER = [

@@ -1,8 +1,8 @@
-// The Proxmox wrapper against the sandbox PVE (app/sandbox/proxmox): a VPS's whole life over real HTTP and WebSocket,
+// The Proxmox wrapper against the sandbox PVE (adapters/proxmox/sandbox): a VPS's whole life over real HTTP and WebSocket,
 // from a template clone to its destruction, plus an API-token cluster and tickets that expire upstream.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted, Schedule, Stream } from "effect"
-import { sandboxProxmox } from "../../../app/sandbox/proxmox/SandboxProxmox.ts"
+import { sandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import type { ProxmoxCluster } from "../../../ports/ProxmoxClusters.ts"
 import { Virtualization } from "../../../ports/Virtualization.ts"
 import { cloudInit } from "../../support/virtualizationMother.ts"

@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
+import { SimulatedCluster } from "../../support/simulatedCluster.ts"
 import { placeOrder, recoverOrders, settleOrderPayment } from "../../../domain/billing/Ordering.ts"
 import { moveOrder } from "../../../domain/billing/orderMoves.ts"
 import { FixtureSirets } from "../../../adapters/fake/FixtureRegistry.ts"
@@ -59,7 +59,7 @@ describe("an order paid on the hosted checkout", () => {
       yield* Effect.sleep("50 millis")
       assert.deepInclude(yield* orderOf(order.id), { status: "awaiting_payment", subscriptionId: null })
       assert.deepStrictEqual(yield* ledgerOf(order.id), [])
-      assert.deepStrictEqual((yield* (yield* MemoryCluster).vms).filter((v) => !v.template), [])
+      assert.deepStrictEqual((yield* SimulatedCluster.vms).filter((v) => !v.template), [])
       // Stripe's signed notification arrives: paid, provisioned.
       for (const event of yield* checkoutEvents(order.id)) yield* deliver(event)
       const done = yield* settle(orderOf(order.id), (o) => o.status === "completed")
@@ -108,7 +108,7 @@ describe("an order paid on the hosted checkout", () => {
         assert.isNotNull(done.subscriptionId)
       }
       assert.lengthOf(yield* (yield* Subscriptions).forUser(alice), 2)
-      assert.lengthOf((yield* (yield* MemoryCluster).vms).filter((v) => !v.template), 2)
+      assert.lengthOf((yield* SimulatedCluster.vms).filter((v) => !v.template), 2)
       // One receipt per order, not one per delivery.
       assert.sameMembers((yield* noticesOf("OrderPaid")).map((n) => n.orderId), [first.id, second.id])
     }).pipe(Effect.provide(vpsEnv())))
@@ -208,7 +208,7 @@ describe("an unpaid order", () => {
       assert.deepStrictEqual(yield* succeededPayments, [])
       assert.deepStrictEqual(yield* ledgerOf(order.id), [])
       assert.isUndefined(yield* (yield* IpAddresses).held(order.id))
-      assert.deepStrictEqual((yield* (yield* MemoryCluster).vms).filter((v) => !v.template), [])
+      assert.deepStrictEqual((yield* SimulatedCluster.vms).filter((v) => !v.template), [])
       // Stripe's own expiry notification, later, changes nothing.
       const expired = yield* checkoutEvents(order.id, "checkout.session.expired")
       assert.lengthOf(expired, 1)

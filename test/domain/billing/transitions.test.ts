@@ -14,6 +14,7 @@ import {
   subscriptionEvents,
   subscriptionSources
 } from "../../../domain/billing/transitions.ts"
+import { orderMove } from "../../../domain/billing/orderMoves.ts"
 
 /** One aggregate's table, written out (`undefined` where an event is refused), against its pure functions. */
 const specifyTable = <S extends string, E extends string>(table: {
@@ -92,5 +93,35 @@ describe("an order's moves", () => {
     for (const event of orderEvents) {
       for (const done of ["completed", "failed", "expired"] as const) assert.isUndefined(orderAfter(done, event))
     }
+  })
+})
+
+describe("what an order's move records", () => {
+  const at = new Date("2026-03-01T10:00:00.000Z")
+
+  it("each event records its own columns, and only those, with the status it leads to", () => {
+    assert.deepStrictEqual(orderMove("awaiting_payment", { event: "checkoutOpened", session: "cs_1", url: "https://pay.example/cs_1" }, at), {
+      from: "awaiting_payment",
+      to: "awaiting_payment",
+      now: at,
+      recorded: { checkoutSession: "cs_1", checkoutUrl: "https://pay.example/cs_1" }
+    })
+    assert.deepStrictEqual(orderMove("awaiting_payment", { event: "paid" }, at)?.recorded, { step: 0, stepName: "Queued" })
+    assert.deepStrictEqual(orderMove("provisioning", { event: "progressed", step: 3, stepName: "Sizing the disk" }, at)?.recorded, {
+      step: 3,
+      stepName: "Sizing the disk"
+    })
+    assert.deepStrictEqual(
+      orderMove("provisioning", { event: "provisioned", serviceId: "s-1", oneTimeSecret: null }, at),
+      { from: "provisioning", to: "completed", now: at, recorded: { serviceId: "s-1", oneTimeSecret: null } }
+    )
+    assert.deepStrictEqual(orderMove("awaiting_payment", { event: "failed", reason: "Declined." }, at)?.recorded, { failureReason: "Declined." })
+    assert.deepStrictEqual(orderMove("awaiting_payment", { event: "expired" }, at)?.to, "expired")
+  })
+
+  it("a move the table refuses is no move at all", () => {
+    assert.isUndefined(orderMove("completed", { event: "failed", reason: "too late" }, at))
+    assert.isUndefined(orderMove("awaiting_payment", { event: "provisioned", serviceId: "s-1", oneTimeSecret: "v1:x" }, at))
+    assert.isUndefined(orderMove("expired", { event: "paid" }, at))
   })
 })

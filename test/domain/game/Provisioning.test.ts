@@ -8,7 +8,9 @@ import * as UnconfiguredPaymentGateway from "../../../adapters/payments/Unconfig
 import type { Order } from "../../../domain/billing/Billing.ts"
 import { placeAs, placePaidOrder, succeededPayments } from "../../support/simulatedStripe.ts"
 import { GAME_STEPS } from "../../../domain/game/ProvisionGame.ts"
+import { hasRoomFor } from "../../../domain/game/room.ts"
 import { Catalog } from "../../../ports/Catalog.ts"
+import { DatabaseUnavailable } from "../../../ports/DatabaseUnavailable.ts"
 import { GameAllocations } from "../../../ports/GameAllocations.ts"
 import { GamePanel } from "../../../ports/GamePanel.ts"
 import { GameServerRecords } from "../../../ports/GameServerRecords.ts"
@@ -111,6 +113,15 @@ describe("an order refused before anything is charged when the panel has no room
       assert.strictEqual((yield* succeededPayments).length, 1)
       yield* clearPanelFaults
       assert.strictEqual((yield* settled(placed.id)).status, "completed")
+    }).pipe(Effect.provide(gameEnv())))
+
+  it.effect("a database that does not answer fails the check as DatabaseUnavailable (503 at the edge), not a defect", () =>
+    Effect.gen(function*() {
+      const allocations = yield* GameAllocations
+      const down = { ...allocations, onPanel: () => Effect.fail(new DatabaseUnavailable({})) }
+      const error = yield* Effect.flip(hasRoomFor(gamePlan).pipe(Effect.provideService(GameAllocations, down)))
+      assert.strictEqual(error._tag, "DatabaseUnavailable")
+      assert.isTrue(yield* hasRoomFor(gamePlan))
     }).pipe(Effect.provide(gameEnv())))
 
   it.effect("a panel slower than the room check's bound does not hold the order up: taken once the bound passes", () =>

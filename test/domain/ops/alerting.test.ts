@@ -8,7 +8,6 @@ import { TestClock } from "effect/testing"
 import * as MemoryMailer from "../../../adapters/fake/MemoryMailer.ts"
 import * as MemoryOpsRecords from "../../../adapters/fake/MemoryOpsRecords.ts"
 import * as MemoryOrders from "../../../adapters/fake/MemoryOrders.ts"
-import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
 import { OrderId } from "../../../domain/billing/Billing.ts"
 import { AlertSettings, CapacityReadings, checkAlerts, countSignal } from "../../../domain/ops/alerting.ts"
 import { reconcileAndLog } from "../../../domain/reconcile/Reconciler.ts"
@@ -17,6 +16,7 @@ import { moveOrder } from "../../../domain/billing/orderMoves.ts"
 import { Orders } from "../../../ports/Orders.ts"
 import { VirtualizationUnavailable } from "../../../ports/Virtualization.ts"
 import { reconcileEnv } from "../../support/reconcileEnv.ts"
+import { SimulatedCluster } from "../../support/simulatedCluster.ts"
 
 const OPS = "ops@zh.test"
 
@@ -187,11 +187,10 @@ describe("the operators' alerts", () => {
     }).pipe(Effect.provide(env())))
 
   it.effect("the reconciler's findings: opened by a run that finds something, resolved by one that finds nothing", () => {
-    const broken = Effect.flatMap(MemoryCluster, (cluster) =>
-      cluster.failAlways("listVms", new VirtualizationUnavailable({ operation: "listVms", detail: "596 timeout" })))
+    const broken = SimulatedCluster.failAlways("listVms", new VirtualizationUnavailable({ operation: "listVms", detail: "596 timeout" }))
     return onceAndAgain(
       Effect.andThen(broken, reconcileAndLog),
-      Effect.andThen(Effect.flatMap(MemoryCluster, (cluster) => cluster.clearFaults), reconcileAndLog),
+      Effect.andThen(SimulatedCluster.clearFaults, reconcileAndLog),
       /The reconciler found 1 difference\(s\) between our records and the upstreams/
     ).pipe(Effect.provide(Layer.mergeAll(env(), reconcileEnv())))
   })

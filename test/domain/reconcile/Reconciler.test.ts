@@ -3,7 +3,7 @@
 // cleanups, an upstream that cannot be read; and that it reports all that while changing nothing.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
+import { SimulatedCluster } from "../../support/simulatedCluster.ts"
 import { GameServer, GameServerId } from "../../../domain/game/GameServer.ts"
 import { findingsOf, formatReport, reconcile } from "../../../domain/reconcile/Reconciler.ts"
 import { Vps, VpsId } from "../../../domain/vps/Vps.ts"
@@ -41,8 +41,7 @@ const vm = (vmid: number) => ({ cluster: labCluster, node: labTemplate.node, vmi
 
 /** A VM at `vmid` whose own record carries `stamp`, as our provisioning (or someone imitating it) would leave it. */
 const clone = (vmid: number, stamp: string) =>
-  Effect.flatMap(MemoryCluster, (cluster) =>
-    cluster.place({ ...vm(vmid), name: `vps-${vmid}`, status: "stopped", cpus: 1, memoryBytes: GiB, diskBytes: 3 * GiB }, stamp))
+  SimulatedCluster.place({ ...vm(vmid), name: `vps-${vmid}`, status: "stopped", cpus: 1, memoryBytes: GiB, diskBytes: 3 * GiB }, stamp)
 
 /** A live VPS record for a completed order at `vmid`. */
 const liveVps = (vmid: number, orderId: string) =>
@@ -84,7 +83,7 @@ const liveGame = (panelServerId: number, orderId: string) =>
 describe("the reconciler", () => {
   it.effect("finds orphans, broken services and pending cleanups, leaves what is healthy or in progress, changes nothing", () =>
     Effect.gen(function*() {
-      const cluster = yield* MemoryCluster
+      const cluster = SimulatedCluster
       // Healthy: a VPS and its VM; a game server and its panel server.
       const healthy = yield* order("completed")
       yield* clone(100_001, healthy)
@@ -160,13 +159,14 @@ describe("the reconciler", () => {
 
   it.effect("an upstream that cannot be read is reported, and the others are still reconciled", () =>
     Effect.gen(function*() {
-      yield* (yield* MemoryCluster).failAlways("listVms", new VirtualizationUnavailable({ operation: "listVms", detail: "596 timeout" }))
+      // The cluster answers 503 (its detail as the Proxmox adapter reports it: the status, then PVE's message).
+      yield* SimulatedCluster.failAlways("listVms", new VirtualizationUnavailable({ operation: "listVms", detail: "596 timeout" }))
       const failedGame = yield* order("failed", "game")
       yield* panelServer(failedGame)
       const report = yield* reconcile
-      assert.deepStrictEqual(report.unreachable, [{ upstream: `cluster ${labCluster}`, detail: "listVms: 596 timeout" }])
+      assert.deepStrictEqual(report.unreachable, [{ upstream: `cluster ${labCluster}`, detail: "listVms: HTTP 503: 596 timeout" }])
       assert.lengthOf(report.orphanServers, 1)
-      assert.isTrue(formatReport(report).some((l) => l.includes(`cluster ${labCluster}: listVms: 596 timeout`)))
+      assert.isTrue(formatReport(report).some((l) => l.includes(`cluster ${labCluster}: listVms: HTTP 503: 596 timeout`)))
     }).pipe(Effect.provide(reconcileEnv())))
 
   it.effect("nothing to report on a clean installation", () =>

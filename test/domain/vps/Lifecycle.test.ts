@@ -3,7 +3,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
+import { SimulatedCluster } from "../../support/simulatedCluster.ts"
 import { addMonth } from "../../../domain/billing/Billing.ts"
 import { placePaidOrder } from "../../support/simulatedStripe.ts"
 import { cancelSubscription, renewSubscription } from "../../../domain/billing/Renewal.ts"
@@ -42,7 +42,7 @@ const provisioned = Effect.gen(function*() {
 
 const vpsStatus = (id: string) => Effect.map(Effect.flatMap(VpsRecords, (r) => r.get(id)), (v) => Option.getOrThrow(v).status)
 const subscriptionOf = (id: string) => Effect.map(Effect.flatMap(Subscriptions, (s) => s.get(id)), Option.getOrThrow)
-const vmOf = (vmid: number) => Effect.map(Effect.flatMap(MemoryCluster, (c) => c.vms), (vms) => vms.find((v) => v.vmid === vmid))
+const vmOf = (vmid: number) => Effect.map(SimulatedCluster.vms, (vms) => vms.find((v) => v.vmid === vmid))
 
 describe("the VPS lifecycle", () => {
   it.effect("nothing happens before the period ends", () =>
@@ -109,7 +109,7 @@ describe("the VPS lifecycle", () => {
       yield* TestClock.adjust("32 days")
       yield* sweepLifecycle
       yield* until(Effect.map(vpsStatus(vps.id), (s) => s === "suspended"))
-      const cluster = yield* MemoryCluster
+      const cluster = SimulatedCluster
       const down = new VirtualizationUnavailable({ operation: "start", detail: "596 Connection timed out" })
       for (let i = 0; i < 3; i++) yield* cluster.failNext("start", down)
       const renewed = yield* renewSubscription(alice, subscriptionId)
@@ -122,7 +122,7 @@ describe("the VPS lifecycle", () => {
   it.effect("a VM migrated to another node is found there: stopped at the lapse, destroyed after the grace window", () =>
     Effect.gen(function*() {
       const { order, vps } = yield* provisioned
-      const cluster = yield* MemoryCluster
+      const cluster = SimulatedCluster
       yield* cluster.migrate({ cluster: vps.cluster, node: vps.node, vmid: vps.vmid }, "pve2")
       yield* TestClock.adjust("32 days")
       yield* sweepLifecycle
@@ -138,7 +138,7 @@ describe("the VPS lifecycle", () => {
   it.effect("a lapse never stops a VM that is no longer ours: alert, and the VPS is suspended in our records only", () =>
     Effect.gen(function*() {
       const { subscriptionId, vps } = yield* provisioned
-      const cluster = yield* MemoryCluster
+      const cluster = SimulatedCluster
       // The VMID now holds a VM someone else made (ours vanished outside our control).
       yield* cluster.restamp({ cluster: vps.cluster, node: vps.node, vmid: vps.vmid }, null)
       const stops = yield* cluster.calls("stop")

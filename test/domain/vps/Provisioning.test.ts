@@ -2,7 +2,7 @@
 // a failure at each step leaving nothing behind, payment declines, and concurrent orders against a small pool.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
+import { SimulatedCluster } from "../../support/simulatedCluster.ts"
 import type { Order } from "../../../domain/billing/Billing.ts"
 import { viewOrder } from "../../../domain/billing/Ordering.ts"
 import { Cards, payOnPage, placeAs, placePaidOrder, succeededPayments } from "../../support/simulatedStripe.ts"
@@ -50,7 +50,7 @@ const assertCleanFailure = (order: Order) =>
     yield* cleanedUp(order.id)
     assert.isString(order.failureReason)
     assert.include(order.failureReason, "refunded")
-    const vms = yield* (yield* MemoryCluster).vms
+    const vms = yield* SimulatedCluster.vms
     assert.deepStrictEqual(vms.filter((vm) => !vm.template).map((vm) => vm.vmid), [])
     assert.isUndefined(yield* (yield* IpAddresses).held(order.id))
     const ledger = yield* (yield* Ledger).forOrder(order.id)
@@ -69,7 +69,7 @@ describe("ordering a VPS", () => {
       assert.strictEqual(vps.status, "running")
       assert.strictEqual(vps.hostname, "web-1")
       assert.match(vps.address, /^203\.0\.113\.\d+$/)
-      const vm = (yield* (yield* MemoryCluster).vms).find((v) => v.vmid === vps.vmid)
+      const vm = (yield* SimulatedCluster.vms).find((v) => v.vmid === vps.vmid)
       assert.strictEqual(vm?.status, "running")
       assert.isTrue(vps.vmid >= 100_000 && vps.vmid < 100_200)
       const subscription = Option.getOrThrow(yield* (yield* Subscriptions).get(order.subscriptionId!))
@@ -122,7 +122,7 @@ describe("ordering a VPS", () => {
       assert.strictEqual(yield* payOnPage(order.id, Cards.declined), 402)
       assert.strictEqual(Option.getOrThrow(yield* (yield* Orders).get(order.id)).status, "awaiting_payment")
       assert.deepStrictEqual(yield* succeededPayments, [])
-      assert.deepStrictEqual((yield* (yield* MemoryCluster).vms).filter((v) => !v.template), [])
+      assert.deepStrictEqual((yield* SimulatedCluster.vms).filter((v) => !v.template), [])
     }).pipe(Effect.provide(vpsEnv())))
 })
 
@@ -133,13 +133,13 @@ describe("a provisioning failure", () => {
       assert.deepStrictEqual(yield* succeededPayments, [])
       assert.deepStrictEqual(yield* (yield* Orders).unfinished, [])
       assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(alice), [])
-      assert.deepStrictEqual((yield* (yield* MemoryCluster).vms).filter((vm) => !vm.template), [])
+      assert.deepStrictEqual((yield* SimulatedCluster.vms).filter((vm) => !vm.template), [])
     }).pipe(Effect.provide(vpsEnv())))
 
   it.live("at step 1 (no node has room; the cluster could not tell when the order was placed) leaves nothing and refunds", () =>
     Effect.gen(function*() {
       // The room check at order time cannot reach the cluster: the order goes through, and step 1 decides.
-      yield* (yield* MemoryCluster).failNext("nodeCapacity", new VirtualizationUnavailable({ operation: "nodeCapacity", detail: "596" }))
+      yield* SimulatedCluster.failNext("nodeCapacity", new VirtualizationUnavailable({ operation: "nodeCapacity", detail: "596" }))
       const order = yield* orderAndWait("huge", "vps-huge")
       assert.strictEqual(order.step, 1)
       yield* assertCleanFailure(order)
@@ -148,7 +148,7 @@ describe("a provisioning failure", () => {
   for (const [step, operation] of [[2, "createMachine"], [3, "resizeDisk"], [5, "configure"], [6, "start"]] as const) {
     it.live(`at step ${step} (${operation} fails) leaves no VM, no address, no reservation, and refunds`, () =>
       Effect.gen(function*() {
-        yield* (yield* MemoryCluster).failAlways(
+        yield* SimulatedCluster.failAlways(
           operation,
           new TaskFailed({ operation, exitStatus: "simulated failure", log: ["simulated failure"] })
         )
@@ -168,7 +168,7 @@ describe("a provisioning failure", () => {
 
   it.live("retries transient upstream trouble and still succeeds", () =>
     Effect.gen(function*() {
-      const cluster = yield* MemoryCluster
+      const cluster = SimulatedCluster
       yield* cluster.failNext("resizeDisk", new VirtualizationUnavailable({ operation: "resize", detail: "HTTP 503" }))
       const order = yield* orderAndWait("flaky")
       assert.strictEqual(order.status, "completed")
@@ -196,7 +196,7 @@ describe("concurrent orders", () => {
       }
       // The undo runs after the refund, in a workflow of its own.
       yield* Effect.forEach(failed, (o) => cleanedUp(o.id), { discard: true })
-      const vms = (yield* (yield* MemoryCluster).vms).filter((v) => !v.template)
+      const vms = (yield* SimulatedCluster.vms).filter((v) => !v.template)
       assert.strictEqual(vms.length, 10)
     }).pipe(Effect.provide(vpsEnv({ poolSize: 10 }))), 120_000)
 })

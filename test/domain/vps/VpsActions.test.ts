@@ -12,7 +12,7 @@ import {
 import { normaliseSshPublicKey } from "../../../domain/vps/VpsOptions.ts"
 import { Orders } from "../../../ports/Orders.ts"
 import { ShutdownTimedOut, TaskFailed, Virtualization } from "../../../ports/Virtualization.ts"
-import { MemoryCluster } from "../../../adapters/fake/MemoryVirtualization.ts"
+import { SimulatedCluster } from "../../support/simulatedCluster.ts"
 import { VpsRecords } from "../../../ports/VpsRecords.ts"
 import { logIn, terminal } from "../../support/virtualizationMother.ts"
 import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
@@ -56,7 +56,7 @@ const heldInside = <A, E, R>(operation: "createSnapshot" | "deleteSnapshot", req
 
 /** How many calls the hypervisor has had of each snapshot operation. */
 const upstreamCalls = Effect.gen(function*() {
-  const cluster = yield* MemoryCluster
+  const cluster = SimulatedCluster
   return {
     list: yield* cluster.calls("listSnapshots"),
     create: yield* cluster.calls("createSnapshot"),
@@ -141,7 +141,7 @@ describe("snapshot requests racing (the name is claimed in our records before th
   it.effect("the name is free again however a creation ends: the hypervisor refused it, or the request was abandoned", () =>
     Effect.gen(function*() {
       const vps = yield* running
-      yield* (yield* MemoryCluster).failNext(
+      yield* SimulatedCluster.failNext(
         "createSnapshot",
         new TaskFailed({ operation: "createSnapshot", exitStatus: "simulated failure", log: [] })
       )
@@ -159,7 +159,7 @@ describe("snapshot requests racing (the name is claimed in our records before th
       const records = yield* VpsRecords
       // The process dies inside the hypervisor's call: the task never ran and nothing released the name.
       const dying = VpsRecords.of({ ...records, releaseSnapshotClaim: () => Effect.void })
-      yield* (yield* MemoryCluster).failNext(
+      yield* SimulatedCluster.failNext(
         "createSnapshot",
         new TaskFailed({ operation: "createSnapshot", exitStatus: "connection lost", log: [] })
       )
@@ -196,7 +196,7 @@ describe("shutting down", () => {
   it.live("a guest that does not stop in time stays running and recorded so; a stop then forces it", () =>
     Effect.gen(function*() {
       const vps = yield* running
-      yield* (yield* MemoryCluster).failNext("shutdown", new ShutdownTimedOut({ timeoutSeconds: 30 }))
+      yield* SimulatedCluster.failNext("shutdown", new ShutdownTimedOut({ timeoutSeconds: 30 }))
       const error = yield* Effect.flip(shutdownVps(alice, vps.id, 30))
       assert.deepInclude(error, { _tag: "ShutdownTimedOut", timeoutSeconds: 30 })
       assert.strictEqual((yield* ownedVps(alice, vps.id)).status, "running")

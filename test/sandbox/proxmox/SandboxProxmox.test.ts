@@ -5,7 +5,7 @@ import {
   layerSandboxProxmox,
   sandboxProxmox,
   SandboxProxmoxInstance
-} from "../../../app/sandbox/proxmox/SandboxProxmox.ts"
+} from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 
 const status = (url: string) => Effect.promise(() => fetch(`${url}/api2/json/version`).then((r) => r.status))
 

@@ -2,7 +2,7 @@
 // and parameter by parameter, so the simulator's 400s cannot drift from a real PVE's.
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { apiSchema, type ParamSpec } from "../../../app/sandbox/proxmox/apiSchema.ts"
+import { apiSchema, type ParamSpec } from "../../../adapters/proxmox/sandbox/apiSchema.ts"
 import { SUBSET_FILE, subsetNodes } from "../../fixtures/proxmox-apidoc/subset.ts"
 
 interface DocNode {

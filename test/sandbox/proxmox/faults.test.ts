@@ -1,7 +1,7 @@
 // Specification of fault injection on the sandbox PVE: injected statuses in PVE's error shape (59x included), hangs,
 // dropped connections and failing tasks, each firing as many times as asked.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxProxmox } from "../../../app/sandbox/proxmox/SandboxProxmox.ts"
+import type { SandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import { cloneVm, field, type Pve, startSandbox, tokenClient } from "./pveHttp.ts"
 
 let sandbox: SandboxProxmox

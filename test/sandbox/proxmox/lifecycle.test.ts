@@ -1,7 +1,7 @@
 // Specification of a VPS's life on the sandbox PVE with instant tasks (reference/proxmox.md §3, §7): clone, configure,
 // resize, start, inspect, snapshot, guest agent, stop, destroy — and the capacity each step takes or gives back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxProxmox } from "../../../app/sandbox/proxmox/SandboxProxmox.ts"
+import type { SandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import { field, type Pve, startSandbox, tokenClient } from "./pveHttp.ts"
 
 let sandbox: SandboxProxmox

@@ -1,4 +1,4 @@
-// Specification of the sandbox PVE's `stateFile`: the VMs outlive a restart (config, disks, power state, snapshots,
+// Specification of the sandbox PVE's state file (`keepState` over app/sandbox/StateFile.ts): the VMs outlive a restart (config, disks, power state, snapshots,
 // guest passwords, storage use), a task running at save time is settled as documented, an invalid file is set aside
 // and reported, and the file is written atomically with mode 0600.
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises"
@@ -6,7 +6,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
-import type { SandboxProxmox, SandboxProxmoxOptions, SandboxVmState } from "../../../app/sandbox/proxmox/SandboxProxmox.ts"
+import type { SandboxProxmox, SandboxProxmoxOptions, SandboxVmState } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
+import { keepPveState } from "../../../app/sandbox/SandboxUpstreams.ts"
 import { cloneVm, field, instant, login, type Pve, startSandbox } from "./pveHttp.ts"
 
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@example"
@@ -26,7 +27,7 @@ const freshStateFile = async () => {
 }
 
 const withState = (file: string, warnings: Array<string> = [], options: SandboxProxmoxOptions = instant) =>
-  startSandbox({ ...options, stateFile: file, onWarning: (message) => warnings.push(message) })
+  startSandbox({ ...options, keepState: keepPveState(file), onWarning: (message) => warnings.push(message) })
 
 const vmState = (sandbox: SandboxProxmox, vmid: number): SandboxVmState | undefined =>
   sandbox.control.state().vms.find((vm) => vm.vmid === vmid)

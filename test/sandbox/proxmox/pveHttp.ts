@@ -1,6 +1,6 @@
 // A deliberately plain PVE client for the sandbox's specifications: raw fetch calls, form or JSON bodies, and the three
 // ways to authenticate (ticket cookie + CSRF, ticket in Authorization, API token).
-import { startSandboxProxmox, type SandboxProxmox, type SandboxProxmoxOptions } from "../../../app/sandbox/proxmox/SandboxProxmox.ts"
+import { startSandboxProxmox, type SandboxProxmox, type SandboxProxmoxOptions } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 
 export const TOKEN = { id: "root@pam!zh", secret: "9b1c2f7e-4a51-4e7d-9d0c-3f2a7e6b5c10" } as const
 

@@ -3,7 +3,7 @@
 import { request } from "node:https"
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { startSandboxProxmox } from "../../../app/sandbox/proxmox/SandboxProxmox.ts"
+import { startSandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import { TOKEN } from "./pveHttp.ts"
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/tls/${name}`, import.meta.url), "utf8")

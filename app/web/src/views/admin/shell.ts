@@ -7,6 +7,7 @@ import { route, type Route, type View } from "../../app.ts"
 import { h } from "../../dom.ts"
 import { notFoundView } from "../notFound.ts"
 import { catalogView } from "./catalog.ts"
+import { adminDashboardView } from "./dashboard.ts"
 import { customerView, customersView } from "./customers.ts"
 import { adminText } from "./texts.ts"
 
@@ -21,7 +22,7 @@ export interface AdminPage {
 }
 
 export const adminPages: ReadonlyArray<AdminPage> = [
-  { path: "/admin", view: customersView },
+  { path: "/admin", view: adminDashboardView, nav: () => adminText("admin.nav.dashboard") },
   { path: "/admin/customers", view: customersView, nav: () => adminText("admin.nav.customers") },
   { path: "/admin/customers/:id", view: customerView },
   { path: "/admin/catalog", view: catalogView, nav: () => adminText("admin.nav.catalog") }
@@ -38,7 +39,7 @@ const navigation = (user: User | null): HTMLElement => {
       ? []
       : [h("li", {}, h("a", {
         href: page.path,
-        "data-testid": `admin-nav-${page.path.split("/").at(-1) ?? "home"}`,
+        "data-testid": `admin-nav-${page.path === "/admin" ? "dashboard" : page.path.split("/").at(-1) ?? ""}`,
         ...(here === page.path || here.startsWith(`${page.path}/`) && page.path !== "/admin" ? { "aria-current": "page" } : {})
       }, page.nav()))])
   return h("nav", { class: "admin-nav", "aria-label": adminText("admin.nav.label"), "data-testid": "admin-nav" }, h("ul", {}, entries))

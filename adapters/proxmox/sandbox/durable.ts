@@ -1,5 +1,5 @@
-// Reading a sandbox's saved document: the JSON parse and the Effect Schema decode both sandboxes' state files go
-// through, with the schema's complaints turned into the one-line reason their warning gives.
+// Reading the sandbox PVE's saved document: the JSON parse and the Effect Schema decode its state file goes
+// through, with the schema's complaints turned into the one-line reason its warning gives.
 import { Result, Schema, SchemaIssue } from "effect"
 
 /** The warning stays one readable line: the first issues say enough to find the rest. */

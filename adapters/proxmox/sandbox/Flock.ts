@@ -1,5 +1,7 @@
 // qemu-server's per-VM config flock (`/var/lock/qemu-server/lock-<vmid>.conf`): one holder at a time, waiters give up
 // after a timeout (10 s in `lock_config`) with "got timeout" (reference/proxmox.md §5.3).
+import type { SimClock } from "./SimClock.ts"
+
 export class Flock {
   private held = false
   private readonly waiters: Array<() => void> = []
@@ -11,22 +13,19 @@ export class Flock {
     return true
   }
 
-  /** Resolves true once held, false after `timeoutMs` without getting it. */
-  acquire(timeoutMs: number, timers: Set<NodeJS.Timeout>): Promise<boolean> {
+  /** Resolves true once held, false after `timeoutMs` of `clock` without getting it. */
+  acquire(timeoutMs: number, clock: SimClock): Promise<boolean> {
     if (this.tryAcquire()) return Promise.resolve(true)
     return new Promise((resolve) => {
       const grant = () => {
-        clearTimeout(timer)
-        timers.delete(timer)
+        timer.cancel()
         resolve(true)
       }
-      const timer = setTimeout(() => {
-        timers.delete(timer)
+      const timer = clock.later(timeoutMs, () => {
         const i = this.waiters.indexOf(grant)
         if (i >= 0) this.waiters.splice(i, 1)
         resolve(false)
-      }, timeoutMs)
-      timers.add(timer)
+      })
       this.waiters.push(grant)
     })
   }

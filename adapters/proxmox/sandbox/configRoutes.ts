@@ -146,14 +146,10 @@ const typed = (key: string, value: string): string | number => {
 
 const waitForTask = (sim: Sim, upid: string, ms: number): Promise<void> =>
   new Promise((resolve) => {
-    const deadline = Date.now() + ms
+    const deadline = sim.clock.now() + ms
     const poll = () => {
-      if (sim.tasks.get(upid)?.status === "stopped" || Date.now() >= deadline) return resolve()
-      const timer = setTimeout(() => {
-        sim.timers.delete(timer)
-        poll()
-      }, 25)
-      sim.timers.add(timer)
+      if (sim.tasks.get(upid)?.status === "stopped" || sim.clock.now() >= deadline) return resolve()
+      sim.clock.later(25, poll)
     }
     poll()
   })
@@ -185,7 +181,7 @@ export const configRoutes: ReadonlyArray<Route> = [
       const update = prepareUpdate(params, vmid, identity)
       loadAndCheck(sim, node, vmid, params)
       const flock = sim.cluster.flock(vmid)
-      if (!flock.tryAcquire() && !(await flock.acquire(10_000, sim.timers))) throw fail(flockTimeout(vmid))
+      if (!flock.tryAcquire() && !(await flock.acquire(10_000, sim.clock))) throw fail(flockTimeout(vmid))
       try {
         applyUpdate(sim, loadAndCheck(sim, node, vmid, params), update)
       } finally {

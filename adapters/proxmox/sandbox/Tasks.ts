@@ -73,21 +73,18 @@ export class Tasks {
   private readonly clock: SimClock
   private readonly cluster: Cluster
   private readonly durations: Readonly<Partial<Record<string, number>>>
-  private readonly timers: Set<NodeJS.Timeout>
   private readonly settled: () => void
 
   constructor(
     clock: SimClock,
     cluster: Cluster,
     durations: Readonly<Partial<Record<string, number>>>,
-    timers: Set<NodeJS.Timeout>,
     /** Called when a task stops: its work is done or undone. */
     settled: () => void = () => undefined
   ) {
     this.clock = clock
     this.cluster = cluster
     this.durations = durations
-    this.timers = timers
     this.settled = settled
   }
 
@@ -129,14 +126,6 @@ export class Tasks {
     this.settled()
   }
 
-  private later(ms: number, f: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
-      f()
-    }, ms)
-    this.timers.add(timer)
-  }
-
   /** Forks the worker: the UPID exists at once; with a zero duration and a free flock it has already stopped. */
   start(request: TaskRequest): TaskRecord {
     const record = this.create(request.node, request.type, request.id, request.user)
@@ -172,11 +161,11 @@ export class Tasks {
       }
       const duration = this.durationOf(request.type)
       if (duration <= 0) complete()
-      else this.later(duration, complete)
+      else this.clock.later(duration, complete)
     }
     if (flock === undefined || flock.tryAcquire()) run()
     else {
-      void flock.acquire(FLOCK_WAIT_MS, this.timers).then((held) => {
+      void flock.acquire(FLOCK_WAIT_MS, this.clock).then((held) => {
         if (held) run()
         else this.stop(record, flockTimeout(request.flockVmid ?? 0))
       })

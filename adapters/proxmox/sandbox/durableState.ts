@@ -1,10 +1,24 @@
-// What of the simulated cluster survives a restart (the `stateFile` option): every VM with its config, power state,
+// What of the simulated cluster survives a restart (the `keepState` option): every VM with its config, power state,
 // snapshots and the guest's accounts, as a versioned JSON document. Storage use and committed capacity are derived
 // from the VMs' drives, so they come back with them. Tickets, tasks, console sessions and faults are not durable.
 import { Result, Schema } from "effect"
-import { decodeDocument } from "../durable.ts"
-import type { StateSource } from "../StateFile.ts"
 import { type Cluster, lockOf, newGuest, type Vm } from "./Cluster.ts"
+import { decodeDocument } from "./durable.ts"
+
+/** What a state keeper (the sandbox wiring's file) saves and puts back: the cluster as a document. */
+export interface StateSource {
+  /** Equal states give equal text: an unchanged document need not be written again. */
+  encode(): string
+  /** Applies a saved document (the text taken as on disk from then on), or says what is wrong with it. */
+  restore(text: string): Result.Result<string, string>
+}
+
+/** Keeps the document somewhere (a file in sandbox mode): loaded at start, saved after changes and at close. */
+export interface StateKeeper {
+  load(): Promise<void>
+  changed(): void
+  close(): Promise<void>
+}
 
 const FORMAT = "sandbox-proxmox-state"
 

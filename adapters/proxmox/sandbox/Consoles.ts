@@ -52,33 +52,17 @@ export class Consoles {
   private readonly auth: Auth
   private readonly cluster: Cluster
   private readonly tasks: Tasks
-  private readonly timers: Set<NodeJS.Timeout>
 
-  constructor(clock: SimClock, auth: Auth, cluster: Cluster, tasks: Tasks, timers: Set<NodeJS.Timeout>) {
+  constructor(clock: SimClock, auth: Auth, cluster: Cluster, tasks: Tasks) {
     this.clock = clock
     this.auth = auth
     this.cluster = cluster
     this.tasks = tasks
-    this.timers = timers
   }
 
   /** Open console WebSockets (past the handshake, not yet closed). */
   openCount(): number {
     return this.connections.size
-  }
-
-  private later(ms: number, f: () => void): NodeJS.Timeout {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
-      f()
-    }, ms)
-    this.timers.add(timer)
-    return timer
-  }
-
-  private forget(timer: NodeJS.Timeout) {
-    clearTimeout(timer)
-    this.timers.delete(timer)
   }
 
   /** `POST /nodes/{node}/qemu/{vmid}/termproxy`. */
@@ -103,7 +87,7 @@ export class Consoles {
         endTask: task.end, connected: false
       }
       this.listeners.set(port, listener)
-      this.later(CONNECT_WINDOW_MS, () => {
+      this.clock.later(CONNECT_WINDOW_MS, () => {
         if (listener.connected) return
         this.listeners.delete(port)
         task.end("failed waiting for client: timed out")
@@ -157,11 +141,11 @@ export class Consoles {
   private serve(ws: WebSocket, listener: Listener, offeredBinary: boolean) {
     const conn: Connection = { ws, listener, authed: false, pending: Buffer.alloc(0) }
     this.connections.add(conn)
-    const authTimer = this.later(AUTH_LINE_WINDOW_MS, () => {
+    const authTimer = this.clock.later(AUTH_LINE_WINDOW_MS, () => {
       if (!conn.authed) ws.terminate()
     })
     ws.on("close", () => {
-      this.forget(authTimer)
+      authTimer.cancel()
       this.connections.delete(conn)
       this.listeners.delete(listener.port)
       listener.endTask("OK")

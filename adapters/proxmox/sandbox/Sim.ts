@@ -14,6 +14,8 @@ export interface RecordedRequest {
   /** The decoded body parameters (form or JSON). */
   readonly body: Readonly<Record<string, unknown>>
   readonly headers: Readonly<Record<string, string>>
+  /** Whether the VM the path names (`/nodes/{node}/qemu/{vmid}…`) existed when the request arrived; null: it names none. */
+  readonly vmExists: boolean | null
 }
 
 export interface Sim {
@@ -24,8 +26,6 @@ export interface Sim {
   readonly consoles: Consoles
   readonly faults: Faults
   readonly requests: Array<RecordedRequest>
-  /** Every pending timer, cleared on close. */
-  readonly timers: Set<NodeJS.Timeout>
   /** Delay before every 401 (PVE waits ~3 s; the sandbox defaults to none). */
   readonly authFailureDelayMs: number
   /** Clustername returned by `POST /access/ticket`. */

@@ -3,7 +3,7 @@
 import { agentEnabled, diskBytes, isTemplate, lockOf } from "./Cluster.ts"
 import type { Fault } from "./Faults.ts"
 import type { RecordedRequest, Sim } from "./Sim.ts"
-import { memoryMiB, sortedConfig } from "./vmConfig.ts"
+import { formatSize, memoryMiB, sortedConfig } from "./vmConfig.ts"
 
 export type { Fault as SandboxFault, FaultKind as SandboxFaultKind } from "./Faults.ts"
 export type { RecordedRequest } from "./Sim.ts"
@@ -82,6 +82,30 @@ export interface SandboxControl {
    * its value, or removed when the value is null.
    */
   editConfig(vmid: number, changes: Readonly<Record<string, string | null>>): void
+  /**
+   * A VM made outside our control (by hand, another tool, an earlier run) appears at `vmid` on `node`: a disk of
+   * `diskBytes` on the node's first storage, and `config` (a description, tags) beside the basics.
+   */
+  place(vm: PlacedVm): void
+  /** The VM is migrated to `node` (HA, an operator): found there from now on, as missing on its old node. */
+  migrate(vmid: number, node: string): void
+}
+
+export interface PlacedVm {
+  readonly vmid: number
+  readonly node: string
+  readonly name: string
+  readonly status: "running" | "stopped"
+  readonly cores: number
+  readonly memoryMiB: number
+  readonly diskBytes: number
+  readonly config?: Readonly<Record<string, string>>
+}
+
+const nodeOf = (sim: Sim, name: string) => {
+  const node = sim.cluster.nodes.get(name)
+  if (node === undefined) throw new Error(`sandbox: no node ${name}`)
+  return node
 }
 
 export const makeControl = (sim: Sim): SandboxControl => ({
@@ -100,6 +124,31 @@ export const makeControl = (sim: Sim): SandboxControl => ({
       else config.set(key, value)
     }
     vm.config = sortedConfig(config)
+    sim.changed()
+  },
+  place: (placed) => {
+    const storage = nodeOf(sim, placed.node).storage[0]
+    if (sim.cluster.vms.has(placed.vmid)) throw new Error(`sandbox: VM ${placed.vmid} already exists`)
+    if (storage === undefined) throw new Error(`sandbox: node ${placed.node} has no storage`)
+    const config = new Map([
+      ["cores", String(placed.cores)],
+      ["memory", String(placed.memoryMiB)],
+      ["name", placed.name],
+      ["scsi0", `${storage.id}:vm-${placed.vmid}-disk-0,size=${formatSize(placed.diskBytes)}`],
+      ...Object.entries(placed.config ?? {})
+    ])
+    const vm = sim.cluster.createVm(placed.vmid, placed.node, sortedConfig(config), "root")
+    if (placed.status === "running") {
+      vm.status = "running"
+      vm.startedAt = sim.clock.now()
+    }
+    sim.changed()
+  },
+  migrate: (vmid, node) => {
+    nodeOf(sim, node)
+    const vm = sim.cluster.vms.get(vmid)
+    if (vm === undefined) throw new Error(`sandbox: no VM ${vmid}`)
+    vm.node = node
     sim.changed()
   },
   setAgentRunning: (vmid, running) => {

@@ -10,7 +10,7 @@ import { agentRoutes } from "./agentRoutes.ts"
 import type { Identity } from "./Auth.ts"
 import { clusterRoutes } from "./clusterRoutes.ts"
 import { configRoutes } from "./configRoutes.ts"
-import { defaultFaultMessage, type FaultKind } from "./Faults.ts"
+import { defaultFaultMessage, type FaultKind, vmidIn } from "./Faults.ts"
 import { decodePath, decodeUrlencoded, parseRequest, type ParsedRequest, sendError, sendJson } from "./httpWire.ts"
 import { powerRoutes } from "./powerRoutes.ts"
 import { fail, paramError, PveError, unknownNode } from "./PveError.ts"
@@ -31,6 +31,8 @@ interface Prepared {
 
 const flatHeaders = (headers: IncomingHttpHeaders): Record<string, string> =>
   Object.fromEntries(Object.entries(headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(", ") : v]])))
+
+const queryOf = (req: IncomingMessage) => decodeUrlencoded(new URL(req.url ?? "/", "http://sandbox").search.replace(/^\?/, ""))
 
 const asPveError = (e: unknown): PveError =>
   e instanceof PveError ? e : new PveError(500, `${e instanceof Error ? e.message : String(e)}\n`)
@@ -69,18 +71,14 @@ export class PveServer {
   }
 
   private record(method: string, path: string, query: Record<string, unknown>, body: Record<string, unknown>, headers: IncomingHttpHeaders) {
-    this.sim.requests.push({ method, path, query, body, headers: flatHeaders(headers) })
+    const vmid = vmidIn(path)
+    const vmExists = vmid === undefined ? null : this.sim.cluster.vms.has(vmid)
+    this.sim.requests.push({ method, path, query, body, headers: flatHeaders(headers), vmExists })
   }
 
   private async delayUnauthorized(error: PveError) {
     if (error.status !== 401 || this.sim.authFailureDelayMs <= 0) return
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.sim.timers.delete(timer)
-        resolve()
-      }, this.sim.authFailureDelayMs)
-      this.sim.timers.add(timer)
-    })
+    await this.sim.clock.sleep(this.sim.authFailureDelayMs)
   }
 
   /** Authentication, route, node and parameters: everything before the handler runs. */
@@ -108,7 +106,7 @@ export class PveServer {
       identity,
       sim,
       fork: (task) => {
-        const injected = sim.faults.taskFailure(request.method, request.path)
+        const injected = sim.faults.taskFailure(request.method, request.path, request.query)
         injected?.consume()
         return sim.tasks.start({
           ...task,
@@ -138,8 +136,13 @@ export class PveServer {
   private async onRequest(req: IncomingMessage, res: ServerResponse) {
     const method = (req.method ?? "GET").toUpperCase()
     const path = decodePath(req.url)
-    const fault = this.sim.faults.takeTransport(method, path)
-    if (fault !== undefined) return this.applyTransportFault(fault, req.socket, res)
+    const query = queryOf(req)
+    const fault = this.sim.faults.takeTransport(method, path, query)
+    if (fault !== undefined) {
+      // Received all the same: the log counts the calls a fault answered (their body unread).
+      this.record(method, path, query, {}, req.headers)
+      return this.applyTransportFault(fault, req.socket, res)
+    }
     let request: ParsedRequest
     try {
       request = await parseRequest(req)
@@ -165,10 +168,10 @@ export class PveServer {
   private async onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
     socket.on("error", () => socket.destroy())
     const path = decodePath(req.url)
-    const fault = this.sim.faults.takeTransport("GET", path)
-    if (fault !== undefined) return this.applyTransportFault(fault, socket)
-    const query = decodeUrlencoded(new URL(req.url ?? "/", "http://sandbox").search.replace(/^\?/, ""))
+    const query = queryOf(req)
+    const fault = this.sim.faults.takeTransport("GET", path, query)
     this.record("GET", path, query, {}, req.headers)
+    if (fault !== undefined) return this.applyTransportFault(fault, socket)
     try {
       if ((req.method ?? "GET").toUpperCase() !== "GET") throw new PveError(501, "no such uri", undefined, true)
       const { context, route } = this.prepare({ method: "GET", path, query, body: {} }, req.headers)
