@@ -22,6 +22,7 @@ import {
   WithdrawalPeriodOver
 } from "./BillingErrors.ts"
 import { HostedServices } from "./HostedService.ts"
+import { parisDay, parisMidnight } from "./invoicing/accountantExport.ts"
 import { recordRefund } from "./invoicing/issueDocuments.ts"
 import { placeOrder } from "./Ordering.ts"
 import { noticeService, tell } from "./serviceNotices.ts"
@@ -30,26 +31,6 @@ import { noticeService, tell } from "./serviceNotices.ts"
 export const WITHDRAWAL_DAYS = 14
 
 const DAY_MS = 86_400_000
-
-const parisParts = new Intl.DateTimeFormat("en-CA", {
-  timeZone: "Europe/Paris",
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-  hour: "2-digit",
-  minute: "2-digit",
-  second: "2-digit",
-  hourCycle: "h23"
-})
-
-/** The calendar day (as UTC midnight of the same y/m/d) and the wall-clock time of an instant in Paris. */
-const inParis = (at: Date) => {
-  const part = (type: string) => Number(parisParts.formatToParts(at).find((p) => p.type === type)?.value)
-  return Date.UTC(part("year"), part("month") - 1, part("day"), part("hour"), part("minute"), part("second"))
-}
-
-/** The instant a Paris calendar day (given as UTC midnight of its y/m/d) starts: midnight, Paris time. */
-const parisMidnight = (day: number) => new Date(day - (inParis(new Date(day)) - day))
 
 /** Easter Sunday of `year` (Gregorian; the anonymous algorithm), as UTC midnight. */
 const easter = (year: number) => {
@@ -86,14 +67,14 @@ const isPublicHoliday = (day: number) => {
  * day's end (L221-19, Code de procédure civile art. 641 and 642). Answers the first instant after it.
  */
 export const withdrawalPeriodEnd = (concludedAt: Date): Date => {
-  const concludedLocal = inParis(concludedAt)
-  let lastDay = concludedLocal - (concludedLocal % DAY_MS) + WITHDRAWAL_DAYS * DAY_MS
+  // Calendar days as the UTC midnight of their date: plain day arithmetic, no time zone in between.
+  let lastDay = Date.parse(`${parisDay(concludedAt)}T00:00:00.000Z`) + WITHDRAWAL_DAYS * DAY_MS
   const isWorkingDay = (day: number) => {
     const weekday = new Date(day).getUTCDay()
     return weekday !== 0 && weekday !== 6 && !isPublicHoliday(day)
   }
   while (!isWorkingDay(lastDay)) lastDay += DAY_MS
-  return parisMidnight(lastDay + DAY_MS)
+  return parisMidnight(new Date(lastDay + DAY_MS).toISOString().slice(0, 10))
 }
 
 /**
