@@ -433,3 +433,15 @@ export const DashboardView = Schema.Struct({
     openRefundsMax: Count
   })
 }).annotate({ identifier: "AdminDashboard" })
+
+// --- "view as customer" ---
+
+/** What the customer's panel shows them, for an operator (read-only: no pay link, no action). */
+export const ViewAsView = Schema.Struct({
+  customer: StaffCustomerView,
+  subscriptions: Schema.Array(SubscriptionView),
+  renewals: Schema.Array(RenewalView),
+  vps: Schema.Array(VpsView),
+  gameServers: Schema.Array(GameServerView),
+  invoices: Schema.Array(InvoiceView)
+}).annotate({ identifier: "AdminViewAs" })

@@ -18,6 +18,7 @@ import type {
   AuditEventView,
   AdminCatalogView,
   DashboardView,
+  ViewAsView,
   PlanSaleView,
   AuditPage as AuditPageView,
   SessionView,
@@ -157,6 +158,7 @@ export type Payment = typeof PaymentView.Type
 export type AuditEvent = typeof AuditEventView.Type
 export type AdminCatalog = typeof AdminCatalogView.Type
 export type Dashboard = typeof DashboardView.Type
+export type ViewAs = typeof ViewAsView.Type
 export type AdminPlan = AdminCatalog["plans"][number]
 export type PlanSale = typeof PlanSaleView.Type
 export type AuditPage = typeof AuditPageView.Type

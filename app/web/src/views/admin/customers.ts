@@ -166,7 +166,8 @@ export const customerView: View = async ({ root, params, user, alive }) => {
   })
   root.replaceChildren(
     link("/admin/customers", adminText("admin.customer.back")),
-    h("div", { class: "page-head" }, h("h1", { "data-testid": "admin-customer-name" }, adminText("admin.customer.title", { name: fullName(c) }))),
+    h("div", { class: "page-head" }, h("h1", { "data-testid": "admin-customer-name" }, adminText("admin.customer.title", { name: fullName(c) })),
+      link(`/admin/customers/${encodeURIComponent(c.id)}/view-as`, adminText("admin.viewAs.open"), { class: "button", "data-testid": "admin-view-as" })),
     errors.el,
     h("div", { class: "stack" },
       section(adminText("admin.customer.profile"), "admin-customer-profile", profileFacts(c)),

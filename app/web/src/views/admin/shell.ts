@@ -10,6 +10,7 @@ import { catalogView } from "./catalog.ts"
 import { adminDashboardView } from "./dashboard.ts"
 import { customerView, customersView } from "./customers.ts"
 import { adminText } from "./texts.ts"
+import { viewAsView } from "./viewAs.ts"
 
 export interface AdminPage {
   /** The address, with `:name` parameters (as the panel's routes). */
@@ -25,6 +26,7 @@ export const adminPages: ReadonlyArray<AdminPage> = [
   { path: "/admin", view: adminDashboardView, nav: () => adminText("admin.nav.dashboard") },
   { path: "/admin/customers", view: customersView, nav: () => adminText("admin.nav.customers") },
   { path: "/admin/customers/:id", view: customerView },
+  { path: "/admin/customers/:id/view-as", view: viewAsView },
   { path: "/admin/catalog", view: catalogView, nav: () => adminText("admin.nav.catalog") }
 ]
 
