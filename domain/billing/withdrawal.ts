@@ -6,7 +6,8 @@
 // accounts have no such right.
 import { Clock, Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
-import type { AccountType, User } from "../account/User.ts"
+import { type AccountType, type User, UserId } from "../account/User.ts"
+import { recordAudit } from "../audit/record.ts"
 import { Ledger } from "../../ports/Ledger.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
@@ -205,6 +206,15 @@ export const withdrawFromContract = Effect.fn("withdrawFromContract")(function*(
     declaredAt: at,
     paidCents: plan.paid,
     refundCents: plan.total
+  })
+  // The declaration's evidence, in the customer's trail.
+  yield* recordAudit({
+    actorId: UserId.make(user.id),
+    actorRole: "customer",
+    action: "subscription.withdrawn",
+    subjectUserId: UserId.make(user.id),
+    target: { type: "subscription", id: subscription.id },
+    details: { declaredAt: at.toISOString(), concludedAt: subscription.createdAt.toISOString(), paidCents: plan.paid, refundCents: plan.total }
   })
   yield* endService(withdrawn, at)
   yield* settleWithdrawal(withdrawn).pipe(
