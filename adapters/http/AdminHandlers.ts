@@ -63,7 +63,6 @@ const sessionView = (s: SessionRecord) => ({
   address: s.address
 })
 
-
 export const AdminAuditHandlers = HttpApiBuilder.group(Api, "adminAudit", Effect.fn(function*(handlers) {
   const run = yield* withServices<Effect.Services<ReturnType<typeof auditPage>>>()
   return handlers.handle("list", ({ query }) =>

@@ -60,6 +60,8 @@ describe("the role matrix of the back-office", () => {
       "GET /api/admin/services/:id",
       "POST /api/admin/services/:id/suspend",
       "POST /api/admin/services/:id/unsuspend",
+      "POST /api/admin/services/:id/reconcile",
+      "POST /api/admin/services/:id/resume-provisioning",
       "GET /api/admin/orders/failed",
       "GET /api/admin/customers/:id/payments",
       "POST /api/admin/charges/:id/refunds",

@@ -25,7 +25,14 @@ import type {
   StaffCustomerPage as StaffCustomerPageView,
   UserView,
   VpsPlanView,
-  VpsView
+  VpsView,
+  FindingsView,
+  NoticeView,
+  RefundView,
+  ServiceHoldView,
+  StaffOrderView,
+  StaffPaymentView,
+  StaffServicePage as StaffServicePageView
 } from "../../../adapters/http/views.ts"
 import { hasKey, t } from "./i18n.ts"
 
@@ -161,6 +168,13 @@ export type Dashboard = typeof DashboardView.Type
 export type ViewAs = typeof ViewAsView.Type
 export type AdminPlan = AdminCatalog["plans"][number]
 export type PlanSale = typeof PlanSaleView.Type
+export type StaffServicePage = typeof StaffServicePageView.Type
+export type ServiceHold = typeof ServiceHoldView.Type
+export type ServiceFindings = typeof FindingsView.Type
+export type StaffOrder = typeof StaffOrderView.Type
+export type StaffPayment = typeof StaffPaymentView.Type
+export type RefundAnswer = typeof RefundView.Type
+export type NoticeRecord = typeof NoticeView.Type
 export type AuditPage = typeof AuditPageView.Type
 export type Session = typeof SessionView.Type
 export type StaffCustomerPage = typeof StaffCustomerPageView.Type

@@ -9,32 +9,23 @@ import * as MemoryRefundRequests from "../../../adapters/fake/MemoryRefundReques
 import { UserId } from "../../../domain/account/User.ts"
 import type { Operator } from "../../../domain/backoffice/customers.ts"
 import { issueRefund } from "../../../domain/backoffice/refunds.ts"
-import { amountsFromTotal } from "../../../domain/billing/invoicing/amountsFromTotal.ts"
-import { seriesOf } from "../../../domain/billing/invoicing/Invoice.ts"
 import { AuditLog } from "../../../ports/AuditLog.ts"
 import { Invoices } from "../../../ports/Invoices.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { alice, dnsEnv, ordered } from "../../support/dnsEnv.ts"
 import { dnsPlan } from "../../support/dnsZoneProduct.ts"
-import { invoiceDraft } from "../../support/invoiceMother.ts"
 import { noticesOf } from "../../support/recordedNotices.ts"
 import { SimulatedStripe } from "../../support/simulatedStripe.ts"
 
 const env = Layer.mergeAll(MemoryRefundRequests.layer, MemoryAuditLog.layer).pipe(Layer.provideMerge(dnsEnv))
 const admin: Operator = { id: UserId.make("00000000-0000-4000-8000-0000000a0d11"), role: "admin", address: "192.0.2.9" }
 
-/** Alice's paid order's charge, and its invoice (of the charged amount, VAT included at 20 %). */
+/** Alice's paid order's charge (invoiced with it). */
 const aCharge = (name: string) =>
   Effect.gen(function*() {
     const order = yield* ordered(name)
     const [charge] = yield* (yield* Ledger).forOrder(order.id)
     assert.strictEqual(charge?.kind, "charge")
-    const draft = invoiceDraft(alice, {
-      ...amountsFromTotal(dnsPlan.name, charge!.amountCents, "S", 2000),
-      ledgerReference: charge!.reference,
-      orderId: order.id
-    })
-    yield* (yield* Invoices).issue(draft, seriesOf("invoice", draft.issuedAt))
     return charge!
   })
 
@@ -47,7 +38,8 @@ describe("an operator's refund", () => {
   it.effect("gives back part then the rest, each with its credit note and e-mail, and never more than was taken", () =>
     Effect.gen(function*() {
       const charge = yield* aCharge("refund.fr")
-      assert.strictEqual(charge.amountCents, dnsPlan.priceCents)
+      // The plan's price and the French consumer's 20 % VAT.
+      assert.strictEqual(charge.amountCents, dnsPlan.priceCents * 1.2)
       const first = yield* issueRefund(admin, { chargeId: charge.id, amountCents: 1, idempotencyKey: "key-one-cent", reason: "goodwill" })
       assert.deepInclude(first, { amountCents: 1, refundableCents: charge.amountCents - 1 })
       assert.isNotNull(first.creditNote)
