@@ -174,9 +174,11 @@ export const withdrawableUntil = (subscription: Subscription, accountType: Accou
 /**
  * The withdrawal function's confirmed declaration. Owner only (anyone else: SubscriptionNotFound); a professional
  * account: WithdrawalNotAvailable; a second declaration: AlreadyWithdrawn; an ended subscription: SubscriptionEnded;
- * after the period: WithdrawalPeriodOver; a service still being built: ServiceNotReady. Of declarations at once exactly one applies (a compare-and-set): it is
- * acknowledged by e-mail, the service ends, and the refund is made with its credit note. A gateway that cannot be
- * reached now delays the refund (the lifecycle sweep finishes it), never the withdrawal.
+ * after the period: WithdrawalPeriodOver; a service still being built: ServiceNotReady. Of declarations at once
+ * exactly one applies (a compare-and-set), acknowledged by e-mail and kept in the audit trail in its transaction (the
+ * acknowledgement is recorded with the withdrawal or not at all, and e-mailed once it commits); then the service ends
+ * and the refund is made with its credit note. A gateway that cannot be reached now delays the refund (the lifecycle
+ * sweep finishes it), never the withdrawal.
  */
 export const withdrawFromContract = Effect.fn("withdrawFromContract")(function*(user: Withdrawer, subscriptionId: string) {
   const subscriptions = yield* Subscriptions
@@ -190,32 +192,37 @@ export const withdrawFromContract = Effect.fn("withdrawFromContract")(function*(
   const periodEnd = withdrawalPeriodEnd(subscription.createdAt)
   if (at.getTime() >= periodEnd.getTime()) return yield* new WithdrawalPeriodOver({ endedAt: periodEnd })
   if (subscription.serviceId === null) return yield* new ServiceNotReady()
-  if (!(yield* subscriptions.withdraw(subscription.id, at))) {
+  const plan = refundPlan(subscription, at, yield* (yield* Ledger).forSubscription(subscription.id))
+  const product = yield* (yield* HostedServices).of(subscription.kind)
+  const service = yield* noticeService(subscription, product.plan)
+  const declared = yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
+    if (!(yield* subscriptions.withdraw(subscription.id, at))) return false
+    yield* tell({
+      _tag: "WithdrawalAcknowledged",
+      userId: user.id,
+      service,
+      customerName: `${user.firstName} ${user.lastName}`.trim(),
+      concludedAt: subscription.createdAt,
+      declaredAt: at,
+      paidCents: plan.paid,
+      refundCents: plan.total
+    })
+    // The declaration's evidence, in the customer's trail.
+    yield* recordAudit({
+      actorId: UserId.make(user.id),
+      actorRole: "customer",
+      action: "subscription.withdrawn",
+      subjectUserId: UserId.make(user.id),
+      target: { type: "subscription", id: subscription.id },
+      details: { declaredAt: at.toISOString(), concludedAt: subscription.createdAt.toISOString(), paidCents: plan.paid, refundCents: plan.total }
+    })
+    return true
+  }))
+  if (!declared) {
     const now = yield* subscriptions.get(subscription.id)
     return yield* (Option.isSome(now) && now.value.withdrawnAt !== null ? new AlreadyWithdrawn() : new SubscriptionEnded())
   }
   const withdrawn = Option.getOrThrow(yield* subscriptions.get(subscription.id))
-  const plan = refundPlan(withdrawn, at, yield* (yield* Ledger).forSubscription(subscription.id))
-  const product = yield* (yield* HostedServices).of(subscription.kind)
-  yield* tell({
-    _tag: "WithdrawalAcknowledged",
-    userId: user.id,
-    service: yield* noticeService(subscription, product.plan),
-    customerName: `${user.firstName} ${user.lastName}`.trim(),
-    concludedAt: subscription.createdAt,
-    declaredAt: at,
-    paidCents: plan.paid,
-    refundCents: plan.total
-  })
-  // The declaration's evidence, in the customer's trail.
-  yield* recordAudit({
-    actorId: UserId.make(user.id),
-    actorRole: "customer",
-    action: "subscription.withdrawn",
-    subjectUserId: UserId.make(user.id),
-    target: { type: "subscription", id: subscription.id },
-    details: { declaredAt: at.toISOString(), concludedAt: subscription.createdAt.toISOString(), paidCents: plan.paid, refundCents: plan.total }
-  })
   yield* endService(withdrawn, at)
   yield* settleWithdrawal(withdrawn).pipe(
     Effect.catchCause((cause) =>
