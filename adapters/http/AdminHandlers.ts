@@ -8,7 +8,7 @@ import { type AuditPage, auditPage, securityEvents } from "../../domain/backoffi
 import { catalogOverview, setPlanOnSale } from "../../domain/backoffice/catalog.ts"
 import { dashboard } from "../../domain/backoffice/dashboard.ts"
 import { viewAsCustomer } from "../../domain/backoffice/viewAs.ts"
-import { customerPage, endCustomerSessions, type Operator, searchCustomers } from "../../domain/backoffice/customers.ts"
+import { customerPage, endCustomerSessions, searchCustomers } from "../../domain/backoffice/customers.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { userView } from "./AccountsHandlers.ts"
 import { Api } from "./Api.ts"

@@ -42,6 +42,12 @@ export class AdminServicesApi extends HttpApiGroup.make("adminServices")
       success: ServiceHoldView,
       error: [NotFound, Conflict, ServiceUnavailable]
     }),
+    HttpApiEndpoint.post("terminate", "/services/:id/terminate", {
+      params: { id: PathId },
+      payload: UnsuspendRequest,
+      success: HttpApiSchema.NoContent,
+      error: [NotFound, Conflict, ServiceUnavailable]
+    }).annotate(RequiredRole, "admin"),
     HttpApiEndpoint.post("reconcile", "/services/:id/reconcile", { params: { id: PathId }, success: FindingsView, error: NotFound }),
     HttpApiEndpoint.post("resumeProvisioning", "/services/:id/resume-provisioning", {
       params: { id: PathId },

@@ -5,7 +5,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { UserId } from "../../domain/account/User.ts"
 import { customerNotices, resendNotice } from "../../domain/backoffice/notices.ts"
 import { customerPayments, issueRefund } from "../../domain/backoffice/refunds.ts"
-import { suspendService, unsuspendService } from "../../domain/backoffice/serviceHolds.ts"
+import { suspendService, terminateService, unsuspendService } from "../../domain/backoffice/serviceHolds.ts"
 import { reconcileService, resumeProvisioning, servicePage } from "../../domain/backoffice/servicePage.ts"
 import type { Order } from "../../domain/billing/Billing.ts"
 import type { ServiceInspection } from "../../domain/billing/HostedService.ts"
@@ -47,6 +47,7 @@ export const AdminServicesHandlers = HttpApiBuilder.group(Api, "adminServices", 
     | Effect.Services<ReturnType<typeof servicePage>>
     | Effect.Services<ReturnType<typeof suspendService>>
     | Effect.Services<ReturnType<typeof unsuspendService>>
+    | Effect.Services<ReturnType<typeof terminateService>>
     | Effect.Services<ReturnType<typeof reconcileService>>
     | Effect.Services<ReturnType<typeof resumeProvisioning>>
   >()
@@ -68,6 +69,8 @@ export const AdminServicesHandlers = HttpApiBuilder.group(Api, "adminServices", 
       Effect.flatMap(operator, (who) => run(suspendService(who, params.id, payload))).pipe(Effect.map(holdView), mapDomainErrors))
     .handle("unsuspend", ({ params, payload }) =>
       Effect.flatMap(operator, (who) => run(unsuspendService(who, params.id, payload.reason))).pipe(Effect.map(holdView), mapDomainErrors))
+    .handle("terminate", ({ params, payload }) =>
+      Effect.flatMap(operator, (who) => run(terminateService(who, params.id, payload.reason))).pipe(mapDomainErrors))
     .handle("reconcile", ({ params }) =>
       run(reconcileService(params.id)).pipe(Effect.map((r) => ({ at: r.at.toISOString(), findings: r.findings })), mapDomainErrors))
     .handle("resumeProvisioning", ({ params }) =>

@@ -109,6 +109,11 @@ export interface HostedService {
   hold(subscriptionId: string): Effect.Effect<void, ServiceUpstreamUnavailable | DatabaseUnavailable>
   /** Before a hold is lifted: the service of an active subscription comes back now; a lapsed one stays suspended. */
   unhold(subscriptionId: string): Effect.Effect<void, ServiceUpstreamUnavailable | DatabaseUnavailable>
+  /**
+   * An admin ends the service now, for good: removed upstream (false, nothing changed, when what is there is not
+   * ours), then the subscription terminated (`endedByOperator`) and what the service held released. Idempotent.
+   */
+  end(subscriptionId: string): Effect.Effect<boolean, ServiceUpstreamUnavailable | DatabaseUnavailable>
 }
 
 /**

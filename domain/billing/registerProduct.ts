@@ -73,7 +73,7 @@ export interface ServiceStanding {
 export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
   product: ProductDefinition<Plan, RP, RO, RS, RB, RL, RR, RE>
 ) => {
-  type Runs = RO | RP | RS | RB | RL | Subscriptions | ServiceHolds | WorkflowEngine.WorkflowEngine
+  type Runs = RO | RP | RS | RB | RL | RR | RE | Subscriptions | ServiceHolds | WorkflowEngine.WorkflowEngine
   /** Upstream trouble within one step: tried again after 1 s, 2 s, 4 s … five times, then the step dies (and replays). */
   const retried = <A, R>(effect: Effect.Effect<A, UpstreamError, R>) =>
     effect.pipe(Effect.retry({ times: 5, schedule: Schedule.exponential("1 second"), while: product.transient }), Effect.orDie)
@@ -134,6 +134,14 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
           if (Option.isNone(subscription) || subscription.value.status !== "active") return
           if (Option.isNone(standing) || !standing.value.suspended) return
           yield* forOperator(product.bringBack(subscriptionId))
+        })),
+      end: (subscriptionId) =>
+        run(Effect.gen(function*() {
+          if (!(yield* forOperator(product.remove(subscriptionId)))) return false
+          // As the termination workflow does: the subscription ends first, then what the service held goes back.
+          yield* moveSubscription(subscriptionId, "endedByOperator")
+          yield* product.release(subscriptionId)
+          return true
         }))
     })
   }))

@@ -1,11 +1,12 @@
 // The back-office's operations in Chromium: support suspends a customer's VPS with a statement of reasons from the
 // service's page — the customer receives it by e-mail (a real SMTP server) and their panel shows the VPS suspended —
 // and lifts it; an admin refunds part of a charge from the customer's payments page — the credit note is in the
-// customer's documents. Every one of these pages passes axe-core without a serious or critical violation.
+// customer's documents; an admin ends a held service for good. These pages pass axe-core without a serious or critical
+// violation.
 import { Option, Redacted, Schema } from "effect"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { seriousViolations } from "../support/accessibility.ts"
+import { seriousViolations } from "../support/axe.ts"
 import { byTestId, useChromium } from "../support/chromium.ts"
 import { sandboxesLeakScanner } from "../support/gameHttp.ts"
 import { decodeQuotedPrintable, headerOf, type SmtpSink, startSmtpSink } from "../support/smtpSink.ts"
@@ -115,6 +116,23 @@ describe("the back-office's operations in the browser", () => {
     expect(creditNote?.totalIncludingVatCents).toBe(150)
     await ada.page.goto("/invoices")
     await byTestId(ada.page, `invoice-${creditNote!.number}`).waitFor()
+  }, 90_000)
+
+  it("lets an admin end a held service for good: the customer's panel shows it destroyed", async () => {
+    const ada = await customerWithVps("browser-ended")
+    const admin = await person(server, { role: "admin" })
+    const page = await chromium.newPage()
+    await signIn(page, admin.email)
+    await page.goto(`/admin/services/${ada.subscriptionId}`)
+    await byTestId(page, "ops-suspend-facts").fill("Attacks on third parties from this VPS, reported twice.")
+    await byTestId(page, "ops-suspend-ground").selectOption("abuse")
+    await byTestId(page, "ops-suspend-form").locator("button[type=submit]").click()
+    await byTestId(page, "ops-unsuspend-reason").fill("Repeated abuse after a warning.")
+    await byTestId(page, "ops-terminate").click()
+    await byTestId(page, "confirm-ok").click()
+    await expect.poll(() => page.locator("[data-testid=ops-ours-facts]").textContent()).toContain("terminated")
+    await ada.page.goto(`/vps/${ada.vpsId}`)
+    await expect.poll(() => vpsState(ada.page)).toBe("destroyed")
   }, 90_000)
 
   it("lists failed orders and opens the services page for support", async () => {

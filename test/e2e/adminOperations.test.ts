@@ -71,6 +71,21 @@ describe("an operator's suspension of a service", () => {
     expect(errorCode(await admin.browser.post(`/api/admin/services/${ada.subscriptionId}/resume-provisioning`), 409)).toBe("ORDER_NOT_RESUMABLE")
   }, 60_000)
 
+  it("an admin ends a held VPS for good: destroyed, the subscription terminated", async () => {
+    const support = await person(server, { role: "support" })
+    const admin = await person(server, { role: "admin" })
+    const ada = await customerWithVps("ended-vps")
+    const terminate = (who: typeof admin) => who.browser.post(`/api/admin/services/${ada.subscriptionId}/terminate`, { reason: "Repeated abuse." })
+    expect(errorCode(await terminate(admin), 409)).toBe("SERVICE_NOT_HELD")
+    expectBody(await support.browser.post(`/api/admin/services/${ada.subscriptionId}/suspend`, statement), 200, ServiceHoldView)
+    expect(errorCode(await terminate(support), 403)).toBe("FORBIDDEN")
+    expect((await terminate(admin)).status).toBe(204)
+    expect(await vpsStatus(ada.browser, ada.vpsId)).toBe("destroyed")
+    const page = expectBody(await support.browser.get(`/api/admin/services/${ada.subscriptionId}`), 200, StaffServicePage)
+    expect(page.subscription.status).toBe("terminated")
+    expect(errorCode(await terminate(admin), 409)).toBe("SERVICE_GONE")
+  }, 60_000)
+
   it("refuses a missing service, a bad statement, another origin, and anyone but staff", async () => {
     const support = await person(server, { role: "support" })
     const missing = "00000000-0000-4000-8000-000000000000"

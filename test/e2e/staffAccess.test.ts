@@ -60,6 +60,7 @@ describe("the role matrix of the back-office", () => {
       "GET /api/admin/services/:id",
       "POST /api/admin/services/:id/suspend",
       "POST /api/admin/services/:id/unsuspend",
+      "POST /api/admin/services/:id/terminate",
       "POST /api/admin/services/:id/reconcile",
       "POST /api/admin/services/:id/resume-provisioning",
       "GET /api/admin/orders/failed",

@@ -5,7 +5,7 @@ import { api, type ServiceFindings, type StaffServicePage } from "../../api.ts"
 import { link, navigate, type View } from "../../app.ts"
 import { field, h } from "../../dom.ts"
 import { formatDate, formatDateTime } from "../../i18n.ts"
-import { errorBox, loading, run, section, stateBadge } from "../../ui.ts"
+import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../../ui.ts"
 import { none, setAdminTitle, table } from "./parts.ts"
 import { type OpsKey, opsText } from "./opsTexts.ts"
 
@@ -79,14 +79,31 @@ const reconcilePart = (id: string): HTMLElement => {
   return h("div", {}, button, results)
 }
 
-const holdPart = (page: StaffServicePage, reload: () => void): HTMLElement => {
+/** For an admin, on a held service: ending it for good (asked first), with the lift form's reason. */
+const terminateButton = (id: string, reason: HTMLTextAreaElement, errors: ReturnType<typeof errorBox>, reload: () => void): HTMLElement => {
+  const button = h("button", { type: "button", class: "danger-outline", "data-testid": "ops-terminate" }, opsText("ops.service.terminate"))
+  button.addEventListener("click", () => {
+    void (async () => {
+      if (!reason.reportValidity()) return
+      if (!(await confirmDialog(opsText("ops.service.confirmTerminate"), { danger: true, confirmLabel: opsText("ops.service.terminate") }))) return
+      await run(button, async () => {
+        await api.post(`/api/admin/services/${id}/terminate`, { reason: reason.value.trim() })
+        reload()
+      }, { errors, success: opsText("ops.service.terminated") })
+    })()
+  })
+  return button
+}
+
+const holdPart = (page: StaffServicePage, isAdmin: boolean, reload: () => void): HTMLElement => {
   const errors = errorBox("ops-hold-error")
   const id = encodeURIComponent(page.subscription.id)
   const hold = page.hold
   if (hold !== null) {
     const reason = h("textarea", { name: "reason", required: true, minlength: 3, maxlength: 500, rows: 2, "data-testid": "ops-unsuspend-reason" })
     const form = h("form", { "data-testid": "ops-unsuspend-form" },
-      field(opsText("ops.service.reason"), reason), errors.el, h("button", { type: "submit", class: "primary" }, opsText("ops.service.unsuspend")))
+      field(opsText("ops.service.reason"), reason), errors.el, h("button", { type: "submit", class: "primary" }, opsText("ops.service.unsuspend")),
+      isAdmin && page.subscription.status !== "terminated" ? [" ", terminateButton(id, reason, errors, reload)] : [])
     form.addEventListener("submit", (event) => {
       event.preventDefault()
       void run(form, async () => {
@@ -156,5 +173,5 @@ export const serviceView: View = async (ctx) => {
       section(key("ops.service.live"), "ops-service-live", upstreamPart(page)),
       section(key("ops.service.workflow"), "ops-service-workflow", provisioningPart(page, user?.role === "admin", reload)),
       section(key("ops.service.reconcile"), "ops-service-reconcile", reconcilePart(s.id)),
-      section(key("ops.service.hold"), "ops-service-hold", holdPart(page, reload))))
+      section(key("ops.service.hold"), "ops-service-hold", holdPart(page, user?.role === "admin", reload))))
 }
