@@ -16,6 +16,8 @@ import {
   withdrawalRefundCents,
   withdrawFromContract
 } from "../../../domain/billing/withdrawal.ts"
+import { UserId } from "../../../domain/account/User.ts"
+import { AuditLog } from "../../../ports/AuditLog.ts"
 import { Invoices } from "../../../ports/Invoices.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
@@ -160,6 +162,13 @@ describe("withdrawing from a contract", () => {
       assert.strictEqual(creditNote.totalIncludingVatCents, 108)
       assert.strictEqual(creditNote.totalExcludingVatCents + creditNote.vatCents, 108)
       // The service ends through its product, as after a grace window; the customer is told it is gone.
+      // The declaration's evidence in the customer's trail.
+      const trail = yield* (yield* AuditLog).list({ subjectUserId: UserId.make(alice), actions: ["subscription.withdrawn"], limit: 10 })
+      assert.deepStrictEqual(trail.map((e) => [e.actorRole, e.target, e.details]), [[
+        "customer",
+        { type: "subscription", id: subscription.id },
+        { declaredAt: new Date(november + 3 * DAY).toISOString(), concludedAt: new Date(november).toISOString(), paidCents: PAID, refundCents: 108 }
+      ]])
       yield* until(Effect.map(zone("example.fr"), (z) => z === undefined))
       yield* until(Effect.map(noticesOf("ServiceEnded"), (all) => all.length === 1))
       assert.deepStrictEqual(yield* (yield* Subscriptions).unsettledWithdrawals, [])
