@@ -4,7 +4,10 @@
 // Settings (environment): BENCH_DATABASE_URL (admin connection, default postgres://postgres@127.0.0.1:5432/postgres),
 // BENCH_BCRYPT_COST (default 10), BENCH_SECONDS (length of each measured phase, default 10),
 // BENCH_SERVER_NODE_OPTIONS (NODE_OPTIONS of the server only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
-// BENCH_ONLY (`accounts`, `vps`, `game` or `webhooks`: run one part; all by default), BENCH_WEBHOOK_CONCURRENCY
+// BENCH_ONLY (`accounts`, `vps`, `game`, `webhooks` or `scale`: run one part; all but `scale` by default; `npm run
+// bench -- scale` is BENCH_ONLY=scale), BENCH_SCALE_SAMPLES (calls per measured kind of the scale part, default 500), BENCH_SCALE_DIVISOR (divides its
+// counts for a quick run, default 1),
+// BENCH_WEBHOOK_CONCURRENCY
 // (webhook deliveries in flight at once, default 16), BENCH_VPS_CONCURRENT (orders placed at
 // once, default 100), BENCH_VPS_SEQUENTIAL (orders one after the other, default 5), BENCH_VPS_KEYSTROKES (per console
 // session, three sessions per path; default 500), BENCH_GAME_COMMANDS (`say` commands in one console burst, default
@@ -21,6 +24,7 @@ import { fixed, judge, mib, ms, percent, renderTable, rps, type Section, times, 
 import { runGameBench } from "./gameBench.ts"
 import { type BenchPanel, startBenchPanel } from "./gameUpstream.ts"
 import { runVpsBench } from "./vpsBench.ts"
+import { runScaleBench } from "./scaleBench.ts"
 import { runWebhookBench } from "./webhookBench.ts"
 import { type BenchCluster, startBenchCluster } from "./vpsUpstream.ts"
 import {
@@ -43,9 +47,9 @@ const intEnv = (name: string, fallback: number, min: number, max: number): numbe
 }
 
 const only = (() => {
-  const text = process.env["BENCH_ONLY"] ?? ""
-  if (text !== "" && text !== "accounts" && text !== "vps" && text !== "game" && text !== "webhooks") {
-    throw new Error("BENCH_ONLY must be accounts, vps, game or webhooks")
+  const text = process.argv[2] === "scale" ? "scale" : process.env["BENCH_ONLY"] ?? ""
+  if (text !== "" && text !== "accounts" && text !== "vps" && text !== "game" && text !== "webhooks" && text !== "scale") {
+    throw new Error("BENCH_ONLY must be accounts, vps, game, webhooks or scale")
   }
   return text === "" ? undefined : text
 })()
@@ -60,6 +64,8 @@ const settings = {
   game: only === undefined || only === "game",
   webhooks: only === undefined || only === "webhooks",
   webhookConcurrency: intEnv("BENCH_WEBHOOK_CONCURRENCY", 16, 1, 256),
+  scaleSamples: intEnv("BENCH_SCALE_SAMPLES", 500, 100, 100_000),
+  scaleDivisor: intEnv("BENCH_SCALE_DIVISOR", 1, 1, 100),
   vpsSettings: {
     sequential: intEnv("BENCH_VPS_SEQUENTIAL", 5, 1, 50),
     concurrent: intEnv("BENCH_VPS_CONCURRENT", 100, 1, 400),
@@ -75,7 +81,11 @@ const settings = {
   }
 }
 const RESULTS = resolve(import.meta.dirname, "results", "latest.json")
-const HARD_LIMIT_MS = ((settings.accounts ? 6 : 0) + (settings.vps ? 6 : 0) + (settings.game ? 5 : 0) + (settings.webhooks ? 2 : 0)) * 60_000
+/** The scale part's own file: it runs alone, and the other parts' figures stay in latest.json. */
+const SCALE_RESULTS = resolve(import.meta.dirname, "results", "scale.json")
+const HARD_LIMIT_MS = only === "scale"
+  ? 30 * 60_000
+  : ((settings.accounts ? 6 : 0) + (settings.vps ? 6 : 0) + (settings.game ? 5 : 0) + (settings.webhooks ? 2 : 0)) * 60_000
 
 /** Who used the machine's cores during a phase. */
 const coresUsed = (c: { server: number; database: number; bench: number; other: number }) =>
@@ -201,10 +211,40 @@ const webhooksOnly = async (cleanup: Cleanup) => {
   process.stdout.write(`results written to ${RESULTS}\n`)
 }
 
+/** What every results file says of its run: when, which code, on what. */
+const runMeta = (started: Date, revision: string, postgres: string) => ({
+  startedAt: started.toISOString(),
+  durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
+  revision,
+  node: process.version,
+  postgres,
+  cores: availableParallelism(),
+  cpu: cpus()[0]?.model ?? "unknown"
+})
+
+/** `npm run bench -- scale`: the scale part alone, on a database of its own (bench/scaleBench.ts). */
+const scaleOnly = async (cleanup: Cleanup) => {
+  const started = new Date()
+  const loadBefore = loadavg()[0] ?? 0
+  const pgVersion = await postgresVersion(settings.adminUrl)
+  const revision = await runProgram("git", ["describe", "--always", "--dirty"], { timeoutMs: 10_000 }).catch(() => "unknown")
+  const scale = await runScaleBench({ adminUrl: settings.adminUrl, samples: settings.scaleSamples, divisor: settings.scaleDivisor }, cleanup)
+  const meta = { ...runMeta(started, revision, pgVersion), loadAverageBefore: loadBefore, loadAverageAfter: loadavg()[0] ?? 0 }
+  await writeJson(SCALE_RESULTS, { meta, ...scale.json, table: scale.sections })
+  process.stdout.write(renderTable([
+    `ZH bench — scale, ${meta.startedAt}, revision ${revision}`,
+    `Node ${meta.node}, PostgreSQL ${meta.postgres}, ${meta.cores} cores (${meta.cpu})`,
+    `1-minute load average ${fixed(meta.loadAverageBefore, 2)} at start, ${fixed(meta.loadAverageAfter, 2)} at the end` +
+    (meta.loadAverageBefore > meta.cores / 2 ? " — other work on this machine: figures are noisy" : "")
+  ], scale.sections))
+  process.stdout.write(`results written to ${SCALE_RESULTS}\n`)
+}
+
 const webhookSettings = () => ({ adminUrl: settings.adminUrl, bcryptCost: settings.bcryptCost, seconds: settings.seconds })
 
 const main = async (cleanup: Cleanup) => {
   if (only === "webhooks") return webhooksOnly(cleanup)
+  if (only === "scale") return scaleOnly(cleanup)
   const started = new Date()
   const cores = availableParallelism()
   const loadBefore = loadavg()[0] ?? 0
@@ -238,13 +278,7 @@ const main = async (cleanup: Cleanup) => {
     : undefined
 
   const meta = {
-    startedAt: started.toISOString(),
-    durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
-    revision,
-    node: process.version,
-    postgres: pgVersion,
-    cores,
-    cpu: cpus()[0]?.model ?? "unknown",
+    ...runMeta(started, revision, pgVersion),
     bcryptCost: settings.bcryptCost,
     phaseSeconds: settings.seconds,
     serverThreadpoolSize: 4,

@@ -1,6 +1,7 @@
 // The record of money taken and given back.
 import { Context, type Effect, type Option } from "effect"
 import type { LedgerEntry } from "../domain/billing/Billing.ts"
+import type { Keyset } from "../domain/billing/keyset.ts"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 export class Ledger extends Context.Service<Ledger, {
@@ -10,6 +11,6 @@ export class Ledger extends Context.Service<Ledger, {
   entry(id: string): Effect.Effect<Option.Option<LedgerEntry>, DatabaseUnavailable>
   forOrder(orderId: string): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
   forSubscription(subscriptionId: string): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
-  /** A customer's charges and refunds, newest first (at most `limit`). */
-  forUser(userId: string, limit: number): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
+  /** A customer's charges and refunds, newest first (at most `limit`), after `after` (the last one of the page before). */
+  forUser(userId: string, after: Keyset | null, limit: number): Effect.Effect<ReadonlyArray<LedgerEntry>, DatabaseUnavailable>
 }>()("zh/ports/Ledger") {}

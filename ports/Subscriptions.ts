@@ -1,6 +1,7 @@
 // Subscriptions: what a customer pays for, month after month, and the state of its service.
 import { Context, type Effect, type Option } from "effect"
 import type { OrderId, PlanId, ServiceKind, Subscription, SubscriptionId, SubscriptionStatus } from "../domain/billing/Billing.ts"
+import type { Keyset } from "../domain/billing/keyset.ts"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
 export interface SubscriptionMove {
@@ -22,6 +23,8 @@ export class Subscriptions extends Context.Service<Subscriptions, {
   }): Effect.Effect<Subscription, DatabaseUnavailable>
   get(id: string): Effect.Effect<Option.Option<Subscription>, DatabaseUnavailable>
   forUser(userId: string): Effect.Effect<ReadonlyArray<Subscription>, DatabaseUnavailable>
+  /** A page of the customer's subscriptions, oldest first (by creation, then id), after `after` (the page before's last). */
+  pageForUser(userId: string, after: Keyset | null, limit: number): Effect.Effect<ReadonlyArray<Subscription>, DatabaseUnavailable>
   attachService(id: string, serviceId: string): Effect.Effect<void, DatabaseUnavailable>
   /**
    * One move of the subscription (domain/billing/transitions.ts decides which exist), as a compare-and-set: applied

@@ -23,7 +23,8 @@ export class Users extends Context.Service<Users, {
   setRole(id: UserId, role: Role): Effect.Effect<Option.Option<Role>, DatabaseUnavailable>
   /**
    * The back-office's search, at most `limit` users ordered by e-mail: `query` (already trimmed and lower-cased) is a
-   * prefix of the e-mail, the first or last name, the company name, or of the SIRET.
+   * prefix of the e-mail, the first or last name, the company name, or of the SIRET. When more match, which `limit`
+   * are shown is the store's choice (a search narrows; it does not list the base): never a slow read of every match.
    */
   search(query: string, limit: number): Effect.Effect<ReadonlyArray<User>, DatabaseUnavailable>
 }>()("zh/ports/Users") {}

@@ -22,7 +22,12 @@ export const make = Effect.gen(function*() {
     entry: (id) => Effect.map(Ref.get(entries), (all) => Option.fromNullishOr(all.find((e) => e.id === id))),
     forOrder: (orderId) => select((e) => e.orderId === orderId),
     forSubscription: (subscriptionId) => select((e) => e.subscriptionId === subscriptionId),
-    forUser: (userId, limit) => Effect.map(select((e) => e.userId === userId), (all) => all.reverse().slice(0, limit))
+    forUser: (userId, after, limit) =>
+      Effect.map(select((e) => e.userId === userId), (all) =>
+        all.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+          .filter((e) =>
+            after === null || e.createdAt.getTime() < after.at.getTime() || (e.createdAt.getTime() === after.at.getTime() && e.id < after.id))
+          .slice(0, limit))
   })
 })
 

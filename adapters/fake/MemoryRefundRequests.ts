@@ -13,7 +13,7 @@ export const make = Effect.gen(function*() {
       const found = yield* ledger.entry(chargeId)
       if (Option.isNone(found) || found.value.kind !== "charge") return Option.none()
       const c = found.value
-      const refunds = (yield* ledger.forUser(c.userId, Number.MAX_SAFE_INTEGER))
+      const refunds = (yield* ledger.forUser(c.userId, null, Number.MAX_SAFE_INTEGER))
         .filter((e) => e.kind === "refund" && e.reference.startsWith(`${c.reference}:`))
       const pending = (yield* Ref.get(requests)).filter((r) => r.chargeId === chargeId && r.refundEntryId === null)
       const taken = [...refunds, ...pending].reduce((sum, e) => sum + e.amountCents, 0)

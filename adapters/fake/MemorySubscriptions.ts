@@ -53,6 +53,13 @@ export const make = Effect.gen(function*() {
       )),
     get: (id) => Effect.map(Ref.get(rows), (m) => Option.fromNullishOr(m.get(id))),
     forUser: (userId) => select((s) => s.userId === userId, byCreation),
+    pageForUser: (userId, after, limit) =>
+      Effect.map(
+        select((s) =>
+          s.userId === userId && (after === null || s.createdAt.getTime() > after.at.getTime() ||
+            (s.createdAt.getTime() === after.at.getTime() && s.id > after.id)), byCreation),
+        (page) => page.slice(0, limit)
+      ),
     attachService: (id, serviceId) => Effect.asVoid(change(id, (s) => new Subscription({ ...s, serviceId }))),
     transition,
     extend: (id, expected, next) => moveWith({ transition })(id, "renewed", { periodEnd: expected, next }),

@@ -5,7 +5,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { Authentication } from "./AccountsApi.ts"
 import { NotFound, Unprocessable } from "./ApiErrors.ts"
 import { missingAnswers } from "./errorMapping.ts"
-import { Line, MissingAnswer, PathId } from "./inputs.ts"
+import { Line, MissingAnswer, PageQuery, PathId } from "./inputs.ts"
 import { BillingProfileView, InvoiceView } from "./views.ts"
 
 const BillingProfileInput = Schema.Struct({
@@ -46,10 +46,7 @@ const InvoicePage = Schema.Struct({
 export class InvoicesApi extends HttpApiGroup.make("invoices")
   .add(
     HttpApiEndpoint.get("list", "/", {
-      query: {
-        after: Schema.optionalKey(Line(200)),
-        limit: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 })))
-      },
+      query: PageQuery,
       success: InvoicePage
     }),
     HttpApiEndpoint.get("get", "/:id", { params: { id: PathId }, success: InvoiceView, error: NotFound }),

@@ -4,6 +4,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./AccountsApi.ts"
 import { BadRequest, NotFound, ServiceUnavailable } from "./ApiErrors.ts"
+import { PageQuery } from "./inputs.ts"
 import { PaymentView, SavedCardView } from "./views.ts"
 
 export class PaymentsApi extends HttpApiGroup.make("payments")
@@ -40,11 +41,18 @@ export class PaymentMethodApi extends HttpApiGroup.make("paymentMethod")
 {}
 
 export class PaymentHistoryApi extends HttpApiGroup.make("paymentHistory")
-  .add(HttpApiEndpoint.get("list", "/", { success: Schema.Struct({ payments: Schema.Array(PaymentView) }) }))
+  .add(HttpApiEndpoint.get("list", "/", {
+    query: PageQuery,
+    success: Schema.Struct({
+      payments: Schema.Array(PaymentView),
+      /** Pass as `after` for the next (older) page; absent on the last one. */
+      next: Schema.optionalKey(Schema.String)
+    })
+  }))
   .middleware(Authentication)
   .prefix("/api/payments")
   .annotateMerge(OpenApi.annotations({
     title: "Payments",
-    description: "The customer's charges and refunds, newest first (the latest 100)"
+    description: "The customer's charges and refunds, newest first, 100 a page unless `limit` says fewer; `next` is the cursor of the following page (pass it as `after`)"
   }))
 {}

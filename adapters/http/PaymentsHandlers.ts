@@ -56,9 +56,9 @@ export const paymentView = (e: LedgerEntry) => ({
 
 export const PaymentHistoryHandlers = HttpApiBuilder.group(Api, "paymentHistory", Effect.fn(function*(handlers) {
   const services = yield* Effect.context<Effect.Services<ReturnType<typeof listPayments>>>()
-  return handlers.handle("list", () =>
-    Effect.flatMap(CurrentSession, (session) => listPayments(session.user.id)).pipe(
-      Effect.map((entries) => ({ payments: entries.map(paymentView) })),
+  return handlers.handle("list", ({ query }) =>
+    Effect.flatMap(CurrentSession, (session) => listPayments(session.user.id, query.after, query.limit)).pipe(
+      Effect.map(({ next, payments }) => ({ ...(next === null ? {} : { next }), payments: payments.map(paymentView) })),
       Effect.provideContext(services),
       mapDomainErrors
     ))

@@ -13,7 +13,7 @@ import {
   Unprocessable
 } from "./ApiErrors.ts"
 import { missingAnswers } from "./errorMapping.ts"
-import { Line, Lines, MissingAnswer, noControlInside, PathId } from "./inputs.ts"
+import { Line, Lines, MissingAnswer, noControlInside, PageQuery, PathId } from "./inputs.ts"
 import { OrderView, PaymentAnswerView, RenewalView, SnapshotView, SubscriptionView, VpsView, WithdrawalView } from "./views.ts"
 
 const Id = PathId
@@ -56,7 +56,16 @@ export class OrdersApi extends HttpApiGroup.make("orders")
 
 export class SubscriptionsApi extends HttpApiGroup.make("subscriptions")
   .add(
-    HttpApiEndpoint.get("list", "/", { success: Schema.Struct({ subscriptions: Schema.Array(SubscriptionView) }) }),
+    HttpApiEndpoint.get("list", "/", {
+      query: PageQuery,
+      success: Schema.Struct({
+        subscriptions: Schema.Array(SubscriptionView),
+        /** Pass as `after` for the next page; absent on the last one. */
+        next: Schema.optionalKey(Schema.String)
+      })
+    }).annotateMerge(OpenApi.annotations({
+      description: "The customer's subscriptions, oldest first, 100 a page unless `limit` says fewer; `next` is the cursor of the following page (pass it as `after`)"
+    })),
     HttpApiEndpoint.get("renewals", "/renewals", {
       success: Schema.Struct({ renewals: Schema.Array(RenewalView) })
     }).annotateMerge(OpenApi.annotations({

@@ -129,13 +129,14 @@ export const SubscriptionsHandlers = HttpApiBuilder.group(Api, "subscriptions", 
     | Effect.Services<ReturnType<typeof withdrawFromContract>>
   >()
   return handlers
-    .handle("list", () =>
+    .handle("list", ({ query }) =>
       Effect.gen(function*() {
         const { user } = yield* CurrentSession
-        const all = yield* run(listSubscriptionsWithServices(user.id))
+        const { next, subscriptions } = yield* run(listSubscriptionsWithServices(user.id, query.after, query.limit))
         const now = yield* Clock.currentTimeMillis
         return {
-          subscriptions: all.map((listed) =>
+          ...(next === null ? {} : { next }),
+          subscriptions: subscriptions.map((listed) =>
             listedView(listed.subscription, listed.service, withdrawableUntil(listed.subscription, user.accountType, now))
           )
         }

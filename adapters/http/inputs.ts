@@ -16,6 +16,12 @@ const MULTI_LINE_MESSAGE = "must not contain control characters other than tabs 
 export const Line = (max: number) =>
   Schema.String.check(Schema.isMaxLength(max), Schema.isPattern(SINGLE_LINE, { message: CONTROL_MESSAGE }))
 
+/** The query of a list read a page at a time: the cursor of the page before (`next`), and the page's size (1–100). */
+export const PageQuery = {
+  after: Schema.optionalKey(Line(200)),
+  limit: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 })))
+}
+
 /** Free text of at most `max` characters, which may span several lines. */
 export const Lines = (max: number) =>
   Schema.String.check(Schema.isMaxLength(max), Schema.isPattern(MULTI_LINE, { message: MULTI_LINE_MESSAGE }))

@@ -38,18 +38,22 @@ export const make = Effect.gen(function*() {
     Result: EntryRow,
     execute: (id) => sql`SELECT * FROM ledger_entries WHERE subscription_id = ${id} ORDER BY created_at, id`
   })
+  // One range of ledger_entries_user_created (migration 20) however deep the page.
   const forUser = SqlSchema.findAll({
-    Request: Schema.Struct({ userId: Schema.String, limit: Schema.Int }),
+    Request: Schema.Struct({ userId: Schema.String, after: Schema.NullOr(Schema.Struct({ at: Schema.Date, id: Schema.String })), limit: Schema.Int }),
     Result: EntryRow,
-    execute: ({ limit, userId }) =>
-      sql`SELECT * FROM ledger_entries WHERE user_id = ${userId} ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+    execute: ({ after, limit, userId }) =>
+      after === null
+        ? sql`SELECT * FROM ledger_entries WHERE user_id = ${userId} ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+        : sql`SELECT * FROM ledger_entries WHERE user_id = ${userId} AND (created_at, id) < (${after.at}, ${after.id})
+              ORDER BY created_at DESC, id DESC LIMIT ${limit}`
   })
   return Ledger.of({
     record: (entry) => record(entry).pipe(Effect.map((rows) => rows.length === 1), stored),
     entry: (id) => entry(id).pipe(stored),
     forOrder: (orderId) => forOrder(orderId).pipe(stored),
     forSubscription: (subscriptionId) => forSubscription(subscriptionId).pipe(stored),
-    forUser: (userId, limit) => forUser({ userId, limit }).pipe(stored)
+    forUser: (userId, after, limit) => forUser({ userId, after, limit }).pipe(stored)
   })
 })
 

@@ -28,6 +28,16 @@ export const make = Effect.gen(function*() {
     Result: SubscriptionRow,
     execute: (userId) => sql`SELECT * FROM subscriptions WHERE user_id = ${userId} ORDER BY created_at, id`
   })
+  // One range of subscriptions_user_id; a customer's few rows are sorted after it.
+  const pageForUser = SqlSchema.findAll({
+    Request: Schema.Struct({ userId: Schema.String, after: Schema.NullOr(Schema.Struct({ at: Schema.Date, id: Schema.String })), limit: Schema.Int }),
+    Result: SubscriptionRow,
+    execute: ({ after, limit, userId }) =>
+      after === null
+        ? sql`SELECT * FROM subscriptions WHERE user_id = ${userId} ORDER BY created_at, id LIMIT ${limit}`
+        : sql`SELECT * FROM subscriptions WHERE user_id = ${userId} AND (created_at, id) > (${after.at}, ${after.id})
+              ORDER BY created_at, id LIMIT ${limit}`
+  })
   const due = SqlSchema.findAll({
     Request: Schema.Date,
     Result: SubscriptionRow,
@@ -90,6 +100,7 @@ export const make = Effect.gen(function*() {
       insert({ ...s, status: "active", cancelAtPeriodEnd: false, serviceId: null, withdrawnAt: null, createdAt: now }).pipe(stored),
     get: (id) => byId(id).pipe(stored),
     forUser: (userId) => forUser(userId).pipe(stored),
+    pageForUser: (userId, after, limit) => pageForUser({ userId, after, limit }).pipe(stored),
     attachService: (id, serviceId) =>
       sql`UPDATE subscriptions SET service_id = ${serviceId} WHERE id = ${id}`.pipe(Effect.asVoid, stored),
     transition,

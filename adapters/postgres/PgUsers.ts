@@ -56,10 +56,17 @@ export const make = Effect.gen(function*() {
         stored
       ),
     search: (query, limit) => {
-      // Each branch is a range of one prefix index (migration 14); LIKE's own wildcards in the query are literal.
+      // Each branch is a range of one prefix index (migration 14) that stops at `limit` rows; LIKE's own wildcards in
+      // the query are literal. The first `limit` of those by e-mail are kept: a query as broad as a common last name
+      // (2,000 of 100,000 customers) shows `limit` of its matches, read in about a millisecond (bench "scale"), instead
+      // of all of them sorted first.
       const prefix = `${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-      return sql`SELECT * FROM users WHERE lower(email) LIKE ${prefix} OR lower(last_name) LIKE ${prefix}
-                   OR lower(first_name) LIKE ${prefix} OR lower(company_name) LIKE ${prefix} OR siret LIKE ${prefix}
+      return sql`SELECT * FROM users WHERE id IN (
+                   (SELECT id FROM users WHERE lower(email) LIKE ${prefix} LIMIT ${limit})
+                   UNION ALL (SELECT id FROM users WHERE lower(last_name) LIKE ${prefix} LIMIT ${limit})
+                   UNION ALL (SELECT id FROM users WHERE lower(first_name) LIKE ${prefix} LIMIT ${limit})
+                   UNION ALL (SELECT id FROM users WHERE lower(company_name) LIKE ${prefix} LIMIT ${limit})
+                   UNION ALL (SELECT id FROM users WHERE siret LIKE ${prefix} LIMIT ${limit}))
                  ORDER BY lower(email) LIMIT ${limit}`.pipe(Effect.flatMap(decodeUsers), stored)
     }
   })

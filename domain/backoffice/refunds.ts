@@ -5,6 +5,7 @@
 import { Clock, Effect, Option, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Ledger } from "../../ports/Ledger.ts"
+import { countPayment } from "../ops/metrics.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { RefundRequests } from "../../ports/RefundRequests.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
@@ -95,6 +96,7 @@ export const issueRefund = Effect.fn("issueRefund")(function*(operator: Operator
     }, charge.value.reference)
     // The click that completes the request records it (a double click waits on the ledger entry, then finds it done).
     if (yield* requests.complete(request.id, entryId)) {
+      yield* countPayment("refund", "refunded")
       yield* recordAudit({
         actorId: operator.id,
         actorRole: operator.role,
@@ -132,7 +134,8 @@ export const issueRefund = Effect.fn("issueRefund")(function*(operator: Operator
 export const customerPayments = Effect.fn("customerPayments")(function*(userId: UserId) {
   if (Option.isNone(yield* (yield* Users).findById(userId))) return yield* new CustomerNotFound()
   const requests = yield* RefundRequests
-  const entries = yield* listPayments(userId)
+  // The newest page (100), as the customer's own history shows it.
+  const entries = (yield* listPayments(userId, undefined)).payments
   return yield* Effect.forEach(entries, (entry: LedgerEntry) =>
     Effect.map(
       entry.kind === "charge" ? Effect.map(requests.refundable(entry.id), Option.some) : Effect.succeed(Option.none<number>()),

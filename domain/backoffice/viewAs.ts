@@ -24,5 +24,6 @@ export const viewAsCustomer = Effect.fn("viewAsCustomer")(function*(operator: Op
     listInvoices(id, undefined, INVOICES)
   ], { concurrency: "unbounded" })
   yield* operatorActed(operator, id, "admin.view_as")
-  return { customer, subscriptions, renewals, vps, gameServers, invoices: invoices.invoices }
+  // The panel's first page of each, as the customer sees it.
+  return { customer, subscriptions: subscriptions.subscriptions, renewals, vps, gameServers, invoices: invoices.invoices }
 })

@@ -15,8 +15,6 @@ const owned = Effect.fn("ownedSubscription")(function*(userId: string, subscript
   return found.value
 })
 
-export const listSubscriptions = (userId: string) => Effect.flatMap(Subscriptions, (s) => s.forUser(userId))
-
 /**
  * Renews from the panel: the saved card is charged for the next period with that period's key — the key the automatic
  * renewal uses for the same attempt — so a click and the renewal pass at once charge once and extend once; a

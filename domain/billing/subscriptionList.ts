@@ -3,7 +3,8 @@
 import { Effect, Option } from "effect"
 import type { Subscription } from "./Billing.ts"
 import { HostedServices, type ServiceSummary } from "./HostedService.ts"
-import { listSubscriptions } from "./Renewal.ts"
+import { Subscriptions } from "../../ports/Subscriptions.ts"
+import { decodeKeyset, pageOf } from "./keyset.ts"
 
 export interface ListedSubscription {
   readonly subscription: Subscription
@@ -11,11 +12,20 @@ export interface ListedSubscription {
   readonly service: Option.Option<ServiceSummary>
 }
 
-export const listSubscriptionsWithServices = Effect.fn("listSubscriptionsWithServices")(function*(userId: string) {
+/** The page size when the client names none: the whole list, as before it had pages, for nearly every customer. */
+export const SUBSCRIPTIONS_PAGE = 100
+
+/** A page, oldest first (keyset: after the last one's creation and id), each with its service. */
+export const listSubscriptionsWithServices = Effect.fn("listSubscriptionsWithServices")(function*(
+  userId: string,
+  after?: string,
+  limit = SUBSCRIPTIONS_PAGE
+) {
   const products = yield* HostedServices
-  const subscriptions = yield* listSubscriptions(userId)
-  return yield* Effect.forEach(
-    subscriptions,
+  const found = yield* (yield* Subscriptions).pageForUser(userId, decodeKeyset(after), limit + 1)
+  const { next, rows } = pageOf(found, limit, (s) => ({ at: s.createdAt, id: s.id }))
+  const subscriptions = yield* Effect.forEach(
+    rows,
     (subscription) =>
       Effect.map(
         Effect.flatMap(products.of(subscription.kind), (product) => product.summary(subscription.id)),
@@ -23,4 +33,5 @@ export const listSubscriptionsWithServices = Effect.fn("listSubscriptionsWithSer
       ),
     { concurrency: 8 }
   )
+  return { subscriptions, next }
 })

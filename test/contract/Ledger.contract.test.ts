@@ -65,9 +65,31 @@ const contract = (name: string, impl: Layer.Layer<Ledger | Subscriptions | Order
         const renewal = entry({ createdAt: later(10) })
         for (const e of [charge, refund, renewal]) yield* record(e)
         yield* record((yield* purchase).entry())
-        const forUser = (limit: number) => Effect.flatMap(Ledger, (ledger) => ledger.forUser(charge.userId, limit))
+        const forUser = (limit: number, after: { at: Date; id: string } | null = null) =>
+          Effect.flatMap(Ledger, (ledger) => ledger.forUser(charge.userId, after, limit))
         assert.deepStrictEqual(yield* forUser(10), [renewal, refund, charge])
         assert.deepStrictEqual(yield* forUser(2), [renewal, refund])
+        // The next page starts strictly after the last one shown: nothing twice, nothing skipped.
+        assert.deepStrictEqual(yield* forUser(2, { at: refund.createdAt, id: refund.id }), [charge])
+        assert.deepStrictEqual(yield* forUser(2, { at: charge.createdAt, id: charge.id }), [])
+      }))
+
+    it.effect("entries of the same instant are paged by id, none twice, none skipped", () =>
+      Effect.gen(function*() {
+        const { entry } = yield* purchase
+        const first = entry()
+        const same = Array.from({ length: 4 }, () => entry({ createdAt: first.createdAt }))
+        for (const e of [first, ...same]) yield* record(e)
+        const seen: Array<string> = []
+        let after: { at: Date; id: string } | null = null
+        for (let page = 0; page < 10; page++) {
+          const rows: ReadonlyArray<LedgerEntry> = yield* Effect.flatMap(Ledger, (ledger) => ledger.forUser(first.userId, after, 2))
+          const last = rows[rows.length - 1]
+          if (last === undefined) break
+          seen.push(...rows.map((r) => r.id))
+          after = { at: last.createdAt, id: last.id }
+        }
+        assert.deepStrictEqual(seen, [first, ...same].map((e) => e.id).sort().reverse())
       }))
 
     it.effect("a charge recorded twice under the same reference is one entry, the first, and the replay says so", () =>

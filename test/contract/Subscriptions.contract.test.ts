@@ -86,6 +86,27 @@ const contract = (name: string, impl: Layer.Layer<Subscriptions | Orders | Users
         assert.deepStrictEqual(yield* (yield* Subscriptions).forUser(randomUUID()), [])
       }))
 
+    it.effect("a user's list read a page at a time: oldest first, the same instant by id, each once, nobody else's", () =>
+      Effect.gen(function*() {
+        const userId = yield* customer
+        const made = [
+          yield* subscribe(userId, periodEnd, afterEnd(-1000)),
+          ...(yield* Effect.forEach([1, 2, 3], () => subscribe(userId, periodEnd, startedAt)))
+        ]
+        yield* subscribe(yield* customer)
+        const expected = [...made].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
+        const seen: Array<string> = []
+        let after: { at: Date; id: string } | null = null
+        for (let page = 0; page < 10; page++) {
+          const rows: ReadonlyArray<Subscription> = yield* (yield* Subscriptions).pageForUser(userId, after, 3)
+          const last = rows[rows.length - 1]
+          if (last === undefined) break
+          seen.push(...rows.map((r) => r.id))
+          after = { at: last.createdAt, id: last.id }
+        }
+        assert.deepStrictEqual(seen, expected.map((s) => s.id))
+      }))
+
     it.effect("attaching the service and cancelling at period end are recorded, and cancelling can be undone", () =>
       Effect.gen(function*() {
         const subscriptions = yield* Subscriptions

@@ -1,22 +1,19 @@
 // A customer's invoices and credit notes: pages newest first (keyset: after the last one's issue date and id), one
 // document, and its PDF or XML. Anyone else's document is InvoiceNotFound, as if it did not exist.
-import { Effect, Option, Result } from "effect"
-import { Base64Url } from "effect/encoding"
+import { Effect, Option } from "effect"
 import { InvoiceDocuments } from "../../../ports/InvoiceDocuments.ts"
 import { type InvoiceCursor, Invoices } from "../../../ports/Invoices.ts"
 import type { Invoice } from "./Invoice.ts"
 import { InvoiceNotFound } from "./InvoicingErrors.ts"
+import { decodeKeyset, encodeKeyset } from "../keyset.ts"
 
-/** The cursor as the client holds it: opaque, `<issuedAt ISO>~<id>` in base64url. */
-export const encodeCursor = (invoice: Invoice): string =>
-  Base64Url.encode(`${invoice.issuedAt.toISOString()}~${invoice.id}`)
+/** The cursor as the client holds it: opaque, `<issuedAt ISO>~<id>` in base64url (keyset.ts). */
+export const encodeCursor = (invoice: Invoice): string => encodeKeyset(invoice.issuedAt, invoice.id)
 
 /** A cursor the server did not make names no page: it is read as the first one. */
 export const decodeCursor = (text: string | undefined): InvoiceCursor | null => {
-  if (text === undefined) return null
-  const [at, id] = Result.getOrElse(Base64Url.decodeString(text), () => "").split("~")
-  const issuedAt = new Date(at ?? "")
-  return Number.isNaN(issuedAt.getTime()) || id === undefined || !/^[0-9a-f-]{36}$/.test(id) ? null : { issuedAt, id }
+  const key = decodeKeyset(text)
+  return key === null ? null : { issuedAt: key.at, id: key.id }
 }
 
 export interface InvoicePage {

@@ -50,14 +50,14 @@ describe("a product billing does not know (a DNS zone)", () => {
   it.effect("shows in the customer's list as the product describes it: name, address, state", () =>
     Effect.gen(function*() {
       const order = yield* ordered("example.fr")
-      const [listed, ...others] = yield* listSubscriptionsWithServices(alice)
+      const [listed, ...others] = (yield* listSubscriptionsWithServices(alice)).subscriptions
       assert.deepStrictEqual(others, [])
       assert.strictEqual(listed?.subscription.id, order.subscriptionId)
       assert.deepStrictEqual(listed?.service, Option.some({ name: "example.fr", address: NAME_SERVER, state: "active" }))
       yield* TestClock.adjust("32 days")
       yield* sweepLifecycle
       yield* until(Effect.map(recordStatus(order.subscriptionId ?? ""), (s) => s === "suspended"))
-      const [lapsed] = yield* listSubscriptionsWithServices(alice)
+      const [lapsed] = (yield* listSubscriptionsWithServices(alice)).subscriptions
       assert.deepStrictEqual(lapsed?.service, Option.some({ name: "example.fr", address: NAME_SERVER, state: "suspended" }))
     }).pipe(Effect.provide(dnsEnv)))
 

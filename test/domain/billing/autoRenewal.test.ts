@@ -4,7 +4,8 @@
 // killed between its charge and its record, cancellation, and paying a lapsed subscription from the panel.
 import { assert, describe, it } from "@effect/vitest"
 import { NodeCrypto } from "@effect/platform-node"
-import { Context, Duration, Effect, Fiber, Layer, Option, Redacted, Ref } from "effect"
+import { Context, Duration, Effect, Fiber, Layer, Metric, Option, Redacted, Ref } from "effect"
+import { PrometheusMetrics } from "effect/observability"
 import { TestClock } from "effect/testing"
 import { WorkflowEngine } from "effect/workflow"
 import Stripe from "stripe"
@@ -24,7 +25,9 @@ import { receivePaymentNotification } from "../../../domain/billing/paymentNotif
 import { cancelSubscription, payRenewal, renewSubscription } from "../../../domain/billing/Renewal.ts"
 import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
 import type { CustomerNotice } from "../../../domain/notices/CustomerNotice.ts"
+import { AuditLog } from "../../../ports/AuditLog.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
+import { sample } from "../../support/prometheus.ts"
 import { PaymentCustomers } from "../../../ports/PaymentCustomers.ts"
 import { PaymentGateway } from "../../../ports/PaymentGateway.ts"
 import { Renewals } from "../../../ports/Renewals.ts"
@@ -291,7 +294,18 @@ describe("automatic renewal and dunning", () => {
       assert.strictEqual((yield* ledger.forSubscription(declined.subscription.id)).length, 1)
       assert.strictEqual((yield* ledger.forSubscription(authenticated.subscription.id)).length, 1)
       assert.strictEqual((yield* ledger.forSubscription(cancelled.subscription.id)).length, 0)
-    }).pipe(Effect.provide(env)), 60_000)
+
+      // Each outcome measured (GET /metrics) and told in the customer's trail.
+      const text = yield* PrometheusMetrics.format()
+      const outcome = (o: string) => sample(text, "payment_outcomes_total", { kind: "renewal", outcome: o })
+      assert.deepStrictEqual([outcome("succeeded"), outcome("declined"), outcome("auth_required")], [4, 2, 1])
+      const trail = (userId: string, action: "payment.succeeded" | "payment.failed") =>
+        Effect.map(Effect.flatMap(AuditLog, (log) => log.list({ subjectUserId: UserId.make(userId), actions: [action], limit: 10 })), (rows) => rows.length)
+      assert.deepStrictEqual(
+        [yield* trail(paid.userId, "payment.succeeded"), yield* trail(declined.userId, "payment.failed"), yield* trail(authenticated.userId, "payment.failed")],
+        [2, 2, 1]
+      )
+    }).pipe(Effect.provideService(Metric.MetricRegistry, new Map()), Effect.provide(env)), 60_000)
 })
 
 /** The clock at the subscriptions' period end (day 31), the cron having run the week before it. */
