@@ -25,6 +25,7 @@ import * as StripePaymentGateway from "../adapters/stripe/StripePaymentGateway.t
 import { apiAt } from "../adapters/stripe/StripePaymentGateway.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
 import * as PgBackOfficeFigures from "../adapters/postgres/PgBackOfficeFigures.ts"
+import * as PgCustomerReferences from "../adapters/postgres/PgCustomerReferences.ts"
 import { DashboardSettings } from "../domain/backoffice/dashboard.ts"
 import * as PgCatalog from "../adapters/postgres/PgCatalog.ts"
 import * as PgHealth from "../adapters/postgres/PgHealth.ts"
@@ -138,6 +139,7 @@ export const DatabaseLive = (
 export const RepositoriesLive = Layer.mergeAll(
   PgAuditLog.layer,
   PgBackOfficeFigures.layer,
+  PgCustomerReferences.layer,
   PgCatalog.layer,
   PgIpAddresses.layer,
   PgOrders.layer,

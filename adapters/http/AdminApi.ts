@@ -7,7 +7,7 @@ import { Authentication, type CurrentSession, SessionCookie } from "./AccountsAp
 import { Forbidden, NotFound, ServiceUnavailable, Unauthorized } from "./ApiErrors.ts"
 import { errorBody } from "./ApiErrors.ts"
 import { Line, MissingAnswer, PathId } from "./inputs.ts"
-import { AdminCatalogView, AuditPage, DashboardView, ViewAsView, PlanSaleView, SecurityEventsPage, StaffCustomerPage, StaffCustomerView } from "./views.ts"
+import { AdminCatalogView, AuditPage, DashboardView, InvoiceView, ViewAsView, PlanSaleView, SecurityEventsPage, StaffCustomerPage, StaffCustomerView } from "./views.ts"
 
 /** The least role an endpoint needs (support reads everything; admin does everything). */
 export class RequiredRole extends Context.Service<RequiredRole, StaffRole>()("zh/http/RequiredRole") {}
@@ -50,6 +50,15 @@ export class AdminCustomersApi extends HttpApiGroup.make("adminCustomers")
       success: Schema.Struct({ customers: Schema.Array(StaffCustomerView) })
     }),
     HttpApiEndpoint.get("get", "/customers/:id", { params: { id: PathId }, success: StaffCustomerPage, error: NotFound }),
+    HttpApiEndpoint.get("invoices", "/customers/:id/invoices", {
+      params: { id: PathId },
+      query: {
+        after: Schema.optionalKey(Line(200)),
+        limit: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 })))
+      },
+      success: Schema.Struct({ invoices: Schema.Array(InvoiceView), next: Schema.optionalKey(Schema.String) }),
+      error: NotFound
+    }),
     HttpApiEndpoint.get("viewAs", "/customers/:id/view-as", { params: { id: PathId }, success: ViewAsView, error: NotFound })
       .annotateMerge(OpenApi.annotations({
         summary: "View as customer",

@@ -1,5 +1,5 @@
 // Thin handlers for the back-office and the customer's own security events: one use case each, errors in one table.
-import { Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import type { SessionRecord } from "../../domain/account/SessionRecord.ts"
 import { UserId } from "../../domain/account/User.ts"
@@ -8,7 +8,9 @@ import { type AuditPage, auditPage, securityEvents } from "../../domain/backoffi
 import { catalogOverview, setPlanOnSale } from "../../domain/backoffice/catalog.ts"
 import { dashboard } from "../../domain/backoffice/dashboard.ts"
 import { viewAsCustomer } from "../../domain/backoffice/viewAs.ts"
-import { customerPage, endCustomerSessions, searchCustomers } from "../../domain/backoffice/customers.ts"
+import { withdrawableUntil } from "../../domain/billing/withdrawal.ts"
+import type { Invoice } from "../../domain/billing/invoicing/Invoice.ts"
+import { customerInvoices, customerPage, endCustomerSessions, INVOICE_PAGE, searchCustomers } from "../../domain/backoffice/customers.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { userView } from "./AccountsHandlers.ts"
 import { Api } from "./Api.ts"
@@ -16,7 +18,7 @@ import { mapDomainErrors } from "./errorMapping.ts"
 import { HttpSettings } from "./HttpSettings.ts"
 import { currentOperator, withServices } from "./operator.ts"
 import { gameServerView } from "./GameHandlers.ts"
-import { invoiceView } from "./InvoicingHandlers.ts"
+import { billingProfileView, invoiceView } from "./InvoicingHandlers.ts"
 import { listedView, renewalView, subscriptionView, vpsView } from "./ServicesHandlers.ts"
 
 const DEFAULT_PAGE = 50
@@ -53,6 +55,11 @@ const securityEventView = (e: AuditEvent) => ({
 })
 
 
+const invoicePageView = (page: { readonly invoices: ReadonlyArray<Invoice>; readonly next: string | null }) => ({
+  invoices: page.invoices.map(invoiceView),
+  ...(page.next === null ? {} : { next: page.next })
+})
+
 const sessionView = (s: SessionRecord) => ({
   id: s.id,
   createdAt: s.createdAt.toISOString(),
@@ -82,6 +89,7 @@ export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers"
     | Effect.Services<ReturnType<typeof customerPage>>
     | Effect.Services<ReturnType<typeof endCustomerSessions>>
     | Effect.Services<ReturnType<typeof viewAsCustomer>>
+    | Effect.Services<ReturnType<typeof customerInvoices>>
   >()
   return handlers
     .handle("search", ({ query }) =>
@@ -92,15 +100,22 @@ export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers"
           customer: userView(page.customer),
           sessions: page.sessions.map(sessionView),
           subscriptions: page.subscriptions.map(subscriptionView),
-          audit: pageView(page.audit, auditEventView)
+          audit: pageView(page.audit, auditEventView),
+          billingProfile: Option.match(page.billingProfile, { onNone: () => null, onSome: (p) => billingProfileView(p, true) }),
+          invoices: invoicePageView(page.invoices)
         })),
         mapDomainErrors
       ))
+    .handle("invoices", ({ params, query }) =>
+      run(customerInvoices(UserId.make(params.id), query.after, query.limit ?? INVOICE_PAGE)).pipe(Effect.map(invoicePageView), mapDomainErrors))
     .handle("viewAs", ({ params }) =>
       Effect.flatMap(operator, (who) => run(viewAsCustomer(who, UserId.make(params.id)))).pipe(
-        Effect.map((seen) => ({
+        Effect.flatMap((seen) => Effect.map(Clock.currentTimeMillis, (now) => ({ seen, now }))),
+        Effect.map(({ seen, now }) => ({
           customer: userView(seen.customer),
-          subscriptions: seen.subscriptions.map((listed) => listedView(listed.subscription, listed.service)),
+          // As their panel lists them, the withdrawal deadline included.
+          subscriptions: seen.subscriptions.map((listed) =>
+            listedView(listed.subscription, listed.service, withdrawableUntil(listed.subscription, seen.customer.accountType, now))),
           // The pay link is the customer's to follow, not the operator's.
           renewals: seen.renewals.map((r) => ({ ...renewalView(r), payUrl: null })),
           vps: seen.vps.map(vpsView),

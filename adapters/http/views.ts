@@ -341,6 +341,10 @@ export const SessionView = Schema.Struct({
 /** A customer's page in the back-office. */
 export const StaffCustomerPage = Schema.Struct({
   customer: StaffCustomerView,
+  /** As the customer saved it; null before their first save. */
+  billingProfile: Schema.NullOr(BillingProfileView),
+  /** Their latest invoices and credit notes; `next`: GET /api/admin/customers/:id/invoices?after=… for older ones. */
+  invoices: Schema.Struct({ invoices: Schema.Array(InvoiceView), next: Schema.optionalKey(Schema.String) }),
   sessions: Schema.Array(SessionView),
   subscriptions: Schema.Array(SubscriptionView),
   audit: AuditPage

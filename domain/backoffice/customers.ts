@@ -1,13 +1,16 @@
 // What operators read and do about a customer: search, the customer's page (each view audited), and ending all of a
 // customer's sessions (admin only, audited in the same transaction).
 import { Clock, Effect, Option, Schema } from "effect"
+import { BillingProfiles } from "../../ports/BillingProfiles.ts"
+import { CustomerReferences } from "../../ports/CustomerReferences.ts"
 import { SessionRecords } from "../../ports/SessionRecords.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
 import type { Role } from "../account/Role.ts"
-import type { UserId } from "../account/User.ts"
+import { UserId } from "../account/User.ts"
 import { type AuditExtra, type AuditInput, recordAudit } from "../audit/record.ts"
+import { listInvoices } from "../billing/invoicing/viewInvoices.ts"
 import { auditPage } from "./auditTrail.ts"
 
 export class CustomerNotFound extends Schema.TaggedError<CustomerNotFound>()("CustomerNotFound", {}) {
@@ -24,13 +27,24 @@ export interface Operator {
 /** At most this many matches: a search narrows, it does not list the base. */
 export const SEARCH_LIMIT = 50
 
-/** Customers whose e-mail, first or last name, company or SIRET starts with `query` (case-insensitive). */
+/**
+ * Customers whose e-mail, first or last name, company or SIRET starts with `query` (case-insensitive), then those
+ * `query` names exactly as a reference: an invoice or credit-note number, a VPS's IP or a game server's address.
+ */
 export const searchCustomers = Effect.fn("searchCustomers")(function*(query: string) {
-  return yield* (yield* Users).search(query.trim().toLowerCase(), SEARCH_LIMIT)
+  const users = yield* Users
+  const [byName, holders] = yield* Effect.all([
+    users.search(query.trim().toLowerCase(), SEARCH_LIMIT),
+    (yield* CustomerReferences).holders(query.trim(), SEARCH_LIMIT)
+  ], { concurrency: "unbounded" })
+  const known = new Set(byName.map((u) => u.id))
+  const more = yield* Effect.forEach(holders.filter((id) => !known.has(UserId.make(id))), (id) => users.findById(UserId.make(id)),
+    { concurrency: 4 })
+  return [...more.flatMap((found) => Option.isSome(found) ? [found.value] : []), ...byName].slice(0, SEARCH_LIMIT)
 })
 
 /** The trail's event of the operator's `action` on the customer `id`, from where the operator works. */
-const operatorActed = (operator: Operator, id: UserId, action: AuditInput["action"], change: Pick<AuditExtra, "before" | "after"> = {}) =>
+export const operatorActed = (operator: Operator, id: UserId, action: AuditInput["action"], change: Pick<AuditExtra, "before" | "after"> = {}) =>
   recordAudit({
     actorId: operator.id,
     actorRole: operator.role,
@@ -47,18 +61,32 @@ export const findCustomer = Effect.fnUntraced(function*(id: UserId) {
   return found.value
 })
 
-/** The customer's page: the account, its live sessions, its subscriptions and the latest of its trail. */
+/** The invoices and credit notes shown at once on a customer's page (more: a page at a time, by keyset). */
+export const INVOICE_PAGE = 20
+
+/**
+ * The customer's page: the account, its billing details (as saved: null before the first save), its live sessions,
+ * its subscriptions, its latest invoices and credit notes, and the latest of its trail.
+ */
 export const customerPage = Effect.fn("customerPage")(function*(operator: Operator, id: UserId) {
   const customer = yield* findCustomer(id)
   const now = new Date(yield* Clock.currentTimeMillis)
-  const [sessions, subscriptions, audit] = yield* Effect.all([
+  const [sessions, subscriptions, audit, billingProfile, invoices] = yield* Effect.all([
     (yield* SessionRecords).listOf(id, now),
     (yield* Subscriptions).forUser(id),
-    auditPage({ subjectUserId: id, limit: 20 })
+    auditPage({ subjectUserId: id, limit: 20 }),
+    (yield* BillingProfiles).get(id),
+    listInvoices(id, undefined, INVOICE_PAGE)
   ], { concurrency: "unbounded" })
   // Reading a customer's data is itself accountable (who looked, when, from where).
   yield* operatorActed(operator, id, "staff.customer_viewed")
-  return { customer, sessions, subscriptions, audit }
+  return { customer, sessions, subscriptions, audit, billingProfile, invoices }
+})
+
+/** Older invoices and credit notes of the customer, a page at a time (the page's own view is what is audited). */
+export const customerInvoices = Effect.fn("customerInvoices")(function*(id: UserId, after: string | undefined, limit: number) {
+  yield* findCustomer(id)
+  return yield* listInvoices(id, after, limit)
 })
 
 /** Ends every session of the customer (a stolen cookie, a compromised account); the count is kept in the log. */

@@ -4,13 +4,12 @@
 // the panel could change is reachable from it. Each view is audited (`admin.view_as`, the customer as its target).
 import { Effect } from "effect"
 import type { UserId } from "../account/User.ts"
-import { recordAudit } from "../audit/record.ts"
 import { listInvoices } from "../billing/invoicing/viewInvoices.ts"
 import { renewalStatuses } from "../billing/renewalStatus.ts"
 import { listSubscriptionsWithServices } from "../billing/subscriptionList.ts"
 import { listGameServers } from "../game/GameActions.ts"
 import { listVps } from "../vps/VpsActions.ts"
-import { findCustomer, type Operator } from "./customers.ts"
+import { findCustomer, type Operator, operatorActed } from "./customers.ts"
 
 /** The latest invoices shown (the panel's first page). */
 const INVOICES = 20
@@ -24,13 +23,6 @@ export const viewAsCustomer = Effect.fn("viewAsCustomer")(function*(operator: Op
     listGameServers(id),
     listInvoices(id, undefined, INVOICES)
   ], { concurrency: "unbounded" })
-  yield* recordAudit({
-    actorId: operator.id,
-    actorRole: operator.role,
-    action: "admin.view_as",
-    subjectUserId: id,
-    target: { type: "user", id },
-    address: operator.address
-  })
+  yield* operatorActed(operator, id, "admin.view_as")
   return { customer, subscriptions, renewals, vps, gameServers, invoices: invoices.invoices }
 })

@@ -68,7 +68,13 @@ describe("accessibility (axe-core: no serious or critical violation)", () => {
   }, 120_000)
 
   it("of every page of the back-office", async () => {
+    // A customer with billing details, a VPS and its invoice: every section of their page and of "view as" is drawn.
     const customer = await person(server, { lastName: "Accessible" })
+    const api = new ScannedBrowser(server.url, await leakScanner(server))
+    expect((await api.post("/api/auth/login", { email: customer.email, password: PASSWORD })).status).toBe(200)
+    const profile = { name: "Ada Accessible", address: { line1: "1 rue de la Paix", postcode: "75002", city: "Paris", country: "FR" } }
+    expect((await api.put("/api/billing-profile", profile)).status).toBe(200)
+    await provisionedVps(api, "a11y-admin")
     const admin = await person(server, { role: "admin" })
     const page = await chromium.newPage()
     await signIn(page, admin.email)

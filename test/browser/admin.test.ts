@@ -61,6 +61,7 @@ describe("the back-office in the browser", () => {
     await byTestId(page, "admin-customer-name").waitFor()
     expect(await byTestId(page, "admin-customer-name").textContent()).toContain(`Ada ${lastName}`)
     expect(await byTestId(page, "admin-customer-facts").textContent()).toContain(customer.email)
+    await byTestId(page, "admin-customer-no-billing").waitFor()
     // The customer's own sign-in is in their trail, and their open session is listed.
     await expect.poll(() => byTestId(page, "admin-session").count()).toBe(1)
     const actions = await byTestId(page, "admin-audit-event").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action")))

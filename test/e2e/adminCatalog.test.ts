@@ -1,15 +1,16 @@
 // The back-office's catalog over real HTTP: support reads the catalog as the file made it (no upstream credential);
 // an admin takes a plan off sale and puts it back — persisted, audited with before and after — and while it is off
-// sale the public list hides it and an order for it is refused with 409; unknown plans and bad bodies are 4xx.
+// sale the public list hides it and an order for it is refused with 409, while subscriptions on it run and renew;
+// unknown plans and bad bodies are 4xx.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AdminCatalogView, AuditPage, PlansEnvelope, PlanSaleView } from "../../adapters/http/views.ts"
 import { person } from "../support/staff.ts"
 import { startTestServer } from "../support/testServer.ts"
-import { errorCode, expectBody } from "../support/vpsHttp.ts"
+import { Envelopes, errorCode, expectBody, leakScanner, provisionedVps, signedInCustomer } from "../support/vpsHttp.ts"
 
 let server: Awaited<ReturnType<typeof startTestServer>>
 beforeAll(async () => {
-  server = await startTestServer()
+  server = await startTestServer({ sandboxTaskSpeed: "instant" })
 }, 60_000)
 afterAll(() => server?.stop())
 
@@ -54,6 +55,24 @@ describe("the back-office's catalog", () => {
       [{ type: "plan", id: "vps-m" }, { onSale: true }, { onSale: false }]
     ])
   })
+
+  it("leaves subscriptions on an off-sale plan as they are: the service runs and the subscription renews", async () => {
+    const admin = await person(server, { role: "admin" })
+    const customer = await signedInCustomer(server, await leakScanner(server))
+    const profile = { name: "Ada Lovelace", address: { line1: "1 rue de la Paix", postcode: "75002", city: "Paris", country: "FR" } }
+    expect((await customer.put("/api/billing-profile", profile)).status).toBe(200)
+    const { subscriptionId, vpsId } = await provisionedVps(customer, "kept-1")
+    expect((await admin.browser.post("/api/admin/catalog/plans/vps-s/sale", { onSale: false })).status).toBe(200)
+    try {
+      const before = expectBody(await customer.get("/api/subscriptions"), 200, Envelopes.subscriptions).subscriptions[0]!
+      const { subscription } = expectBody(await customer.post(`/api/subscriptions/${subscriptionId}/renew`), 200, Envelopes.subscription)
+      expect(subscription.status).toBe("active")
+      expect(new Date(subscription.currentPeriodEnd).getTime()).toBeGreaterThan(new Date(before.currentPeriodEnd).getTime())
+      expect(expectBody(await customer.get(`/api/vps/${vpsId}`), 200, Envelopes.vps).vps.status).toBe("running")
+    } finally {
+      expect((await admin.browser.post("/api/admin/catalog/plans/vps-s/sale", { onSale: true })).status).toBe(200)
+    }
+  }, 60_000)
 
   it("records exactly one change when two admins take the same plan off sale at once", async () => {
     const first = await person(server, { role: "admin" })

@@ -53,6 +53,7 @@ describe("the role matrix of the back-office", () => {
       "GET /api/admin/customers",
       "GET /api/admin/customers/:id",
       "GET /api/admin/customers/:id/view-as",
+      "GET /api/admin/customers/:id/invoices",
       "POST /api/admin/customers/:id/logout-all",
       "GET /api/admin/catalog",
       "GET /api/admin/dashboard",

@@ -4,9 +4,9 @@
 import { api, type AuditEvent, type AuditPage, type Session, type StaffCustomerPage, type Subscription, type User } from "../../api.ts"
 import { announce, link, navigate, type View } from "../../app.ts"
 import { field, h } from "../../dom.ts"
-import { formatDate, formatDateTime, hasKey, t } from "../../i18n.ts"
+import { formatDate, formatDateTime, formatPrice, hasKey, t } from "../../i18n.ts"
 import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../../ui.ts"
-import { none, setAdminTitle, table } from "./parts.ts"
+import { cell, none, pagedSection, setAdminTitle, table } from "./parts.ts"
 import { opsText } from "./opsTexts.ts"
 import { adminText, hasAdminKey } from "./texts.ts"
 
@@ -78,29 +78,21 @@ const auditRow = (e: AuditEvent) =>
     h("td", { "data-label": adminText("admin.audit.from") }, e.address ?? none()))
 
 /** The customer's audit trail: the page's first events, then older ones a page at a time (keyset, newest first). */
-const auditSection = (customerId: string, first: AuditPage): HTMLElement => {
-  const body = h("tbody", {}, first.events.map(auditRow))
-  const more = h("button", { type: "button", class: "secondary", hidden: first.next === undefined, "data-testid": "admin-audit-more" },
-    adminText("admin.audit.more"))
-  let next = first.next
-  more.addEventListener("click", () => {
-    void run(more, async () => {
-      if (next === undefined) return
+const auditSection = (customerId: string, first: AuditPage): HTMLElement =>
+  pagedSection({
+    title: adminText("admin.customer.audit"),
+    testid: "admin-audit",
+    headings: [adminText("admin.audit.when"), adminText("admin.audit.what"), adminText("admin.audit.who"), adminText("admin.audit.target"),
+      adminText("admin.audit.from")],
+    empty: adminText("admin.customer.noAudit"),
+    more: adminText("admin.audit.more"),
+    first: { rows: first.events, next: first.next },
+    row: auditRow,
+    after: async (next) => {
       const page = await api.get<AuditPage>(`/api/admin/audit?user=${encodeURIComponent(customerId)}&limit=50&before=${encodeURIComponent(next)}`)
-      body.append(...page.events.map(auditRow))
-      next = page.next
-      more.hidden = next === undefined
-    })
+      return { rows: page.events, next: page.next }
+    }
   })
-  return section(adminText("admin.customer.audit"), "admin-customer-audit",
-    first.events.length === 0
-      ? h("p", { class: "muted" }, adminText("admin.customer.noAudit"))
-      : h("div", { class: "table-scroll" }, h("table", { class: "table" },
-        h("thead", {}, h("tr", {}, [adminText("admin.audit.when"), adminText("admin.audit.what"), adminText("admin.audit.who"),
-          adminText("admin.audit.target"), adminText("admin.audit.from")].map(th))),
-        body)),
-    more)
-}
 
 const sessionRow = (s: Session) =>
   h("tr", { "data-testid": "admin-session" },
@@ -118,6 +110,44 @@ const subscriptionRow = (s: Subscription) =>
     h("td", { "data-label": adminText("admin.customer.sub.periodEnd") }, h("time", { datetime: s.currentPeriodEnd }, formatDate(s.currentPeriodEnd))),
     h("td", { "data-label": adminText("admin.customer.sub.service") },
       link(`/admin/services/${encodeURIComponent(s.id)}`, s.serviceId ?? s.id, { "data-testid": "admin-subscription-open" })))
+
+const billingFacts = (profile: StaffCustomerPage["billingProfile"]) => {
+  if (profile === null) return h("p", { class: "muted", "data-testid": "admin-customer-no-billing" }, adminText("admin.customer.noBilling"))
+  const a = profile.address
+  const facts: Array<[string, string]> = [
+    [adminText("admin.customers.name"), profile.name],
+    [adminText("admin.customers.company"), profile.companyName ?? none()],
+    [adminText("admin.customer.address"), [a.line1, a.line2, `${a.postcode} ${a.city}`, a.country].filter((x) => x !== undefined && x !== "").join(", ")],
+    [adminText("admin.customer.vatNumber"), profile.vatNumber ?? none()]
+  ]
+  return h("dl", { class: "facts", "data-testid": "admin-customer-billing-facts" }, facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))
+}
+
+type InvoicePage = StaffCustomerPage["invoices"]
+
+const invoiceRow = (i: InvoicePage["invoices"][number]) =>
+  h("tr", { "data-testid": "admin-invoice", "data-invoice": i.id },
+    cell(t("invoices.number"), i.number),
+    cell(t("invoices.kind"), t(`invoices.kind.${i.kind}`)),
+    cell(t("invoices.date"), h("time", { datetime: i.issuedAt }, formatDate(i.issuedAt))),
+    cell(t("invoices.totalExcl"), formatPrice(i.totalExcludingVatCents)),
+    cell(t("invoices.total"), formatPrice(i.totalIncludingVatCents)))
+
+/** The customer's invoices and credit notes, newest first, older ones a page at a time (keyset). */
+const invoicesSection = (customerId: string, first: InvoicePage): HTMLElement =>
+  pagedSection({
+    title: adminText("admin.customer.invoices"),
+    testid: "admin-invoices",
+    headings: [t("invoices.number"), t("invoices.kind"), t("invoices.date"), t("invoices.totalExcl"), t("invoices.total")],
+    empty: adminText("admin.customer.noInvoices"),
+    more: adminText("admin.customer.moreInvoices"),
+    first: { rows: first.invoices, next: first.next },
+    row: invoiceRow,
+    after: async (next) => {
+      const page = await api.get<InvoicePage>(`/api/admin/customers/${encodeURIComponent(customerId)}/invoices?after=${encodeURIComponent(next)}`)
+      return { rows: page.invoices, next: page.next }
+    }
+  })
 
 const profileFacts = (u: User) => {
   const facts: Array<[string, string]> = [
@@ -175,11 +205,13 @@ export const customerView: View = async ({ root, params, user, alive }) => {
     errors.el,
     h("div", { class: "stack" },
       section(adminText("admin.customer.profile"), "admin-customer-profile", profileFacts(c)),
+      section(adminText("admin.customer.billing"), "admin-customer-billing", billingFacts(page.billingProfile)),
       section(adminText("admin.customer.sessions"), "admin-customer-sessions", sessionsBody, endSessions),
       section(adminText("admin.customer.subscriptions"), "admin-customer-subscriptions",
         page.subscriptions.length === 0
           ? h("p", { class: "muted" }, adminText("admin.customer.noSubscriptions"))
           : table([adminText("admin.customer.sub.plan"), adminText("admin.customer.sub.kind"), adminText("admin.customer.sub.state"),
             adminText("admin.customer.sub.periodEnd"), adminText("admin.customer.sub.service")], page.subscriptions.map(subscriptionRow), "admin-subscriptions")),
+      invoicesSection(c.id, page.invoices),
       auditSection(c.id, page.audit)))
 }
