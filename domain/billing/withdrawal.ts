@@ -91,19 +91,30 @@ export const withdrawalRefundCents = (paidCents: number, periodStart: Date, peri
 }
 
 /**
- * How a withdrawal's refund is split over the subscription's charges: newest first, each given back up to its amount.
- * Deterministic (the charges and the stored withdrawal time decide it), so finishing an interrupted withdrawal
- * refunds the same amounts under the same keys.
+ * How a withdrawal's refund is split over the subscription's charges. What the consumer owes is the price paid for the
+ * part provided (`withdrawalRefundCents`); what was already given back before the withdrawal (an operator's refund) is
+ * not given twice: the refund is what was paid, less those refunds, less what is owed (never below zero), taken from
+ * the newest charges first, each up to what is left of it. Deterministic (the charges, the refunds recorded before the
+ * withdrawal and its stored time decide it), so finishing an interrupted withdrawal refunds the same amounts under the
+ * same keys.
  */
 const refundPlan = (subscription: Subscription, withdrawnAt: Date, entries: ReadonlyArray<LedgerEntry>) => {
   const charges = entries.filter((e) => e.kind === "charge")
     .toSorted((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
+  const refundedBefore = new Map<string, number>()
+  for (const e of entries) {
+    if (e.kind !== "refund" || e.createdAt.getTime() >= withdrawnAt.getTime()) continue
+    const charge = e.reference.split(":")[0] ?? ""
+    refundedBefore.set(charge, (refundedBefore.get(charge) ?? 0) + e.amountCents)
+  }
   const paid = charges.reduce((sum, c) => sum + c.amountCents, 0)
-  let left = withdrawalRefundCents(paid, subscription.createdAt, subscription.currentPeriodEnd, withdrawnAt)
-  const total = left
+  const given = [...refundedBefore.values()].reduce((sum, cents) => sum + cents, 0)
+  const owed = paid - withdrawalRefundCents(paid, subscription.createdAt, subscription.currentPeriodEnd, withdrawnAt)
+  const total = Math.max(0, paid - given - owed)
+  let left = total
   const parts: Array<{ readonly charge: LedgerEntry; readonly amountCents: number }> = []
   for (const charge of charges) {
-    const amountCents = Math.min(left, charge.amountCents)
+    const amountCents = Math.min(left, Math.max(0, charge.amountCents - (refundedBefore.get(charge.reference) ?? 0)))
     if (amountCents > 0) parts.push({ charge, amountCents })
     left -= amountCents
   }

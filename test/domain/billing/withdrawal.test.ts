@@ -281,4 +281,28 @@ describe("withdrawing from a contract", () => {
       assert.lengthOf(new Set((yield* noticesOf("RefundIssued")).map((n) => n.refundId)), 1)
       assert.deepStrictEqual(yield* (yield* Subscriptions).unsettledWithdrawals, [])
     }).pipe(Effect.provide(env)))
+
+  it.effect("after an operator gave part of the charge back: only the rest of what is due is refunded", () =>
+    Effect.gen(function*() {
+      const subscription = yield* subscribedAt(november)
+      const [charge] = (yield* (yield* Ledger).forSubscription(subscription.id)).filter((e) => e.kind === "charge")
+      yield* TestClock.adjust("1 day")
+      // 20 cents given back by an operator (recorded as billing records a refund: `<charge>:<refund>`).
+      yield* (yield* Ledger).record({
+        id: "00000000-0000-4000-8000-0000000000e1",
+        userId: alice,
+        subscriptionId: subscription.id,
+        orderId: charge?.orderId ?? null,
+        kind: "refund",
+        amountCents: 20,
+        reference: `${charge?.reference ?? ""}:re_goodwill`,
+        createdAt: new Date(november + DAY)
+      })
+      yield* TestClock.adjust("2 days")
+      const done = yield* withdrawFromContract(consumer, subscription.id)
+      // Paid 120, 20 already back, 12 owed for 3 days of 30: 88 more.
+      assert.strictEqual(done.refundCents, PAID - 20 - Math.floor(PAID * 3 / 30))
+      assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents).sort((a, b) => a - b), [20, 88])
+      assert.deepStrictEqual(yield* (yield* Subscriptions).unsettledWithdrawals, [])
+    }).pipe(Effect.provide(env)))
 })
