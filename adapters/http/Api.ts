@@ -8,6 +8,7 @@ import { ServiceUnavailable } from "./ApiErrors.ts"
 import { CatalogApi } from "./CatalogApi.ts"
 import { GameClientApi, GameServersApi } from "./GameApi.ts"
 import { BillingProfileApi, InvoicesApi } from "./InvoicingApi.ts"
+import { LegalApi } from "./LegalApi.ts"
 import { PaymentHistoryApi, PaymentMethodApi, PaymentsApi } from "./PaymentsApi.ts"
 import { OrdersApi, SubscriptionsApi, VpsApi } from "./ServicesApi.ts"
 
@@ -35,6 +36,7 @@ export class Api extends HttpApi.make("zh")
   .add(SessionApi)
   .add(PreferencesApi)
   .add(CatalogApi)
+  .add(LegalApi)
   .add(OrdersApi)
   .add(SubscriptionsApi)
   .add(PaymentMethodApi)

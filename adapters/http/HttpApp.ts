@@ -26,20 +26,21 @@ import { OrdersHandlers, SubscriptionsHandlers, VpsHandlers } from "./ServicesHa
 import { edgeMiddleware } from "./edge.ts"
 import { HttpSettings } from "./HttpSettings.ts"
 import { securityMiddleware } from "./security.ts"
-import { type LegalTexts, legalRoutes } from "./LegalRoutes.ts"
+import { LegalHandlers, type LegalTexts } from "./LegalRoutes.ts"
 import { staticRoutes } from "./StaticRoutes.ts"
 import { SystemHandlers } from "./SystemHandlers.ts"
 
 /** Declares the 503 only: handlers answer it themselves (mapDomainErrors, with its Retry-After and a log line). */
 export const DatabaseOutageLive = Layer.succeed(DatabaseOutage, DatabaseOutage.of((httpEffect) => httpEffect))
 
-const ApiRoutes = (publicUrl: string) =>
+const ApiRoutes = (publicUrl: string, legal: LegalTexts) =>
   HttpApiBuilder.layer(Api, { openapiPath: "/openapi.json" }).pipe(
     Layer.provide([
       AuthHandlers,
       SessionHandlers,
       PreferencesHandlers,
       CatalogHandlers,
+      LegalHandlers(legal),
       OrdersHandlers,
       SubscriptionsHandlers,
       PaymentsHandlers,
@@ -99,12 +100,11 @@ const CSRF_EXEMPT: ReadonlyArray<string> = ["POST /api/payments/stripe/webhook"]
 export const HttpApp = (options: HttpAppOptions) =>
   Layer.mergeAll(
     Layer.mergeAll(
-      ApiRoutes(options.publicUrl),
+      ApiRoutes(options.publicUrl, options.legal),
       DocsRoutes,
       ConsoleRoutes(options),
       GameRoutes(options),
       MetricsRoutes(options),
-      legalRoutes(options.legal),
       options.webRoot === null ? Layer.empty : staticRoutes({ root: options.webRoot })
     ).pipe(
       // Each route names its pattern for the request timer (requestMetrics).

@@ -3,7 +3,9 @@
 // GET /api/legal/:page?lang=fr|en → { page, language, title, body, updatedAt, placeholder, mediator, cookies }.
 // `body` is the text as written (a small Markdown subset the panel renders with DOM nodes, never as HTML).
 import { Effect } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "./Api.ts"
 import { COOKIE_POLICY } from "./cookies.ts"
 import { errorResponse } from "./errorMapping.ts"
 
@@ -44,14 +46,17 @@ export const legalAnswer = (texts: LegalTexts, page: LegalPageId, language: Lega
     : []
 })
 
-export const legalRoutes = (texts: LegalTexts) =>
-  HttpRouter.add("GET", "/api/legal/:page", (request) =>
-    Effect.gen(function*() {
-      const page = (yield* HttpRouter.RouteContext).params["page"] ?? ""
-      if (!isPage(page)) {
-        return errorResponse(404, "LEGAL_PAGE_NOT_FOUND", `No legal page "${page.slice(0, 40)}": the pages are ${LEGAL_PAGES.join(", ")}.`)
-      }
-      const lang = new URL(request.url, "http://legal").searchParams.get("lang") ?? "fr"
-      if (!isLanguage(lang)) return errorResponse(400, "INVALID_LANGUAGE", "lang must be fr or en.")
-      return HttpServerResponse.jsonUnsafe(legalAnswer(texts, page, lang), { headers: { "cache-control": LEGAL_CACHE_CONTROL } })
-    }))
+/** GET /api/legal/:page (LegalApi.ts), answered as is: its own error codes and its cache header. */
+export const LegalHandlers = (texts: LegalTexts) =>
+  HttpApiBuilder.group(Api, "legal", (handlers) =>
+    handlers.handleRaw("page", ({ params, query }) =>
+      Effect.sync(() => {
+        const page = params.page
+        if (!isPage(page)) {
+          // The same answer for any other page (the request's text is not echoed back).
+          return errorResponse(404, "LEGAL_PAGE_NOT_FOUND", `No such legal page: the pages are ${LEGAL_PAGES.join(", ")}.`)
+        }
+        const lang = query.lang ?? "fr"
+        if (!isLanguage(lang)) return errorResponse(400, "INVALID_LANGUAGE", "lang must be fr or en.")
+        return HttpServerResponse.jsonUnsafe(legalAnswer(texts, page, lang), { headers: { "cache-control": LEGAL_CACHE_CONTROL } })
+      })))

@@ -62,7 +62,12 @@ export const layer = (config: SmtpMailerConfig): Layer.Layer<Mailer> =>
                 to: message.to,
                 subject: message.subject,
                 text: message.text,
-                html: message.html
+                html: message.html,
+                attachments: (message.attachments ?? []).map((file) => ({
+                  filename: file.filename,
+                  contentType: file.contentType,
+                  content: Buffer.from(file.content)
+                }))
               }),
             catch: (error) => new MailNotSent({ detail: describeFailure(error) })
           }).pipe(

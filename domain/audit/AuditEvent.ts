@@ -20,6 +20,8 @@ export const AUDIT_ACTIONS = [
   "order.placed",
   "payment.succeeded",
   "payment.failed",
+  "subscription.cancelled",
+  "subscription.withdrawn",
   // Operators.
   "staff.role_granted",
   "staff.role_revoked",

@@ -113,7 +113,15 @@ export const issueRefund = Effect.fn("issueRefund")(function*(operator: Operator
     return note
   }))
   // Keyed by the gateway's refund: a replay tells nobody twice.
-  yield* tell({ _tag: "RefundIssued", userId: charge.value.userId, refundId: refund.reference, amountCents: request.amountCents, reason: request.reason })
+  yield* tell({
+    _tag: "RefundIssued",
+    userId: charge.value.userId,
+    refundId: refund.reference,
+    amountCents: request.amountCents,
+    reason: request.reason,
+    // Attached as its PDF when the e-mail is sent.
+    creditNoteId: Option.getOrNull(Option.map(creditNote, (n) => n.id))
+  })
   return {
     requestId: request.id,
     amountCents: request.amountCents,

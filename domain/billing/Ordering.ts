@@ -177,7 +177,7 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
         currentPeriodEnd: addMonth(at),
         now: at
       })
-      yield* charge(subscriptionId)
+      const invoice = yield* charge(subscriptionId)
       yield* moveOrder(order.id, { event: "progressed", step: 0, stepName: "Queued", subscriptionId }, at)
       yield* recordAudit({
         actorId: null,
@@ -195,7 +195,8 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
         orderId: order.id,
         planName,
         amountCents: payment.amountCents,
-        paidAt: at
+        paidAt: at,
+        invoiceId: Option.match(invoice, { onNone: () => null, onSome: (i) => i.id })
       })
       // The consumer's express request to start now, confirmed on a durable medium once the contract is concluded.
       if (order.expressStartRequestedAt !== null) {

@@ -6,6 +6,8 @@ import { payNow } from "./autoRenewal.ts"
 import { SubscriptionEnded, SubscriptionNotFound } from "./BillingErrors.ts"
 import { HostedServices } from "./HostedService.ts"
 import { noticeService, tell } from "./serviceNotices.ts"
+import { UserId } from "../account/User.ts"
+import { recordAudit } from "../audit/record.ts"
 
 const owned = Effect.fn("ownedSubscription")(function*(userId: string, subscriptionId: string) {
   const found = yield* (yield* Subscriptions).get(subscriptionId)
@@ -43,6 +45,14 @@ export const cancelSubscription = Effect.fn("cancelSubscription")(function*(user
   if (subscription.status === "terminated" || subscription.status === "failed") return yield* new SubscriptionEnded()
   if (subscription.cancelAtPeriodEnd) return subscription
   yield* (yield* Subscriptions).setCancelAtPeriodEnd(subscription.id, true)
+  yield* recordAudit({
+    actorId: UserId.make(userId),
+    actorRole: "customer",
+    action: "subscription.cancelled",
+    subjectUserId: UserId.make(userId),
+    target: { type: "subscription", id: subscription.id },
+    details: { endsAt: subscription.currentPeriodEnd.toISOString() }
+  })
   const product = yield* (yield* HostedServices).of(subscription.kind)
   // Told when it changes; two clicks at once both may, and the notice's key (the period's end) sends one e-mail.
   if (!subscription.cancelAtPeriodEnd) yield* tell({

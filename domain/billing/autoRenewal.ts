@@ -131,12 +131,12 @@ const settle = <R = never>(
       if (!(yield* guard)) return "duplicate" as const
       if (!(yield* (yield* Subscriptions).extend(subscription.id, periodStart, paidUntil))) return "not-needed" as const
       // The charge in the ledger and its invoice, with the period's extension.
-      yield* charge
+      const invoice = yield* charge
       yield* (yield* Renewals).markPaid(subscription.id, periodStart, payment.reference, at)
       // Paying for a period means going on with it.
       yield* (yield* Subscriptions).setCancelAtPeriodEnd(subscription.id, false)
       yield* auditPayment(subscription, "payment.succeeded", { payment: payment.reference, amountCents: payment.amountCents })
-      return "renewed" as const
+      return { invoiceId: Option.match(invoice, { onNone: () => null, onSome: (i) => i.id }) }
     }))
     if (outcome === "not-needed") {
       const current = yield* (yield* Renewals).get(subscription.id, periodStart)
@@ -144,7 +144,7 @@ const settle = <R = never>(
       // The same payment seen twice (a retried pass, a replayed key): nothing more to do.
       if (paidBy !== payment.reference) yield* giveBack(subscription, charge, payment)
     }
-    if (outcome !== "renewed") return outcome
+    if (typeof outcome === "string") return outcome
     yield* countPayment("renewal", "succeeded")
     yield* (yield* (yield* HostedServices).of(subscription.kind)).resume(subscription.id, periodStart)
     yield* (yield* Notices).send({
@@ -153,9 +153,10 @@ const settle = <R = never>(
       service: noticeService(subscription, planName),
       periodStart,
       paidUntil,
-      amountCents: payment.amountCents
+      amountCents: payment.amountCents,
+      invoiceId: outcome.invoiceId
     })
-    return outcome
+    return "renewed" as const
   })
 
 /** A renewal's payment in the customer's trail (the platform charged it: a system action). */
@@ -218,23 +219,28 @@ const giveBack = <E, R>(
     })
     yield* countPayment("refund", "refunded")
     yield* Effect.logWarning(`renewal payment ${payment.reference} of subscription ${subscription.id} was not needed: refunded`)
-    yield* unitOfWork.transaction(recordRefund({
+    const entry = {
       id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
       userId: subscription.userId,
       subscriptionId: subscription.id,
       orderId: null,
-      kind: "refund",
+      kind: "refund" as const,
       amountCents: payment.amountCents,
       reference: `${payment.reference}:${refund.reference}`,
       createdAt: yield* now
-    }, payment.reference))
-    yield* (yield* Notices).send({
-      _tag: "RefundIssued",
-      userId: subscription.userId,
-      refundId: refund.reference,
-      amountCents: payment.amountCents,
-      reason: "This period was already paid."
-    })
+    }
+    // The refund, its credit note and its notice together (the e-mail, with the credit note, after the commit).
+    yield* unitOfWork.transaction(Effect.gen(function*() {
+      const credit = yield* recordRefund(entry, payment.reference)
+      yield* (yield* Notices).send({
+        _tag: "RefundIssued",
+        userId: subscription.userId,
+        refundId: refund.reference,
+        amountCents: payment.amountCents,
+        reason: "This period was already paid.",
+        creditNoteId: Option.match(credit, { onNone: () => null, onSome: (c) => c.id })
+      })
+    }))
   })
 
 /** The outcome of one automatic attempt, recorded once (a compare-and-set on the failures so far), and told. */

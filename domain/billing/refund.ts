@@ -50,21 +50,31 @@ export const refundRecordedCharges = (orderId: string, which: (charge: LedgerEnt
               : Effect.logWarning(`refunding charge ${charge.reference} of order ${orderId} failed (attempt ${attempt}), retrying`)
         }
       )
-      // Told before it is recorded: a retry after a crash refunds again under the same key, gets the same refund back
-      // and tells under the same key, so the customer hears of it once, never not at all.
       yield* countPayment("refund", "refunded")
-      yield* tell({ _tag: "RefundIssued", userId: charge.userId, refundId: refund.reference, amountCents: leftCents, reason: "order_failed" })
-      // The refund and its credit note, together or not at all.
-      yield* (yield* UnitOfWork).transaction(recordRefund({
+      // The refund, its credit note and its notice, together or not at all (the notice is e-mailed after the commit,
+      // with the credit note attached): a retry after a crash refunds again under the same key, gets the same refund
+      // back and records and tells it then, so the customer hears of it once, never not at all.
+      const entry = {
         id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
         userId: charge.userId,
         subscriptionId: charge.subscriptionId,
         orderId,
-        kind: "refund",
+        kind: "refund" as const,
         amountCents: leftCents,
         reference: `${charge.reference}:${refund.reference}`,
         createdAt: new Date(yield* Clock.currentTimeMillis)
-      }, charge.reference))
+      }
+      yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
+        const credit = yield* recordRefund(entry, charge.reference)
+        yield* tell({
+          _tag: "RefundIssued",
+          userId: charge.userId,
+          refundId: refund.reference,
+          amountCents: leftCents,
+          reason: "order_failed",
+          creditNoteId: Option.match(credit, { onNone: () => null, onSome: (c) => c.id })
+        })
+      }))
     }
     return charges.length
   })

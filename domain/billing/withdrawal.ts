@@ -6,7 +6,8 @@
 // accounts have no such right.
 import { Clock, Effect, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
-import type { AccountType, User } from "../account/User.ts"
+import { type AccountType, type User, UserId } from "../account/User.ts"
+import { recordAudit } from "../audit/record.ts"
 import { Ledger } from "../../ports/Ledger.ts"
 import { PaymentGateway } from "../../ports/PaymentGateway.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
@@ -22,6 +23,7 @@ import {
   WithdrawalPeriodOver
 } from "./BillingErrors.ts"
 import { HostedServices } from "./HostedService.ts"
+import { parisDay, parisMidnight } from "./invoicing/accountantExport.ts"
 import { recordRefund } from "./invoicing/issueDocuments.ts"
 import { placeOrder } from "./Ordering.ts"
 import { noticeService, tell } from "./serviceNotices.ts"
@@ -30,26 +32,6 @@ import { noticeService, tell } from "./serviceNotices.ts"
 export const WITHDRAWAL_DAYS = 14
 
 const DAY_MS = 86_400_000
-
-const parisParts = new Intl.DateTimeFormat("en-CA", {
-  timeZone: "Europe/Paris",
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-  hour: "2-digit",
-  minute: "2-digit",
-  second: "2-digit",
-  hourCycle: "h23"
-})
-
-/** The calendar day (as UTC midnight of the same y/m/d) and the wall-clock time of an instant in Paris. */
-const inParis = (at: Date) => {
-  const part = (type: string) => Number(parisParts.formatToParts(at).find((p) => p.type === type)?.value)
-  return Date.UTC(part("year"), part("month") - 1, part("day"), part("hour"), part("minute"), part("second"))
-}
-
-/** The instant a Paris calendar day (given as UTC midnight of its y/m/d) starts: midnight, Paris time. */
-const parisMidnight = (day: number) => new Date(day - (inParis(new Date(day)) - day))
 
 /** Easter Sunday of `year` (Gregorian; the anonymous algorithm), as UTC midnight. */
 const easter = (year: number) => {
@@ -86,14 +68,14 @@ const isPublicHoliday = (day: number) => {
  * day's end (L221-19, Code de procédure civile art. 641 and 642). Answers the first instant after it.
  */
 export const withdrawalPeriodEnd = (concludedAt: Date): Date => {
-  const concludedLocal = inParis(concludedAt)
-  let lastDay = concludedLocal - (concludedLocal % DAY_MS) + WITHDRAWAL_DAYS * DAY_MS
+  // Calendar days as the UTC midnight of their date: plain day arithmetic, no time zone in between.
+  let lastDay = Date.parse(`${parisDay(concludedAt)}T00:00:00.000Z`) + WITHDRAWAL_DAYS * DAY_MS
   const isWorkingDay = (day: number) => {
     const weekday = new Date(day).getUTCDay()
     return weekday !== 0 && weekday !== 6 && !isPublicHoliday(day)
   }
   while (!isWorkingDay(lastDay)) lastDay += DAY_MS
-  return parisMidnight(lastDay + DAY_MS)
+  return parisMidnight(new Date(lastDay + DAY_MS).toISOString().slice(0, 10))
 }
 
 /**
@@ -109,19 +91,30 @@ export const withdrawalRefundCents = (paidCents: number, periodStart: Date, peri
 }
 
 /**
- * How a withdrawal's refund is split over the subscription's charges: newest first, each given back up to its amount.
- * Deterministic (the charges and the stored withdrawal time decide it), so finishing an interrupted withdrawal
- * refunds the same amounts under the same keys.
+ * How a withdrawal's refund is split over the subscription's charges. What the consumer owes is the price paid for the
+ * part provided (`withdrawalRefundCents`); what was already given back before the withdrawal (an operator's refund) is
+ * not given twice: the refund is what was paid, less those refunds, less what is owed (never below zero), taken from
+ * the newest charges first, each up to what is left of it. Deterministic (the charges, the refunds recorded before the
+ * withdrawal and its stored time decide it), so finishing an interrupted withdrawal refunds the same amounts under the
+ * same keys.
  */
 const refundPlan = (subscription: Subscription, withdrawnAt: Date, entries: ReadonlyArray<LedgerEntry>) => {
   const charges = entries.filter((e) => e.kind === "charge")
     .toSorted((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
+  const refundedBefore = new Map<string, number>()
+  for (const e of entries) {
+    if (e.kind !== "refund" || e.createdAt.getTime() >= withdrawnAt.getTime()) continue
+    const charge = e.reference.split(":")[0] ?? ""
+    refundedBefore.set(charge, (refundedBefore.get(charge) ?? 0) + e.amountCents)
+  }
   const paid = charges.reduce((sum, c) => sum + c.amountCents, 0)
-  let left = withdrawalRefundCents(paid, subscription.createdAt, subscription.currentPeriodEnd, withdrawnAt)
-  const total = left
+  const given = [...refundedBefore.values()].reduce((sum, cents) => sum + cents, 0)
+  const owed = paid - withdrawalRefundCents(paid, subscription.createdAt, subscription.currentPeriodEnd, withdrawnAt)
+  const total = Math.max(0, paid - given - owed)
+  let left = total
   const parts: Array<{ readonly charge: LedgerEntry; readonly amountCents: number }> = []
   for (const charge of charges) {
-    const amountCents = Math.min(left, charge.amountCents)
+    const amountCents = Math.min(left, Math.max(0, charge.amountCents - (refundedBefore.get(charge.reference) ?? 0)))
     if (amountCents > 0) parts.push({ charge, amountCents })
     left -= amountCents
   }
@@ -149,17 +142,28 @@ export const settleWithdrawal = (subscription: Subscription) =>
         amountCents,
         idempotencyKey: withdrawalRefundKey(subscription.id, charge.id)
       })
-      yield* tell({ _tag: "RefundIssued", userId: subscription.userId, refundId: refund.reference, amountCents, reason: "withdrawal" })
-      yield* (yield* UnitOfWork).transaction(recordRefund({
+      const entry = {
         id: yield* (yield* SecureRandom.SecureRandom).uuidV4(),
         userId: subscription.userId,
         subscriptionId: subscription.id,
         orderId: charge.orderId,
-        kind: "refund",
+        kind: "refund" as const,
         amountCents,
         reference: `${charge.reference}:${refund.reference}`,
         createdAt: new Date(yield* Clock.currentTimeMillis)
-      }, charge.reference))
+      }
+      // The refund, its credit note and its notice together; the e-mail (the credit note attached) after the commit.
+      yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
+        const credit = yield* recordRefund(entry, charge.reference)
+        yield* tell({
+          _tag: "RefundIssued",
+          userId: subscription.userId,
+          refundId: refund.reference,
+          amountCents,
+          reason: "withdrawal",
+          creditNoteId: Option.getOrNull(Option.map(credit, (c) => c.id))
+        })
+      }))
     }
     yield* (yield* Subscriptions).withdrawalSettled(subscription.id, new Date(yield* Clock.currentTimeMillis))
   })
@@ -192,9 +196,11 @@ export const withdrawableUntil = (subscription: Subscription, accountType: Accou
 /**
  * The withdrawal function's confirmed declaration. Owner only (anyone else: SubscriptionNotFound); a professional
  * account: WithdrawalNotAvailable; a second declaration: AlreadyWithdrawn; an ended subscription: SubscriptionEnded;
- * after the period: WithdrawalPeriodOver; a service still being built: ServiceNotReady. Of declarations at once exactly one applies (a compare-and-set): it is
- * acknowledged by e-mail, the service ends, and the refund is made with its credit note. A gateway that cannot be
- * reached now delays the refund (the lifecycle sweep finishes it), never the withdrawal.
+ * after the period: WithdrawalPeriodOver; a service still being built: ServiceNotReady. Of declarations at once
+ * exactly one applies (a compare-and-set), acknowledged by e-mail and kept in the audit trail in its transaction (the
+ * acknowledgement is recorded with the withdrawal or not at all, and e-mailed once it commits); then the service ends
+ * and the refund is made with its credit note. A gateway that cannot be reached now delays the refund (the lifecycle
+ * sweep finishes it), never the withdrawal.
  */
 export const withdrawFromContract = Effect.fn("withdrawFromContract")(function*(user: Withdrawer, subscriptionId: string) {
   const subscriptions = yield* Subscriptions
@@ -208,23 +214,37 @@ export const withdrawFromContract = Effect.fn("withdrawFromContract")(function*(
   const periodEnd = withdrawalPeriodEnd(subscription.createdAt)
   if (at.getTime() >= periodEnd.getTime()) return yield* new WithdrawalPeriodOver({ endedAt: periodEnd })
   if (subscription.serviceId === null) return yield* new ServiceNotReady()
-  if (!(yield* subscriptions.withdraw(subscription.id, at))) {
+  const plan = refundPlan(subscription, at, yield* (yield* Ledger).forSubscription(subscription.id))
+  const product = yield* (yield* HostedServices).of(subscription.kind)
+  const service = yield* noticeService(subscription, product.plan)
+  const declared = yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
+    if (!(yield* subscriptions.withdraw(subscription.id, at))) return false
+    yield* tell({
+      _tag: "WithdrawalAcknowledged",
+      userId: user.id,
+      service,
+      customerName: `${user.firstName} ${user.lastName}`.trim(),
+      concludedAt: subscription.createdAt,
+      declaredAt: at,
+      paidCents: plan.paid,
+      refundCents: plan.total
+    })
+    // The declaration's evidence, in the customer's trail.
+    yield* recordAudit({
+      actorId: UserId.make(user.id),
+      actorRole: "customer",
+      action: "subscription.withdrawn",
+      subjectUserId: UserId.make(user.id),
+      target: { type: "subscription", id: subscription.id },
+      details: { declaredAt: at.toISOString(), concludedAt: subscription.createdAt.toISOString(), paidCents: plan.paid, refundCents: plan.total }
+    })
+    return true
+  }))
+  if (!declared) {
     const now = yield* subscriptions.get(subscription.id)
     return yield* (Option.isSome(now) && now.value.withdrawnAt !== null ? new AlreadyWithdrawn() : new SubscriptionEnded())
   }
   const withdrawn = Option.getOrThrow(yield* subscriptions.get(subscription.id))
-  const plan = refundPlan(withdrawn, at, yield* (yield* Ledger).forSubscription(subscription.id))
-  const product = yield* (yield* HostedServices).of(subscription.kind)
-  yield* tell({
-    _tag: "WithdrawalAcknowledged",
-    userId: user.id,
-    service: yield* noticeService(subscription, product.plan),
-    customerName: `${user.firstName} ${user.lastName}`.trim(),
-    concludedAt: subscription.createdAt,
-    declaredAt: at,
-    paidCents: plan.paid,
-    refundCents: plan.total
-  })
   yield* endService(withdrawn, at)
   yield* settleWithdrawal(withdrawn).pipe(
     Effect.catchCause((cause) =>

@@ -31,6 +31,8 @@ export type CustomerNotice =
     readonly planName: string
     readonly amountCents: number
     readonly paidAt: Date
+    /** The payment's invoice, attached as its PDF when the e-mail is sent (null: none was issued). */
+    readonly invoiceId: string | null
   }
   /** The service is delivered: how to reach it (an address, never a password). */
   | {
@@ -57,6 +59,8 @@ export type CustomerNotice =
     readonly periodStart: Date
     readonly paidUntil: Date
     readonly amountCents: number
+    /** The payment's invoice, attached as its PDF when the e-mail is sent (null: none was issued). */
+    readonly invoiceId: string | null
   }
   /** A renewal charge failed: when it is tried again, when the service stops, and where to pay now. */
   | {
@@ -142,6 +146,8 @@ export type CustomerNotice =
     readonly refundId: string
     readonly amountCents: number
     readonly reason: string
+    /** The refund's credit note, attached as its PDF when the e-mail is sent (null: none was issued). */
+    readonly creditNoteId: string | null
   }
 
   /**

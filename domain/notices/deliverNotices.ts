@@ -3,7 +3,9 @@
 // stays recorded unsent and `retryDueNotices` (a cluster-wide cron) tries it again with a doubling pause.
 import { Clock, Duration, Effect, FiberSet, Layer, Option, Semaphore } from "effect"
 import { UserId } from "../account/User.ts"
-import { Mailer } from "../../ports/Mailer.ts"
+import { InvoiceDocuments } from "../../ports/InvoiceDocuments.ts"
+import { Invoices } from "../../ports/Invoices.ts"
+import { type MailAttachment, Mailer } from "../../ports/Mailer.ts"
 import { NoticeRecords, type PendingNotice } from "../../ports/NoticeRecords.ts"
 import { Users } from "../../ports/Users.ts"
 import { alert } from "../ops/alert.ts"
@@ -33,6 +35,33 @@ const failed = (pending: PendingNotice, detail: string) =>
       : Effect.logWarning(`customer notice ${pending.key} not sent (attempt ${pending.attempts}): ${detail}`)
   })
 
+/** The invoice or credit note a notice names (a receipt, a refund): attached to its e-mail. */
+const documentOf = (notice: CustomerNotice): string | null => {
+  switch (notice._tag) {
+    case "OrderPaid":
+    case "RenewalPaid":
+      return notice.invoiceId
+    case "RefundIssued":
+      return notice.creditNoteId
+    default:
+      return null
+  }
+}
+
+/**
+ * The notice's document as a PDF attachment named by its number, rendered now from the issued (immutable) document:
+ * the notice keeps only its id. A document that cannot be found is a defect (it was issued in the notice's transaction).
+ */
+const attachmentsOf = (notice: CustomerNotice) =>
+  Effect.gen(function*() {
+    const id = documentOf(notice)
+    if (id === null) return []
+    const document = yield* (yield* Invoices).get(id)
+    if (Option.isNone(document)) return yield* Effect.die(new Error(`document ${id} of a notice does not exist`))
+    const pdf = yield* (yield* InvoiceDocuments).pdf(document.value)
+    return [{ filename: `${document.value.number}.pdf`, contentType: "application/pdf", content: pdf }] satisfies ReadonlyArray<MailAttachment>
+  })
+
 /** One attempt at a recorded notice's e-mail; the outcome is written back to its record, never failed. */
 const deliver = (pending: PendingNotice) => {
   let mailed = false
@@ -48,7 +77,9 @@ const deliver = (pending: PendingNotice) => {
     const user = yield* (yield* Users).findById(UserId.make(pending.userId))
     if (Option.isNone(user)) return yield* giveUp("the account no longer exists")
     const mail = renderNotice(notice.value, user.value, settings.publicUrl)
-    const sent = yield* (yield* Mailer).send({ to: user.value.email, ...mail }).pipe(Effect.result)
+    const attachments = yield* attachmentsOf(notice.value)
+    const sent = yield* (yield* Mailer).send({ to: user.value.email, ...mail, ...(attachments.length === 0 ? {} : { attachments }) })
+      .pipe(Effect.result)
     if (sent._tag === "Failure") return yield* failed(pending, sent.failure.detail)
     mailed = true
     yield* records.markSent(pending.key, new Date(yield* Clock.currentTimeMillis))
@@ -91,7 +122,7 @@ const send = (inBackground: (pending: PendingNotice) => Effect.Effect<unknown>) 
 export const layer = Layer.effect(
   Notices,
   Effect.gen(function*() {
-    const context = yield* Effect.context<NoticeRecords | NoticeSettings | Users | Mailer>()
+    const context = yield* Effect.context<NoticeRecords | NoticeSettings | Users | Mailer | Invoices | InvoiceDocuments>()
     const fibers = yield* FiberSet.make()
     // A burst of events (a lifecycle sweep, a batch of refunds) reaches the mail server a few at a time.
     const slots = yield* Semaphore.make(DELIVERIES_AT_ONCE)

@@ -1,12 +1,14 @@
 // A customer notice as it is kept until its e-mail is sent (JSON in the store), and the key of the event it reports:
 // one e-mail per key, whoever sends the notice and however often.
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type { CustomerNotice } from "./CustomerNotice.ts"
 
 const Service = Schema.Struct({ subscriptionId: Schema.String, kind: Schema.String, planName: Schema.String })
 const Card = Schema.Struct({ brand: Schema.String, last4: Schema.String })
 const At = Schema.DateFromString
 const Cents = Schema.Int
+/** A document attached by reference; notices stored before documents were attached read as none. */
+const DocumentId = Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefaultKey(Effect.succeed(null)))
 
 /** The `CustomerNotice` union as a schema (its dates as ISO strings); `encodeNotice` and `decodeNotice` keep the two equal. */
 const StoredNotice = Schema.Union([
@@ -15,7 +17,8 @@ const StoredNotice = Schema.Union([
     orderId: Schema.String,
     planName: Schema.String,
     amountCents: Cents,
-    paidAt: At
+    paidAt: At,
+    invoiceId: DocumentId
   }),
   Schema.TaggedStruct("ServiceReady", { userId: Schema.String, service: Service, address: Schema.String }),
   Schema.TaggedStruct("RenewalReminder", {
@@ -30,7 +33,8 @@ const StoredNotice = Schema.Union([
     service: Service,
     periodStart: At,
     paidUntil: At,
-    amountCents: Cents
+    amountCents: Cents,
+    invoiceId: DocumentId
   }),
   Schema.TaggedStruct("PaymentFailed", {
     userId: Schema.String,
@@ -84,7 +88,8 @@ const StoredNotice = Schema.Union([
     userId: Schema.String,
     refundId: Schema.String,
     amountCents: Cents,
-    reason: Schema.String
+    reason: Schema.String,
+    creditNoteId: DocumentId
   })
 ])
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vit
 import { byTestId, expectTerminalToShow, pageFetchStatus, useChromium } from "../support/chromium.ts"
 import { sandboxStripe, startSelfAddressedTestServer } from "../support/testServer.ts"
 import { ed25519PublicKey } from "../support/vpsHttp.ts"
+import { seriousViolations } from "../support/axe.ts"
 
 let server: Awaited<ReturnType<typeof startSelfAddressedTestServer>>
 
@@ -89,6 +90,7 @@ describe("the customer journey in the panel", () => {
     // A consumer's express request to start now: unticked, and the order is not sent without it.
     const expressStart = byTestId(page, "order-express-start")
     expect(await expressStart.isChecked()).toBe(false)
+    expect(await seriousViolations(page)).toEqual([])
     await byTestId(page, "order-pay").click()
     expect(await expressStart.evaluate((box) => (box as HTMLInputElement).validity.valueMissing)).toBe(true)
     expect(new URL(page.url()).pathname).toBe("/order/vps-s")
@@ -227,6 +229,8 @@ describe("the customer journey in the panel", () => {
     await declaration.waitFor()
     expect(await declaration.textContent()).toContain(`I, Ada Lovelace, withdraw from the contract`)
     expect(await declaration.textContent()).toContain(game)
+    expect(await byTestId(page, "confirm-ok").textContent()).toBe("Confirm the withdrawal")
+    expect(await seriousViolations(page)).toEqual([])
     await byTestId(page, "confirm-ok").click()
     await expect.poll(() => byTestId(page, `subscription-state-${game}`).getAttribute("data-state"), { timeout: 20_000 }).toBe("terminated")
     await byTestId(page, `subscription-withdrawn-${game}`).waitFor()

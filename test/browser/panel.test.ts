@@ -13,6 +13,7 @@ import { byTestId, pageFetchStatus, useChromium } from "../support/chromium.ts"
 import { lapseGame, provisionedGame } from "../support/gameHttp.ts"
 import { startSelfAddressedTestServer } from "../support/testServer.ts"
 import { lapse, leakScanner, provisionedVps, ScannedBrowser } from "../support/vpsHttp.ts"
+import { fillBillingProfile } from "../support/checkout.ts"
 
 let server: Awaited<ReturnType<typeof startSelfAddressedTestServer>>
 const customer = { email: `panel.${Date.now()}@example.com`, password: "a panel test password" }
@@ -32,6 +33,8 @@ beforeAll(async () => {
   expect(registered.status, registered.text).toBe(201)
   const login = await api.post("/api/auth/login", { ...customer, rememberMe: false })
   expect(login.status, login.text).toBe(200)
+  // Billing details first: an order needs them (BILLING_PROFILE_REQUIRED).
+  await fillBillingProfile(api)
   ;[vps, game] = await Promise.all([provisionedVps(api, "panel-vps"), provisionedGame(api)])
 }, 60_000)
 
@@ -98,6 +101,11 @@ describe("professional registration", () => {
     expect(await byTestId(page, "register-success").textContent()).toContain("ELECTRICITE DE FRANCE")
     await logIn(page, email, "a professional password")
     expect(await byTestId(page, "dashboard-company").textContent()).toContain("ELECTRICITE DE FRANCE")
+    // A professional is no consumer: the order page asks no express request to start now, and says why.
+    await page.goto("/order/vps-s")
+    await byTestId(page, "order-form").waitFor()
+    expect(await byTestId(page, "order-express-start").count()).toBe(0)
+    expect(await byTestId(page, "order-pro-note").textContent()).toContain("no statutory withdrawal right")
   })
 
   it("a well-formed SIRET the registry does not know is said plainly and creates nothing", async () => {

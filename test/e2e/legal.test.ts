@@ -64,6 +64,15 @@ describe("GET /api/legal/:page", () => {
     expect((german.body as { error: { code: string } }).error.code).toBe("INVALID_LANGUAGE")
   })
 
+  it("is listed in /openapi.json with its parameters and its answer", async () => {
+    const doc = (await new Browser(operator.url).get("/openapi.json")).body as {
+      paths: Record<string, { get?: { parameters?: Array<{ name: string; in: string }>; responses?: Record<string, unknown> } }>
+    }
+    const operation = doc.paths["/api/legal/{page}"]?.get
+    expect(operation?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(expect.arrayContaining(["path:page", "query:lang"]))
+    expect(Object.keys(operation?.responses ?? {})).toEqual(expect.arrayContaining(["200", "400", "404"]))
+  })
+
   it("sandbox mode without LEGAL_DIR serves placeholders that say so, with the demo mediator", async () => {
     const anonymous = new Browser(sandbox.url)
     for (const [page, lang, mark] of [["notice", "fr", "TEXTE PROVISOIRE"], ["privacy", "en", "PLACEHOLDER"]] as const) {

@@ -5,18 +5,26 @@
 // them at once: each e-mail received once. And an event told inside a transaction: sent after its commit, never when
 // it rolls back.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import * as SmtpMailer from "../../adapters/mail/SmtpMailer.ts"
+import * as FacturXDocuments from "../../adapters/documents/FacturXDocuments.ts"
+import * as PgInvoices from "../../adapters/postgres/PgInvoices.ts"
 import * as PgNoticeRecords from "../../adapters/postgres/PgNoticeRecords.ts"
 import * as PgUnitOfWork from "../../adapters/postgres/PgUnitOfWork.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
 import { UserId } from "../../domain/account/User.ts"
 import { placePaidOrder } from "../support/simulatedStripe.ts"
+import { addMonth } from "../../domain/billing/Billing.ts"
+import { quotePlanMonth, recordCharge, recordRefund } from "../../domain/billing/invoicing/issueDocuments.ts"
+import { billedCustomer } from "../support/invoicing.ts"
+import { chargeEntry } from "../support/invoiceMother.ts"
 import { sweepLifecycle } from "../../domain/billing/sweepLifecycle.ts"
 import { layer as NoticesLive, retryDueNotices } from "../../domain/notices/deliverNotices.ts"
 import { type CustomerNotice, Notices } from "../../domain/notices/CustomerNotice.ts"
 import { NoticeSettings } from "../../domain/notices/NoticeSettings.ts"
+import { InvoiceDocuments } from "../../ports/InvoiceDocuments.ts"
+import { Invoices } from "../../ports/Invoices.ts"
 import { Mailer } from "../../ports/Mailer.ts"
 import { NoticeRecords } from "../../ports/NoticeRecords.ts"
 import { Orders } from "../../ports/Orders.ts"
@@ -25,7 +33,8 @@ import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
 import { testDatabase } from "../support/testServer.ts"
-import { decodeQuotedPrintable, headerOf, type SmtpSink, startSmtpSink } from "../support/smtpSink.ts"
+import { attachmentsOf, decodeQuotedPrintable, headerOf, type SmtpSink, startSmtpSink } from "../support/smtpSink.ts"
+import { embeddedFiles } from "../support/pdfFiles.ts"
 import { newUser } from "../support/userMother.ts"
 import type { SqlClient } from "effect/sql"
 import { vpsEnvWith, vpsOptions, vpsSettings } from "../support/vpsEnv.ts"
@@ -52,6 +61,10 @@ const noticesOn = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =>
 
 const env = () => vpsEnvWith(noticesOn(testDatabase()))
 
+/** The issued documents on `database` and their renderer, which a receipt's attachment is made from. */
+const documentsOn = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =>
+  Layer.mergeAll(PgInvoices.layer.pipe(Layer.provide(database)), FacturXDocuments.layer)
+
 /** Real time passing (the SMTP exchange is real I/O), the test clock standing still. */
 const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
@@ -64,6 +77,15 @@ const until = <E, R>(done: Effect.Effect<boolean, E, R>, what: string) =>
       yield* pause(10)
     }
     return yield* Effect.die(new Error(`${what} never happened`))
+  })
+
+/** `pdf` opens as a PDF, carries `number` and the factur-x.xml of that document. */
+const expectFacturX = (pdf: Uint8Array, number: string) =>
+  Effect.promise(async () => {
+    assert.strictEqual(new TextDecoder().decode(pdf.slice(0, 5)), "%PDF-")
+    const { doc, files } = await embeddedFiles(pdf)
+    assert.strictEqual(doc.getPageCount(), 1)
+    assert.include(files.get("factur-x.xml") ?? "", `<ram:ID>${number}</ram:ID>`)
   })
 
 const received = Effect.sync(() => sink.received.map((raw) => ({ raw, subject: headerOf(raw, "Subject") ?? "" })))
@@ -82,6 +104,15 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
       const vps = Option.getOrThrow(yield* (yield* VpsRecords).get(done.serviceId!))
       // The payment's receipt and the service ready.
       yield* mailCount(2)
+      // The receipt carries the payment's invoice: its Factur-X PDF, named by its number, rendered from the issued one.
+      const [invoice] = yield* (yield* Invoices).forUser(alice.id, null, 10)
+      // (The receipt is recorded before the provisioning starts; rendering its PDF may let "ready" reach the inbox first.)
+      const first = yield* received
+      const receiptMail = first.find((m) => m.subject.startsWith("Reçu de paiement"))!
+      const receiptFiles = attachmentsOf(receiptMail.raw)
+      assert.deepStrictEqual(receiptFiles.map((f) => [f.filename, f.contentType]), [[`${invoice!.number}.pdf`, "application/pdf"]])
+      yield* expectFacturX(receiptFiles[0]!.content, invoice!.number)
+      assert.deepStrictEqual(attachmentsOf(first.find((m) => m !== receiptMail)!.raw), [], "the service ready carries nothing")
 
       // The period lapses while the mail server refuses everything: the suspension is retried, after its pause.
       const periodEnd = Option.getOrThrow(yield* (yield* Subscriptions).get(done.subscriptionId!)).currentPeriodEnd
@@ -119,7 +150,10 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
       yield* retryDueNotices
       yield* pause(300)
 
-      const mails = yield* received
+      // The receipt and "ready" in the order they were told (the inbox may have them the other way round).
+      const arrived = yield* received
+      const [one, two] = [arrived[0]!, arrived[1]!]
+      const mails = [...(one.subject.startsWith("Reçu de paiement") ? [one, two] : [two, one]), ...arrived.slice(2)]
       const day = (ms: number, locale: string) =>
         new Intl.DateTimeFormat(locale, { timeZone: "Europe/Paris", dateStyle: "long" }).format(new Date(ms))
       assert.deepStrictEqual(mails.map((m) => m.subject), [
@@ -140,6 +174,35 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
       assert.include(warning, "text/html")
     }).pipe(Effect.provide(env())), { timeout: 60_000 })
 
+  it.effect("a renewal's receipt carries its invoice and a refund's e-mail its credit note, as Factur-X PDFs", () =>
+    Effect.gen(function*() {
+      const dan = newUser("dan.notices@example.com", { firstName: "Dan", language: "en" })
+      yield* (yield* Users).insert(dan)
+      const user = yield* billedCustomer(dan.id)
+      const start = new Date(yield* Clock.currentTimeMillis)
+      const quote = yield* quotePlanMonth(user, { name: "VPS S", priceCents: 500 }, { start, end: addMonth(start) })
+      const charge = chargeEntry(dan.id, { amountCents: quote.amounts.totalIncludingVatCents, createdAt: start })
+      const unitOfWork = yield* UnitOfWork
+      const invoice = Option.getOrThrow(yield* unitOfWork.transaction(recordCharge(charge, quote)))
+      const refund = chargeEntry(dan.id, { kind: "refund", amountCents: charge.amountCents, reference: `${charge.reference}:re_dan`, createdAt: start })
+      const credit = Option.getOrThrow(yield* unitOfWork.transaction(recordRefund(refund, charge.reference)))
+      const before = sink.received.length
+      const notices = yield* Notices
+      const service = { subscriptionId: "sub-dan", kind: "vps", planName: "VPS S" }
+      yield* notices.send({ _tag: "RenewalPaid", userId: dan.id, service, periodStart: start, paidUntil: addMonth(start), amountCents: 600, invoiceId: invoice.id })
+      yield* notices.send({ _tag: "RefundIssued", userId: dan.id, refundId: "re_dan", amountCents: 600, reason: "order_failed", creditNoteId: credit.id })
+      yield* mailCount(before + 2)
+      const mails = (yield* received).slice(before)
+      for (const [subject, document] of [["Renewal receipt: VPS S", invoice], ["Refund of €6.00", credit]] as const) {
+        const mail = mails.find((m) => m.subject === subject)
+        assert.isDefined(mail, subject)
+        const files = attachmentsOf(mail!.raw)
+        assert.deepStrictEqual(files.map((f) => [f.filename, f.contentType]), [[`${document.number}.pdf`, "application/pdf"]])
+        yield* expectFacturX(files[0]!.content, document.number)
+      }
+      assert.match(credit.number, /^A\d{4}-\d{6}$/)
+    }).pipe(Effect.provide(env())), { timeout: 60_000 })
+
   /** An instance of the application, as far as notices go: its Notices and its retry pass. */
   interface Instance {
     readonly send: (notice: CustomerNotice) => Effect.Effect<void>
@@ -154,10 +217,12 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
     const instance = <I>(tag: Context.Key<I, Instance>) =>
       Layer.effect(tag, Effect.gen(function*() {
         const notices = yield* Notices
-        const context = yield* Effect.context<NoticeRecords | NoticeSettings | Users | Mailer>()
+        const context = yield* Effect.context<NoticeRecords | NoticeSettings | Users | Mailer | Invoices | InvoiceDocuments>()
         return { send: notices.send, retry: Effect.provideContext(Effect.orDie(retryDueNotices), context) }
       })).pipe(Layer.provide(noticesOn(database)))
-    return Layer.mergeAll(instance(First), instance(Second), PgUsers.layer.pipe(Layer.provide(database)))
+    return Layer.mergeAll(instance(First), instance(Second), PgUsers.layer.pipe(Layer.provide(database))).pipe(
+      Layer.provide(documentsOn(database))
+    )
   }
 
   it.effect("two instances telling the same events at once, then retrying them at once: each received once", () =>
@@ -171,7 +236,8 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
         userId: bob.id,
         refundId: `re_race_${i}`,
         amountCents: 100 + i,
-        reason: "order_failed"
+        reason: "order_failed",
+        creditNoteId: null
       }))
       // The mail server refuses the first attempts: every event is left for the retry passes.
       sink.refusing = true
@@ -204,7 +270,8 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
         userId: carol.id,
         refundId,
         amountCents,
-        reason: "order_failed"
+        reason: "order_failed",
+        creditNoteId: null
       })
       const before = sink.received.length
       const rolledBack = yield* unitOfWork.transaction(
@@ -223,6 +290,8 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
       assert.deepStrictEqual(sink.received.slice(before).map((raw) => headerOf(raw, "Subject")), ["Refund of €2.00"])
     }).pipe(Effect.provide((() => {
       const database = testDatabase()
-      return Layer.mergeAll(noticesOn(database), PgUnitOfWork.layer.pipe(Layer.provide(database)))
+      return Layer.mergeAll(noticesOn(database), PgUnitOfWork.layer.pipe(Layer.provide(database))).pipe(
+        Layer.provideMerge(documentsOn(database))
+      )
     })())), { timeout: 60_000 })
 })

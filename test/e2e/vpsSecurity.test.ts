@@ -51,7 +51,8 @@ const routes = (): ReadonlyArray<readonly [method: string, path: string, json: u
   ["DELETE", `/api/vps/${vps.vpsId}/snapshots/keep-me`, undefined, "VPS_NOT_FOUND"],
   ["GET", `/api/orders/${vps.order.id}`, undefined, "ORDER_NOT_FOUND"],
   ["POST", `/api/subscriptions/${vps.subscriptionId}/renew`, undefined, "SUBSCRIPTION_NOT_FOUND"],
-  ["POST", `/api/subscriptions/${vps.subscriptionId}/cancel`, undefined, "SUBSCRIPTION_NOT_FOUND"]
+  ["POST", `/api/subscriptions/${vps.subscriptionId}/cancel`, undefined, "SUBSCRIPTION_NOT_FOUND"],
+  ["POST", `/api/subscriptions/${vps.subscriptionId}/withdraw`, undefined, "SUBSCRIPTION_NOT_FOUND"]
 ]
 
 const send = (browser: ScannedBrowser, [method, path, json]: readonly [string, string, unknown, string]) =>

@@ -12,6 +12,7 @@ import type { VatRegistry } from "../../ports/VatRegistry.ts"
 import { chargeEntry, profileIn } from "./invoiceMother.ts"
 import { newUser } from "./userMother.ts"
 import { resolve } from "node:path"
+import * as FacturXDocuments from "../../adapters/documents/FacturXDocuments.ts"
 import * as FixtureRegistry from "../../adapters/fake/FixtureRegistry.ts"
 import * as FixtureVatRegistry from "../../adapters/fake/FixtureVatRegistry.ts"
 import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
@@ -30,8 +31,8 @@ export const testVatRules: VatRules = {
 export const testInvoicingSettings = Layer.succeed(InvoicingSettings, { seller: demoSeller, vatRules: testVatRules })
 
 /**
- * What issuing documents needs beside the ledger: settings, the documents, the profiles, the VIES and registry
- * fixtures, and the accounts billed.
+ * What issuing documents needs beside the ledger: settings, the documents (and their PDF and XML), the profiles, the
+ * VIES and registry fixtures, and the accounts billed.
  */
 export const memoryInvoicing = Layer.mergeAll(
   testInvoicingSettings,
@@ -39,7 +40,8 @@ export const memoryInvoicing = Layer.mergeAll(
   MemoryBillingProfiles.layer,
   FixtureVatRegistry.layer,
   FixtureRegistry.layer,
-  MemoryUsers.layer
+  MemoryUsers.layer,
+  FacturXDocuments.layer
 )
 
 /**

@@ -76,3 +76,33 @@ export const headerOf = (raw: string, name: string): string | undefined => {
     return bytes.toString("utf8")
   })
 }
+
+/** A file attached to a raw message. */
+export interface MailFile {
+  readonly filename: string
+  readonly contentType: string
+  readonly content: Buffer
+}
+
+/** The attachments of a raw multipart message (its top-level `Content-Disposition: attachment` parts, base64). */
+export const attachmentsOf = (raw: string): ReadonlyArray<MailFile> => {
+  const files: Array<MailFile> = []
+  const boundary = /boundary="?([^";]+)"?/i.exec(headerOf(raw, "Content-Type") ?? "")?.[1]
+  if (boundary !== undefined) {
+    for (const part of raw.split(`--${boundary}`)) {
+      const cut = part.indexOf("\r\n\r\n")
+      if (cut < 0) continue
+      const head = part.slice(0, cut).replace(/\r\n[ \t]+/g, " ")
+      const header = (name: string) =>
+        head.split("\r\n").find((l) => l.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim()
+      const disposition = header("content-disposition")
+      if (disposition === undefined || !/^attachment/i.test(disposition)) continue
+      files.push({
+        filename: /filename="?([^";]+)"?/i.exec(disposition)?.[1] ?? "",
+        contentType: (header("content-type") ?? "").split(";")[0]!.trim(),
+        content: Buffer.from(part.slice(cut + 4).replace(/\s+/g, ""), "base64")
+      })
+    }
+  }
+  return files
+}

@@ -29,6 +29,8 @@ import { promptWebCrypto } from "./promptWebCrypto.ts"
 import { labCluster, labStorage } from "./virtualizationMother.ts"
 import { recordedNoticesLayer } from "./recordedNotices.ts"
 import type { Notices } from "../../domain/notices/CustomerNotice.ts"
+import type { InvoiceDocuments } from "../../ports/InvoiceDocuments.ts"
+import type { Invoices } from "../../ports/Invoices.ts"
 import { renewalEnv } from "./renewalEnv.ts"
 
 export const vpsPlan: VpsPlan = {
@@ -88,13 +90,16 @@ export interface VpsEnvOptions {
 /** The VPS environment, its customer notices recorded (`noticesOf` reads them). */
 export const vpsEnv = (options: VpsEnvOptions = {}) => vpsEnvWith(recordedNoticesLayer, options)
 
-/** The VPS environment on the given Notices (the real one, for a test of the e-mails themselves). */
-export const vpsEnvWith = <N, E>(notices: Layer.Layer<N | Notices, E>, options: VpsEnvOptions = {}) => {
+/**
+ * The VPS environment on the given Notices (the real one, for a test of the e-mails themselves), which may read the
+ * environment's invoices and render their documents (a receipt's attachment).
+ */
+export const vpsEnvWith = <N, E>(notices: Layer.Layer<N | Notices, E, Invoices | InvoiceDocuments>, options: VpsEnvOptions = {}) => {
   const ports = Layer.mergeAll(
     MemoryIpAddresses.layer,
     MemoryCatalog.layer
   ).pipe(Layer.provideMerge(MemoryCatalog.layerState))
-  const services = Layer.mergeAll(
+  const base = Layer.mergeAll(
     ports,
     MemoryOrders.layer,
     MemoryAuditLog.layer,
@@ -111,10 +116,10 @@ export const vpsEnvWith = <N, E>(notices: Layer.Layer<N | Notices, E>, options: 
     renewalEnv(),
     NodeCrypto.layerSecureRandom,
     IdentityUnitOfWork.layer,
-    notices,
     // Workflow ids are hashed at once, so a test moving the clock in a loop never outruns a workflow.
     promptWebCrypto
   )
+  const services = notices.pipe(Layer.provideMerge(base))
   return Layer.effectDiscard(seedCatalog(options.poolSize ?? 16)).pipe(
     // Billing sells one product here: the VPS.
     Layer.provideMerge(VpsHosting.pipe(Layer.provideMerge(HostedServices.layer))),

@@ -1,16 +1,6 @@
 // Specification of the invoice documents: the CII XML is valid against the official Factur-X 1.09 EN 16931 schema for
 // every kind of document we issue, and the PDF is a Factur-X PDF/A-3 that carries that same XML as factur-x.xml.
 import { assert, describe, it } from "@effect/vitest"
-import {
-  decodePDFRawStream,
-  PDFArray,
-  PDFDict,
-  PDFDocument,
-  PDFHexString,
-  PDFName,
-  PDFRawStream,
-  PDFString
-} from "@cantoo/pdf-lib"
 import { Effect } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -18,6 +8,7 @@ import { validateXML } from "xmllint-wasm"
 import * as FacturXDocuments from "../../../adapters/documents/FacturXDocuments.ts"
 import { Invoice, InvoiceId } from "../../../domain/billing/invoicing/Invoice.ts"
 import { invoiceDraft } from "../../support/invoiceMother.ts"
+import { embeddedFiles } from "../../support/pdfFiles.ts"
 
 const xsdDir = resolve(import.meta.dirname, "../../fixtures/factur-x-1.09-en16931")
 const schemaFiles = readdirSync(xsdDir).filter((f) => f.endsWith(".xsd")).map((fileName) => ({
@@ -94,22 +85,6 @@ const cases = [
 ] as const
 
 /** The embedded files of a PDF by name, read through the catalog's /Names /EmbeddedFiles tree. */
-const embeddedFiles = async (pdf: Uint8Array) => {
-  const doc = await PDFDocument.load(pdf)
-  const names = doc.catalog.lookup(PDFName.of("Names"), PDFDict).lookup(PDFName.of("EmbeddedFiles"), PDFDict)
-  const list = names.lookup(PDFName.of("Names"), PDFArray)
-  const files = new Map<string, string>()
-  for (let i = 0; i < list.size(); i += 2) {
-    const name = list.lookup(i)
-    const spec = list.lookup(i + 1, PDFDict)
-    const stream = spec.lookup(PDFName.of("EF"), PDFDict).lookup(PDFName.of("F"))
-    if (!(stream instanceof PDFRawStream)) throw new Error("an embedded file that is not a stream")
-    const text = new TextDecoder().decode(decodePDFRawStream(stream).decode())
-    files.set(name instanceof PDFString || name instanceof PDFHexString ? name.decodeText() : String(name), text)
-  }
-  return { doc, files }
-}
-
 describe("Factur-X documents", () => {
   for (const [name, invoice] of cases) {
     it(`the XML of ${name} is valid against the Factur-X 1.09 EN 16931 schema`, async () => {

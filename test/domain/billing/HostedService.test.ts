@@ -7,6 +7,7 @@ import { TestClock } from "effect/testing"
 import { placeAs } from "../../support/simulatedStripe.ts"
 import { cancelSubscription, renewSubscription } from "../../../domain/billing/Renewal.ts"
 import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
+import { Invoices } from "../../../ports/Invoices.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
 import { Subscriptions } from "../../../ports/Subscriptions.ts"
@@ -122,6 +123,12 @@ describe("a product billing does not know (a DNS zone)", () => {
         assert.deepStrictEqual(refunds.map((r) => [r.userId, r.amountCents, r.reason]), [[alice, 120, "order_failed"]])
         const refund = (yield* (yield* Ledger).forOrder(order.id)).find((e) => e.kind === "refund")
         assert.isTrue(refund?.reference.endsWith(`:${refunds[0]!.refundId}`))
+        // The refund's e-mail names its credit note (attached when it is sent), which corrects the receipt's invoice.
+        const invoices = yield* Invoices
+        const credit = Option.getOrThrow(yield* invoices.forLedgerEntry("refund", refund!.reference))
+        assert.strictEqual(refunds[0]!.creditNoteId, credit.id)
+        const [receipt] = yield* noticesOf("OrderPaid")
+        assert.strictEqual(credit.correctsInvoiceId, receipt!.invoiceId)
         assert.deepStrictEqual(yield* noticesOf("ServiceReady"), [])
       }).pipe(Effect.provide(dnsEnv)))
 

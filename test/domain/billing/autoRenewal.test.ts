@@ -285,6 +285,12 @@ describe("automatic renewal and dunning", () => {
         assert.deepInclude(invoice, { kind: "invoice", totalExcludingVatCents: dnsPlan.priceCents, vatCents: 20, totalIncludingVatCents: 120, subscriptionId: paid.subscription.id })
       }
       assert.deepStrictEqual(yield* invoiceTotals(paid.userId), [120, 120])
+      // Each renewal's receipt names its invoice (attached when the e-mail is sent).
+      const receipts = (yield* (yield* RecordedNotices).sent).filter((n) => n._tag === "RenewalPaid" && n.userId === paid.userId)
+      const documents = yield* Invoices
+      const invoiceIds = yield* Effect.forEach(charges, (c) =>
+        Effect.map(documents.forLedgerEntry("charge", c.reference), (i) => Option.getOrThrow(i).id))
+      assert.sameMembers(receipts.map((n) => n._tag === "RenewalPaid" ? n.invoiceId : null), invoiceIds)
       assert.strictEqual((yield* ledger.forSubscription(declined.subscription.id)).length, 1)
       assert.strictEqual((yield* ledger.forSubscription(authenticated.subscription.id)).length, 1)
       assert.strictEqual((yield* ledger.forSubscription(cancelled.subscription.id)).length, 0)
@@ -470,5 +476,7 @@ describe("paying a lapsed subscription from the panel", () => {
       const credit = Option.getOrThrow(yield* invoices.forLedgerEntry("refund", refund.reference))
       assert.deepInclude(credit, { kind: "credit_note", correctsInvoiceId: invoice.id, correctsNumber: invoice.number, totalIncludingVatCents: invoice.totalIncludingVatCents })
       assert.strictEqual(refund.amountCents, givenBack.amountCents)
+      const told = (yield* (yield* RecordedNotices).sent).find((n) => n._tag === "RefundIssued" && n.userId === userId)
+      assert.strictEqual(told?._tag === "RefundIssued" ? told.creditNoteId : undefined, credit.id)
     }).pipe(Effect.provide(env)))
 })

@@ -16,6 +16,8 @@ import {
   withdrawalRefundCents,
   withdrawFromContract
 } from "../../../domain/billing/withdrawal.ts"
+import { UserId } from "../../../domain/account/User.ts"
+import { AuditLog } from "../../../ports/AuditLog.ts"
 import { Invoices } from "../../../ports/Invoices.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
 import { Orders } from "../../../ports/Orders.ts"
@@ -160,6 +162,13 @@ describe("withdrawing from a contract", () => {
       assert.strictEqual(creditNote.totalIncludingVatCents, 108)
       assert.strictEqual(creditNote.totalExcludingVatCents + creditNote.vatCents, 108)
       // The service ends through its product, as after a grace window; the customer is told it is gone.
+      // The declaration's evidence in the customer's trail.
+      const trail = yield* (yield* AuditLog).list({ subjectUserId: UserId.make(alice), actions: ["subscription.withdrawn"], limit: 10 })
+      assert.deepStrictEqual(trail.map((e) => [e.actorRole, e.target, e.details]), [[
+        "customer",
+        { type: "subscription", id: subscription.id },
+        { declaredAt: new Date(november + 3 * DAY).toISOString(), concludedAt: new Date(november).toISOString(), paidCents: PAID, refundCents: 108 }
+      ]])
       yield* until(Effect.map(zone("example.fr"), (z) => z === undefined))
       yield* until(Effect.map(noticesOf("ServiceEnded"), (all) => all.length === 1))
       assert.deepStrictEqual(yield* (yield* Subscriptions).unsettledWithdrawals, [])
@@ -270,6 +279,30 @@ describe("withdrawing from a contract", () => {
       assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents), [108])
       // Two sweeps at once may both tell it: the same refund (one gateway key), so one e-mail (the notice's key).
       assert.lengthOf(new Set((yield* noticesOf("RefundIssued")).map((n) => n.refundId)), 1)
+      assert.deepStrictEqual(yield* (yield* Subscriptions).unsettledWithdrawals, [])
+    }).pipe(Effect.provide(env)))
+
+  it.effect("after an operator gave part of the charge back: only the rest of what is due is refunded", () =>
+    Effect.gen(function*() {
+      const subscription = yield* subscribedAt(november)
+      const [charge] = (yield* (yield* Ledger).forSubscription(subscription.id)).filter((e) => e.kind === "charge")
+      yield* TestClock.adjust("1 day")
+      // 20 cents given back by an operator (recorded as billing records a refund: `<charge>:<refund>`).
+      yield* (yield* Ledger).record({
+        id: "00000000-0000-4000-8000-0000000000e1",
+        userId: alice,
+        subscriptionId: subscription.id,
+        orderId: charge?.orderId ?? null,
+        kind: "refund",
+        amountCents: 20,
+        reference: `${charge?.reference ?? ""}:re_goodwill`,
+        createdAt: new Date(november + DAY)
+      })
+      yield* TestClock.adjust("2 days")
+      const done = yield* withdrawFromContract(consumer, subscription.id)
+      // Paid 120, 20 already back, 12 owed for 3 days of 30: 88 more.
+      assert.strictEqual(done.refundCents, PAID - 20 - Math.floor(PAID * 3 / 30))
+      assert.deepStrictEqual((yield* refunds(subscription.id)).map((e) => e.amountCents).sort((a, b) => a - b), [20, 88])
       assert.deepStrictEqual(yield* (yield* Subscriptions).unsettledWithdrawals, [])
     }).pipe(Effect.provide(env)))
 })

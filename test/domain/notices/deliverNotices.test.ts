@@ -11,6 +11,8 @@ import { layer as NoticesLive, retryAt, retryDueNotices } from "../../../domain/
 import { NoticeSettings } from "../../../domain/notices/NoticeSettings.ts"
 import { Users } from "../../../ports/Users.ts"
 import { newUser } from "../../support/userMother.ts"
+import * as FacturXDocuments from "../../../adapters/documents/FacturXDocuments.ts"
+import * as MemoryInvoices from "../../../adapters/fake/MemoryInvoices.ts"
 
 const settings: NoticeSettings["Service"] = {
   publicUrl: "https://panel.zh.test",
@@ -25,6 +27,8 @@ const env = () => {
     MemoryNoticeRecords.layer,
     MemoryUsers.layer,
     MemoryMailer.layer,
+    MemoryInvoices.layer,
+    FacturXDocuments.layer,
     Layer.succeed(NoticeSettings, settings)
   )
   return Layer.provideMerge(NoticesLive, deps)
@@ -138,6 +142,8 @@ describe("Notices", () => {
         MemoryNoticeRecords.layer,
         dying,
         MemoryMailer.layer,
+        MemoryInvoices.layer,
+        FacturXDocuments.layer,
         Layer.succeed(NoticeSettings, settings)
       ))
       yield* Effect.gen(function*() {

@@ -14,7 +14,7 @@ const late = new Date("2026-03-01T23:30:00Z")
 const day = 86_400_000
 
 const notices: Record<CustomerNoticeTag, CustomerNotice> = {
-  OrderPaid: { _tag: "OrderPaid", userId, orderId: "ord-1", planName: "VPS S", amountCents: 999, paidAt: late },
+  OrderPaid: { _tag: "OrderPaid", userId, orderId: "ord-1", planName: "VPS S", amountCents: 999, paidAt: late, invoiceId: null },
   ServiceReady: { _tag: "ServiceReady", userId, service: game, address: "play.zh.test:25565" },
   RenewalReminder: {
     _tag: "RenewalReminder",
@@ -30,7 +30,8 @@ const notices: Record<CustomerNoticeTag, CustomerNotice> = {
     service: vps,
     periodStart: late,
     paidUntil: new Date(late.getTime() + 31 * day),
-    amountCents: 999
+    amountCents: 999,
+    invoiceId: null
   },
   PaymentFailed: {
     _tag: "PaymentFailed",
@@ -75,7 +76,7 @@ const notices: Record<CustomerNoticeTag, CustomerNotice> = {
     paidCents: 3000,
     refundCents: 2700
   },
-  RefundIssued: { _tag: "RefundIssued", userId, refundId: "re_1", amountCents: 999, reason: "order_failed" },
+  RefundIssued: { _tag: "RefundIssued", userId, refundId: "re_1", amountCents: 999, reason: "order_failed", creditNoteId: null },
   ServiceHeld: {
     _tag: "ServiceHeld",
     userId,
