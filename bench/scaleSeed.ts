@@ -5,6 +5,7 @@
 // next range extends the same base (25,000 subscriptions first, then up to 250,000).
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { demoSeller } from "../domain/billing/invoicing/Seller.ts"
 
 export interface SeedRange {
   /** Customers numbered `customersFrom` … `customersTo` (1-based, inclusive). */
@@ -131,13 +132,25 @@ export const seed = (range: SeedRange) =>
     yield* run(`
       INSERT INTO invoice_series (series, last_sequence, last_issued_at) VALUES ('F', ${range.subscriptionsTo}, '${now}')
       ON CONFLICT (series) DO UPDATE SET last_sequence = excluded.last_sequence`)
+    // Each invoice as issued: its line and VAT at 20 %, the seller then, the buyer, how it was paid.
+    const vat = `(${cents}) / 5`
+    const seller = JSON.stringify(demoSeller).replace(/'/g, "''")
     yield* run(`
       INSERT INTO invoices (id, user_id, kind, series, sequence, series_year, number, issued_at, currency, language, lines,
                             vat_breakdown, total_excluding_vat_cents, vat_cents, total_including_vat_cents, mentions,
                             counts_towards_oss, seller, buyer, settlement, ledger_kind, ledger_reference, subscription_id, order_id)
       SELECT ${ids.invoice("j")}, ${ids.user(ownerOf("j", customers))}, 'invoice', 'F', j, 2026, 'F-' || lpad(j::text, 7, '0'),
-             ${created}, 'EUR', 'fr', '[]'::jsonb, '[]'::jsonb, ${cents}, (${cents}) / 5, (${cents}) + (${cents}) / 5, '[]'::jsonb,
-             false, '{}'::jsonb, '{}'::jsonb, '{}'::jsonb, 'charge', 'pi_seed_' || j, ${ids.subscription("j")}, ${ids.order("j")}
+             ${created}, 'EUR', 'fr',
+             jsonb_build_array(jsonb_build_object('description', ${plan} || ', 1 mois', 'quantity', 1,
+               'unitPriceExcludingVatCents', ${cents}, 'vatCategory', 'S', 'vatRateBasisPoints', 2000, 'totalExcludingVatCents', ${cents})),
+             jsonb_build_array(jsonb_build_object('vatCategory', 'S', 'vatRateBasisPoints', 2000, 'baseCents', ${cents}, 'vatCents', ${vat})),
+             ${cents}, ${vat}, (${cents}) + ${vat}, '[]'::jsonb, false, '${seller}'::jsonb,
+             jsonb_build_object('name', 'Client ' || j, 'companyName', NULL, 'vatNumber', NULL, 'siren', NULL, 'business', false,
+               'email', 'client' || j || '@example.fr',
+               'address', jsonb_build_object('line1', j || ' rue de la République', 'line2', NULL, 'postcode', lpad((j % 95000 + 1000)::text, 5, '0'),
+                 'city', 'Lyon', 'country', 'FR')),
+             jsonb_build_object('at', to_char(${created} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'means', 'card', 'reference', 'pi_seed_' || j),
+             'charge', 'pi_seed_' || j, ${ids.subscription("j")}, ${ids.order("j")}
       FROM ${j}`)
     // Half the customers have a live session.
     yield* run(`
