@@ -7,7 +7,7 @@ import { Authentication, type CurrentSession, SessionCookie } from "./AccountsAp
 import { Forbidden, NotFound, ServiceUnavailable, Unauthorized } from "./ApiErrors.ts"
 import { errorBody } from "./ApiErrors.ts"
 import { Line, MissingAnswer, PathId } from "./inputs.ts"
-import { AdminCatalogView, AuditPage, DashboardView, PlanSaleView, SecurityEventsPage, StaffCustomerPage, StaffCustomerView } from "./views.ts"
+import { AdminCatalogView, AuditPage, DashboardView, ViewAsView, PlanSaleView, SecurityEventsPage, StaffCustomerPage, StaffCustomerView } from "./views.ts"
 
 /** The least role an endpoint needs (support reads everything; admin does everything). */
 export class RequiredRole extends Context.Service<RequiredRole, StaffRole>()("zh/http/RequiredRole") {}
@@ -50,6 +50,12 @@ export class AdminCustomersApi extends HttpApiGroup.make("adminCustomers")
       success: Schema.Struct({ customers: Schema.Array(StaffCustomerView) })
     }),
     HttpApiEndpoint.get("get", "/customers/:id", { params: { id: PathId }, success: StaffCustomerPage, error: NotFound }),
+    HttpApiEndpoint.get("viewAs", "/customers/:id/view-as", { params: { id: PathId }, success: ViewAsView, error: NotFound })
+      .annotateMerge(OpenApi.annotations({
+        summary: "View as customer",
+        description: "What the customer's panel shows them (subscriptions, renewals, VPS, game servers, latest invoices), " +
+          "read-only: a GET of its own, never a session of the customer's. Audited (`admin.view_as`). 404 CUSTOMER_NOT_FOUND."
+      })),
     HttpApiEndpoint.post("endSessions", "/customers/:id/logout-all", {
       params: { id: PathId },
       success: HttpApiSchema.NoContent,

@@ -7,14 +7,17 @@ import type { AuditEvent } from "../../domain/audit/AuditEvent.ts"
 import { type AuditPage, auditPage, securityEvents } from "../../domain/backoffice/auditTrail.ts"
 import { catalogOverview, setPlanOnSale } from "../../domain/backoffice/catalog.ts"
 import { dashboard } from "../../domain/backoffice/dashboard.ts"
-import { customerPage, endCustomerSessions, type Operator, searchCustomers } from "../../domain/backoffice/customers.ts"
+import { viewAsCustomer } from "../../domain/backoffice/viewAs.ts"
+import { customerPage, endCustomerSessions, searchCustomers } from "../../domain/backoffice/customers.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { userView } from "./AccountsHandlers.ts"
 import { Api } from "./Api.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 import { HttpSettings } from "./HttpSettings.ts"
 import { currentOperator, withServices } from "./operator.ts"
-import { subscriptionView } from "./ServicesHandlers.ts"
+import { gameServerView } from "./GameHandlers.ts"
+import { invoiceView } from "./InvoicingHandlers.ts"
+import { listedView, renewalView, subscriptionView, vpsView } from "./ServicesHandlers.ts"
 
 const DEFAULT_PAGE = 50
 
@@ -60,7 +63,6 @@ const sessionView = (s: SessionRecord) => ({
   address: s.address
 })
 
-
 export const AdminAuditHandlers = HttpApiBuilder.group(Api, "adminAudit", Effect.fn(function*(handlers) {
   const run = yield* withServices<Effect.Services<ReturnType<typeof auditPage>>>()
   return handlers.handle("list", ({ query }) =>
@@ -79,6 +81,7 @@ export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers"
     | Effect.Services<ReturnType<typeof searchCustomers>>
     | Effect.Services<ReturnType<typeof customerPage>>
     | Effect.Services<ReturnType<typeof endCustomerSessions>>
+    | Effect.Services<ReturnType<typeof viewAsCustomer>>
   >()
   return handlers
     .handle("search", ({ query }) =>
@@ -90,6 +93,19 @@ export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers"
           sessions: page.sessions.map(sessionView),
           subscriptions: page.subscriptions.map(subscriptionView),
           audit: pageView(page.audit, auditEventView)
+        })),
+        mapDomainErrors
+      ))
+    .handle("viewAs", ({ params }) =>
+      Effect.flatMap(operator, (who) => run(viewAsCustomer(who, UserId.make(params.id)))).pipe(
+        Effect.map((seen) => ({
+          customer: userView(seen.customer),
+          subscriptions: seen.subscriptions.map((listed) => listedView(listed.subscription, listed.service)),
+          // The pay link is the customer's to follow, not the operator's.
+          renewals: seen.renewals.map((r) => ({ ...renewalView(r), payUrl: null })),
+          vps: seen.vps.map(vpsView),
+          gameServers: seen.gameServers.map(gameServerView),
+          invoices: seen.invoices.map(invoiceView)
         })),
         mapDomainErrors
       ))

@@ -8,30 +8,7 @@ import { HoldGround } from "../../domain/billing/ServiceHold.ts"
 import { RequiredRole, StaffAuthentication } from "./AdminApi.ts"
 import { Conflict, NotFound, ServiceUnavailable } from "./ApiErrors.ts"
 import { Line, Lines, PathId } from "./inputs.ts"
-import { OrderView, PaymentView, ServiceSummaryView, SubscriptionView } from "./views.ts"
-
-export const ServiceHoldView = Schema.Struct({
-  id: Schema.String,
-  facts: Schema.String,
-  ground: HoldGround,
-  placedBy: Schema.String,
-  placedAt: Schema.String,
-  liftedBy: Schema.NullOr(Schema.String),
-  liftedAt: Schema.NullOr(Schema.String),
-  liftReason: Schema.NullOr(Schema.String)
-}).annotate({ identifier: "ServiceHold" })
-
-/** A service as an operator reads it: our records (the subscription, the product's summary) and its holds. */
-export const StaffServicePage = Schema.Struct({
-  subscription: SubscriptionView,
-  customerId: Schema.String,
-  /** The product's summary of the service; null before it is built. */
-  service: Schema.NullOr(ServiceSummaryView),
-  /** The operator's hold in force, if any. */
-  hold: Schema.NullOr(ServiceHoldView),
-  /** Every hold, newest first. */
-  holds: Schema.Array(ServiceHoldView)
-}).annotate({ identifier: "StaffServicePage" })
+import { FindingsView, NoticeView, RefundView, ServiceHoldView, StaffOrderView, StaffPaymentView, StaffServicePage } from "./views.ts"
 
 const NonBlank = (max: number) => Lines(max).check(Schema.isTrimmed(), Schema.isMinLength(3))
 
@@ -50,32 +27,6 @@ export const RefundRequestBody = Schema.Struct({
   reason: RefundReason
 })
 
-export const RefundView = Schema.Struct({
-  requestId: Schema.String,
-  amountCents: Schema.Int,
-  /** What is left to refund of the charge afterwards. */
-  refundableCents: Schema.Int,
-  /** The credit note issued for it (none when the charge had no invoice). */
-  creditNote: Schema.NullOr(Schema.Struct({ id: Schema.String, number: Schema.String }))
-}).annotate({ identifier: "Refund" })
-
-export const StaffPaymentView = Schema.Struct({
-  ...PaymentView.fields,
-  /** For a charge: what is left to refund of it. */
-  refundableCents: Schema.optionalKey(Schema.Int)
-})
-
-export const StaffOrderView = Schema.Struct({ ...OrderView.fields, userId: Schema.String, updatedAt: Schema.String })
-
-export const NoticeView = Schema.Struct({
-  key: Schema.String,
-  tag: Schema.String,
-  createdAt: Schema.String,
-  sentAt: Schema.NullOr(Schema.String),
-  attempts: Schema.Int,
-  lastError: Schema.NullOr(Schema.String)
-}).annotate({ identifier: "CustomerNoticeRecord" })
-
 export class AdminServicesApi extends HttpApiGroup.make("adminServices")
   .add(
     HttpApiEndpoint.get("get", "/services/:id", { params: { id: PathId }, success: StaffServicePage, error: NotFound }),
@@ -90,7 +41,19 @@ export class AdminServicesApi extends HttpApiGroup.make("adminServices")
       payload: UnsuspendRequest,
       success: ServiceHoldView,
       error: [NotFound, Conflict, ServiceUnavailable]
-    })
+    }),
+    HttpApiEndpoint.post("terminate", "/services/:id/terminate", {
+      params: { id: PathId },
+      payload: UnsuspendRequest,
+      success: HttpApiSchema.NoContent,
+      error: [NotFound, Conflict, ServiceUnavailable]
+    }).annotate(RequiredRole, "admin"),
+    HttpApiEndpoint.post("reconcile", "/services/:id/reconcile", { params: { id: PathId }, success: FindingsView, error: NotFound }),
+    HttpApiEndpoint.post("resumeProvisioning", "/services/:id/resume-provisioning", {
+      params: { id: PathId },
+      success: StaffOrderView.pipe(HttpApiSchema.status(202)),
+      error: [NotFound, Conflict]
+    }).annotate(RequiredRole, "admin")
   )
   .middleware(StaffAuthentication)
   .prefix("/api/admin")

@@ -5,8 +5,10 @@ import { HttpApiBuilder } from "effect/http-api"
 import { UserId } from "../../domain/account/User.ts"
 import { customerNotices, resendNotice } from "../../domain/backoffice/notices.ts"
 import { customerPayments, issueRefund } from "../../domain/backoffice/refunds.ts"
-import { suspendService, unsuspendService } from "../../domain/backoffice/serviceHolds.ts"
-import { servicePage } from "../../domain/backoffice/servicePage.ts"
+import { suspendService, terminateService, unsuspendService } from "../../domain/backoffice/serviceHolds.ts"
+import { reconcileService, resumeProvisioning, servicePage } from "../../domain/backoffice/servicePage.ts"
+import type { Order } from "../../domain/billing/Billing.ts"
+import type { ServiceInspection } from "../../domain/billing/HostedService.ts"
 import type { ServiceHold } from "../../domain/billing/ServiceHold.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Api } from "./Api.ts"
@@ -29,6 +31,13 @@ const holdView = (hold: ServiceHold) => ({
   liftReason: hold.liftReason
 })
 
+const staffOrderView = (o: Order) => ({ ...orderView(o), userId: o.userId, updatedAt: o.updatedAt.toISOString() })
+
+const upstreamView = (live: ServiceInspection) =>
+  live.reachable
+    ? { ...live, facts: live.facts.map(([label, value]) => ({ label, value })) }
+    : live
+
 /** The failed orders an operator's list shows at most. */
 const FAILED_ORDERS = 100
 
@@ -38,6 +47,9 @@ export const AdminServicesHandlers = HttpApiBuilder.group(Api, "adminServices", 
     | Effect.Services<ReturnType<typeof servicePage>>
     | Effect.Services<ReturnType<typeof suspendService>>
     | Effect.Services<ReturnType<typeof unsuspendService>>
+    | Effect.Services<ReturnType<typeof terminateService>>
+    | Effect.Services<ReturnType<typeof reconcileService>>
+    | Effect.Services<ReturnType<typeof resumeProvisioning>>
   >()
   return handlers
     .handle("get", ({ params }) =>
@@ -46,6 +58,8 @@ export const AdminServicesHandlers = HttpApiBuilder.group(Api, "adminServices", 
           subscription: subscriptionView(page.subscription),
           customerId: page.subscription.userId,
           service: Option.getOrNull(page.service),
+          upstream: Option.getOrNull(Option.map(page.upstream, upstreamView)),
+          provisioning: Option.getOrNull(Option.map(page.order, ({ order, steps }) => ({ order: staffOrderView(order), steps }))),
           hold: Option.getOrNull(Option.map(page.hold, holdView)),
           holds: page.holds.map(holdView)
         })),
@@ -55,6 +69,12 @@ export const AdminServicesHandlers = HttpApiBuilder.group(Api, "adminServices", 
       Effect.flatMap(operator, (who) => run(suspendService(who, params.id, payload))).pipe(Effect.map(holdView), mapDomainErrors))
     .handle("unsuspend", ({ params, payload }) =>
       Effect.flatMap(operator, (who) => run(unsuspendService(who, params.id, payload.reason))).pipe(Effect.map(holdView), mapDomainErrors))
+    .handle("terminate", ({ params, payload }) =>
+      Effect.flatMap(operator, (who) => run(terminateService(who, params.id, payload.reason))).pipe(mapDomainErrors))
+    .handle("reconcile", ({ params }) =>
+      run(reconcileService(params.id)).pipe(Effect.map((r) => ({ at: r.at.toISOString(), findings: r.findings })), mapDomainErrors))
+    .handle("resumeProvisioning", ({ params }) =>
+      Effect.flatMap(operator, (who) => run(resumeProvisioning(who, params.id))).pipe(Effect.map(staffOrderView), mapDomainErrors))
 }))
 
 export const AdminMoneyHandlers = HttpApiBuilder.group(Api, "adminMoney", Effect.fn(function*(handlers) {
@@ -70,7 +90,7 @@ export const AdminMoneyHandlers = HttpApiBuilder.group(Api, "adminMoney", Effect
     .handle("failedOrders", () =>
       orders.failed(FAILED_ORDERS).pipe(
         Effect.map((failed) => ({
-          orders: failed.map((o) => ({ ...orderView(o), userId: o.userId, updatedAt: o.updatedAt.toISOString() }))
+          orders: failed.map(staffOrderView)
         })),
         mapDomainErrors
       ))

@@ -48,7 +48,7 @@ export const subscriptionView = (s: Subscription) => listedView(s, Option.none()
  * A subscription as the customer's list shows it: with what its product says of its service, and until when its
  * consumer may withdraw from it.
  */
-const listedView = (s: Subscription, service: Option.Option<ServiceSummary>, withdrawable: Date | null = null) => ({
+export const listedView = (s: Subscription, service: Option.Option<ServiceSummary>, withdrawable: Date | null = null) => ({
   id: s.id,
   planId: s.planId,
   kind: s.kind,
@@ -64,7 +64,7 @@ const listedView = (s: Subscription, service: Option.Option<ServiceSummary>, wit
 
 const iso = (date: Date | null) => date === null ? null : date.toISOString()
 
-const renewalView = (r: RenewalStatus) => ({
+export const renewalView = (r: RenewalStatus) => ({
   subscriptionId: r.subscription.id,
   planName: r.planName,
   kind: r.subscription.kind,
@@ -78,7 +78,7 @@ const renewalView = (r: RenewalStatus) => ({
   endsAt: iso(r.endsAt)
 })
 
-const vpsView = (v: Vps) => ({
+export const vpsView = (v: Vps) => ({
   id: v.id,
   subscriptionId: v.subscriptionId,
   planId: v.planId,

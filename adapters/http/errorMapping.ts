@@ -10,7 +10,8 @@ import type { PlanNotFound } from "../../domain/backoffice/catalog.ts"
 import type { CustomerNotFound } from "../../domain/backoffice/customers.ts"
 import type { NoticeNotFound, NoticeNotResent } from "../../domain/backoffice/notices.ts"
 import type { ChargeNotFound, RefundExceedsCharge, RefundKeyReused, RefundPending } from "../../domain/backoffice/refunds.ts"
-import type { ServiceGone, ServiceNotFound, ServiceNotHeld } from "../../domain/backoffice/serviceHolds.ts"
+import type { ServiceGone, ServiceNotFound, ServiceNotHeld, ServiceNotOurs } from "../../domain/backoffice/serviceHolds.ts"
+import type { OrderNotResumable } from "../../domain/backoffice/servicePage.ts"
 import type { TooManyConsoles } from "../../domain/consoles/ConsoleAdmission.ts"
 import * as BillingErrors from "../../domain/billing/BillingErrors.ts"
 import * as GameErrors from "../../domain/game/GameErrors.ts"
@@ -109,6 +110,8 @@ export type DomainError =
   | ServiceNotFound
   | ServiceGone
   | ServiceNotHeld
+  | ServiceNotOurs
+  | OrderNotResumable
   | BillingErrors.ServiceUpstreamUnavailable
   | ChargeNotFound
   | RefundExceedsCharge
@@ -198,6 +201,8 @@ const table = {
   ServiceNotFound: own(404, "SERVICE_NOT_FOUND"),
   ServiceGone: own(409, "SERVICE_GONE"),
   ServiceNotHeld: own(409, "SERVICE_NOT_HELD"),
+  ServiceNotOurs: own(409, "SERVICE_NOT_OURS"),
+  OrderNotResumable: own(409, "ORDER_NOT_RESUMABLE"),
   ServiceUpstreamUnavailable: own(503, "SERVICE_UPSTREAM_UNAVAILABLE"),
   ChargeNotFound: own(404, "CHARGE_NOT_FOUND"),
   RefundExceedsCharge: (e) => answer(409, "REFUND_EXCEEDS_CHARGE", e.message, { details: { refundableCents: e.refundableCents } }),

@@ -433,3 +433,97 @@ export const DashboardView = Schema.Struct({
     openRefundsMax: Count
   })
 }).annotate({ identifier: "AdminDashboard" })
+
+// --- "view as customer" ---
+
+/** What the customer's panel shows them, for an operator (read-only: no pay link, no action). */
+export const ViewAsView = Schema.Struct({
+  customer: StaffCustomerView,
+  subscriptions: Schema.Array(SubscriptionView),
+  renewals: Schema.Array(RenewalView),
+  vps: Schema.Array(VpsView),
+  gameServers: Schema.Array(GameServerView),
+  invoices: Schema.Array(InvoiceView)
+}).annotate({ identifier: "AdminViewAs" })
+
+// --- back-office operations (AdminOperationsApi.ts) ---
+
+export const ServiceHoldView = Schema.Struct({
+  id: Schema.String,
+  facts: Schema.String,
+  /** One of the grounds of domain/billing/ServiceHold.ts. */
+  ground: Schema.Literals(["terms_of_service", "illegal_content", "abuse", "security", "fraud"]),
+  placedBy: Schema.String,
+  placedAt: Schema.String,
+  liftedBy: Schema.NullOr(Schema.String),
+  liftedAt: Schema.NullOr(Schema.String),
+  liftReason: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "ServiceHold" })
+
+export const StaffOrderView = Schema.Struct({ ...OrderView.fields, userId: Schema.String, updatedAt: Schema.String })
+
+/** The upstream's live state of a service (its product asked it now); `reachable: false` when it did not answer. */
+export const UpstreamView = Schema.Union([
+  Schema.Struct({
+    reachable: Schema.Literal(true),
+    upstream: Schema.String,
+    state: Schema.String,
+    ownership: Schema.Literals(["ours", "gone", "foreign"]),
+    facts: Schema.Array(Schema.Struct({ label: Schema.String, value: Schema.String }))
+  }),
+  Schema.Struct({ reachable: Schema.Literal(false), upstream: Schema.String, detail: Schema.String })
+]).annotate({ identifier: "UpstreamState" })
+
+/** The provisioning as its order recorded it, step by step. */
+export const ProvisioningView = Schema.Struct({
+  order: StaffOrderView,
+  steps: Schema.Array(Schema.Struct({ name: Schema.String, state: Schema.Literals(["done", "current", "failed", "pending"]) }))
+})
+
+export const FindingsView = Schema.Struct({
+  at: Schema.String,
+  findings: Schema.Array(Schema.Struct({
+    problem: Schema.Literals(["missing", "not ours", "unreachable", "cleanup pending"]),
+    detail: Schema.String
+  }))
+}).annotate({ identifier: "ServiceFindings" })
+
+/** A service as an operator reads it: our records, the upstream's live state beside them, its provisioning, its holds. */
+export const StaffServicePage = Schema.Struct({
+  subscription: SubscriptionView,
+  customerId: Schema.String,
+  /** The product's summary of the service; null before it is built. */
+  service: Schema.NullOr(ServiceSummaryView),
+  /** What the upstream holds now; null when there is nothing to ask about (not built). */
+  upstream: Schema.NullOr(UpstreamView),
+  provisioning: Schema.NullOr(ProvisioningView),
+  /** The operator's hold in force, if any. */
+  hold: Schema.NullOr(ServiceHoldView),
+  /** Every hold, newest first. */
+  holds: Schema.Array(ServiceHoldView)
+}).annotate({ identifier: "StaffServicePage" })
+
+export const RefundView = Schema.Struct({
+  requestId: Schema.String,
+  amountCents: Schema.Int,
+  /** What is left to refund of the charge afterwards. */
+  refundableCents: Schema.Int,
+  /** The credit note issued for it (none when the charge had no invoice). */
+  creditNote: Schema.NullOr(Schema.Struct({ id: Schema.String, number: Schema.String }))
+}).annotate({ identifier: "Refund" })
+
+export const StaffPaymentView = Schema.Struct({
+  ...PaymentView.fields,
+  /** For a charge: what is left to refund of it. */
+  refundableCents: Schema.optionalKey(Schema.Int)
+})
+
+
+export const NoticeView = Schema.Struct({
+  key: Schema.String,
+  tag: Schema.String,
+  createdAt: Schema.String,
+  sentAt: Schema.NullOr(Schema.String),
+  attempts: Schema.Int,
+  lastError: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "CustomerNoticeRecord" })

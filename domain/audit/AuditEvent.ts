@@ -25,12 +25,14 @@ export const AUDIT_ACTIONS = [
   "staff.role_revoked",
   "staff.customer_viewed",
   "staff.sessions_ended",
-  "catalog.plan_sale_changed",
-  "admin.view_as",
   "staff.service_suspended",
   "staff.service_unsuspended",
   "staff.refund_issued",
-  "staff.notice_resent"
+  "staff.notice_resent",
+  "staff.provisioning_resumed",
+  "staff.service_terminated",
+  "catalog.plan_sale_changed",
+  "admin.view_as"
 ] as const
 export type AuditAction = typeof AUDIT_ACTIONS[number]
 

@@ -41,7 +41,7 @@ const operatorActed = (operator: Operator, id: UserId, action: AuditInput["actio
     ...change
   })
 
-const findCustomer = Effect.fnUntraced(function*(id: UserId) {
+export const findCustomer = Effect.fnUntraced(function*(id: UserId) {
   const found = yield* (yield* Users).findById(id)
   if (Option.isNone(found)) return yield* new CustomerNotFound()
   return found.value

@@ -27,6 +27,11 @@ export class ServiceNotHeld extends Schema.TaggedError<ServiceNotHeld>()("Servic
   override get message() { return "This service is not suspended by an operator." }
 }
 
+/** What is upstream is not ours (its mark is another order's): nothing was removed; the reconciler lists it. */
+export class ServiceNotOurs extends Schema.TaggedError<ServiceNotOurs>()("ServiceNotOurs", {}) {
+  override get message() { return "What the upstream holds there is not this service's: nothing was removed. Look at it with the reconciler." }
+}
+
 /** The statement of reasons an operator gives (the customer reads it). */
 export interface Statement {
   readonly facts: string
@@ -44,7 +49,7 @@ const holdView = (hold: ServiceHold) => ({ id: hold.id, facts: hold.facts, groun
 
 const auditHold = (
   operator: Operator,
-  action: "staff.service_suspended" | "staff.service_unsuspended",
+  action: "staff.service_suspended" | "staff.service_unsuspended" | "staff.service_terminated",
   subscription: Subscription,
   change: { readonly before: unknown; readonly after: unknown }
 ) =>
@@ -128,4 +133,26 @@ export const unsuspendService = Effect.fn("unsuspendService")(function*(operator
     liftedAt: at
   })
   return lifted.value
+})
+
+/**
+ * An admin ends a service an operator holds, now and for good (the customer was given the statement of reasons when
+ * it was suspended): removed upstream, the subscription terminated, what it held released, audited, the customer told.
+ */
+export const terminateService = Effect.fn("terminateService")(function*(operator: Operator, subscriptionId: string, reason: string) {
+  const subscription = yield* liveSubscription(subscriptionId)
+  const hold = yield* (yield* ServiceHolds).inForce(subscriptionId)
+  if (Option.isNone(hold)) return yield* new ServiceNotHeld()
+  const product = yield* (yield* HostedServices).of(subscription.kind)
+  if (!(yield* product.end(subscriptionId))) return yield* new ServiceNotOurs()
+  yield* auditHold(operator, "staff.service_terminated", subscription, {
+    before: { status: subscription.status, hold: holdView(hold.value) },
+    after: { status: "terminated", reason }
+  })
+  yield* tell({
+    _tag: "ServiceEnded",
+    userId: subscription.userId,
+    service: yield* noticeService(subscription, product.plan),
+    endedAt: new Date(yield* Clock.currentTimeMillis)
+  })
 })

@@ -2,7 +2,7 @@
 // registers it by kind (registerProduct.ts). Billing asks it for a plan's terms, for the customer's options checked, to build the service
 // (a durable workflow with named steps that refunds through billing when it fails), and to suspend, bring back and
 // end it as the subscription's periods go; billing never imports a product, and a product never sees a payment.
-import { Context, Effect, Layer, type Option } from "effect"
+import { Context, Duration, Effect, Layer, type Option } from "effect"
 import type { PlanId, ServiceKind } from "./Billing.ts"
 import type { InvalidOrderOption, PlanOffSale, PlanUnavailable, ProductUnavailable, ServiceUpstreamUnavailable, SoldOut } from "./BillingErrors.ts"
 import type { DatabaseUnavailable } from "../../ports/DatabaseUnavailable.ts"
@@ -18,6 +18,41 @@ export interface ServiceSummary {
   /** The product's own word for its state (`running`, `suspended`, `deleted` …). */
   readonly state: string
 }
+
+/**
+ * The upstream's live state of a service, as its product reads it now (an operator compares it with our records):
+ * the upstream's word for its state, whether what is there is still ours, and the facts worth showing (configuration,
+ * placement). An upstream that does not answer is `reachable: false`, never a failure.
+ */
+export type ServiceInspection =
+  | {
+    readonly reachable: true
+    /** Which upstream answered ("proxmox", "pterodactyl", …). */
+    readonly upstream: string
+    readonly state: string
+    /** `ours`: it carries our order's mark; `gone`: nothing is there; `foreign`: something else is. */
+    readonly ownership: "ours" | "gone" | "foreign"
+    readonly facts: ReadonlyArray<readonly [label: string, value: string]>
+  }
+  | { readonly reachable: false; readonly upstream: string; readonly detail: string }
+
+/** How long an operator's page waits for an upstream's live state. */
+export const INSPECTION_PATIENCE = Duration.seconds(5)
+
+/** A product's reading of its upstream, or `reachable: false` when the upstream fails or is slower than the patience. */
+export const inspectedWithin = <E extends { readonly _tag: string }, R>(
+  upstream: string,
+  live: Effect.Effect<ServiceInspection, E, R>
+): Effect.Effect<ServiceInspection, never, R> =>
+  live.pipe(
+    Effect.timeout(INSPECTION_PATIENCE),
+    Effect.catch((e) =>
+      Effect.succeed<ServiceInspection>({
+        reachable: false,
+        upstream,
+        detail: e._tag === "TimeoutError" ? `no answer within ${Duration.format(INSPECTION_PATIENCE)}` : e._tag
+      }))
+  )
 
 /** What billing needs of a plan: what the customer is charged for, every month. */
 export interface PlanTerms {
@@ -44,6 +79,8 @@ export interface HostedService {
   prepareOrder(planId: string, options: unknown): Effect.Effect<Option.Option<PreparedOrder>, OrderRefused | DatabaseUnavailable>
   /** What the customer's lists show of the subscription's service (none: not built yet). */
   summary(subscriptionId: string): Effect.Effect<Option.Option<ServiceSummary>, DatabaseUnavailable>
+  /** The upstream's live state of the subscription's service (none: not built, or gone from our records). */
+  inspect(subscriptionId: string): Effect.Effect<Option.Option<ServiceInspection>, DatabaseUnavailable>
   /** One of this product's plans, retired ones included (a renewal bills it). */
   plan(planId: string): Effect.Effect<Option.Option<PlanTerms>, DatabaseUnavailable>
   /**
@@ -72,6 +109,11 @@ export interface HostedService {
   hold(subscriptionId: string): Effect.Effect<void, ServiceUpstreamUnavailable | DatabaseUnavailable>
   /** Before a hold is lifted: the service of an active subscription comes back now; a lapsed one stays suspended. */
   unhold(subscriptionId: string): Effect.Effect<void, ServiceUpstreamUnavailable | DatabaseUnavailable>
+  /**
+   * An admin ends the service now, for good: removed upstream (false, nothing changed, when what is there is not
+   * ours), then the subscription terminated (`endedByOperator`) and what the service held released. Idempotent.
+   */
+  end(subscriptionId: string): Effect.Effect<boolean, ServiceUpstreamUnavailable | DatabaseUnavailable>
 }
 
 /**

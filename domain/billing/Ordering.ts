@@ -221,7 +221,7 @@ export const settleOrderPayment = (payment: { readonly orderId: string; readonly
   })
 
 /** Starts (or joins: idempotent by order id) the durable provisioning by the order's product. */
-const provision = (kind: ServiceKind, orderId: string) =>
+export const provision = (kind: ServiceKind, orderId: string) =>
   Effect.flatMap(Effect.flatMap(HostedServices, (products) => products.of(kind)), (product) => product.provision(orderId))
 
 /**

@@ -17,22 +17,30 @@ import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { recordRefund } from "./invoicing/issueDocuments.ts"
 
 /**
- * Refunds each recorded charge of the order that `which` selects and that is not refunded yet, once (the key
- * `refund:<ledger entry>`); answers how many charges the order has in all.
+ * Refunds what is left of each recorded charge of the order that `which` selects (the charge less every refund of it
+ * already recorded: an operator may have given part of it back), once (the key `refund:<ledger entry>`); answers how
+ * many charges the order has in all.
  */
 export const refundRecordedCharges = (orderId: string, which: (charge: LedgerEntry) => boolean = () => true) =>
   Effect.gen(function*() {
     const ledger = yield* Ledger
     const entries = yield* ledger.forOrder(orderId)
     const charges = entries.filter((e) => e.kind === "charge")
-    const refunded = new Set(entries.filter((e) => e.kind === "refund").map((e) => e.reference.split(":")[0]))
-    for (const charge of charges.filter((c) => which(c) && !refunded.has(c.reference))) {
+    const refundedCents = new Map<string, number>()
+    for (const e of entries) {
+      if (e.kind !== "refund") continue
+      const charge = e.reference.split(":")[0]!
+      refundedCents.set(charge, (refundedCents.get(charge) ?? 0) + e.amountCents)
+    }
+    for (const charge of charges.filter(which)) {
+      const leftCents = charge.amountCents - (refundedCents.get(charge.reference) ?? 0)
+      if (leftCents <= 0) continue
       // The idempotency key makes a replayed refund a no-op at the gateway; a gateway that is down delays the
       // refund, it never skips it.
       const refund = yield* keepTrying(
         (yield* PaymentGateway).refund({
           charge: charge.reference,
-          amountCents: charge.amountCents,
+          amountCents: leftCents,
           idempotencyKey: `refund:${charge.id}`
         }),
         {
@@ -52,7 +60,7 @@ export const refundRecordedCharges = (orderId: string, which: (charge: LedgerEnt
         subscriptionId: charge.subscriptionId,
         orderId,
         kind: "refund" as const,
-        amountCents: charge.amountCents,
+        amountCents: leftCents,
         reference: `${charge.reference}:${refund.reference}`,
         createdAt: new Date(yield* Clock.currentTimeMillis)
       }
@@ -62,7 +70,7 @@ export const refundRecordedCharges = (orderId: string, which: (charge: LedgerEnt
           _tag: "RefundIssued",
           userId: charge.userId,
           refundId: refund.reference,
-          amountCents: charge.amountCents,
+          amountCents: leftCents,
           reason: "order_failed",
           creditNoteId: Option.match(credit, { onNone: () => null, onSome: (c) => c.id })
         })

@@ -9,7 +9,7 @@ import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { cappedBackoff } from "../ops/keepTrying.ts"
 import type { ServiceKind } from "./Billing.ts"
 import { ServiceUpstreamUnavailable, SoldOut } from "./BillingErrors.ts"
-import { HostedServices, type OrderRefused, type PlanTerms, type ServiceSummary } from "./HostedService.ts"
+import { HostedServices, type OrderRefused, type PlanTerms, type ServiceInspection, type ServiceSummary } from "./HostedService.ts"
 import { moveSubscription } from "./subscriptionMoves.ts"
 import { lapsedFor, type PeriodWorkflow, stillDue, type TerminationWorkflow } from "./lapse.ts"
 import type { ProvisioningWorkflow } from "./provisioning.ts"
@@ -38,6 +38,8 @@ export interface ProductDefinition<Plan, RP, RO, RS, RB, RL, RR, RE> {
   readonly hasRoom: (plan: Plan, options: Readonly<Record<string, unknown>>) => Effect.Effect<boolean, DatabaseUnavailable, RO>
   /** What the customer's lists show of the subscription's service. */
   readonly summary: (subscriptionId: string) => Effect.Effect<Option.Option<ServiceSummary>, DatabaseUnavailable, RS>
+  /** The upstream's live state of the subscription's service; an upstream that does not answer says so (reachable: false). */
+  readonly inspect: (subscriptionId: string) => Effect.Effect<Option.Option<ServiceInspection>, DatabaseUnavailable, RS>
   /** The service's own record of a subscription: suspended or not, and the end of its grace window. */
   readonly standing: (subscriptionId: string) => Effect.Effect<Option.Option<ServiceStanding>, DatabaseUnavailable, RS>
   /**
@@ -71,7 +73,7 @@ export interface ServiceStanding {
 export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
   product: ProductDefinition<Plan, RP, RO, RS, RB, RL, RR, RE>
 ) => {
-  type Runs = RO | RP | RS | RB | RL | Subscriptions | ServiceHolds | WorkflowEngine.WorkflowEngine
+  type Runs = RO | RP | RS | RB | RL | RR | RE | Subscriptions | ServiceHolds | WorkflowEngine.WorkflowEngine
   /** Upstream trouble within one step: tried again after 1 s, 2 s, 4 s … five times, then the step dies (and replays). */
   const retried = <A, R>(effect: Effect.Effect<A, UpstreamError, R>) =>
     effect.pipe(Effect.retry({ times: 5, schedule: Schedule.exponential("1 second"), while: product.transient }), Effect.orDie)
@@ -96,6 +98,7 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
           return Option.some({ plan: product.termsOf(plan.value), options: checked })
         })),
       summary: (subscriptionId) => run(product.summary(subscriptionId)),
+      inspect: (subscriptionId) => run(product.inspect(subscriptionId)),
       plan: (planId) => run(product.plan(planId)),
       provision: (orderId) => started(product.provisioning.execute({ orderId }, { discard: true })),
       suspend: (subscriptionId, periodEnd) =>
@@ -131,6 +134,14 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
           if (Option.isNone(subscription) || subscription.value.status !== "active") return
           if (Option.isNone(standing) || !standing.value.suspended) return
           yield* forOperator(product.bringBack(subscriptionId))
+        })),
+      end: (subscriptionId) =>
+        run(Effect.gen(function*() {
+          if (!(yield* forOperator(product.remove(subscriptionId)))) return false
+          // As the termination workflow does: the subscription ends first, then what the service held goes back.
+          yield* moveSubscription(subscriptionId, "endedByOperator")
+          yield* product.release(subscriptionId)
+          return true
         }))
     })
   }))

@@ -15,8 +15,17 @@ export type SubscriptionEvent =
   | "provisioningFailed"
   /** The consumer withdrew from the contract within the withdrawal period (withdrawal.ts): it ends at once. */
   | "withdrawn"
+  /** An admin ended a service held by an operator (domain/backoffice/serviceHolds.ts): gone for good, now. */
+  | "endedByOperator"
 
-export const subscriptionEvents: ReadonlyArray<SubscriptionEvent> = ["lapsed", "renewed", "ended", "provisioningFailed", "withdrawn"]
+export const subscriptionEvents: ReadonlyArray<SubscriptionEvent> = [
+  "lapsed",
+  "renewed",
+  "ended",
+  "provisioningFailed",
+  "withdrawn",
+  "endedByOperator"
+]
 
 /**
  * Per event, the statuses it may leave and where each leads, in the order a racing move leads through them: a renewal
@@ -28,7 +37,8 @@ const subscriptionMoves: { readonly [E in SubscriptionEvent]: ReadonlyArray<read
   renewed: [["active", "active"], ["suspended", "active"]],
   ended: [["suspended", "terminated"]],
   provisioningFailed: [["active", "failed"]],
-  withdrawn: [["active", "terminated"]]
+  withdrawn: [["active", "terminated"]],
+  endedByOperator: [["active", "terminated"], ["suspended", "terminated"]]
 }
 
 /** The status `event` leads a subscription in status `from` to; undefined when it is not legal there. */

@@ -3,6 +3,7 @@
 import { Effect, Layer, Option } from "effect"
 import { GameServerRecords } from "../../ports/GameServerRecords.ts"
 import { registerProduct } from "../billing/registerProduct.ts"
+import { inspectGame } from "./inspectGame.ts"
 import { plansOf } from "../catalog/listPlansForSale.ts"
 import { termsOf } from "../catalog/Plan.ts"
 import { releaseGame, removeGame, RestoreGame, restoreGame, SuspendGame, suspendGame, TerminateGame } from "./GameLifecycle.ts"
@@ -27,6 +28,7 @@ export const GameHosting = Layer.mergeAll(
         Effect.flatMap(GameServerRecords, (records) => records.bySubscription(subscriptionId)),
         Option.map((server) => ({ name: server.name, address: server.status === "deleted" ? "" : server.address, state: server.status }))
       ),
+    inspect: inspectGame,
     standing: (subscriptionId) =>
       Effect.map(
         Effect.flatMap(GameServerRecords, (records) => records.bySubscription(subscriptionId)),

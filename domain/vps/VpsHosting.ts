@@ -3,6 +3,7 @@
 import { Effect, Layer, Option } from "effect"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
 import { registerProduct } from "../billing/registerProduct.ts"
+import { inspectVps } from "./inspectVps.ts"
 import { plansOf } from "../catalog/listPlansForSale.ts"
 import { termsOf } from "../catalog/Plan.ts"
 import { releaseVps, removeVps, RestoreVps, restoreVps, SuspendVps, suspendVps, TerminateVps } from "./Lifecycle.ts"
@@ -27,6 +28,7 @@ export const VpsHosting = Layer.mergeAll(
         // A destroyed VPS's address went back to the pool and may be someone else's now.
         Option.map((vps) => ({ name: vps.hostname, address: vps.status === "destroyed" ? "" : vps.address, state: vps.status }))
       ),
+    inspect: inspectVps,
     standing: (subscriptionId) =>
       Effect.map(
         Effect.flatMap(VpsRecords, (records) => records.bySubscription(subscriptionId)),

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { byTestId, useChromium } from "../support/chromium.ts"
 import { PASSWORD, person } from "../support/staff.ts"
 import { startSelfAddressedTestServer } from "../support/testServer.ts"
+import { leakScanner, provisionedVps, signedInCustomer } from "../support/vpsHttp.ts"
 
 let server: Awaited<ReturnType<typeof startSelfAddressedTestServer>>
 beforeAll(async () => {
@@ -115,4 +116,31 @@ describe("the back-office in the browser", () => {
     await byTestId(page, "admin-plan-sale-vps-s").waitFor()
     expect(await byTestId(page, "admin-plan-toggle-vps-s").count()).toBe(0)
   })
+
+  it("views the panel as a customer sees it, under a banner, with nothing to act with; a POST from it is refused", async () => {
+    const customer = await signedInCustomer(server, await leakScanner(server))
+    const profile = { name: "Ada Lovelace", address: { line1: "1 rue de la Paix", postcode: "75002", city: "Paris", country: "FR" } }
+    expect((await customer.put("/api/billing-profile", profile)).status).toBe(200)
+    const { vps, subscriptionId } = await provisionedVps(customer, "viewed-1")
+    const customerId = (JSON.parse((await customer.get("/api/auth/me")).text) as { user: { id: string } }).user.id
+    const support = await person(server, { role: "support" })
+    const page = await chromium.newPage()
+    await signIn(page, support.email)
+    await page.goto(`/admin/customers/${customerId}`)
+    await byTestId(page, "admin-view-as").click()
+    await byTestId(page, "view-as-banner").waitFor()
+    await byTestId(page, `view-as-vps-${vps.id}`).waitFor()
+    expect(await byTestId(page, `view-as-subscription-${subscriptionId}`).count()).toBe(1)
+    expect(await byTestId(page, "view-as-invoices-table").count()).toBe(1)
+    // Nothing to act with in the view: no button, form, input or link into the customer's panel.
+    const panel = byTestId(page, "view-as-panel")
+    expect(await panel.locator("button, form, input, select, textarea, a").count()).toBe(0)
+    // What the page could send goes out with the operator's session: the customer's subscription is not theirs.
+    const status = await page.evaluate(async (id) =>
+      (await fetch(`/api/subscriptions/${id}/cancel`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status, subscriptionId)
+    expect(status).toBe(404)
+    const after = (JSON.parse((await customer.get("/api/subscriptions")).text) as { subscriptions: Array<{ cancelAtPeriodEnd: boolean }> }).subscriptions[0]!
+    expect(after.cancelAtPeriodEnd).toBe(false)
+  })
 })
+

@@ -4,8 +4,7 @@
 // its statuses and codes, its role (support vs admin), the Origin check, and no-store.
 import { Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { NoticeView, RefundView, ServiceHoldView, StaffOrderView, StaffPaymentView, StaffServicePage } from "../../adapters/http/AdminOperationsApi.ts"
-import { AuditPage } from "../../adapters/http/views.ts"
+import { AuditPage, FindingsView, NoticeView, RefundView, ServiceHoldView, StaffOrderView, StaffPaymentView, StaffServicePage } from "../../adapters/http/views.ts"
 import { Browser } from "../support/browser.ts"
 import { sandboxesLeakScanner } from "../support/gameHttp.ts"
 import { person } from "../support/staff.ts"
@@ -39,6 +38,11 @@ describe("an operator's suspension of a service", () => {
   it("stops the customer's VPS, tells them why, is audited, and is lifted back to running", async () => {
     const support = await person(server, { role: "support" })
     const ada = await customerWithVps("held-vps")
+    const before = expectBody(await support.browser.get(`/api/admin/services/${ada.subscriptionId}`), 200, StaffServicePage)
+    expect(before.upstream).toMatchObject({ reachable: true, upstream: "proxmox", state: "running", ownership: "ours" })
+    expect(before.provisioning?.steps.every((s) => s.state === "done")).toBe(true)
+    expect(before.provisioning?.order.status).toBe("completed")
+    expect(expectBody(await support.browser.post(`/api/admin/services/${ada.subscriptionId}/reconcile`), 200, FindingsView).findings).toEqual([])
     const suspended = expectBody(await support.browser.post(`/api/admin/services/${ada.subscriptionId}/suspend`, statement), 200, ServiceHoldView)
     expect(suspended).toMatchObject({ facts: statement.facts, ground: "illegal_content", placedBy: support.id, liftedAt: null })
     expect(await vpsStatus(ada.browser, ada.vpsId)).toBe("suspended")
@@ -61,6 +65,25 @@ describe("an operator's suspension of a service", () => {
     expect(lifted.liftReason).toBe("The pages are gone.")
     expect(await vpsStatus(ada.browser, ada.vpsId)).toBe("running")
     expect(errorCode(await support.browser.post(`/api/admin/services/${ada.subscriptionId}/unsuspend`, { reason: "Again." }), 409)).toBe("SERVICE_NOT_HELD")
+    // Its provisioning is done: nothing to resume (admin only).
+    expect(errorCode(await support.browser.post(`/api/admin/services/${ada.subscriptionId}/resume-provisioning`), 403)).toBe("FORBIDDEN")
+    const admin = await person(server, { role: "admin" })
+    expect(errorCode(await admin.browser.post(`/api/admin/services/${ada.subscriptionId}/resume-provisioning`), 409)).toBe("ORDER_NOT_RESUMABLE")
+  }, 60_000)
+
+  it("an admin ends a held VPS for good: destroyed, the subscription terminated", async () => {
+    const support = await person(server, { role: "support" })
+    const admin = await person(server, { role: "admin" })
+    const ada = await customerWithVps("ended-vps")
+    const terminate = (who: typeof admin) => who.browser.post(`/api/admin/services/${ada.subscriptionId}/terminate`, { reason: "Repeated abuse." })
+    expect(errorCode(await terminate(admin), 409)).toBe("SERVICE_NOT_HELD")
+    expectBody(await support.browser.post(`/api/admin/services/${ada.subscriptionId}/suspend`, statement), 200, ServiceHoldView)
+    expect(errorCode(await terminate(support), 403)).toBe("FORBIDDEN")
+    expect((await terminate(admin)).status).toBe(204)
+    expect(await vpsStatus(ada.browser, ada.vpsId)).toBe("destroyed")
+    const page = expectBody(await support.browser.get(`/api/admin/services/${ada.subscriptionId}`), 200, StaffServicePage)
+    expect(page.subscription.status).toBe("terminated")
+    expect(errorCode(await terminate(admin), 409)).toBe("SERVICE_GONE")
   }, 60_000)
 
   it("refuses a missing service, a bad statement, another origin, and anyone but staff", async () => {
@@ -101,6 +124,10 @@ describe("an operator's refund", () => {
     const b = expectBody(second!, 201, RefundView)
     expect(a.requestId).toBe(b.requestId)
     expect(a.refundableCents).toBe(charge.amountCents - 100)
+    // The charge was invoiced: the refund has its credit note, visible to the customer among their documents.
+    expect(a.creditNote).not.toBeNull()
+    const documents = (await ada.browser.get("/api/invoices")).body as { invoices: ReadonlyArray<{ id: string; kind: string }> }
+    expect(documents.invoices.filter((d) => d.kind === "credit_note").map((d) => d.id)).toEqual([a.creditNote?.id])
     const after = expectBody(await support.browser.get(`/api/admin/customers/${ada.id}/payments`), 200, Payments)
     expect(after.payments.filter((p) => p.kind === "refund").map((p) => p.amountCents)).toEqual([100])
     expect(after.payments.find((p) => p.id === charge.id)?.refundableCents).toBe(charge.amountCents - 100)

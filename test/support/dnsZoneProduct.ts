@@ -193,6 +193,20 @@ export const DnsZoneHosting = Layer.mergeAll(
         address: r.status === "deleted" ? "" : NAME_SERVER,
         state: r.status
       }))),
+    // The name server is in memory: it always answers; what it serves is compared with our record.
+    inspect: (subscriptionId) =>
+      Effect.gen(function*() {
+        const record = yield* recordOf(subscriptionId)
+        if (Option.isNone(record)) return Option.none()
+        const served = (yield* Ref.get((yield* NameServer).zones)).get(record.value.zone)
+        return Option.some({
+          reachable: true as const,
+          upstream: "name-server",
+          state: served === undefined ? "missing" : served.serving ? "serving" : "stopped",
+          ownership: served === undefined ? "gone" as const : served.orderId === record.value.orderId ? "ours" as const : "foreign" as const,
+          facts: [["zone", record.value.zone] as const]
+        })
+      }),
     checkOptions: (_plan, raw) =>
       Schema.decodeUnknownEffect(ZoneOptions)(raw).pipe(
         Effect.mapError(() => new InvalidOrderOption({ field: "options.zone", problem: "must be a domain name" }))

@@ -18,13 +18,21 @@ import type {
   AuditEventView,
   AdminCatalogView,
   DashboardView,
+  ViewAsView,
   PlanSaleView,
   AuditPage as AuditPageView,
   SessionView,
   StaffCustomerPage as StaffCustomerPageView,
   UserView,
   VpsPlanView,
-  VpsView
+  VpsView,
+  FindingsView,
+  NoticeView,
+  RefundView,
+  ServiceHoldView,
+  StaffOrderView,
+  StaffPaymentView,
+  StaffServicePage as StaffServicePageView
 } from "../../../adapters/http/views.ts"
 import { hasKey, t } from "./i18n.ts"
 
@@ -157,8 +165,16 @@ export type Payment = typeof PaymentView.Type
 export type AuditEvent = typeof AuditEventView.Type
 export type AdminCatalog = typeof AdminCatalogView.Type
 export type Dashboard = typeof DashboardView.Type
+export type ViewAs = typeof ViewAsView.Type
 export type AdminPlan = AdminCatalog["plans"][number]
 export type PlanSale = typeof PlanSaleView.Type
+export type StaffServicePage = typeof StaffServicePageView.Type
+export type ServiceHold = typeof ServiceHoldView.Type
+export type ServiceFindings = typeof FindingsView.Type
+export type StaffOrder = typeof StaffOrderView.Type
+export type StaffPayment = typeof StaffPaymentView.Type
+export type RefundAnswer = typeof RefundView.Type
+export type NoticeRecord = typeof NoticeView.Type
 export type AuditPage = typeof AuditPageView.Type
 export type Session = typeof SessionView.Type
 export type StaffCustomerPage = typeof StaffCustomerPageView.Type

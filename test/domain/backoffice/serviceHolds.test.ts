@@ -6,7 +6,7 @@ import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import * as MemoryAuditLog from "../../../adapters/fake/MemoryAuditLog.ts"
 import { UserId } from "../../../domain/account/User.ts"
-import { suspendService, unsuspendService } from "../../../domain/backoffice/serviceHolds.ts"
+import { suspendService, terminateService, unsuspendService } from "../../../domain/backoffice/serviceHolds.ts"
 import type { Operator } from "../../../domain/backoffice/customers.ts"
 import { renewSubscription } from "../../../domain/billing/Renewal.ts"
 import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
@@ -128,6 +128,25 @@ describe("an operator's suspension of a service", () => {
       yield* renewSubscription(alice, subscriptionId)
       yield* until(Effect.map(recordStatus(subscriptionId), (s) => s === "active"))
       assert.isTrue(yield* serving("unpaid.fr"))
+    }).pipe(Effect.provide(env)))
+
+  it.effect("ended by an admin once held: gone upstream, the subscription terminated, the customer told, never renewed", () =>
+    Effect.gen(function*() {
+      const order = yield* ordered("ended.fr")
+      const subscriptionId = order.subscriptionId ?? ""
+      const admin: Operator = { ...support, role: "admin" }
+      assert.strictEqual((yield* Effect.flip(terminateService(admin, subscriptionId, "Repeated abuse.")))._tag, "ServiceNotHeld")
+      assert.isTrue(yield* serving("ended.fr"))
+      yield* suspendService(support, subscriptionId, statement)
+      yield* terminateService(admin, subscriptionId, "Repeated abuse.")
+      assert.isUndefined(yield* zone("ended.fr"))
+      assert.strictEqual(yield* recordStatus(subscriptionId), "deleted")
+      assert.strictEqual((yield* subscriptionOf(subscriptionId)).status, "terminated")
+      assert.deepStrictEqual((yield* noticesOf("ServiceEnded")).map((n) => n.service.subscriptionId), [subscriptionId])
+      const [event] = yield* (yield* AuditLog).list({ actions: ["staff.service_terminated"], limit: 10 })
+      assert.deepInclude(event, { actorRole: "admin", after: { status: "terminated", reason: "Repeated abuse." } })
+      assert.strictEqual((yield* Effect.flip(renewSubscription(alice, subscriptionId)))._tag, "SubscriptionEnded")
+      assert.strictEqual((yield* Effect.flip(terminateService(admin, subscriptionId, "Again.")))._tag, "ServiceGone")
     }).pipe(Effect.provide(env)))
 
   it.effect("refuses to lift what is not held, and to hold what does not exist", () =>

@@ -55,7 +55,8 @@ describe("a subscription's moves", () => {
       renewed: only(statuses, { active: "active", suspended: "active" }),
       ended: only(statuses, { suspended: "terminated" }),
       provisioningFailed: only(statuses, { active: "failed" }),
-      withdrawn: only(statuses, { active: "terminated" })
+      withdrawn: only(statuses, { active: "terminated" }),
+      endedByOperator: only(statuses, { active: "terminated", suspended: "terminated" })
     },
     after: subscriptionAfter,
     sources: subscriptionSources

@@ -7,6 +7,7 @@ import { field, h } from "../../dom.ts"
 import { formatDate, formatDateTime, hasKey, t } from "../../i18n.ts"
 import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../../ui.ts"
 import { none, setAdminTitle, table } from "./parts.ts"
+import { opsText } from "./opsTexts.ts"
 import { adminText, hasAdminKey } from "./texts.ts"
 
 const fullName = (u: User) => `${u.firstName} ${u.lastName}`
@@ -115,7 +116,8 @@ const subscriptionRow = (s: Subscription) =>
     h("td", { "data-label": adminText("admin.customer.sub.kind") }, s.kind),
     h("td", { "data-label": adminText("admin.customer.sub.state") }, stateBadge(s.status)),
     h("td", { "data-label": adminText("admin.customer.sub.periodEnd") }, h("time", { datetime: s.currentPeriodEnd }, formatDate(s.currentPeriodEnd))),
-    h("td", { "data-label": adminText("admin.customer.sub.service") }, s.serviceId ?? none()))
+    h("td", { "data-label": adminText("admin.customer.sub.service") },
+      link(`/admin/services/${encodeURIComponent(s.id)}`, s.serviceId ?? s.id, { "data-testid": "admin-subscription-open" })))
 
 const profileFacts = (u: User) => {
   const facts: Array<[string, string]> = [
@@ -166,7 +168,10 @@ export const customerView: View = async ({ root, params, user, alive }) => {
   })
   root.replaceChildren(
     link("/admin/customers", adminText("admin.customer.back")),
-    h("div", { class: "page-head" }, h("h1", { "data-testid": "admin-customer-name" }, adminText("admin.customer.title", { name: fullName(c) }))),
+    " · ",
+    link(`/admin/payments/${encodeURIComponent(c.id)}`, opsText("ops.service.payments"), { "data-testid": "admin-customer-payments" }),
+    h("div", { class: "page-head" }, h("h1", { "data-testid": "admin-customer-name" }, adminText("admin.customer.title", { name: fullName(c) })),
+      link(`/admin/customers/${encodeURIComponent(c.id)}/view-as`, adminText("admin.viewAs.open"), { class: "button", "data-testid": "admin-view-as" })),
     errors.el,
     h("div", { class: "stack" },
       section(adminText("admin.customer.profile"), "admin-customer-profile", profileFacts(c)),

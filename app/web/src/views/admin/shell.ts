@@ -9,7 +9,12 @@ import { notFoundView } from "../notFound.ts"
 import { catalogView } from "./catalog.ts"
 import { adminDashboardView } from "./dashboard.ts"
 import { customerView, customersView } from "./customers.ts"
+import { ordersView } from "./orders.ts"
+import { opsText } from "./opsTexts.ts"
+import { paymentsSearchView, paymentsView } from "./payments.ts"
+import { servicesView, serviceView } from "./services.ts"
 import { adminText } from "./texts.ts"
+import { viewAsView } from "./viewAs.ts"
 
 export interface AdminPage {
   /** The address, with `:name` parameters (as the panel's routes). */
@@ -25,7 +30,13 @@ export const adminPages: ReadonlyArray<AdminPage> = [
   { path: "/admin", view: adminDashboardView, nav: () => adminText("admin.nav.dashboard") },
   { path: "/admin/customers", view: customersView, nav: () => adminText("admin.nav.customers") },
   { path: "/admin/customers/:id", view: customerView },
-  { path: "/admin/catalog", view: catalogView, nav: () => adminText("admin.nav.catalog") }
+  { path: "/admin/customers/:id/view-as", view: viewAsView },
+  { path: "/admin/catalog", view: catalogView, nav: () => adminText("admin.nav.catalog") },
+  { path: "/admin/services", view: servicesView, nav: () => opsText("ops.nav.services") },
+  { path: "/admin/services/:id", view: serviceView },
+  { path: "/admin/orders", view: ordersView, nav: () => opsText("ops.nav.orders") },
+  { path: "/admin/payments", view: paymentsSearchView, nav: () => opsText("ops.nav.payments") },
+  { path: "/admin/payments/:id", view: paymentsView }
 ]
 
 export const isStaff = (user: User | null): boolean => user?.role === "support" || user?.role === "admin"
