@@ -1,6 +1,8 @@
 // The human-readable page of an invoice or credit note, drawn with pdf-lib: every mention of reference/billing-fr.md §1
 // in the customer's language. Factur-X then turns it into PDF/A-3 and attaches the XML (FacturXDocuments.ts).
-import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from "@cantoo/pdf-lib"
+import { PDFDocument, type PDFFont, type PDFPage, rgb } from "@cantoo/pdf-lib"
+import fontkit from "@pdf-lib/fontkit"
+import { readFileSync } from "node:fs"
 import type { Invoice } from "../../domain/billing/invoicing/Invoice.ts"
 import { decimal } from "./en16931.ts"
 import { textsFor } from "./texts.ts"
@@ -8,9 +10,20 @@ import { textsFor } from "./texts.ts"
 const A4 = [595.28, 841.89] as const
 const MARGIN = 48
 
-/** The standard fonts speak WinAnsi: other letters lose their accent, anything else becomes "?". */
-const printable = (text: string): string =>
-  [...text].map((c) => /[\u0020-\u007E\u00A0-\u00FF€’–—…«»œŒ]/.test(c) ? c : c.normalize("NFD").replace(/[\u0300-\u036f]/g, "").replace(/[^\u0020-\u007E]/g, "?")).join("")
+/**
+ * DejaVu Sans (adapters/documents/fonts, its licence beside it), embedded as a subset of the glyphs used: PDF/A wants
+ * every font in the file, and it writes every customer's name and address as typed (any Latin, Greek or Cyrillic
+ * letter). Read once, when the first document is drawn.
+ */
+let fonts: { readonly regular: Uint8Array; readonly bold: Uint8Array } | undefined
+const fontFiles = () =>
+  fonts ??= {
+    regular: readFileSync(new URL("./fonts/DejaVuSans.ttf", import.meta.url)),
+    bold: readFileSync(new URL("./fonts/DejaVuSans-Bold.ttf", import.meta.url))
+  }
+
+/** A control character (a tab, a line break a customer typed) draws nothing: a space. */
+const printable = (text: string): string => text.replace(/[\u0000-\u001F\u007F-\u009F]/g, " ")
 
 const euros = (cents: number, language: Invoice["language"]) =>
   language === "fr" ? `${decimal(cents).replace(".", ",")} €` : `€${decimal(cents)}`
@@ -51,7 +64,9 @@ export const renderInvoicePdf = async (invoice: Invoice): Promise<Uint8Array> =>
   pdf.setTitle(title)
   pdf.setAuthor(invoice.seller.companyName)
   pdf.setLanguage(lang === "fr" ? "fr-FR" : "en-GB")
-  const w = new Writer(pdf.addPage([...A4]), await pdf.embedFont(StandardFonts.Helvetica), await pdf.embedFont(StandardFonts.HelveticaBold))
+  pdf.registerFontkit(fontkit)
+  const { bold, regular } = fontFiles()
+  const w = new Writer(pdf.addPage([...A4]), await pdf.embedFont(regular, { subset: true }), await pdf.embedFont(bold, { subset: true }))
   const { buyer, seller } = invoice
 
   w.line(title, { size: 18, bold: true })

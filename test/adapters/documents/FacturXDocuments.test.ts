@@ -9,6 +9,7 @@ import * as FacturXDocuments from "../../../adapters/documents/FacturXDocuments.
 import { Invoice, InvoiceId } from "../../../domain/billing/invoicing/Invoice.ts"
 import { invoiceDraft } from "../../support/invoiceMother.ts"
 import { embeddedFiles } from "../../support/pdfFiles.ts"
+import { PDFDict, PDFDocument, PDFName } from "@cantoo/pdf-lib"
 
 const xsdDir = resolve(import.meta.dirname, "../../fixtures/factur-x-1.09-en16931")
 const schemaFiles = readdirSync(xsdDir).filter((f) => f.endsWith(".xsd")).map((fileName) => ({
@@ -125,5 +126,21 @@ describe("Factur-X documents", () => {
       assert.include(text, "<pdfaid:part>3</pdfaid:part>")
       assert.include(text, "<fx:ConformanceLevel>EN 16931</fx:ConformanceLevel>")
     }
+  })
+
+  it("the PDF embeds every font it uses (PDF/A), so a name in any Latin, Greek or Cyrillic script is printed as typed", async () => {
+    const buyer = { ...issued().buyer, name: "Łukasz Ørsted-Ωμέγα Жуков", address: { ...issued().buyer.address, city: "Kraków" } }
+    const pdf = await Effect.runPromise(documents.pdf(issued({ buyer })))
+    const doc = await PDFDocument.load(pdf)
+    const fonts = doc.context.enumerateIndirectObjects().map(([, object]) => object)
+      .filter((object): object is PDFDict => object instanceof PDFDict && object.get(PDFName.of("Type")) === PDFName.of("Font"))
+    const names = fonts.map((font) => String(font.get(PDFName.of("BaseFont"))))
+    assert.isAbove(names.length, 0)
+    // No standard font left unembedded: every font program is in the file (a TrueType subset of DejaVu Sans).
+    for (const name of names) assert.match(name, /^\/[A-Z]{6}\+DejaVuSans/)
+    const descriptors = doc.context.enumerateIndirectObjects().map(([, object]) => object)
+      .filter((object): object is PDFDict => object instanceof PDFDict && object.get(PDFName.of("Type")) === PDFName.of("FontDescriptor"))
+    assert.isAbove(descriptors.length, 0)
+    for (const descriptor of descriptors) assert.isDefined(descriptor.get(PDFName.of("FontFile2")))
   })
 })
