@@ -1,5 +1,5 @@
 // Specification of the invoice documents: the CII XML is valid against the official Factur-X 1.09 EN 16931 schema for
-// every kind of document we issue, and the PDF is a Factur-X PDF/A-3 that carries that same XML as factur-x.xml.
+// every kind of document we issue and passes the official EN 16931 schematron (its fatal rules), and the PDF is a Factur-X PDF/A-3 that carries that same XML as factur-x.xml.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
@@ -7,6 +7,7 @@ import { join, resolve } from "node:path"
 import { validateXML } from "xmllint-wasm"
 import * as FacturXDocuments from "../../../adapters/documents/FacturXDocuments.ts"
 import { Invoice, InvoiceId } from "../../../domain/billing/invoicing/Invoice.ts"
+import { schematronFailures } from "../../support/en16931Schematron.ts"
 import { invoiceDraft } from "../../support/invoiceMother.ts"
 import { embeddedFiles } from "../../support/pdfFiles.ts"
 import { PDFDict, PDFDocument, PDFName } from "@cantoo/pdf-lib"
@@ -97,6 +98,23 @@ describe("Factur-X documents", () => {
       assert.include(xml, `<ram:GrandTotalAmount>${(invoice.totalIncludingVatCents / 100).toFixed(2)}</ram:GrandTotalAmount>`)
     })
   }
+
+  for (const [name, invoice] of cases) {
+    it(`the XML of ${name} breaks no fatal rule of the EN 16931 schematron`, async () => {
+      const xml = await Effect.runPromise(documents.xml(invoice))
+      assert.deepStrictEqual(await schematronFailures(xml), [])
+    })
+  }
+
+  it("the schematron run reports a broken rule: an out-of-scope invoice stating the seller's VAT number fails BR-O-02", async () => {
+    const xml = await Effect.runPromise(documents.xml(swiss))
+    // Out of scope, the seller's number is its tax registration (BT-32, FC), never its VAT identifier (BT-31, VA).
+    assert.include(xml, '<ram:ID schemeID="FC">FR12000000097</ram:ID>')
+    assert.notInclude(xml, "<ram:RateApplicablePercent>")
+    const failures = await schematronFailures(xml.replace('schemeID="FC"', 'schemeID="VA"'))
+    assert.strictEqual(failures.length, 1)
+    assert.match(failures[0]!, /^BR-O-02 at \/CrossIndustryInvoice\[1\]\/SupplyChainTradeTransaction\[1\]\/.*: \[BR-O-02\]-An Invoice that contains/)
+  })
 
   it("the XML says what the law asks: reverse charge with its exemption and both VAT numbers; the buyer's SIREN; the corrected invoice", async () => {
     const reverse = await Effect.runPromise(documents.xml(belgianCompany))
