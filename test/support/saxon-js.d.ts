@@ -10,6 +10,8 @@ declare module "saxon-js" {
   export interface TransformOptions {
     /** A compiled stylesheet (SEF), parsed. */
     readonly stylesheetInternal: object
+    /** Where relative URIs of the stylesheet (document()) resolve. */
+    readonly stylesheetBaseURI: string
     readonly sourceText: string
     readonly destination: "document"
   }

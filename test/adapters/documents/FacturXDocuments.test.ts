@@ -1,5 +1,5 @@
 // Specification of the invoice documents: the CII XML is valid against the official Factur-X 1.09 EN 16931 schema for
-// every kind of document we issue and passes the official EN 16931 schematron (its fatal rules), and the PDF is a Factur-X PDF/A-3 that carries that same XML as factur-x.xml.
+// every kind of document we issue and breaks no rule of the official schematrons (EN 16931, Factur-X), and the PDF is a Factur-X PDF/A-3 that carries that same XML as factur-x.xml.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
@@ -7,7 +7,7 @@ import { join, resolve } from "node:path"
 import { validateXML } from "xmllint-wasm"
 import * as FacturXDocuments from "../../../adapters/documents/FacturXDocuments.ts"
 import { Invoice, InvoiceId } from "../../../domain/billing/invoicing/Invoice.ts"
-import { schematronFailures } from "../../support/en16931Schematron.ts"
+import { en16931Failures, facturXFailures } from "../../support/schematrons.ts"
 import { invoiceDraft } from "../../support/invoiceMother.ts"
 import { embeddedFiles } from "../../support/pdfFiles.ts"
 import { PDFDict, PDFDocument, PDFName } from "@cantoo/pdf-lib"
@@ -69,6 +69,18 @@ const frenchCompany = issued({
   buyer: { ...belgianCompany.buyer, companyName: "ELECTRICITE DE FRANCE", vatNumber: "FR03552081317", siren: "552081317", address: { line1: "22-30 avenue de Wagram", line2: null, postcode: "75008", city: "Paris", country: "FR" } }
 })
 
+// Above the OSS threshold, VAT of the consumer's member state.
+const germanConsumer = issued({
+  lines: [{ description: "VPS S", quantity: 1, unitPriceExcludingVatCents: 1000, vatCategory: "S", vatRateBasisPoints: 1900, totalExcludingVatCents: 1000 }],
+  vatBreakdown: [{ vatCategory: "S", vatRateBasisPoints: 1900, baseCents: 1000, vatCents: 190 }],
+  vatCents: 190,
+  totalIncludingVatCents: 1190,
+  taxCountry: "DE",
+  countsTowardsOss: true,
+  language: "en",
+  buyer: { ...issued().buyer, address: { line1: "Unter den Linden 1", line2: null, postcode: "10117", city: "Berlin", country: "DE" } }
+})
+
 const creditNote = issued({
   id: InvoiceId.make("00000000-0000-4000-8000-0000000000c1"),
   kind: "credit_note",
@@ -83,6 +95,7 @@ const cases = [
   ["a Belgian company's reverse-charge invoice (AE, both VAT numbers)", belgianCompany],
   ["a Swiss customer's out-of-scope invoice (O), in English, two units", swiss],
   ["a French company's invoice with its SIREN", frenchCompany],
+  ["a German consumer's invoice at the German rate (S 19 %, OSS)", germanConsumer],
   ["a credit note naming the invoice it corrects", creditNote]
 ] as const
 
@@ -100,20 +113,25 @@ describe("Factur-X documents", () => {
   }
 
   for (const [name, invoice] of cases) {
-    it(`the XML of ${name} breaks no fatal rule of the EN 16931 schematron`, async () => {
+    it(`the XML of ${name} breaks no rule of the EN 16931 and Factur-X schematrons`, async () => {
       const xml = await Effect.runPromise(documents.xml(invoice))
-      assert.deepStrictEqual(await schematronFailures(xml), [])
+      assert.deepStrictEqual(await en16931Failures(xml), [])
+      assert.deepStrictEqual(await facturXFailures(xml), [])
     })
   }
 
-  it("the schematron run reports a broken rule: an out-of-scope invoice stating the seller's VAT number fails BR-O-02", async () => {
+  it("the schematrons report what they find: an out-of-scope invoice stating the seller's VAT number, a country code that does not exist", async () => {
     const xml = await Effect.runPromise(documents.xml(swiss))
     // Out of scope, the seller's number is its tax registration (BT-32, FC), never its VAT identifier (BT-31, VA).
     assert.include(xml, '<ram:ID schemeID="FC">FR12000000097</ram:ID>')
     assert.notInclude(xml, "<ram:RateApplicablePercent>")
-    const failures = await schematronFailures(xml.replace('schemeID="FC"', 'schemeID="VA"'))
+    const failures = await en16931Failures(xml.replace('schemeID="FC"', 'schemeID="VA"'))
     assert.strictEqual(failures.length, 1)
     assert.match(failures[0]!, /^BR-O-02 at \/CrossIndustryInvoice\[1\]\/SupplyChainTradeTransaction\[1\]\/.*: \[BR-O-02\]-An Invoice that contains/)
+    const nowhere = xml.replace("<ram:CountryID>CH</ram:CountryID>", "<ram:CountryID>XX</ram:CountryID>")
+    assert.deepStrictEqual(await facturXFailures(nowhere), [
+      "FX-SCH-A-000036 at /CrossIndustryInvoice[1]/SupplyChainTradeTransaction[1]/ApplicableHeaderTradeAgreement[1]/BuyerTradeParty[1]/PostalTradeAddress[1]/CountryID[1]: Value of 'ram:CountryID' is not allowed."
+    ])
   })
 
   it("the XML says what the law asks: reverse charge with its exemption and both VAT numbers; the buyer's SIREN; the corrected invoice", async () => {
