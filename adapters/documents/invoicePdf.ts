@@ -1,7 +1,7 @@
 // The human-readable page of an invoice or credit note, drawn with pdf-lib: every mention of reference/billing-fr.md §1
 // in the customer's language. Factur-X then turns it into PDF/A-3 and attaches the XML (FacturXDocuments.ts).
 import { PDFDocument, type PDFFont, type PDFPage, rgb } from "@cantoo/pdf-lib"
-import fontkit from "@pdf-lib/fontkit"
+import fontkit from "@cantoo/fontkit"
 import { readFileSync } from "node:fs"
 import type { Invoice } from "../../domain/billing/invoicing/Invoice.ts"
 import { decimal } from "./en16931.ts"
