@@ -16,7 +16,7 @@ import { type Buyer, type Invoice, InvoiceId, seriesOf } from "./Invoice.ts"
 import { BillingProfileRequired } from "./InvoicingErrors.ts"
 import { InvoicingSettings } from "./InvoicingSettings.ts"
 import { recheckVatNumber } from "./manageBillingProfile.ts"
-import { decideVat, type OssTotals, type VatBuyer, type VatDecision, type VatRules } from "./vatDecision.ts"
+import { decideVat, ossDecides, type OssTotals, type VatBuyer, type VatDecision, type VatRules } from "./vatDecision.ts"
 
 /** One thing sold, priced excluding VAT (a plan's month: `priceCents` is stored excluding VAT). */
 export interface ChargeLine {
@@ -81,16 +81,22 @@ export const quoteCharge = Effect.fn("quoteCharge")(function*(
     : options.recheckVat === false
     ? stored.value
     : yield* recheckVatNumber(stored.value)
-  const { amounts, decision } = priceWith(yield* vatContext, buyerOf(user, profile), lines)
+  const buyer = buyerOf(user, profile)
+  const { amounts, decision } = priceWith(yield* vatContext(buyer), buyer, lines)
   return { user, profile, decision, amounts, period } satisfies Quote
 })
 
-/** The VAT rules and the year's cross-border consumer sales a sale now is decided by: read once for many prices. */
-export const vatContext = Effect.gen(function*() {
-  const at = new Date(yield* Clock.currentTimeMillis)
+const noOss: OssTotals = { currentYearCents: 0, previousYearCents: 0 }
+
+/**
+ * The VAT rules and the year's cross-border consumer sales a sale to `buyer` now is decided by, read once for many
+ * prices; the sales only when they can change the decision (`ossDecides`: not for a French customer).
+ */
+export const vatContext = Effect.fn("vatContext")(function*(buyer: VatBuyer) {
   const { vatRules } = yield* InvoicingSettings
+  if (!ossDecides(buyer)) return { rules: vatRules, oss: noOss }
   const invoices = yield* Invoices
-  const year = parisYear(at)
+  const year = parisYear(new Date(yield* Clock.currentTimeMillis))
   return {
     rules: vatRules,
     oss: { currentYearCents: yield* invoices.ossTotal(year), previousYearCents: yield* invoices.ossTotal(year - 1) }

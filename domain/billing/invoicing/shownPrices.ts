@@ -21,12 +21,12 @@ export const pricesShownTo = Effect.fn("pricesShownTo")(function*(
   user: Option.Option<User>,
   pricesExcludingVatCents: ReadonlyArray<number>
 ) {
-  const context = yield* vatContext
   const at = yield* Clock.currentTimeMillis
   const buyer = Option.isNone(user) ? frenchConsumer : buyerOf(
     user.value,
     Option.getOrElse(yield* (yield* BillingProfiles).get(user.value.id), () => accountProfile(user.value, new Date(at)))
   )
+  const context = yield* vatContext(buyer)
   const audience: PriceAudience = Option.isNone(user) ? "anonymous" : buyer.business ? "business" : "consumer"
   const prices = pricesExcludingVatCents.map((priceCents): ShownPrice => {
     const { amounts, decision } = priceWith(context, buyer, [{ description: "", quantity: 1, unitPriceExcludingVatCents: priceCents }])
