@@ -73,5 +73,10 @@ describe("the order page's price", () => {
     await page.goto("/order")
     await byTestId(page, "plans-vps").waitFor()
     expect(await byTestId(page, "plan-price-vps-s").textContent()).toBe("€5.00 excl. VAT · reverse charge / month")
+    // And so does the dashboard's subscription, at the price its renewals will take.
+    await page.goto("/")
+    const subscription = page.locator("tr[data-subscription]")
+    await subscription.waitFor()
+    expect(await subscription.textContent()).toContain("VPS S€5.00 excl. VAT · reverse charge / month")
   })
 })
