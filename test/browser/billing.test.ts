@@ -72,7 +72,8 @@ describe("the billing page", () => {
     await page.locator("#cvc").fill("123")
     await page.locator("button[type=submit]").click()
     await page.waitForURL(/\/billing/)
-    await expect.poll(() => words(page)).toMatch(/^Renews on /)
+    // The payment reaches us by its webhook: give it the time a loaded machine needs (expect.poll waits 1 s by default).
+    await expect.poll(() => words(page), { timeout: 15_000 }).toMatch(/^Renews on /)
     await waitForVpsStatus(api, vps.vpsId, "running")
     expect(await byTestId(page, "billing-history").locator("tbody tr").count()).toBe(2)
   })

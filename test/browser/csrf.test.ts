@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CHROMIUM } from "../support/chromium.ts"
 import { startTestServer } from "../support/testServer.ts"
 import { Envelopes, expectBody, leakScanner, provisionedVps, ScannedBrowser } from "../support/vpsHttp.ts"
+import { fillBillingProfile } from "../support/checkout.ts"
 
 /** Every *.zh.test name is this machine to Chromium: panel.zh.test is ours, customer.zh.test a sibling. */
 const SITE = "zh.test"
@@ -69,6 +70,7 @@ beforeAll(async () => {
   const registered = await api.post("/api/auth/register", { ...customer, accountType: "personal", firstName: "Alan", lastName: "Turing" })
   expect(registered.status, registered.text).toBe(201)
   expect((await api.post("/api/auth/login", customer)).status).toBe(200)
+  await fillBillingProfile(api)
   vpsId = (await provisionedVps(api, "csrf-target")).vpsId
   browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -13,6 +13,7 @@ import { provisionedGame, sandboxPanelOf } from "../support/gameHttp.ts"
 import { addLabCluster, LAB } from "../support/labCluster.ts"
 import { startSelfAddressedTestServer } from "../support/testServer.ts"
 import { Envelopes, expectBody, leakScanner, provisionedVps, ScannedBrowser, vpsStatus } from "../support/vpsHttp.ts"
+import { fillBillingProfile } from "../support/checkout.ts"
 
 let server: Awaited<ReturnType<typeof startSelfAddressedTestServer>>
 let panel: SandboxPterodactyl
@@ -36,6 +37,7 @@ beforeAll(async () => {
   })
   expect(registered.status, registered.text).toBe(201)
   expect((await api.post("/api/auth/login", { ...customer, rememberMe: false })).status).toBe(200)
+  await fillBillingProfile(api)
   game = await provisionedGame(api)
   uuid = panel.control.servers().find((s) => s.identifier === game.gameServer.identifier)?.uuid ?? ""
 }, 60_000)
