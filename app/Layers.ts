@@ -2,7 +2,7 @@
 import { NodeCrypto, NodeFileSystem, NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { type Context, Cron, Duration, Effect, FileSystem, Layer, Logger, Option, References } from "effect"
 import { HttpRouter } from "effect/http"
-import type { Migrator, SqlClient, SqlError } from "effect/sql"
+import { type Migrator, SqlClient, type SqlError } from "effect/sql"
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
@@ -81,6 +81,7 @@ import type { UpstreamSecrets } from "../ports/UpstreamSecrets.ts"
 import { stripeCredentials } from "./StripeCredentials.ts"
 import * as CachedSessions from "./CachedSessions.ts"
 import * as CachedUsers from "./CachedUsers.ts"
+import type { ReadCacheOptions } from "./ReadCache.ts"
 import * as ProxmoxClustersLive from "./ProxmoxClustersLive.ts"
 import { SANDBOX_CLUSTER, SANDBOX_PANEL, SandboxPanel, SandboxProxmoxLive, SandboxPterodactylLive } from "./sandbox/SandboxUpstreams.ts"
 import { WorkflowEngineLive } from "./Engine.ts"
@@ -136,6 +137,16 @@ export const DatabaseLive = (
     }
   })
 
+/**
+ * A per-instance read cache's options on the application's database: a read made inside one of its transactions goes
+ * past the cache, on the transaction's connection (ReadCache.ts says why).
+ */
+const readCache = (options: { readonly ttl: Duration.Input; readonly capacity: number }) =>
+  Effect.map(SqlClient.SqlClient, (sql): ReadCacheOptions => ({
+    ...options,
+    inTransaction: Effect.map(Effect.serviceOption(sql.transactionService), Option.isSome)
+  }))
+
 export const RepositoriesLive = Layer.mergeAll(
   PgAuditLog.layer,
   PgBackOfficeFigures.layer,
@@ -156,9 +167,11 @@ export const RepositoriesLive = Layer.mergeAll(
   PgGameServerRecords.layer,
   PgGameAllocations.layer,
   // A change of a user on another instance is seen here within a second.
-  CachedUsers.layer({ ttl: "1 second", capacity: 10_000 }).pipe(Layer.provide(PgUsers.layer)),
+  Layer.unwrap(Effect.map(readCache({ ttl: "1 second", capacity: 10_000 }), CachedUsers.layer)).pipe(Layer.provide(PgUsers.layer)),
   // A session ended through another instance stops working here within a second.
-  CachedSessions.layer({ ttl: "1 second", capacity: 10_000 }).pipe(Layer.provide(PgSessionRecords.layer)),
+  Layer.unwrap(Effect.map(readCache({ ttl: "1 second", capacity: 10_000 }), CachedSessions.layer)).pipe(
+    Layer.provide(PgSessionRecords.layer)
+  ),
   PgPasswordResets.layer,
   PgLoginAttempts.layer,
   PgUnitOfWork.layer,

@@ -6,6 +6,13 @@ import { Cache, Clock, Duration, Effect, Exit } from "effect"
 export interface ReadCacheOptions {
   readonly ttl: Duration.Input
   readonly capacity: number
+  /**
+   * Whether the caller is inside a database transaction: such a read goes to the repository on the transaction's own
+   * connection, past the cache. Through the cache it could join a lookup another request started, which waits for a
+   * pooled connection while the transactions hold them all (each waiting in turn for that lookup: a deadlock until
+   * something times out), and what a transaction reads before it commits is never served to anyone else.
+   */
+  readonly inTransaction?: Effect.Effect<boolean> | undefined
 }
 
 /** A cached value and when the lookup that read it started. */
@@ -29,8 +36,10 @@ export const makeReadCache = <K, V, E>(lookup: (key: K) => Effect.Effect<V, E>, 
       (key: K) => Effect.flatMap(Clock.currentTimeMillis, (readAt) => Effect.map(lookup(key), (value): Read<V> => ({ value, readAt }))),
       { capacity: options.capacity, timeToLive: left }
     )
+    const inTransaction = options.inTransaction ?? Effect.succeed(false)
     return {
-      get: (key: K): Effect.Effect<V, E> => Effect.map(Cache.get(cache, key), (read) => read.value),
+      get: (key: K): Effect.Effect<V, E> =>
+        Effect.flatMap(inTransaction, (inside) => inside ? lookup(key) : Effect.map(Cache.get(cache, key), (read) => read.value)),
       evict: (key: K) => Cache.invalidate(cache, key),
       /** Changes a cached value in place (same expiry), when there is one. */
       update: (key: K, f: (value: V) => V) =>

@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto"
 import { Effect } from "effect"
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { SessionCookie } from "./AccountsApi.ts"
 import { errorResponse } from "./errorMapping.ts"
 import type { HttpSettings } from "./HttpSettings.ts"
 import { LEGAL_PAGES } from "./LegalRoutes.ts"
@@ -49,7 +50,11 @@ export const isSameOriginOrNotBrowser = (
   return true
 }
 
-/** API answers a cache may keep: public and the same for everyone. Every other /api/ answer is `no-store`. */
+/**
+ * API answers a cache may keep: public and the same for everyone. Every other /api/ answer is `no-store`, and so is
+ * the plans' for a request carrying a session cookie (its prices follow the signed-in customer's VAT; the answer to
+ * visitors who are not signed in is `Vary: Cookie`).
+ */
 export const PUBLIC_API_PATHS: ReadonlySet<string> = new Set(["/api/plans", ...LEGAL_PAGES.map((page) => `/api/legal/${page}`)])
 
 /** A year, and subdomains too (RFC 6797 §6.1): once the panel is on HTTPS it never goes back. */
@@ -91,6 +96,7 @@ export const securityMiddleware = (settings: HttpSettings["Service"], options: S
     ...(settings.secureCookies ? { "strict-transport-security": HSTS } : {})
   }
   const api = headerSet({ ...everywhere, "cache-control": "no-store" })
+  const publicApi = headerSet({ ...everywhere, vary: "cookie" })
   const other = headerSet(everywhere)
   /** The reference page is built once by the framework: its policy is computed once per page body. */
   const docsPolicies = new WeakMap<object, string>()
@@ -105,21 +111,29 @@ export const securityMiddleware = (settings: HttpSettings["Service"], options: S
     return HttpServerResponse.setHeaders(response, { ...everywhere, "content-security-policy": policy })
   }
 
-  const secure = (path: string, response: HttpServerResponse.HttpServerResponse) =>
-    path.startsWith("/api/") && !PUBLIC_API_PATHS.has(path) ? api(response) : path === "/docs" ? docs(response) : other(response)
+  const secure = (request: HttpServerRequest.HttpServerRequest, path: string, response: HttpServerResponse.HttpServerResponse) =>
+    path.startsWith("/api/")
+      ? !PUBLIC_API_PATHS.has(path) || (path === "/api/plans" && request.cookies[SessionCookie.key] !== undefined)
+        ? api(response)
+        : path === "/api/plans"
+        ? publicApi(response)
+        : other(response)
+      : path === "/docs"
+      ? docs(response)
+      : other(response)
   /** For an answer made later from a failure (by the edge or the framework), whichever middleware runs first. */
   const secureLater = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
-    Effect.succeed(secure(pathOf(request.url), response))
+    Effect.succeed(secure(request, pathOf(request.url), response))
 
   return HttpRouter.middleware(
     (httpEffect) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const path = pathOf(request.url)
         if (!isSameOriginOrNotBrowser(request.method, path, request.headers, options, exempt)) {
-          return Effect.succeed(secure(path, errorResponse(403, "CSRF_REJECTED", "This request must come from the panel's own pages.")))
+          return Effect.succeed(secure(request, path, errorResponse(403, "CSRF_REJECTED", "This request must come from the panel's own pages.")))
         }
         return Effect.matchCauseEffect(httpEffect, {
-          onSuccess: (response) => Effect.succeed(secure(path, response)),
+          onSuccess: (response) => Effect.succeed(secure(request, path, response)),
           onFailure: (cause) => Effect.andThen(HttpEffect.appendPreResponseHandler(secureLater), Effect.failCause(cause))
         })
       }),

@@ -36,11 +36,21 @@ export const UserEnvelope = Schema.Struct({ user: UserView })
 
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
+/** A plan's monthly price excluding VAT (as stored), and as the visitor would pay it (`GET /api/plans`). */
+const PlanPrices = {
+  priceCents: Count,
+  priceIncludingVatCents: Count,
+  /** EN 16931: `S` standard rate, `AE` reverse charge, `O` outside the scope of VAT. */
+  vatCategory: Schema.Literals(["S", "AE", "O"]),
+  /** 2000 = 20 %. */
+  vatRateBasisPoints: Count
+}
+
 export const VpsPlanView = Schema.Struct({
   id: Schema.String,
   kind: Schema.Literal("vps"),
   name: Schema.String,
-  priceCents: Count,
+  ...PlanPrices,
   vcpu: Count,
   ramMiB: Count,
   diskGiB: Count,
@@ -53,7 +63,7 @@ export const GamePlanView = Schema.Struct({
   id: Schema.String,
   kind: Schema.Literal("game"),
   name: Schema.String,
-  priceCents: Count,
+  ...PlanPrices,
   memoryMiB: Count,
   diskMiB: Count,
   /** 100 = one core; 0 = no limit. */
@@ -65,7 +75,11 @@ export const GamePlanView = Schema.Struct({
   userVariables: Schema.Array(Schema.String)
 }).annotate({ identifier: "GamePlan" })
 
-export const PlansEnvelope = Schema.Struct({ plans: Schema.Array(Schema.Union([VpsPlanView, GamePlanView])) })
+export const PlansEnvelope = Schema.Struct({
+  /** Whom the prices are for: `business` is shown them excluding and including VAT, the others including VAT. */
+  audience: Schema.Literals(["anonymous", "consumer", "business"]),
+  plans: Schema.Array(Schema.Union([VpsPlanView, GamePlanView]))
+})
 
 export const PlatformView = Schema.Struct({
   /**

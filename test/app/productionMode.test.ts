@@ -173,7 +173,7 @@ describe.skipIf(testDatabaseUrl === undefined)("production on PostgreSQL", () =>
     const server = await startServer({ ...env, RUNNER_PORT: String(runnerPort) })
     expect(await listeningPorts(pidOf(server))).toEqual([Number(new URL(server.url).port), runnerPort].sort((a, b) => a - b))
     expect(await (await fetch(`${server.url}/api/platform`)).json()).toEqual({ sandbox: false })
-    expect(await (await fetch(`${server.url}/api/plans`)).json()).toEqual({ plans: [] })
+    expect(await (await fetch(`${server.url}/api/plans`)).json()).toEqual({ audience: "anonymous", plans: [] })
     // The legal pages are the operator's texts from LEGAL_DIR, not placeholders.
     expect(await (await fetch(`${server.url}/api/legal/terms?lang=en`)).json()).toMatchObject({ title: "Terms of sale", placeholder: false })
 

@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest"
 import { byTestId, expectTerminalToShow, pageFetchStatus, useChromium } from "../support/chromium.ts"
-import { sandboxStripe, startSelfAddressedTestServer } from "../support/testServer.ts"
+import { sandboxStripe, startSelfAddressedTestServer, stripePayments } from "../support/testServer.ts"
 import { ed25519PublicKey } from "../support/vpsHttp.ts"
 import { seriousViolations } from "../support/axe.ts"
 
@@ -82,8 +82,14 @@ describe("the customer journey in the panel", () => {
   step("orders a VPS: plan, template, host name and an SSH key; billing details first, then on to the payment", async () => {
     await byTestId(page, "nav-order").click()
     await byTestId(page, "plans-vps").waitFor()
+    // A consumer sees the price including VAT (VPS S: 5,00 € excluding VAT, French VAT 20 %), and that it is.
+    expect(await byTestId(page, "plan-price-vps-s").textContent()).toBe("€6.00 incl. VAT / month")
     await byTestId(page, "plan-choose-vps-s").click()
     await byTestId(page, "order-form").waitFor()
+    const button = (await byTestId(page, "order-pay").textContent()) ?? ""
+    expect(button).toBe("Pay €6.00 and order")
+    const buttonCents = Math.round(Number(/€([\d.]+)/.exec(button)?.[1]) * 100)
+    const paidBefore = (await server.runtime.runPromise(stripePayments)).length
     await byTestId(page, "order-template").selectOption("debian-12")
     await byTestId(page, "order-hostname").fill(hostname)
     await byTestId(page, "order-ssh-key").fill(ed25519PublicKey("ada@browser"))
@@ -108,6 +114,9 @@ describe("the customer journey in the panel", () => {
     // Saved, the same order goes on to the provider's page by itself.
     await payOnCheckoutPage()
     vpsOrderPath = new URL(page.url()).pathname
+    // What the button said is what the gateway took, to the cent.
+    await expect.poll(async () => (await server.runtime.runPromise(stripePayments)).slice(paidBefore).map((p) => p.amount))
+      .toEqual([buttonCents])
   })
 
   step("follows the progress to completion over named steps and shows the root password once", async () => {

@@ -137,11 +137,13 @@ describe("the headers of the answers", () => {
     expectNoStore(await owner.get("/api/payment-method"), "the saved card (or its 404)")
   })
 
-  it("the public plan list may be cached; every answer, API or not, is nosniff", async () => {
-    const plans = await owner.get("/api/plans")
-    expect(plans.headers.get("cache-control")).not.toBe("no-store")
+  it("the public plan list may be cached but when priced for a signed-in customer; every answer is nosniff", async () => {
+    expect((await owner.get("/api/plans")).headers.get("cache-control")).toBe("no-store")
     // Not scanned: the reference page's bundled script happens to contain the scanner's markers.
     const visitor = new Browser(server.url)
+    const plans = await visitor.get("/api/plans")
+    expect(plans.headers.get("cache-control")).not.toBe("no-store")
+    expect(plans.headers.get("vary")).toBe("cookie")
     for (const path of ["/api/plans", "/healthz", "/readyz", "/openapi.json", "/docs", "/", "/vps/anything", "/assets/missing.js"]) {
       expect((await visitor.get(path)).headers.get("x-content-type-options"), path).toBe("nosniff")
     }

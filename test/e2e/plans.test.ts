@@ -7,6 +7,9 @@ import { HttpApi, HttpApiBuilder } from "effect/http-api"
 import { createServer } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as AesGcmSecretBox from "../../adapters/crypto/AesGcmSecretBox.ts"
+import * as MemoryBillingProfiles from "../../adapters/fake/MemoryBillingProfiles.ts"
+import * as MemoryInvoices from "../../adapters/fake/MemoryInvoices.ts"
+import { MaybeSession, SessionIfSignedIn } from "../../adapters/http/AccountsApi.ts"
 import { RequestValidationLive } from "../../adapters/http/AccountsHandlers.ts"
 import { DatabaseOutageLive } from "../../adapters/http/HttpApp.ts"
 import { CatalogApi } from "../../adapters/http/CatalogApi.ts"
@@ -24,6 +27,7 @@ import {
   vpsPlan
 } from "../domain/catalog/catalogMother.ts"
 import { Catalog } from "../../ports/Catalog.ts"
+import { testInvoicingSettings } from "../support/invoicing.ts"
 import { testDatabase } from "../support/testServer.ts"
 
 class ServerUrl extends Context.Service<ServerUrl, { readonly url: string }>()("test/plans/ServerUrl") {}
@@ -31,10 +35,16 @@ class ServerUrl extends Context.Service<ServerUrl, { readonly url: string }>()("
 const stores = Layer.mergeAll(PgCatalog.layer, PgUpstreamSecrets.layer, AesGcmSecretBox.layer(encryptionKeys)).pipe(
   Layer.provide(testDatabase())
 )
+/** No sessions here: every visitor is signed out (signed-in prices: planPrices.test.ts). */
+const signedOut = Layer.succeed(
+  SessionIfSignedIn,
+  SessionIfSignedIn.of((httpEffect) => Effect.provideService(httpEffect, MaybeSession, Effect.succeedNone))
+)
 /** Only the catalog group, under the application's API id: its handlers are found by group name. */
 class CatalogOnlyApi extends HttpApi.make("zh").add(CatalogApi) {}
 const routes = HttpApiBuilder.layer(CatalogOnlyApi).pipe(
   Layer.provide(CatalogHandlers),
+  Layer.provide([signedOut, testInvoicingSettings, MemoryInvoices.layer, MemoryBillingProfiles.layer]),
   Layer.provide(RequestValidationLive),
   Layer.provide(DatabaseOutageLive),
   Layer.provide(Layer.succeed(PlatformInfo, { sandbox: false }))
@@ -59,18 +69,21 @@ beforeAll(async () => {
 afterAll(() => runtime.dispose())
 
 describe("GET /api/plans", () => {
-  it("answers the plans on sale by price, publicly, with their public fields only", async () => {
+  it("answers the plans on sale by price, publicly, with their public fields only, including French VAT", async () => {
     const reply = await fetch(`${url}/api/plans`)
     expect(reply.status).toBe(200)
     expect(reply.headers.get("content-type")).toContain("application/json")
     expect(await reply.json()).toEqual({
+      audience: "anonymous",
       plans: [
         {
-          id: "mc-2g", kind: "game", name: "Minecraft 2 GB", priceCents: 600, memoryMiB: 2048, diskMiB: 10240, cpuPercent: 200,
+          id: "mc-2g", kind: "game", name: "Minecraft 2 GB", priceCents: 600, priceIncludingVatCents: 720, vatCategory: "S",
+          vatRateBasisPoints: 2000, memoryMiB: 2048, diskMiB: 10240, cpuPercent: 200,
           databases: 0, backups: 2, allocations: 1, userVariables: ["MINECRAFT_VERSION"]
         },
         {
-          id: "vps-s", kind: "vps", name: "VPS S", priceCents: 800, vcpu: 1, ramMiB: 1024, diskGiB: 20, snapshotLimit: 2,
+          id: "vps-s", kind: "vps", name: "VPS S", priceCents: 800, priceIncludingVatCents: 960, vatCategory: "S",
+          vatRateBasisPoints: 2000, vcpu: 1, ramMiB: 1024, diskGiB: 20, snapshotLimit: 2,
           templates: [{ id: "debian-12", name: "Debian 12" }]
         }
       ]

@@ -56,7 +56,7 @@ describe("outside sandbox mode", () => {
     expect(await run(Effect.flatMap(Catalog, (c) => Effect.all([c.clusters, c.panels, c.allPlans])))).toEqual([[], [], []])
     const plans = await fetch(`${server.url}/api/plans`)
     expect(plans.status).toBe(200)
-    expect(await plans.json()).toEqual({ plans: [] })
+    expect(await plans.json()).toEqual({ audience: "anonymous", plans: [] })
   })
 
   it("says so publicly on GET /api/platform", async () => {

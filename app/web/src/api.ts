@@ -20,6 +20,7 @@ import type {
   DashboardView,
   ViewAsView,
   PlanSaleView,
+  PlansEnvelope,
   AuditPage as AuditPageView,
   SessionView,
   StaffCustomerPage as StaffCustomerPageView,
@@ -149,6 +150,7 @@ export type User = typeof UserView.Type
 export type VpsPlan = typeof VpsPlanView.Type
 export type GamePlan = typeof GamePlanView.Type
 export type Plan = VpsPlan | GamePlan
+export type Plans = typeof PlansEnvelope.Type
 export type Order = typeof OrderView.Type
 export type Subscription = typeof SubscriptionView.Type
 export type Vps = typeof VpsView.Type

@@ -16,7 +16,7 @@ import { type Buyer, type Invoice, InvoiceId, seriesOf } from "./Invoice.ts"
 import { BillingProfileRequired } from "./InvoicingErrors.ts"
 import { InvoicingSettings } from "./InvoicingSettings.ts"
 import { recheckVatNumber } from "./manageBillingProfile.ts"
-import { decideVat, type VatDecision } from "./vatDecision.ts"
+import { decideVat, ossDecides, type OssTotals, type VatBuyer, type VatDecision, type VatRules } from "./vatDecision.ts"
 
 /** One thing sold, priced excluding VAT (a plan's month: `priceCents` is stored excluding VAT). */
 export interface ChargeLine {
@@ -81,28 +81,56 @@ export const quoteCharge = Effect.fn("quoteCharge")(function*(
     : options.recheckVat === false
     ? stored.value
     : yield* recheckVatNumber(stored.value)
+  const buyer = buyerOf(user, profile)
+  const { amounts, decision } = priceWith(yield* vatContext(buyer), buyer, lines)
+  return { user, profile, decision, amounts, period } satisfies Quote
+})
+
+const noOss: OssTotals = { currentYearCents: 0, previousYearCents: 0 }
+
+/**
+ * The VAT rules and the year's cross-border consumer sales a sale to `buyer` now is decided by, read once for many
+ * prices; the sales only when they can change the decision (`ossDecides`: not for a French customer).
+ */
+export const vatContext = Effect.fn("vatContext")(function*(buyer: VatBuyer) {
   const { vatRules } = yield* InvoicingSettings
+  if (!ossDecides(buyer)) return { rules: vatRules, oss: noOss }
   const invoices = yield* Invoices
-  const year = parisYear(at)
-  const oss = { currentYearCents: yield* invoices.ossTotal(year), previousYearCents: yield* invoices.ossTotal(year - 1) }
+  const year = parisYear(new Date(yield* Clock.currentTimeMillis))
+  return {
+    rules: vatRules,
+    oss: { currentYearCents: yield* invoices.ossTotal(year), previousYearCents: yield* invoices.ossTotal(year - 1) }
+  }
+})
+
+/** The buyer a VAT decision reads: a professional account, or a customer who gave a VAT number, is a business. */
+export const buyerOf = (user: User, profile: BillingProfile): VatBuyer => ({
+  country: profile.address.country,
+  business: user.accountType === "professional" || profile.vatNumber !== null,
+  vatCheck: profile.vatCheck?.status ?? "none"
+})
+
+/**
+ * A visitor who is not signed in, or a customer whose billing profile is not filled in yet: a French consumer, as
+ * registration is French and an account without a profile is invoiced in France (`accountProfile`).
+ */
+export const frenchConsumer: VatBuyer = { country: "FR", business: false, vatCheck: "none" }
+
+/** The decision and the amounts of `lines` for `buyer`: pure, the same arithmetic for a price shown and a charge. */
+export const priceWith = (
+  context: { readonly rules: VatRules; readonly oss: OssTotals },
+  buyer: VatBuyer,
+  lines: ReadonlyArray<ChargeLine>
+) => {
   const amount = lines.reduce((sum, line) => sum + line.quantity * line.unitPriceExcludingVatCents, 0)
-  const decision = decideVat(
-    {
-      country: profile.address.country,
-      business: user.accountType === "professional" || profile.vatNumber !== null,
-      vatCheck: profile.vatCheck?.status ?? "none"
-    },
-    vatRules,
-    oss,
-    amount
-  )
+  const decision = decideVat(buyer, context.rules, context.oss, amount)
   const amounts = computeAmounts(lines.map((line) => ({
     ...line,
     vatCategory: decision.category,
     vatRateBasisPoints: decision.rateBasisPoints
   })))
-  return { user, profile, decision, amounts, period } satisfies Quote
-})
+  return { decision, amounts }
+}
 
 /** A plan's month for `user`: what to charge (excluding VAT, VAT, total) and the quote to record the charge with. */
 export const quotePlanMonth = (
@@ -120,7 +148,7 @@ export const billedUser = Effect.fn("billedUser")(function*(userId: string) {
   return user.value
 })
 
-const buyerOf = (quote: Quote): Buyer => ({
+const invoiceBuyerOf = (quote: Quote): Buyer => ({
   name: quote.profile.name,
   companyName: quote.profile.companyName,
   address: quote.profile.address,
@@ -165,7 +193,7 @@ export const recordCharge = Effect.fn("recordCharge")(function*(entry: LedgerEnt
     taxCountry: decision.taxCountry,
     countsTowardsOss: decision.countsTowardsOss,
     seller,
-    buyer: buyerOf(quote),
+    buyer: invoiceBuyerOf(quote),
     settlement: { at: entry.createdAt, means: "card" as const, reference: entry.reference },
     ledgerKind: "charge" as const,
     ledgerReference: entry.reference,

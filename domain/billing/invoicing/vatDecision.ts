@@ -51,6 +51,13 @@ export interface VatDecision {
   readonly recheckVatNumber: boolean
 }
 
+/**
+ * Whether the year's cross-border consumer sales can change `buyer`'s decision: only for a buyer taxed as a consumer in
+ * another member state (`decideVat` reads them for no one else), so the totals are read only then.
+ */
+export const ossDecides = (buyer: VatBuyer): boolean =>
+  buyer.country !== "FR" && isEuCountry(buyer.country) && !(buyer.business && buyer.vatCheck === "valid")
+
 const none = { mentions: [], exemptionCode: null, printBuyerVatNumber: false, countsTowardsOss: false, recheckVatNumber: false }
 
 /**

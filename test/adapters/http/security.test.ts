@@ -90,13 +90,18 @@ describe("the Origin check of state-changing requests", () => {
 })
 
 describe("the headers of every answer", () => {
-  it("an API answer is no-store, the public plan list is not; every answer is nosniff", async () => {
+  it("an API answer is no-store, the public plan list is not but for a signed-in visitor; every answer is nosniff", async () => {
     const me = await send("GET", "/api/auth/me")
     expect(me.headers.get("cache-control")).toBe("no-store")
     expect(me.headers.get("x-content-type-options")).toBe("nosniff")
     const plans = await send("GET", "/api/plans")
     expect(plans.headers.get("cache-control")).toBeNull()
+    expect(plans.headers.get("vary")).toBe("cookie")
     expect(plans.headers.get("x-content-type-options")).toBe("nosniff")
+    // Priced for the customer the session cookie names: theirs alone.
+    const theirs = await send("GET", "/api/plans", { cookie: "zh_lang=fr; zh_token=abc" })
+    expect(theirs.headers.get("cache-control")).toBe("no-store")
+    expect((await send("GET", "/api/plans", { cookie: "zh_lang=fr" })).headers.get("cache-control")).toBeNull()
     const missing = await send("GET", "/api/nothing-here")
     expect(missing.headers.get("cache-control")).toBe("no-store")
     expect(missing.headers.get("x-content-type-options")).toBe("nosniff")

@@ -1,29 +1,31 @@
 // The dashboard: the user's subscriptions (state, period end, renew, cancel), VPSes and game servers.
-import { api, type GameServer, type Plan, type Subscription, type User, type Vps } from "../api.ts"
+import { api, type GameServer, type Plan, type Plans, type Subscription, type User, type Vps } from "../api.ts"
 import { link, setTitle, type View } from "../app.ts"
 import { h } from "../dom.ts"
-import { formatDate, formatDateTime, formatPrice, t } from "../i18n.ts"
+import { formatDate, formatDateTime, t } from "../i18n.ts"
+import { shownPrice } from "../prices.ts"
 import { errorBox, loading, run, section, stateBadge } from "../ui.ts"
 import { cancelButton, withdrawButton } from "./contract.ts"
 
-export const planNames = async (): Promise<Map<string, Plan>> => {
+/** The plans on sale by id, priced for the signed-in customer (none when the catalog does not answer). */
+export const planNames = async (): Promise<{ readonly byId: Map<string, Plan>; readonly audience: Plans["audience"] }> => {
   try {
-    const { plans } = await api.get<{ plans: ReadonlyArray<Plan> }>("/api/plans")
-    return new Map(plans.map((p) => [p.id, p]))
+    const { audience, plans } = await api.get<Plans>("/api/plans")
+    return { byId: new Map(plans.map((p) => [p.id, p])), audience }
   } catch {
-    return new Map()
+    return { byId: new Map(), audience: "consumer" }
   }
 }
 
-const subscriptionRow = (sub: Subscription, plans: Map<string, Plan>, user: User | null, redraw: () => void): HTMLElement => {
-  const plan = plans.get(sub.planId)
+const subscriptionRow = (sub: Subscription, plans: Awaited<ReturnType<typeof planNames>>, user: User | null, redraw: () => void): HTMLElement => {
+  const plan = plans.byId.get(sub.planId)
   const planName = plan?.name ?? sub.planId
   const usable = sub.status === "active" || sub.status === "suspended"
   const renew = h("button", { type: "button", "data-testid": `subscription-renew-${sub.id}`, "aria-label": `${t("sub.renew")} ${planName}`, disabled: !usable },
     t("sub.renew"))
   const actions = h("td", { class: "actions" }, renew)
   const row = h("tr", { "data-testid": `subscription-${sub.id}`, "data-subscription": sub.id },
-    h("td", { "data-label": t("sub.plan") }, planName, plan === undefined ? null : h("div", { class: "muted" }, t("common.perMonth", { price: formatPrice(plan.priceCents) })),
+    h("td", { "data-label": t("sub.plan") }, planName, plan === undefined ? null : h("div", { class: "muted" }, t("common.perMonth", { price: shownPrice(plan, plans.audience) })),
       // What its product says of the service, whatever the product: its name and where it is reached.
       sub.service === undefined ? null : h("div", { class: "muted", "data-testid": `subscription-service-${sub.id}` },
         sub.service.address === "" ? sub.service.name : `${sub.service.name} · ${sub.service.address}`)),

@@ -2,11 +2,12 @@
 // key; game: the plan's user variables), payment through the gateway, then the provisioning progress polled from
 // GET /api/orders/:id: awaiting payment (with the provider's page while it is open) or expired, then a progress bar
 // over the named steps, the failure reason, the VPS root password once.
-import { api, ApiError, type BillingProfile, errorText, type GamePlan, type Order, type Plan, type VpsPlan } from "../api.ts"
+import { api, ApiError, type BillingProfile, errorText, type GamePlan, type Order, type Plan, type Plans, type VpsPlan } from "../api.ts"
 import { announce, link, navigate, setTitle, type View } from "../app.ts"
 import { field, h } from "../dom.ts"
 import { formatMiB, formatPrice, hasKey, t } from "../i18n.ts"
 import { isSandbox } from "../platform.ts"
+import { shownPrice } from "../prices.ts"
 import { errorBox, loading, run, section } from "../ui.ts"
 import { profileForm } from "./invoices.ts"
 
@@ -20,10 +21,10 @@ const spec = (plan: Plan): string =>
       backups: plan.backups
     })
 
-const planCard = (plan: Plan): HTMLElement =>
+const planCard = (audience: Plans["audience"]) => (plan: Plan): HTMLElement =>
   h("li", { class: "plan card", "data-testid": `plan-${plan.id}` },
     h("h3", {}, plan.name),
-    h("p", { class: "price" }, t("common.perMonth", { price: formatPrice(plan.priceCents) })),
+    h("p", { class: "price", "data-testid": `plan-price-${plan.id}` }, t("common.perMonth", { price: shownPrice(plan, audience) })),
     h("p", { class: "muted" }, spec(plan)),
     link(`/order/${encodeURIComponent(plan.id)}`, t("order.choose"), {
       class: "button primary",
@@ -38,14 +39,14 @@ export const plansView: View = async ({ root, alive }) => {
   root.append(body)
   const errors = errorBox("plans-error")
   try {
-    const { plans } = await api.get<{ plans: ReadonlyArray<Plan> }>("/api/plans")
+    const { audience, plans } = await api.get<Plans>("/api/plans")
     if (!alive()) return
     const vps = plans.filter((p): p is VpsPlan => p.kind === "vps")
     const games = plans.filter((p): p is GamePlan => p.kind === "game")
     body.replaceChildren(
       plans.length === 0 ? h("p", {}, t("order.noPlans")) : "",
-      vps.length === 0 ? "" : section(t("order.vpsPlans"), "plans-vps", h("ul", { class: "plans" }, vps.map(planCard))),
-      games.length === 0 ? "" : section(t("order.gamePlans"), "plans-game", h("ul", { class: "plans" }, games.map(planCard)))
+      vps.length === 0 ? "" : section(t("order.vpsPlans"), "plans-vps", h("ul", { class: "plans" }, vps.map(planCard(audience)))),
+      games.length === 0 ? "" : section(t("order.gamePlans"), "plans-game", h("ul", { class: "plans" }, games.map(planCard(audience))))
     )
   } catch (error) {
     errors.show(error)
@@ -61,9 +62,11 @@ export const orderFormView: View = async ({ root, params, alive, user }) => {
   const body = h("div", { class: "stack" }, loading())
   root.append(body)
   let plan: Plan | undefined
+  let audience: Plans["audience"] = "anonymous"
   try {
-    const { plans } = await api.get<{ plans: ReadonlyArray<Plan> }>("/api/plans")
-    plan = plans.find((p) => p.id === params["planId"])
+    const listed = await api.get<Plans>("/api/plans")
+    plan = listed.plans.find((p) => p.id === params["planId"])
+    audience = listed.audience
   } catch (error) {
     if (!alive()) return
     body.replaceChildren(h("h1", {}, t("order.title")), h("div", { class: "error-box", role: "alert" }, errorText(error)))
@@ -106,7 +109,20 @@ export const orderFormView: View = async ({ root, params, alive, user }) => {
   const consent = consumer
     ? h("div", { class: "field checkbox" }, expressStart, h("label", { for: "order-express-start" }, t("order.expressStart")))
     : h("p", { class: "hint", "data-testid": "order-pro-note" }, t("order.expressStartProNote"))
-  const submit = h("button", { type: "submit", class: "primary", "data-testid": "order-pay" }, t("order.pay", { price: formatPrice(chosen.priceCents) }))
+  // The amount on the button is the amount the gateway will be asked for: the price including the customer's VAT.
+  let payable = chosen.priceIncludingVatCents
+  const priceLine = h("p", { class: "price", "data-testid": "order-price" }, t("common.perMonth", { price: shownPrice(chosen, audience) }))
+  const submit = h("button", { type: "submit", class: "primary", "data-testid": "order-pay" }, t("order.pay", { price: formatPrice(payable) }))
+  /** Once the billing profile is saved the price may change (another country, a VAT number): shown again. */
+  const repriced = async (): Promise<boolean> => {
+    const listed = await api.get<Plans>("/api/plans")
+    const now = listed.plans.find((p) => p.id === chosen.id)
+    if (now === undefined || now.priceIncludingVatCents === payable) return false
+    payable = now.priceIncludingVatCents
+    priceLine.textContent = t("common.perMonth", { price: shownPrice(now, listed.audience) })
+    submit.textContent = t("order.pay", { price: formatPrice(payable) })
+    return true
+  }
   const form = h("form", { "data-testid": "order-form" }, ...fields, consent, isSandbox() ? h("p", { class: "muted" }, t("order.sandboxNote")) : null, h("p", { class: "hint" }, h("a", { href: "/legal/terms", "data-testid": "order-terms" }, t("order.termsLink"))), errors.el, submit)
   // Where the billing details are asked for when the order needs them (BILLING_PROFILE_REQUIRED): saved, the order goes on.
   const billing = h("section", { class: "card stack", "aria-labelledby": "order-billing-heading", "data-testid": "order-billing", hidden: true })
@@ -119,7 +135,11 @@ export const orderFormView: View = async ({ root, params, alive, user }) => {
         billing.hidden = true
         billing.replaceChildren()
         errors.clear()
-        form.requestSubmit()
+        // A price that changed is paid only once the customer has seen it and pressed the button again.
+        void repriced().then((changed) => {
+          if (changed) announce(t("order.repriced"))
+          else form.requestSubmit()
+        }, (error: unknown) => errors.show(error))
       }))
     billing.hidden = false
     billing.querySelector<HTMLInputElement>("input")?.focus()
@@ -170,6 +190,7 @@ export const orderFormView: View = async ({ root, params, alive, user }) => {
   body.replaceChildren(
     h("h1", {}, t("order.configure", { plan: chosen.name })),
     h("p", { class: "muted" }, spec(chosen)),
+    priceLine,
     h("div", { class: "card" }, form),
     billing,
     h("p", {}, link("/order", t("common.back")))

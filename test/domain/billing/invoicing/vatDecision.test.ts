@@ -4,6 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { computeAmounts } from "../../../../domain/billing/invoicing/amounts.ts"
 import {
   decideVat,
+  ossDecides,
   type OssTotals,
   type VatBuyer,
   type VatRules
@@ -86,4 +87,24 @@ describe("the OSS threshold", () => {
         decideVat({ country: "FR", business: false, vatCheck: "none" }, rules, above, month).countsTowardsOss],
       [2000, false]
     ))
+
+  it("the year's sales decide only for a buyer taxed as a consumer in another member state (ossDecides)", () => {
+    const buyers: ReadonlyArray<VatBuyer> = [
+      { country: "FR", business: false, vatCheck: "none" },
+      { country: "FR", business: true, vatCheck: "valid" },
+      { country: "BE", business: true, vatCheck: "valid" },
+      { country: "BE", business: true, vatCheck: "invalid" },
+      { country: "BE", business: true, vatCheck: "unavailable" },
+      { country: "DE", business: false, vatCheck: "none" },
+      { country: "CH", business: false, vatCheck: "none" }
+    ]
+    const none: OssTotals = { currentYearCents: 0, previousYearCents: 0 }
+    assert.deepStrictEqual(
+      buyers.map((buyer) => [
+        ossDecides(buyer),
+        JSON.stringify(decideVat(buyer, rules, none, month)) !== JSON.stringify(decideVat(buyer, rules, above, month))
+      ]),
+      [[false, false], [false, false], [false, false], [true, true], [true, true], [true, true], [false, false]]
+    )
+  })
 })
