@@ -11,29 +11,32 @@ const fixtures = resolve(import.meta.dirname, "../fixtures")
 
 const svrl = { svrl: "http://purl.oclc.org/dsdl/svrl" }
 
-/**
- * A schematron's broken rules for one document, one line each (`BR-O-02 at /CrossIndustryInvoice[1]/…: [BR-O-02]-An
- * Invoice that…`): the errors (flag `fatal` in EN 16931, no flag in Factur-X), or the warnings. `sef` is the gzipped
- * SEF; the stylesheet reads its code lists (document()) next to it.
- */
+/** A line per broken rule: `BR-O-02 at /CrossIndustryInvoice[1]/…: [BR-O-02]-An Invoice that…`. */
+export interface SchematronReport {
+  /** The rules whose breach makes the document invalid: flag `fatal` in EN 16931, no flag in Factur-X. */
+  readonly errors: ReadonlyArray<string>
+  readonly warnings: ReadonlyArray<string>
+}
+
+/** A schematron run over one document; `sef` is the gzipped SEF, next to the code lists it reads (document()). */
 const schematron = (sef: string) => {
   let stylesheet: object | undefined
   const compiled = (): object => stylesheet ??= JSON.parse(gunzipSync(readFileSync(sef)).toString("utf8")) as object
-  return async (xml: string, kind: "errors" | "warnings" = "errors"): Promise<Array<string>> => {
+  return async (xml: string): Promise<SchematronReport> => {
     const report = await SaxonJS.transform({
       stylesheetInternal: compiled(),
       stylesheetBaseURI: pathToFileURL(sef).href,
       sourceText: xml,
       destination: "document"
     }, "async")
-    const failed = kind === "errors" ? "//svrl:failed-assert[not(@flag = 'warning')]" : "//svrl:failed-assert[@flag = 'warning']"
-    const failures = SaxonJS.XPath.evaluate(
-      `${failed} ! (@id || ' at ' || @location || ': ' || normalize-space(svrl:text))`,
-      report.principalResult,
-      { namespaceContext: svrl, resultForm: "array" }
-    )
-    // The locations name every step by namespace; the prefix-free path is enough to find the element.
-    return failures.map((failure) => failure.replace(/\*:|\[namespace-uri\(\)='[^']*'\]/g, ""))
+    // The locations name every step by its namespace; the prefix-free path is enough to find the element.
+    const failures = (selection: string) =>
+      SaxonJS.XPath.evaluate(
+        `//svrl:failed-assert[${selection}] ! (@id || ' at ' || @location || ': ' || normalize-space(svrl:text))`,
+        report.principalResult,
+        { namespaceContext: svrl, resultForm: "array" }
+      ).map((failure) => failure.replace(/\*:|\[namespace-uri\(\)='[^']*'\]/g, ""))
+    return { errors: failures("not(@flag = 'warning')"), warnings: failures("@flag = 'warning'") }
   }
 }
 
