@@ -31,9 +31,10 @@ const EXEMPTION_TEXT: Record<string, string> = {
   "VATEX-EU-O": "Hors champ d'application de la TVA française"
 }
 
+/** An invoice out of the scope of VAT (category O) states no rate (EN 16931 BR-O-05 for a line; its VAT breakdown likewise). */
 const taxCategory = (category: string, basisPoints: number, exemptionCode: string | null) => ({
   "cbc:ID": category,
-  "cbc:Percent": percent(basisPoints),
+  ...(category === "O" ? {} : { "cbc:Percent": percent(basisPoints) }),
   ...(exemptionCode === null || category === "S"
     ? {}
     : { "cbc:TaxExemptionReasonCode": exemptionCode, "cbc:TaxExemptionReason": EXEMPTION_TEXT[exemptionCode] ?? exemptionCode }),
@@ -46,6 +47,7 @@ const taxCategory = (category: string, basisPoints: number, exemptionCode: strin
  */
 export const toEInvoice = (invoice: Invoice): EInvoice => {
   const { buyer, seller } = invoice
+  const outOfScope = invoice.lines.some((line) => line.vatCategory === "O")
   const withAmount = (key: string, cents: number) => ({ [key]: amount(cents).value, [`${key}@currencyID`]: "EUR" })
   const document = {
     "cbc:CustomizationID": "urn:cen.eu:en16931:2017",
@@ -75,7 +77,9 @@ export const toEInvoice = (invoice: Invoice): EInvoice => {
         "cbc:EndpointID@schemeID": "EM",
         "cac:PartyName": { "cbc:Name": seller.companyName },
         "cac:PostalAddress": address(seller.address),
-        "cac:PartyTaxScheme": [{ "cbc:CompanyID": seller.vatNumber, "cac:TaxScheme": { "cbc:ID": "VAT" } }],
+        // BT-31, the VAT number; an invoice out of the scope of VAT may not state one (BR-O-02), so there the same
+        // number, which French law still asks for, is the seller's tax registration (BT-32, scheme FC).
+        "cac:PartyTaxScheme": [{ "cbc:CompanyID": seller.vatNumber, "cac:TaxScheme": { "cbc:ID": outOfScope ? "FC" : "VAT" } }],
         "cac:PartyLegalEntity": {
           "cbc:RegistrationName": seller.companyName,
           "cbc:CompanyID": seller.siren,

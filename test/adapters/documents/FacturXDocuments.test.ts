@@ -1,5 +1,5 @@
 // Specification of the invoice documents: the CII XML is valid against the official Factur-X 1.09 EN 16931 schema for
-// every kind of document we issue, and the PDF is a Factur-X PDF/A-3 that carries that same XML as factur-x.xml.
+// every kind of document we issue and breaks no rule of the official schematrons (EN 16931, Factur-X), and the PDF is a Factur-X PDF/A-3 that carries that same XML as factur-x.xml.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
@@ -7,6 +7,7 @@ import { join, resolve } from "node:path"
 import { validateXML } from "xmllint-wasm"
 import * as FacturXDocuments from "../../../adapters/documents/FacturXDocuments.ts"
 import { Invoice, InvoiceId } from "../../../domain/billing/invoicing/Invoice.ts"
+import { en16931Failures, facturXFailures } from "../../support/schematrons.ts"
 import { invoiceDraft } from "../../support/invoiceMother.ts"
 import { embeddedFiles } from "../../support/pdfFiles.ts"
 import { PDFDict, PDFDocument, PDFName } from "@cantoo/pdf-lib"
@@ -68,6 +69,18 @@ const frenchCompany = issued({
   buyer: { ...belgianCompany.buyer, companyName: "ELECTRICITE DE FRANCE", vatNumber: "FR03552081317", siren: "552081317", address: { line1: "22-30 avenue de Wagram", line2: null, postcode: "75008", city: "Paris", country: "FR" } }
 })
 
+// Above the OSS threshold, VAT of the consumer's member state.
+const germanConsumer = issued({
+  lines: [{ description: "VPS S", quantity: 1, unitPriceExcludingVatCents: 1000, vatCategory: "S", vatRateBasisPoints: 1900, totalExcludingVatCents: 1000 }],
+  vatBreakdown: [{ vatCategory: "S", vatRateBasisPoints: 1900, baseCents: 1000, vatCents: 190 }],
+  vatCents: 190,
+  totalIncludingVatCents: 1190,
+  taxCountry: "DE",
+  countsTowardsOss: true,
+  language: "en",
+  buyer: { ...issued().buyer, address: { line1: "Unter den Linden 1", line2: null, postcode: "10117", city: "Berlin", country: "DE" } }
+})
+
 const creditNote = issued({
   id: InvoiceId.make("00000000-0000-4000-8000-0000000000c1"),
   kind: "credit_note",
@@ -82,6 +95,7 @@ const cases = [
   ["a Belgian company's reverse-charge invoice (AE, both VAT numbers)", belgianCompany],
   ["a Swiss customer's out-of-scope invoice (O), in English, two units", swiss],
   ["a French company's invoice with its SIREN", frenchCompany],
+  ["a German consumer's invoice at the German rate (S 19 %, OSS)", germanConsumer],
   ["a credit note naming the invoice it corrects", creditNote]
 ] as const
 
@@ -97,6 +111,36 @@ describe("Factur-X documents", () => {
       assert.include(xml, `<ram:GrandTotalAmount>${(invoice.totalIncludingVatCents / 100).toFixed(2)}</ram:GrandTotalAmount>`)
     })
   }
+
+  for (const [name, invoice] of cases) {
+    it(`the XML of ${name} breaks no rule of the EN 16931 and Factur-X schematrons, not even a warning`, async () => {
+      const xml = await Effect.runPromise(documents.xml(invoice))
+      // Neither an error nor a warning.
+      assert.deepStrictEqual(await en16931Failures(xml), { errors: [], warnings: [] })
+      assert.deepStrictEqual(await facturXFailures(xml), { errors: [], warnings: [] })
+    })
+  }
+
+  it("the schematrons report what they find: an out-of-scope invoice stating the seller's VAT number, a superfluous code list id (a warning), a country code that does not exist", async () => {
+    const xml = await Effect.runPromise(documents.xml(swiss))
+    // Out of scope, the seller's number is its tax registration (BT-32, FC), never its VAT identifier (BT-31, VA).
+    assert.include(xml, '<ram:ID schemeID="FC">FR12000000097</ram:ID>')
+    assert.notInclude(xml, "<ram:RateApplicablePercent>")
+    const { errors } = await en16931Failures(xml.replace('schemeID="FC"', 'schemeID="VA"'))
+    assert.strictEqual(errors.length, 1)
+    assert.match(errors[0]!, /^BR-O-02 at \/CrossIndustryInvoice\[1\]\/SupplyChainTradeTransaction\[1\]\/.*: \[BR-O-02\]-An Invoice that contains/)
+    const listed = await en16931Failures(xml.replace("<ram:CategoryCode>O</ram:CategoryCode>", '<ram:CategoryCode listID="UNCL5305">O</ram:CategoryCode>'))
+    assert.deepStrictEqual(listed, {
+      errors: [],
+      warnings: [
+        "CII-DT-045 at /CrossIndustryInvoice[1]/SupplyChainTradeTransaction[1]/IncludedSupplyChainTradeLineItem[1]/SpecifiedLineTradeSettlement[1]/ApplicableTradeTax[1]/CategoryCode[1]: [CII-DT-045] - @listID should not be present"
+      ]
+    })
+    const nowhere = xml.replace("<ram:CountryID>CH</ram:CountryID>", "<ram:CountryID>XX</ram:CountryID>")
+    assert.deepStrictEqual((await facturXFailures(nowhere)).errors, [
+      "FX-SCH-A-000036 at /CrossIndustryInvoice[1]/SupplyChainTradeTransaction[1]/ApplicableHeaderTradeAgreement[1]/BuyerTradeParty[1]/PostalTradeAddress[1]/CountryID[1]: Value of 'ram:CountryID' is not allowed."
+    ])
+  })
 
   it("the XML says what the law asks: reverse charge with its exemption and both VAT numbers; the buyer's SIREN; the corrected invoice", async () => {
     const reverse = await Effect.runPromise(documents.xml(belgianCompany))
