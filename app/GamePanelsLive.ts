@@ -1,6 +1,7 @@
 // GamePanels from the catalog: where a panel is and its two API keys opened from the sealed secrets the catalog file
 // stored (`pterodactyl:<name>:application-key`, `pterodactyl:<name>:client-key`).
 import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
 import { panelSecretNames } from "../domain/catalog/catalogSecrets.ts"
 import { readSecret } from "../domain/secrets/UpstreamCredentials.ts"
 import { dieOnDatabaseOutage } from "../domain/ops/dieOnDatabaseOutage.ts"
@@ -40,7 +41,18 @@ export const make = Effect.gen(function*() {
   // Every panel call asks for its panel: keep the opened answer a few seconds rather than read and decrypt it each
   // time; a catalog change (new URL, rotated key) is seen within that time.
   // The panel port speaks only of the panel: a catalog that cannot be read stays a defect, as it always was.
-  const cache = yield* makeReadCache((name: string) => dieOnDatabaseOutage(load(name)), { ttl: "5 seconds", capacity: 100 })
+  // A panel asked for inside a database transaction (a provisioning step under its lock) is read on that
+  // transaction's connection, past the cache (ReadCache.ts says why: a lookup waiting for a pooled connection the
+  // transactions hold would never come back).
+  const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
+  const cache = yield* makeReadCache((name: string) => dieOnDatabaseOutage(load(name)), {
+    ttl: "5 seconds",
+    capacity: 100,
+    inTransaction: Option.match(sql, {
+      onNone: () => undefined,
+      onSome: (client) => Effect.map(Effect.serviceOption(client.transactionService), Option.isSome)
+    })
+  })
   return GamePanels.of({ get: cache.get })
 })
 
