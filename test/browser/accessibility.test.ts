@@ -4,7 +4,7 @@
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { seriousViolations } from "../support/axe.ts"
-import { byTestId, useChromium } from "../support/chromium.ts"
+import { byTestId, useChromium, signInOnPage } from "../support/chromium.ts"
 import { provisionedGame } from "../support/gameHttp.ts"
 import { PASSWORD, person } from "../support/staff.ts"
 import { startSelfAddressedTestServer } from "../support/testServer.ts"
@@ -19,14 +19,7 @@ afterAll(async () => {
 })
 
 const chromium = useChromium(() => server.url)
-
-const signIn = async (page: Page, email: string) => {
-  await page.goto("/login")
-  await byTestId(page, "login-email").fill(email)
-  await byTestId(page, "login-password").fill(PASSWORD)
-  await byTestId(page, "login-submit").click()
-  await byTestId(page, "dashboard-hello").waitFor()
-}
+const signIn = (page: Page, email: string) => signInOnPage(page, email, PASSWORD)
 
 /** Opens each path (waiting for its heading and the end of loading), in both themes, and gathers what axe finds. */
 const check = async (page: Page, paths: ReadonlyArray<string>) => {

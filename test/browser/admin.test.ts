@@ -3,7 +3,7 @@
 // back-office address.
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { byTestId, useChromium } from "../support/chromium.ts"
+import { byTestId, useChromium, signInOnPage } from "../support/chromium.ts"
 import { PASSWORD, person } from "../support/staff.ts"
 import { startSelfAddressedTestServer } from "../support/testServer.ts"
 import { leakScanner, provisionedVps, signedInCustomer } from "../support/vpsHttp.ts"
@@ -17,14 +17,7 @@ afterAll(async () => {
 })
 
 const chromium = useChromium(() => server.url)
-
-const signIn = async (page: Page, email: string) => {
-  await page.goto("/login")
-  await byTestId(page, "login-email").fill(email)
-  await byTestId(page, "login-password").fill(PASSWORD)
-  await byTestId(page, "login-submit").click()
-  await byTestId(page, "dashboard-hello").waitFor()
-}
+const signIn = (page: Page, email: string) => signInOnPage(page, email, PASSWORD)
 
 describe("the back-office in the browser", () => {
   it("is hidden from a customer: no link, and the panel's not-found page at its addresses", async () => {

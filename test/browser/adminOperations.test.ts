@@ -7,7 +7,7 @@ import { Option, Redacted, Schema } from "effect"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { seriousViolations } from "../support/axe.ts"
-import { byTestId, useChromium } from "../support/chromium.ts"
+import { byTestId, useChromium, signInOnPage } from "../support/chromium.ts"
 import { sandboxesLeakScanner } from "../support/gameHttp.ts"
 import { decodeQuotedPrintable, headerOf, type SmtpSink, startSmtpSink } from "../support/smtpSink.ts"
 import { PASSWORD, person } from "../support/staff.ts"
@@ -31,16 +31,9 @@ afterAll(async () => {
 })
 
 const chromium = useChromium(() => server.url)
+const signIn = (page: Page, email: string) => signInOnPage(page, email, PASSWORD)
 
 const Me = Schema.Struct({ user: Schema.Struct({ id: Schema.String, email: Schema.String }) })
-
-const signIn = async (page: Page, email: string) => {
-  await page.goto("/login")
-  await byTestId(page, "login-email").fill(email)
-  await byTestId(page, "login-password").fill(PASSWORD)
-  await byTestId(page, "login-submit").click()
-  await byTestId(page, "dashboard-hello").waitFor()
-}
 
 /** A customer with a running VPS, and a Chromium page signed in as them. */
 const customerWithVps = async (hostname: string) => {

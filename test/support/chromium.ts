@@ -136,6 +136,15 @@ export const useChromium = (
 /** The element with this data-testid. */
 export const byTestId = (page: Page | Locator, testid: string): Locator => page.locator(`[data-testid="${testid}"]`)
 
+/** Signs in on the panel's own sign-in page, and waits for the dashboard. */
+export const signInOnPage = async (page: Page, email: string, password: string) => {
+  await page.goto("/login")
+  await byTestId(page, "login-email").fill(email)
+  await byTestId(page, "login-password").fill(password)
+  await byTestId(page, "login-submit").click()
+  await byTestId(page, "dashboard-hello").waitFor()
+}
+
 /** The text an xterm.js terminal shows (its DOM renderer's rows), with non-breaking spaces made plain. */
 export const terminalText = async (terminal: Locator): Promise<string> =>
   ((await terminal.locator(".xterm-rows").textContent()) ?? "").replace(/\u00a0/g, " ")
