@@ -73,7 +73,11 @@ describe("the billing page", () => {
     await page.locator("button[type=submit]").click()
     await page.waitForURL(/\/billing/)
     // The payment reaches us by its webhook: give it the time a loaded machine needs (expect.poll waits 1 s by default).
-    await expect.poll(() => words(page), { timeout: 15_000 }).toMatch(/^Renews on /)
+    // The page may have loaded before the webhook arrived: read it again until it says so.
+    await expect.poll(async () => {
+      await page.reload()
+      return words(page)
+    }, { timeout: 15_000 }).toMatch(/^Renews on /)
     await waitForVpsStatus(api, vps.vpsId, "running")
     expect(await byTestId(page, "billing-history").locator("tbody tr").count()).toBe(2)
   })
