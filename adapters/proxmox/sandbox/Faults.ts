@@ -40,6 +40,26 @@ const reasons: Readonly<Record<number, string>> = {
 
 export const defaultFaultMessage = (status: number) => reasons[status] ?? `simulated error ${status}`
 
+/**
+ * What the front does with a request a transport fault caught: answer with a PVE error body, never answer, or drop
+ * the connection. A fault kind is mapped to one of these here, so a new kind needs no change in the front.
+ */
+export type TransportAction =
+  | { readonly _tag: "respond"; readonly status: number; readonly message: string }
+  | { readonly _tag: "hang" }
+  | { readonly _tag: "drop" }
+
+const transportAction = (kind: Exclude<FaultKind, { _tag: "taskFailure" }>): TransportAction => {
+  switch (kind._tag) {
+    case "status":
+      return { _tag: "respond", status: kind.status, message: `${kind.message ?? defaultFaultMessage(kind.status)}\n` }
+    case "hang":
+      return { _tag: "hang" }
+    case "dropConnection":
+      return { _tag: "drop" }
+  }
+}
+
 /** The VMID a `/nodes/{node}/qemu/{vmid}…` path names, if it names one. */
 export const vmidIn = (path: string): number | undefined => {
   const found = /^\/api2\/json\/nodes\/[^/]+\/qemu\/(\d+)(?:\/|$)/.exec(path)?.[1]
@@ -81,12 +101,12 @@ export class Faults {
     if (armed.remaining <= 0) this.armed = this.armed.filter((a) => a !== armed)
   }
 
-  /** A status, hang or drop fault for this request, consumed. */
-  takeTransport(method: string, path: string, query: Readonly<Record<string, unknown>>): Exclude<FaultKind, { _tag: "taskFailure" }> | undefined {
+  /** What a transport fault (status, hang, drop) makes of this request, the fault consumed. */
+  takeTransport(method: string, path: string, query: Readonly<Record<string, unknown>>): TransportAction | undefined {
     const armed = this.find(method, path, query, false)
     if (armed === undefined || armed.fault.kind._tag === "taskFailure") return undefined
     this.consume(armed)
-    return armed.fault.kind
+    return transportAction(armed.fault.kind)
   }
 
   /** The exit status a `taskFailure` fault imposes on this request's task; consumed only when a task is forked. */

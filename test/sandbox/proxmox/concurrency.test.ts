@@ -1,10 +1,9 @@
 // Specification of the sandbox PVE under concurrent use (reference/proxmox.md §5.1–5.3, §5.6): the clone lock while a
 // slow clone runs, VMID races, storage running out, config flocks, and addressing a VM on the wrong node.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
-import { cloneVm, field, type Pve, startSandbox, TOKEN, tokenClient } from "./pveHttp.ts"
+import { cloneVm, field, type Pve, startSandbox, TOKEN, tokenClient, type StartedSandbox } from "./pveHttp.ts"
 
-let sandbox: SandboxProxmox
+let sandbox: StartedSandbox
 let pve: Pve
 
 const GiB = 1024 ** 3

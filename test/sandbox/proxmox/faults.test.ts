@@ -1,10 +1,9 @@
 // Specification of fault injection on the sandbox PVE: injected statuses in PVE's error shape (59x included), hangs,
 // dropped connections and failing tasks, each firing as many times as asked.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
-import { cloneVm, field, type Pve, startSandbox, tokenClient } from "./pveHttp.ts"
+import { cloneVm, field, type Pve, startSandbox, tokenClient, type StartedSandbox } from "./pveHttp.ts"
 
-let sandbox: SandboxProxmox
+let sandbox: StartedSandbox
 let pve: Pve
 
 beforeAll(async () => {
