@@ -224,6 +224,22 @@ describe("error mapping", () => {
         })
     ))
 
+  it.live("a start whose task keeps failing on a lock is unavailable, like a config write on a locked VM", () =>
+    scenario(
+      (pve) => {
+        placeAt(pve)
+        pve.control.editConfig(vm.vmid, { lock: "backup" })
+      },
+      (v, pve) =>
+        Effect.gen(function*() {
+          const error = yield* Effect.flip(v.start(vm))
+          assert.strictEqual(error._tag, "VirtualizationUnavailable")
+          assert.include(error.message, "locked")
+          assert.strictEqual(pve.calls(`POST ${base}/status/start`).length, 3)
+          assert.strictEqual(pve.control.state().vms.find((x) => x.vmid === vm.vmid)?.status, "stopped")
+        })
+    ))
+
   it.live("an unknown cluster is ClusterUnknown", () =>
     scenario(() => undefined, (v) =>
       Effect.gen(function*() {
