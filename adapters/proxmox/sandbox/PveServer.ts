@@ -38,7 +38,7 @@ const record = (sim: Sim, method: string, path: string, query: Record<string, un
   const vmid = vmidIn(path)
   const vmExists = vmid === undefined ? null : sim.cluster.vms.has(vmid)
   const flat = Object.fromEntries(Object.entries(headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])))
-  sim.requests.push({ method, path, query, body, headers: flat, vmExists })
+  sim.requests.push({ method, path, query, body, headers: flat, vmExists, at: sim.clock.now() })
 }
 
 /** PVE holds every 401 back (§1.1); on the simulator's clock. */
@@ -74,7 +74,7 @@ const prepare = (sim: Sim, routes: ReadonlyArray<BoundRoute>, request: ParsedReq
       return sim.tasks.start({
         ...task,
         user: identity?.user ?? "root@pam",
-        ...(injected === undefined ? {} : { injectedFailure: injected.exitStatus })
+        ...(injected === undefined ? {} : { injectedFailure: injected.exitStatus, injectedLog: injected.log })
       }).upid
     }
   }
@@ -134,11 +134,22 @@ export const servePve = (sim: Sim, server: Server): Effect.Effect<void, never, S
     const upgrades = yield* Scope.provide(FiberSet.make<void, never>(), running)
     const runUpgrade = yield* FiberSet.runtime(upgrades)<never>()
 
-    /** Prepares and runs the call as a worker of the simulation; the caller only waits for it. */
-    const answer = (request: ParsedRequest, headers: RequestHeaders): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+    /**
+     * Prepares and runs the call as a worker of the simulation; the caller only waits for it. A call that ran may still
+     * lose its answer to an `answerLost` fault (matched on the query as sent, `rawQuery`).
+     */
+    const answer = (
+      request: ParsedRequest,
+      rawQuery: Record<string, unknown>,
+      headers: RequestHeaders
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
       Effect.try({ try: () => prepare(sim, routes, request, headers), catch: asPveError }).pipe(
         Effect.flatMap(runHandler),
-        Effect.map((result) => jsonResponse(200, "OK", { data: result.data, ...result.extra })),
+        Effect.map((result) => {
+          const ok = { status: 200, reason: "OK", body: { data: result.data, ...result.extra } }
+          const sent = sim.faults.answerOf(request.method, request.path, rawQuery, ok)
+          return jsonResponse(sent.status, sent.reason, sent.body)
+        }),
         Effect.catch((error: PveError) => Effect.as(delayUnauthorized(sim, error), errorResponse(error))),
         // GET never changes durable state; a write call may have, even one that failed after a partial effect.
         Effect.ensuring(Effect.sync(() => {
@@ -153,10 +164,11 @@ export const servePve = (sim: Sim, server: Server): Effect.Effect<void, never, S
       const request = yield* HttpServerRequest.HttpServerRequest
       const method = request.method.toUpperCase()
       const path = decodePath(request.url)
-      const action = sim.faults.takeTransport(method, path, decodeQuery(request.url))
+      const rawQuery = decodeQuery(request.url)
+      const action = sim.faults.takeTransport(method, path, rawQuery)
       if (action !== undefined) {
         // Received all the same: the log counts the calls a fault answered (their body unread).
-        record(sim, method, path, decodeQuery(request.url), {}, request.headers)
+        record(sim, method, path, rawQuery, {}, request.headers)
         return yield* faultAnswer(action, request)
       }
       return yield* readRequest(request).pipe(Effect.matchEffect({
@@ -166,7 +178,7 @@ export const servePve = (sim: Sim, server: Server): Effect.Effect<void, never, S
         },
         onSuccess: (parsed) => {
           record(sim, method, path, parsed.query, parsed.body, request.headers)
-          return answer(parsed, request.headers)
+          return answer(parsed, rawQuery, request.headers)
         }
       }))
     })
@@ -235,7 +247,7 @@ const faultAnswer = (
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   switch (action._tag) {
     case "respond":
-      return Effect.succeed(jsonResponse(action.status, action.message, { data: null, message: action.message }))
+      return Effect.succeed(jsonResponse(action.status, action.reason, action.body))
     case "hang":
       return Effect.interruptible(Effect.never)
     case "drop":
