@@ -353,12 +353,27 @@ export const SessionView = Schema.Struct({
 }).annotate({ identifier: "Session" })
 
 /** A customer's page in the back-office. */
+export const StaffOrderView = Schema.Struct({
+  ...OrderView.fields,
+  userId: Schema.String,
+  updatedAt: Schema.String,
+  /** The failed order an admin retried as this one. */
+  retryOf: Schema.optionalKey(Schema.String),
+  /** The order this failed one was retried as (at most one). */
+  retriedAs: Schema.optionalKey(Schema.String)
+})
+
+/** A page of a customer's orders, newest first; `next`: the cursor of the following page. */
+export const StaffOrderPage = Schema.Struct({ orders: Schema.Array(StaffOrderView), next: Schema.optionalKey(Schema.String) })
+
 export const StaffCustomerPage = Schema.Struct({
   customer: StaffCustomerView,
   /** As the customer saved it; null before their first save. */
   billingProfile: Schema.NullOr(BillingProfileView),
   /** Their latest invoices and credit notes; `next`: GET /api/admin/customers/:id/invoices?after=… for older ones. */
   invoices: Schema.Struct({ invoices: Schema.Array(InvoiceView), next: Schema.optionalKey(Schema.String) }),
+  /** Their latest orders; `next`: GET /api/admin/customers/:id/orders?after=… for older ones. */
+  orders: StaffOrderPage,
   sessions: Schema.Array(SessionView),
   subscriptions: Schema.Array(SubscriptionView),
   audit: AuditPage
@@ -478,7 +493,6 @@ export const ServiceHoldView = Schema.Struct({
   liftReason: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "ServiceHold" })
 
-export const StaffOrderView = Schema.Struct({ ...OrderView.fields, userId: Schema.String, updatedAt: Schema.String })
 
 /** The upstream's live state of a service (its product asked it now); `reachable: false` when it did not answer. */
 export const UpstreamView = Schema.Union([

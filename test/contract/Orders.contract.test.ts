@@ -68,6 +68,8 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
             checkoutUrl: null,
             expiresAt: later(60),
             expressStartRequestedAt: null,
+            retryOf: null,
+            retriedAs: null,
             createdAt: placedAt,
             updatedAt: placedAt
           })
