@@ -18,6 +18,7 @@ import { atOnce } from "../../support/eventually.ts"
 import { noticesOf } from "../../support/recordedNotices.ts"
 import { SimulatedCluster } from "../../support/simulatedCluster.ts"
 import { payOrder, placePaidOrder } from "../../support/simulatedStripe.ts"
+import { labCluster } from "../../support/virtualizationMother.ts"
 import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
@@ -111,7 +112,7 @@ describe("an admin's retry of a failed order", () => {
       yield* catalog.setOnSale("vps-s", true)
       // Someone else's machines fill both nodes.
       for (const [vmid, node] of [[801, "pve1"], [802, "pve2"]] as const) {
-        yield* SimulatedCluster.place({ vmid, node, name: `big-${vmid}`, status: "running", cpus: 4096, memoryBytes: 2 ** 50, diskBytes: 2 ** 50 })
+        yield* SimulatedCluster.place({ cluster: labCluster, vmid, node, name: `big-${vmid}`, status: "running", cpus: 4096, memoryBytes: 2 ** 50, diskBytes: 2 ** 50 })
       }
       assert.deepStrictEqual(yield* Effect.flip(retryOrder(admin, failed.id)), new SoldOut({ planId: "vps-s" }))
       assert.isNull((yield* orderOf(failed.id)).retriedAs)
