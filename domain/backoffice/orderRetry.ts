@@ -33,8 +33,8 @@ export class OrderAlreadyRetried extends Schema.TaggedError<OrderAlreadyRetried>
 /**
  * Retries the failed order `orderId` as a new order awaiting its payment: the plan still on sale (PlanOffSale
  * otherwise, a retired plan included) with room for it (SoldOut), the options checked again by the product, the
- * consumer's express-start request carried with its time; audited as `staff.order_retried`. Then the provider's page
- * for the first month is made and the customer told, with the link to the new order's page.
+ * consumer's express-start request carried with its time; audited as `staff.order_retried`; the provider's page for the
+ * first month made, and the customer told with the link to the new order's page.
  */
 export const retryOrder = Effect.fn("retryOrder")(function*(operator: Operator, orderId: string) {
   const orders = yield* Orders
@@ -48,6 +48,9 @@ export const retryOrder = Effect.fn("retryOrder")(function*(operator: Operator, 
   const { at, expiresAt, options, plan, product, quote } = yield* orderTerms(user.value, failed.planId, failed.options).pipe(
     Effect.catchTag("PlanUnavailable", () => Effect.fail(new PlanOffSale({ planId: failed.planId })))
   )
+  // One transaction: the new order, its audit, its page at the provider and the customer's notice, or none of them. A
+  // provider that cannot be reached leaves nothing behind (503): the failed order can be retried again. Concurrent
+  // retries wait for this one's commit at the unique index, then find its order.
   const retry = yield* (yield* UnitOfWork).transaction(Effect.gen(function*() {
     const made = yield* orders.createRetry({
       id: OrderId.make(yield* (yield* SecureRandom.SecureRandom).uuidV4()),
@@ -63,6 +66,7 @@ export const retryOrder = Effect.fn("retryOrder")(function*(operator: Operator, 
     })
     // Another retry of the same order won the race: this one made nothing.
     if (!made.created) return yield* new OrderAlreadyRetried({ retriedAs: made.order.id })
+    const amountCents = quote.amounts.totalIncludingVatCents
     yield* recordAudit({
       actorId: operator.id,
       actorRole: operator.role,
@@ -71,19 +75,19 @@ export const retryOrder = Effect.fn("retryOrder")(function*(operator: Operator, 
       target: { type: "order", id: failed.id },
       address: operator.address,
       before: { status: failed.status, retriedAs: null },
-      after: { retriedAs: made.order.id, status: made.order.status, planId: failed.planId, amountCents: quote.amounts.totalIncludingVatCents }
+      after: { retriedAs: made.order.id, status: made.order.status, planId: failed.planId, amountCents }
+    })
+    yield* openCheckout(user.value, made.order.id, plan, amountCents, expiresAt)
+    yield* tell({
+      _tag: "OrderRetryOffered",
+      userId: failed.userId,
+      orderId: made.order.id,
+      failedOrderId: failed.id,
+      planName: plan.name,
+      amountCents,
+      payBy: expiresAt
     })
     return made.order
   }))
-  yield* openCheckout(user.value, retry.id, plan, quote.amounts.totalIncludingVatCents, expiresAt)
-  yield* tell({
-    _tag: "OrderRetryOffered",
-    userId: failed.userId,
-    orderId: retry.id,
-    failedOrderId: failed.id,
-    planName: plan.name,
-    amountCents: quote.amounts.totalIncludingVatCents,
-    payBy: expiresAt
-  })
   return Option.getOrThrow(yield* orders.get(retry.id))
 })

@@ -3,7 +3,7 @@
 // customer's payment, the customer e-mailed the link, eight retries at once making one; the customer pays the new
 // order on its page and it completes. Only a failed order, only an admin, at most once, a plan still on sale; the
 // failed order and its retry link to each other on the failed orders' list and on the customer's orders (keyset pages).
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { SandboxPterodactyl } from "../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { AuditPage, OrderView, StaffOrderPage, StaffOrderView } from "../../adapters/http/views.ts"
@@ -11,7 +11,7 @@ import { Browser } from "../support/browser.ts"
 import { paid } from "../support/checkout.ts"
 import { orderGame, sandboxesLeakScanner, sandboxPanelOf } from "../support/gameHttp.ts"
 import { person } from "../support/staff.ts"
-import { startTestServer } from "../support/testServer.ts"
+import { sandboxStripe, startTestServer } from "../support/testServer.ts"
 import { errorCode, expectBody, type LeakScanner, signedInCustomer, waitFor } from "../support/vpsHttp.ts"
 
 let server: Awaited<ReturnType<typeof startTestServer>>
@@ -112,6 +112,21 @@ describe("an admin's retry of a failed order", () => {
     expect(page.orders.orders.map((o) => o.id)).toEqual([retried.id, ada.failed.id])
     expect(errorCode(await support.browser.get(`/api/admin/customers/00000000-0000-4000-8000-000000000000/orders`), 404)).toBe("CUSTOMER_NOT_FOUND")
     expect(errorCode(await support.browser.get(`/api/admin/customers/${ada.id}/orders?limit=0`), 400)).toBe("INVALID_REQUEST")
+  }, 90_000)
+
+  it("leaves nothing behind when the payment provider cannot make the page: the same retry later goes through", async () => {
+    const admin = await person(server, { role: "admin" })
+    const ada = await customerWithFailedOrder("providerdown")
+    await server.runtime.runPromise(Effect.flatMap(sandboxStripe, (stripe) => stripe.control.failNextApiCalls({ times: 10, path: /checkout/ })))
+    expect(errorCode(await retry(admin.browser, ada.failed.id), 503)).toBe("PAYMENT_UNAVAILABLE")
+    const page = expectBody(await admin.browser.get(`/api/admin/customers/${ada.id}/orders`), 200, StaffOrderPage)
+    expect(page.orders.map((o) => [o.id, o.retriedAs])).toEqual([[ada.failed.id, undefined]])
+    const audit = expectBody(await admin.browser.get(`/api/admin/audit?user=${ada.id}&action=staff.order_retried`), 200, AuditPage)
+    expect(audit.events).toEqual([])
+    await server.runtime.runPromise(Effect.flatMap(sandboxStripe, (stripe) => stripe.control.clearFaults))
+    const retried = expectBody(await retry(admin.browser, ada.failed.id), 201, StaffOrderView)
+    expect(retried.retryOf).toBe(ada.failed.id)
+    expect(expectBody(await ada.browser.get(`/api/orders/${retried.id}`), 200, OrderView).checkoutUrl).toBeDefined()
   }, 90_000)
 
   it("refuses a plan taken off sale (409 PLAN_OFF_SALE) and retries it once it is back on sale", async () => {
