@@ -70,8 +70,11 @@ const invoicePageView = (page: { readonly invoices: ReadonlyArray<Invoice>; read
   ...(page.next === null ? {} : { next: page.next })
 })
 
-const orderPageView = (page: { readonly orders: ReadonlyArray<Order>; readonly next: string | null }) => ({
-  orders: page.orders.map(staffOrderView),
+const orderPageView = (page: { readonly orders: ReadonlyArray<{ readonly order: Order; readonly paidAt: Option.Option<Date> }>; readonly next: string | null }) => ({
+  orders: page.orders.map(({ order, paidAt }) => ({
+    ...staffOrderView(order),
+    ...Option.match(paidAt, { onNone: () => ({}), onSome: (at) => ({ paidAt: at.toISOString() }) })
+  })),
   ...(page.next === null ? {} : { next: page.next })
 })
 

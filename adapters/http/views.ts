@@ -363,8 +363,11 @@ export const StaffOrderView = Schema.Struct({
   retriedAs: Schema.optionalKey(Schema.String)
 })
 
-/** A page of a customer's orders, newest first; `next`: the cursor of the following page. */
-export const StaffOrderPage = Schema.Struct({ orders: Schema.Array(StaffOrderView), next: Schema.optionalKey(Schema.String) })
+/** A page of a customer's orders, newest first, each with when it was paid; `next`: the cursor of the following page. */
+export const StaffOrderPage = Schema.Struct({
+  orders: Schema.Array(Schema.Struct({ ...StaffOrderView.fields, paidAt: Schema.optionalKey(Schema.String) })),
+  next: Schema.optionalKey(Schema.String)
+})
 
 export const StaffCustomerPage = Schema.Struct({
   customer: StaffCustomerView,

@@ -3,6 +3,7 @@
 import { Clock, Effect, Option, Schema } from "effect"
 import { BillingProfiles } from "../../ports/BillingProfiles.ts"
 import { CustomerReferences } from "../../ports/CustomerReferences.ts"
+import { Ledger } from "../../ports/Ledger.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { SessionRecords } from "../../ports/SessionRecords.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
@@ -69,12 +70,16 @@ export const INVOICE_PAGE = 20
 /** The orders shown at once on a customer's page (more: a page at a time, by keyset). */
 export const ORDER_PAGE = 20
 
-/** The customer's orders, newest first, `limit` after the cursor `after` (one range of orders_user_created). */
+/**
+ * The customer's orders, newest first, `limit` after the cursor `after` (one range of orders_user_created), each with
+ * when it was paid (one read of the ledger for the page).
+ */
 const listOrders = Effect.fnUntraced(function*(id: UserId, after: string | undefined, limit: number) {
   // One more than asked says whether another page follows.
   const found = yield* (yield* Orders).ofCustomer(id, decodeKeyset(after), limit + 1)
   const { next, rows } = pageOf(found, limit, (o) => ({ at: o.createdAt, id: o.id }))
-  return { orders: rows, next }
+  const paid = yield* (yield* Ledger).paidAt(rows.map((o) => o.id))
+  return { orders: rows.map((order) => ({ order, paidAt: Option.fromNullishOr(paid.get(order.id)) })), next }
 })
 
 /**

@@ -70,6 +70,10 @@ describe("an admin's retry of a failed order in the browser", () => {
     expect(retryId).toMatch(/^[0-9a-f-]{36}$/)
     expect(await retriedAs.textContent()).toBe(`Relancée en tant que commande ${retryId}`)
     expect(await byTestId(page, "ops-retry").count()).toBe(0)
+    // The failed order's service page says so too.
+    await page.goto(`/admin/services/${failed.order.subscriptionId}`)
+    expect(await byTestId(page, "ops-retried-as").getAttribute("data-order")).toBe(retryId)
+    expect(await byTestId(page, "ops-retry").count()).toBe(0)
 
     // The customer's e-mail (French: registered without a language) brings the new order's page.
     const mail = await waitFor("the retry's e-mail by SMTP", async () =>

@@ -105,8 +105,11 @@ describe("an admin's retry of a failed order", () => {
     expect(failed.find((o) => o.id === ada.failed.id)?.retriedAs).toBe(retried.id)
     const first = expectBody(await support.browser.get(`/api/admin/customers/${ada.id}/orders?limit=1`), 200, StaffOrderPage)
     expect(first.orders.map((o) => [o.id, o.status, o.retryOf])).toEqual([[retried.id, "completed", ada.failed.id]])
+    // Each paid, the failed one before its retry.
+    expect(Date.parse(first.orders[0]!.paidAt ?? "")).toBeGreaterThan(Date.parse(first.orders[0]!.createdAt))
     const second = expectBody(await support.browser.get(`/api/admin/customers/${ada.id}/orders?limit=1&after=${first.next}`), 200, StaffOrderPage)
     expect(second.orders.map((o) => [o.id, o.status, o.retriedAs, o.failureReason !== undefined])).toEqual([[ada.failed.id, "failed", retried.id, true]])
+    expect(Date.parse(second.orders[0]!.paidAt ?? "")).toBeLessThan(Date.parse(first.orders[0]!.paidAt ?? ""))
     expect(second.next).toBeUndefined()
     const page = (await support.browser.get(`/api/admin/customers/${ada.id}`)).body as { orders: typeof StaffOrderPage.Type }
     expect(page.orders.orders.map((o) => o.id)).toEqual([retried.id, ada.failed.id])
@@ -127,6 +130,8 @@ describe("an admin's retry of a failed order", () => {
     const retried = expectBody(await retry(admin.browser, ada.failed.id), 201, StaffOrderView)
     expect(retried.retryOf).toBe(ada.failed.id)
     expect(expectBody(await ada.browser.get(`/api/orders/${retried.id}`), 200, OrderView).checkoutUrl).toBeDefined()
+    const listed = expectBody(await admin.browser.get(`/api/admin/customers/${ada.id}/orders`), 200, StaffOrderPage).orders
+    expect(listed.map((o) => [o.id, o.paidAt === undefined])).toEqual([[retried.id, true], [ada.failed.id, false]])
   }, 90_000)
 
   it("refuses a plan taken off sale (409 PLAN_OFF_SALE) and retries it once it is back on sale", async () => {

@@ -160,7 +160,7 @@ const orderRow = (isAdmin: boolean, reload: () => void) => (o: OrderPage["orders
     cell(opsText("ops.orders.step"), `${o.progress.step}/${o.progress.total} ${o.progress.name}`,
       o.failureReason === undefined ? null : h("div", { class: "muted" }, o.failureReason)),
     cell(opsText("ops.customerOrders.created"), h("time", { datetime: o.createdAt }, formatDateTime(o.createdAt))),
-    cell(opsText("ops.customerOrders.changed"), h("time", { datetime: o.updatedAt }, formatDateTime(o.updatedAt))),
+    cell(opsText("ops.customerOrders.paid"), o.paidAt === undefined ? none() : h("time", { datetime: o.paidAt }, formatDateTime(o.paidAt))),
     cell(opsText("ops.customerOrders.retry"), retryPart(o, isAdmin, reload),
       ...(o.subscriptionId === undefined ? [] : [" ", link(`/admin/services/${encodeURIComponent(o.subscriptionId)}`, opsText("ops.orders.service"))])))
 
@@ -170,7 +170,7 @@ const ordersSection = (customerId: string, first: OrderPage, isAdmin: boolean, r
     title: opsText("ops.customerOrders.title"),
     testid: "admin-orders",
     headings: [opsText("ops.customerOrders.order"), opsText("ops.customerOrders.status"), opsText("ops.orders.plan"), opsText("ops.orders.step"),
-      opsText("ops.customerOrders.created"), opsText("ops.customerOrders.changed"), opsText("ops.customerOrders.retry")],
+      opsText("ops.customerOrders.created"), opsText("ops.customerOrders.paid"), opsText("ops.customerOrders.retry")],
     empty: opsText("ops.customerOrders.none"),
     more: opsText("ops.customerOrders.more"),
     first: { rows: first.orders, next: first.next },
