@@ -36,7 +36,6 @@ export const staffOrderView = (o: Order) => ({
   ...orderView(o),
   userId: o.userId,
   updatedAt: o.updatedAt.toISOString(),
-  ...(o.retryOf === null ? {} : { retryOf: o.retryOf }),
   ...(o.retriedAs === null ? {} : { retriedAs: o.retriedAs })
 })
 

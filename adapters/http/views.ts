@@ -108,6 +108,8 @@ export const OrderView = Schema.Struct({
   serviceId: Schema.optionalKey(Schema.String),
   /** The VPS root password: on the owner's first read of the completed order, never again. */
   rootPassword: Schema.optionalKey(Schema.String),
+  /** The failed order (refunded) this one completes: an operator retried it, the customer pays this one. */
+  retryOf: Schema.optionalKey(Schema.String),
   createdAt: Schema.String
 }).annotate({ identifier: "Order" })
 
@@ -357,8 +359,6 @@ export const StaffOrderView = Schema.Struct({
   ...OrderView.fields,
   userId: Schema.String,
   updatedAt: Schema.String,
-  /** The failed order an admin retried as this one. */
-  retryOf: Schema.optionalKey(Schema.String),
   /** The order this failed one was retried as (at most one). */
   retriedAs: Schema.optionalKey(Schema.String)
 })

@@ -86,6 +86,9 @@ describe("an admin's retry of a failed order in the browser", () => {
     const customer = await chromium.newPage()
     await signIn(customer, email)
     await customer.goto(link!)
+    // The page says which order it completes, and that nothing is charged until it is paid here.
+    expect(await byTestId(customer, "order-retry-of").textContent()).toContain(failedId)
+    expect(await seriousViolations(customer)).toEqual([])
     await byTestId(customer, "order-pay-now").click()
     await customer.waitForURL(/\/c\/pay\/cs_test_/)
     await customer.locator("#card").fill("4242424242424242")

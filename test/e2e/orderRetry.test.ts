@@ -81,6 +81,7 @@ describe("an admin's retry of a failed order", () => {
     expect(mail.text).toContain("Rien n'est prélevé sans vous")
     const own = expectBody(await ada.browser.get(`/api/orders/${retried.id}`), 200, OrderView)
     expect(own.status).toBe("awaiting_payment")
+    expect(own.retryOf).toBe(ada.failed.id)
     expect(own.checkoutUrl).toBeDefined()
 
     // Audited, with what changed.
