@@ -10,18 +10,38 @@ import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
 import { UserId } from "../account/User.ts"
 import { recordAudit } from "../audit/record.ts"
-import { OrderId } from "../billing/Billing.ts"
+import { type Order, OrderId } from "../billing/Billing.ts"
 import { OrderNotFound, PlanOffSale } from "../billing/BillingErrors.ts"
 import { openCheckout, orderTerms } from "../billing/Ordering.ts"
 import { tell } from "../billing/serviceNotices.ts"
 import type { Operator } from "./customers.ts"
 
-/** Only a failed order is retried: one paid and delivered, under way, awaiting its payment or expired is not. */
+/**
+ * Only a failed order is retried, or a retry the customer let expire unpaid (its failed order is offered again): one
+ * paid and delivered, under way, awaiting its payment, or a customer's own order that expired is not.
+ */
 export class OrderNotRetryable extends Schema.TaggedError<OrderNotRetryable>()("OrderNotRetryable", { status: Schema.String }) {
   override get message() {
-    return `This order is ${this.status.replace("_", " ")}: only a failed order can be retried.`
+    return `This order is ${this.status.replace("_", " ")}: only a failed order, or a retry that expired unpaid, can be retried.`
   }
 }
+
+/** Whether `order` may be retried (if it was not already). */
+export const retryable = (order: Pick<Order, "status" | "retryOf">) =>
+  order.status === "failed" || (order.status === "expired" && order.retryOf !== null)
+
+/** The failed order at the root of a chain of retries that expired unpaid: the one the customer knows as failed. */
+const failedRoot = (order: Order) =>
+  Effect.gen(function*() {
+    const orders = yield* Orders
+    let current = order
+    while (current.status !== "failed" && current.retryOf !== null) {
+      const before = yield* orders.get(current.retryOf)
+      if (Option.isNone(before)) break
+      current = before.value
+    }
+    return current
+  })
 
 /** The failed order was retried already (once is all): the retry is that order. */
 export class OrderAlreadyRetried extends Schema.TaggedError<OrderAlreadyRetried>()("OrderAlreadyRetried", { retriedAs: Schema.String }) {
@@ -31,7 +51,7 @@ export class OrderAlreadyRetried extends Schema.TaggedError<OrderAlreadyRetried>
 }
 
 /**
- * Retries the failed order `orderId` as a new order awaiting its payment: the plan still on sale (PlanOffSale
+ * Retries the failed order `orderId` (or a retry of it that expired unpaid) as a new order awaiting its payment: the plan still on sale (PlanOffSale
  * otherwise, a retired plan included) with room for it (SoldOut), the options checked again by the product, the
  * consumer's express-start request carried with its time; audited as `staff.order_retried`; the provider's page for the
  * first month made, and the customer told with the link to the new order's page.
@@ -41,7 +61,7 @@ export const retryOrder = Effect.fn("retryOrder")(function*(operator: Operator, 
   const found = yield* orders.get(orderId)
   if (Option.isNone(found)) return yield* new OrderNotFound()
   const failed = found.value
-  if (failed.status !== "failed") return yield* new OrderNotRetryable({ status: failed.status })
+  if (!retryable(failed)) return yield* new OrderNotRetryable({ status: failed.status })
   if (failed.retriedAs !== null) return yield* new OrderAlreadyRetried({ retriedAs: failed.retriedAs })
   const user = yield* (yield* Users).findById(UserId.make(failed.userId))
   if (Option.isNone(user)) return yield* new OrderNotFound()
@@ -82,7 +102,7 @@ export const retryOrder = Effect.fn("retryOrder")(function*(operator: Operator, 
       _tag: "OrderRetryOffered",
       userId: failed.userId,
       orderId: made.order.id,
-      failedOrderId: failed.id,
+      failedOrderId: (yield* failedRoot(failed)).id,
       planName: plan.name,
       amountCents,
       payBy: expiresAt

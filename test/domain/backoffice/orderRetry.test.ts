@@ -1,13 +1,14 @@
 // Specification of an admin's retry of a failed order: the customer keeps their refund; the retry is a new order of
 // the same plan and options (checked again by the product), awaiting the customer's own payment, the express-start
-// request carried; the customer is told with the link; at most one retry; only a failed order; a plan off sale or
-// without room refuses it; paid, the retry is provisioned as any order.
+// request carried; the customer is told with the link; at most one retry; only a failed order (or a retry that expired
+// unpaid); a plan off sale or without room refuses it; paid, the retry is provisioned as any order.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import { UserId } from "../../../domain/account/User.ts"
 import type { Operator } from "../../../domain/backoffice/customers.ts"
 import { OrderAlreadyRetried, OrderNotRetryable, retryOrder } from "../../../domain/backoffice/orderRetry.ts"
 import { OrderNotFound, PlanOffSale, SoldOut } from "../../../domain/billing/BillingErrors.ts"
+import { moveOrder } from "../../../domain/billing/orderMoves.ts"
 import { AuditLog } from "../../../ports/AuditLog.ts"
 import { Catalog } from "../../../ports/Catalog.ts"
 import { Ledger } from "../../../ports/Ledger.ts"
@@ -17,7 +18,7 @@ import { capturedLogs } from "../../support/capturedLogs.ts"
 import { atOnce } from "../../support/eventually.ts"
 import { noticesOf } from "../../support/recordedNotices.ts"
 import { SimulatedCluster } from "../../support/simulatedCluster.ts"
-import { payOrder, placePaidOrder } from "../../support/simulatedStripe.ts"
+import { payOrder, placeAs, placePaidOrder } from "../../support/simulatedStripe.ts"
 import { labCluster } from "../../support/virtualizationMother.ts"
 import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
 
@@ -85,11 +86,28 @@ describe("an admin's retry of a failed order", () => {
       assert.include(again.message, retry.id)
       const notFailed = yield* Effect.flip(retryOrder(admin, retry.id))
       assert.deepStrictEqual(notFailed, new OrderNotRetryable({ status: "awaiting_payment" }))
-      assert.strictEqual(notFailed.message, "This order is awaiting payment: only a failed order can be retried.")
+      assert.strictEqual(notFailed.message, "This order is awaiting payment: only a failed order, or a retry that expired unpaid, can be retried.")
       assert.deepStrictEqual(yield* Effect.flip(retryOrder(admin, "00000000-0000-4000-8000-000000000000")), new OrderNotFound())
       // One e-mail, for the one retry.
       assert.lengthOf(yield* noticesOf("OrderRetryOffered"), 1)
     }).pipe(Effect.provide(env())))
+
+  it.effect("a retry the customer let expire unpaid is retried in turn, the e-mail naming the order that failed; a customer's own expired order is not", () =>
+      Effect.gen(function*() {
+        const failed = yield* failedOrder("retry-5")
+        const first = yield* retryOrder(admin, failed.id)
+        assert.isTrue(yield* moveOrder(first.id, { event: "expired" }, new Date(yield* Clock.currentTimeMillis)))
+        const second = yield* retryOrder(admin, first.id)
+        assert.deepInclude(second, { status: "awaiting_payment", retryOf: first.id, planId: failed.planId, options: failed.options })
+        assert.deepInclude(yield* orderOf(first.id), { status: "expired", retryOf: failed.id, retriedAs: second.id })
+        const told = yield* noticesOf("OrderRetryOffered")
+        assert.deepStrictEqual(told.map((n) => [n.orderId, n.failedOrderId]), [[first.id, failed.id], [second.id, failed.id]])
+        assert.deepStrictEqual(yield* Effect.flip(retryOrder(admin, first.id)), new OrderAlreadyRetried({ retriedAs: second.id }))
+
+        const own = yield* placeAs(alice, "vps-s", vpsOptions("retry-5b"))
+        assert.isTrue(yield* moveOrder(own.id, { event: "expired" }, new Date(yield* Clock.currentTimeMillis)))
+        assert.deepStrictEqual(yield* Effect.flip(retryOrder(admin, own.id)), new OrderNotRetryable({ status: "expired" }))
+      }).pipe(Effect.provide(env())))
 
   it.effect("five retries at once make one order; the others are told which", () =>
     Effect.gen(function*() {

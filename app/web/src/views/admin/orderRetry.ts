@@ -1,6 +1,7 @@
 // A failed order's retry, wherever an operator sees the order (the failed orders, a service's page, a customer's
 // orders): for an admin, "Retry (the customer pays again)" with a confirmation first (POST
-// /api/admin/orders/:id/retry); once retried, the link to its retry; on a retry, the link to the order it retries.
+// /api/admin/orders/:id/retry), and on a retry the customer let expire unpaid; once retried, the link to its retry; on a
+// retry, the link to the order it retries.
 // Orders have no page of their own in the back-office: a link opens the customer's page, which lists their orders.
 import { api, type StaffOrder } from "../../api.ts"
 import { announce, link } from "../../app.ts"
@@ -17,7 +18,7 @@ export const retryPart = (o: StaffOrder, isAdmin: boolean, reload: () => void): 
   if (o.retryOf !== undefined) part.append(orderLink(o, o.retryOf, opsText("ops.retry.retryOf", { id: o.retryOf }), "ops-retry-of"), " ")
   if (o.retriedAs !== undefined) {
     part.append(orderLink(o, o.retriedAs, opsText("ops.retry.retriedAs", { id: o.retriedAs }), "ops-retried-as"))
-  } else if (isAdmin && o.status === "failed") {
+  } else if (isAdmin && (o.status === "failed" || (o.status === "expired" && o.retryOf !== undefined))) {
     const button = h("button", { type: "button", class: "secondary", "data-testid": "ops-retry" }, opsText("ops.retry.button"))
     button.addEventListener("click", () => {
       void (async () => {
