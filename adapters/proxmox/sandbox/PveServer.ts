@@ -169,7 +169,7 @@ export const servePve = (sim: Sim, server: Server): Effect.Effect<void, never, S
       if (action !== undefined) {
         // Received all the same: the log counts the calls a fault answered (their body unread).
         record(sim, method, path, rawQuery, {}, request.headers)
-        return yield* faultAnswer(action, request)
+        return yield* transportAnswer(action, request)
       }
       return yield* readRequest(request).pipe(Effect.matchEffect({
         onFailure: (error) => {
@@ -191,7 +191,7 @@ export const servePve = (sim: Sim, server: Server): Effect.Effect<void, never, S
         const headers = flatHeaders(req.headers)
         const action = sim.faults.takeTransport("GET", path, query)
         record(sim, "GET", path, query, {}, headers)
-        if (action !== undefined) return faultOnSocket(action, socket)
+        if (action !== undefined) return transportOnSocket(action, socket)
         const attempt = Effect.gen(function*() {
           if ((req.method ?? "GET").toUpperCase() !== "GET") return yield* Effect.fail(new PveError(501, "no such uri", undefined, true))
           const prepared = yield* Effect.try({
@@ -241,7 +241,7 @@ export const servePve = (sim: Sim, server: Server): Effect.Effect<void, never, S
  * A transport fault on a request: its answer, or no answer (a hang lasts until the client or the server gives up:
  * interruptible, as effect/http runs a request uninterruptibly).
  */
-const faultAnswer = (
+const transportAnswer = (
   action: TransportAction,
   request: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
@@ -259,7 +259,7 @@ const faultAnswer = (
 }
 
 /** The same on an upgrade request, whose socket is written to directly. */
-const faultOnSocket = (action: TransportAction, socket: Duplex): void => {
+const transportOnSocket = (action: TransportAction, socket: Duplex): void => {
   switch (action._tag) {
     case "respond":
       return writeRaw(socket, new PveError(action.status, action.message))
