@@ -33,11 +33,16 @@ const trackConnections = (server: { on(event: "connection", f: (socket: Duplex) 
 export const serveOnPort = (front: Front, host: string): Effect.Effect<number, never, Scope.Scope> =>
   Effect.gen(function*() {
     const server = createServer()
-    const http = yield* NodeHttpServer.make(() => server, { port: 0, host, websocket, gracefulShutdownTimeout: "100 millis" })
-    yield* http.serve(front)
-    // Added last, so it runs first on close: the listener's own close then has no connection left to wait for.
+    // The listener lives in a scope of its own (its WebSocket server is added to it lazily, at the first upgrade, and
+    // waits for its clients to go), closed after every connection is destroyed.
+    const listening = yield* Scope.fork(yield* Effect.scope)
+    const address = yield* Effect.gen(function*() {
+      const http = yield* NodeHttpServer.make(() => server, { port: 0, host, websocket, gracefulShutdownTimeout: "100 millis" })
+      yield* http.serve(front)
+      return http.address
+    }).pipe(Scope.provide(listening))
     yield* trackConnections(server)
-    return http.address._tag === "UnixPathAddress" ? 0 : http.address.port
+    return address._tag === "UnixPathAddress" ? 0 : address.port
   }).pipe(Effect.orDie)
 
 /** Serves `front` without a listener until the scope closes; a new connection to it for each call. */
