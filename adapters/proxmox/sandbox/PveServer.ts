@@ -10,7 +10,7 @@ import { agentRoutes } from "./agentRoutes.ts"
 import type { Identity } from "./Auth.ts"
 import { clusterRoutes } from "./clusterRoutes.ts"
 import { configRoutes } from "./configRoutes.ts"
-import { defaultFaultMessage, type FaultKind, vmidIn } from "./Faults.ts"
+import { defaultFaultMessage, faultAnswer, type TransportFault, vmidIn } from "./Faults.ts"
 import { decodePath, decodeUrlencoded, parseRequest, type ParsedRequest, sendError, sendJson } from "./httpWire.ts"
 import { powerRoutes } from "./powerRoutes.ts"
 import { fail, paramError, PveError, unknownNode } from "./PveError.ts"
@@ -73,7 +73,7 @@ export class PveServer {
   private record(method: string, path: string, query: Record<string, unknown>, body: Record<string, unknown>, headers: IncomingHttpHeaders) {
     const vmid = vmidIn(path)
     const vmExists = vmid === undefined ? null : this.sim.cluster.vms.has(vmid)
-    this.sim.requests.push({ method, path, query, body, headers: flatHeaders(headers), vmExists })
+    this.sim.requests.push({ method, path, query, body, headers: flatHeaders(headers), vmExists, at: this.sim.clock.now() })
   }
 
   private async delayUnauthorized(error: PveError) {
@@ -111,14 +111,14 @@ export class PveServer {
         return sim.tasks.start({
           ...task,
           user: identity?.user ?? "root@pam",
-          ...(injected === undefined ? {} : { injectedFailure: injected.exitStatus })
+          ...(injected === undefined ? {} : { injectedFailure: injected.exitStatus, injectedLog: injected.log })
         }).upid
       }
     }
     return { route: match.route, context }
   }
 
-  private applyTransportFault(fault: Exclude<FaultKind, { _tag: "taskFailure" }>, socket: Duplex, res?: ServerResponse) {
+  private applyTransportFault(fault: TransportFault, socket: Duplex, res?: ServerResponse) {
     switch (fault._tag) {
       case "hang":
         return
@@ -127,7 +127,7 @@ export class PveServer {
         return
       case "status": {
         const message = `${fault.message ?? defaultFaultMessage(fault.status)}\n`
-        if (res !== undefined) sendJson(res, fault.status, message, { data: null, message })
+        if (res !== undefined) sendJson(res, fault.status, message, faultAnswer(fault).body)
         else writeRaw(socket, new PveError(fault.status, message))
       }
     }
@@ -154,7 +154,8 @@ export class PveServer {
     try {
       const { context, route } = this.prepare(request, req.headers)
       const result: Reply = await route.handle(context)
-      sendJson(res, 200, "OK", { data: result.data, ...result.extra })
+      const answer = this.sim.faults.answerOf(method, path, query, { status: 200, reason: "OK", body: { data: result.data, ...result.extra } })
+      sendJson(res, answer.status, answer.reason, answer.body)
     } catch (e) {
       const error = asPveError(e)
       await this.delayUnauthorized(error)
