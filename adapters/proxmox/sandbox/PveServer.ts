@@ -12,6 +12,7 @@ import { agentRoutes } from "./agentRoutes.ts"
 import type { Identity, RequestHeaders } from "./Auth.ts"
 import { clusterRoutes } from "./clusterRoutes.ts"
 import { configRoutes } from "./configRoutes.ts"
+import { consoleRoutes } from "./consoleRoutes.ts"
 import { type TransportAction, vmidIn } from "./Faults.ts"
 import { asPveError, decodePath, decodeQuery, errorResponse, jsonResponse, type ParsedRequest, readRequest } from "./httpWire.ts"
 import { powerRoutes } from "./powerRoutes.ts"
@@ -124,8 +125,7 @@ export const servePve = (sim: Sim, server: Server): Effect.Effect<void, never, S
       ...snapshotRoutes,
       ...agentRoutes,
       ...taskRoutes,
-      sim.consoles.route,
-      sim.consoles.websocketRoute
+      ...consoleRoutes
     ])
     const scope = yield* Effect.scope
     // Requests, upgrades and workers live in a child scope, closed after the connections are gone (below).
