@@ -134,6 +134,8 @@ export const wingsApp = (sim: Sim): Effect.Effect<HttpServerResponse.HttpServerR
       return yield* consoleUpgrade(sim, url, request)
     }
     recordRequest(sim, "wings", method, url, request.headers)
+    const transport = sim.faults.takeTransport(method, url.pathname, request)
+    if (transport !== undefined) return yield* transport
     const fault = sim.faults.take(method, url.pathname)
     if (fault !== undefined) return wingsAnswer(fault.status, { error: fault.detail ?? "injected failure" })
     if (method === "GET" && url.pathname === "/download/file") return downloadFile(sim, url)
