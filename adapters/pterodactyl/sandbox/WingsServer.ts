@@ -109,6 +109,8 @@ const upload = (sim: Sim, url: URL, request: HttpServerRequest.HttpServerRequest
 /** A console WebSocket: refused before the upgrade (injected failure, unknown server, wrong Origin), else served. */
 const consoleUpgrade = (sim: Sim, url: URL, request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
+    const transport = sim.faults.takeTransport("GET", url.pathname, request)
+    if (transport !== undefined) return yield* transport
     const fault = sim.faults.take("GET", url.pathname)
     if (fault !== undefined) return refusedUpgrade(fault.status, JSON.stringify({ error: fault.detail ?? "injected failure" }))
     const match = WS_PATH.exec(url.pathname)

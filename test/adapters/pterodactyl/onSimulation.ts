@@ -2,15 +2,21 @@
 // SimulatedGamePanel (no socket, the simulation's timers on the Effect Clock), the panel named "p1", the adapter's
 // deadlines and back-off short enough for a suite. What a test checks on the wire, it reads in the simulation's
 // request log; what the panel does wrong, it arms as a fault.
-import { Effect, Logger, Redacted } from "effect"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Effect, Layer, Logger } from "effect"
 import * as SimulatedGamePanel from "../../../adapters/pterodactyl/SimulatedGamePanel.ts"
-import type { PterodactylOptions } from "../../../adapters/pterodactyl/PterodactylGamePanel.ts"
+import { layerWith, type PterodactylOptions } from "../../../adapters/pterodactyl/PterodactylGamePanel.ts"
+import {
+  type SandboxPterodactyl,
+  sandboxPterodactyl,
+  type SandboxPterodactylOptions
+} from "../../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import {
   type PterodactylSimulation,
   PterodactylSimulationInstance,
   type RecordedRequest
 } from "../../../adapters/pterodactyl/sandbox/PterodactylSimulation.ts"
-import { GamePanel, type NewServer, type PanelConnection } from "../../../ports/GamePanel.ts"
+import { GamePanel, type NewServer } from "../../../ports/GamePanel.ts"
 
 /** Fast enough for a suite: 2 retries, short back-off, short deadlines. */
 export const testOptions: Partial<PterodactylOptions> = {
@@ -21,13 +27,6 @@ export const testOptions: Partial<PterodactylOptions> = {
   consoleOpenTimeout: "3 seconds",
   uploadTimeout: "5 seconds"
 }
-
-export const connectionOf = (name: string, sandbox: { readonly url: string; readonly applicationKey: string; readonly clientKey: string }): PanelConnection => ({
-  name,
-  url: sandbox.url,
-  applicationKey: Redacted.make(sandbox.applicationKey),
-  clientKey: Redacted.make(sandbox.clientKey)
-})
 
 /** `f` with the adapter (panel "p1") over a fresh simulation in memory, and that simulation. */
 export const onSimulation = <A, E>(
@@ -43,6 +42,26 @@ export const onSimulation = <A, E>(
     panel: "p1",
     adapter: { ...testOptions, ...options.adapter }
   })), Effect.provide(Logger.layer([])))
+
+/** The adapter (panel "p1") over real sockets, pointed at `sandbox`; silent. */
+export const adapterOver = (sandbox: SandboxPterodactyl, options: Partial<PterodactylOptions> = {}) =>
+  Layer.mergeAll(
+    layerWith({ ...testOptions, ...options }).pipe(
+      Layer.provide(SimulatedGamePanel.onePanel("p1", sandbox)),
+      Layer.provide(NodeHttpClient.layerUndici)
+    ),
+    Logger.layer([])
+  )
+
+/** `f` with the adapter over a fresh simulation on loopback ports (for what only a real socket shows), and it. */
+export const onLoopback = <A, E>(
+  f: (panel: GamePanel["Service"], sandbox: SandboxPterodactyl) => Effect.Effect<A, E>,
+  options: { readonly adapter?: Partial<PterodactylOptions>; readonly simulation?: SandboxPterodactylOptions } = {}
+) =>
+  Effect.gen(function*() {
+    const sandbox = yield* sandboxPterodactyl({ installDurationMs: 0, onWarning: () => {}, ...options.simulation })
+    return yield* Effect.flatMap(GamePanel, (panel) => f(panel, sandbox)).pipe(Effect.provide(adapterOver(sandbox, options.adapter)))
+  }).pipe(Effect.scoped)
 
 /** Recorded requests whose `METHOD /path` starts with `prefix`. */
 export const calls = (sim: PterodactylSimulation, prefix = ""): ReadonlyArray<RecordedRequest> =>
