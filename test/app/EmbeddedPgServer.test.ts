@@ -89,6 +89,31 @@ describe("a connection that vanishes", () => {
   })
 })
 
+describe("a connection that vanishes while it waits for the session", () => {
+  it("runs nothing, lets the next connection in, and does not hold the server's close", async () => {
+    const { server, path } = await serving()
+    const holder = await client(path)
+    const waiter = await client(path)
+    await holder.send(query("BEGIN; CREATE TABLE w (x int)"))
+    // Queued behind the open transaction, then given up (as @effect/sql-pg closes a connection whose interrupted
+    // statement does not answer), and the server sees it gone before the transaction ends.
+    waiter.socket.write(query("INSERT INTO w VALUES (1)"))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    waiter.socket.destroy()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    await holder.send(query("COMMIT"))
+    const next = await client(path)
+    await next.send(query("SELECT count(*) FROM w"))
+    // One row counted, and it says 0: the vanished connection's insert never ran.
+    expect(next.last().toString("latin1")).toMatch(/D\0\0\0\x0b\0\x01\0\0\0\x010/)
+    const closed = await Promise.race([
+      server.close().then(() => "closed"),
+      new Promise((resolve) => setTimeout(() => resolve("still waiting"), 2_000))
+    ])
+    expect(closed).toBe("closed")
+  })
+})
+
 describe("closing the embedded database server", () => {
   it("runs nothing more on PGlite once closed: a batch queued behind another connection's transaction is dropped", async () => {
     const { db, server, path, seen } = await serving()
