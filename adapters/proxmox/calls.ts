@@ -35,7 +35,7 @@ export const call = <S extends Schema.Top & { readonly DecodingServices: never }
   )
 
 /** A task that failed because another operation held the VM or its storage (§5.2, §5.3). */
-export const isLockedTask = (e: CallFailed | TaskFailed) => e._tag === "TaskFailed" && isLocked(e.exitStatus)
+export const isLockedTask = (e: CallFailed | TaskFailed): e is TaskFailed => e._tag === "TaskFailed" && isLocked(e.exitStatus)
 
 /**
  * Sends an asynchronous call and waits for its task (a null answer means it already finished). A task that failed on
