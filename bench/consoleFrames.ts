@@ -114,6 +114,11 @@ const main = async () => {
     const password = "console frames password"
     await call(url, "/api/auth/register", { method: "POST", body: { email, password, accountType: "personal", firstName: "F", lastName: "R" } })
     const cookie = (await call(url, "/api/auth/login", { method: "POST", body: { email, password, rememberMe: false } })).cookie ?? ""
+    await call(url, "/api/billing-profile", {
+      method: "PUT",
+      cookie,
+      body: { name: "F R", address: { line1: "1 rue de la Paix", postcode: "75002", city: "Paris", country: "FR" } }
+    })
     const placed = JSON.parse((await call(url, "/api/orders", {
       method: "POST",
       cookie,

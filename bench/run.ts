@@ -99,7 +99,10 @@ const postJson = (url: string, body: unknown) =>
     signal: AbortSignal.timeout(30_000)
   })
 
-/** Registers a personal account and signs in with "remember me"; returns the session cookie. */
+/** A French consumer's billing details: the bench's orders are charged 20 % VAT. */
+const BILLING_PROFILE = { name: "Bench Mark", address: { line1: "1 rue de la Paix", postcode: "75002", city: "Paris", country: "FR" } }
+
+/** Registers a personal account, signs in with "remember me" and saves billing details; returns the session cookie. */
 const signUp = async (server: RunningServer, database: string): Promise<Target> => {
   const email = `bench-${Date.now()}@example.com`
   const password = randomBytes(18).toString("base64url")
@@ -117,6 +120,14 @@ const signUp = async (server: RunningServer, database: string): Promise<Target> 
   if (cookie === undefined) throw new Error("login set no zh_token cookie")
   const me = await fetch(`${server.url}/api/auth/me`, { headers: { cookie }, signal: AbortSignal.timeout(10_000) })
   if (me.status !== 200) throw new Error(`/api/auth/me with the new session answered ${me.status}`)
+  // Billing details before the first order (POST /api/orders answers 422 BILLING_PROFILE_REQUIRED without them).
+  const profile = await fetch(`${server.url}/api/billing-profile`, {
+    method: "PUT",
+    headers: { cookie, "content-type": "application/json" },
+    body: JSON.stringify(BILLING_PROFILE),
+    signal: AbortSignal.timeout(10_000)
+  })
+  if (profile.status !== 200) throw new Error(`PUT /api/billing-profile answered ${profile.status}: ${await profile.text()}`)
   const subject = await cpuSubject(settings.adminUrl, database, server.pid)
   return { url: server.url, pid: server.pid, cookie, email, password, openCpuWindow: () => openCpuWindow(subject) }
 }

@@ -11,6 +11,7 @@ import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
 import * as PgBillingProfiles from "../adapters/postgres/PgBillingProfiles.ts"
 import * as PgCustomerReferences from "../adapters/postgres/PgCustomerReferences.ts"
 import * as PgInvoices from "../adapters/postgres/PgInvoices.ts"
+import * as PgOrders from "../adapters/postgres/PgOrders.ts"
 import * as PgLedger from "../adapters/postgres/PgLedger.ts"
 import * as PgSessionRecords from "../adapters/postgres/PgSessionRecords.ts"
 import * as PgSubscriptions from "../adapters/postgres/PgSubscriptions.ts"
@@ -112,7 +113,8 @@ export const runScaleBench = async (settings: ScaleBenchSettings, cleanup: Clean
     PgGameServerRecords.layer,
     PgCustomerReferences.layer,
     PgBillingProfiles.layer,
-    PgInvoices.layer
+    PgInvoices.layer,
+    PgOrders.layer
   ).pipe(Layer.provideMerge(sqlLayer))
   const products = Layer.effectDiscard(Effect.gen(function*() {
     const registry = yield* HostedServices

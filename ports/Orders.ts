@@ -1,5 +1,6 @@
 // Orders and their provisioning progress.
 import { Context, type Effect, type Option } from "effect"
+import type { Keyset } from "../domain/billing/keyset.ts"
 import type { Order, OrderId, OrderStatus, PendingCleanup, ServiceKind, SubscriptionId } from "../domain/billing/Billing.ts"
 import type { DatabaseUnavailable } from "./DatabaseUnavailable.ts"
 
@@ -24,22 +25,32 @@ export interface OrderMove {
   readonly recorded: OrderRecorded
 }
 
+/** A new order, as `create` takes it. */
+export interface NewOrder {
+  readonly id: OrderId
+  readonly userId: string
+  /** The plan the customer asked for, which its product accepted (stored as that plan's PlanId). */
+  readonly planId: string
+  readonly kind: ServiceKind
+  readonly options: Record<string, unknown>
+  readonly totalSteps: number
+  /** Unpaid by then, the order expires. */
+  readonly expiresAt: Date
+  /** When the consumer expressly asked for the service to start before the withdrawal period ends (absent: never). */
+  readonly expressStartRequestedAt?: Date | null
+  readonly now: Date
+}
+
 export class Orders extends Context.Service<Orders, {
-  create(order: {
-    readonly id: OrderId
-    readonly userId: string
-    /** The plan the customer asked for, which its product accepted (stored as that plan's PlanId). */
-    readonly planId: string
-    readonly kind: ServiceKind
-    readonly options: Record<string, unknown>
-    readonly totalSteps: number
-    /** Unpaid by then, the order expires. */
-    readonly expiresAt: Date
-    /** When the consumer expressly asked for the service to start before the withdrawal period ends (absent: never). */
-    readonly expressStartRequestedAt?: Date | null
-    readonly now: Date
-  }): Effect.Effect<Order, DatabaseUnavailable>
+  create(order: NewOrder): Effect.Effect<Order, DatabaseUnavailable>
+  /**
+   * A new order retrying the failed order `retryOf`, unless that one was retried already: at most one retry per
+   * failed order, however many are asked for at once (`created` false: `order` is the retry made before).
+   */
+  createRetry(order: NewOrder & { readonly retryOf: OrderId }): Effect.Effect<{ readonly created: boolean; readonly order: Order }, DatabaseUnavailable>
   get(id: string): Effect.Effect<Option.Option<Order>, DatabaseUnavailable>
+  /** The customer's orders, newest first (created_at, then id), `limit` of them after `after` (none: from the newest). */
+  ofCustomer(userId: string, after: Keyset | null, limit: number): Effect.Effect<ReadonlyArray<Order>, DatabaseUnavailable>
   /**
    * One move of the order (domain/billing/orderMoves.ts decides which exist and what each records), as a
    * compare-and-set: applied only while its status is still `from`. False when it is not (another move won the race,

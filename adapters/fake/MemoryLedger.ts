@@ -21,6 +21,13 @@ export const make = Effect.gen(function*() {
       )),
     entry: (id) => Effect.map(Ref.get(entries), (all) => Option.fromNullishOr(all.find((e) => e.id === id))),
     forOrder: (orderId) => select((e) => e.orderId === orderId),
+    paidAt: (orderIds) =>
+      Effect.map(select((e) => e.kind === "charge" && e.subscriptionId !== null && e.orderId !== null && orderIds.includes(e.orderId)), (charges) => {
+        const paid = new Map<string, Date>()
+        // Oldest first: the first charge of each order is kept.
+        for (const e of charges) if (!paid.has(e.orderId!)) paid.set(e.orderId!, e.createdAt)
+        return paid
+      }),
     forSubscription: (subscriptionId) => select((e) => e.subscriptionId === subscriptionId),
     forUser: (userId, after, limit) =>
       Effect.map(select((e) => e.userId === userId), (all) =>

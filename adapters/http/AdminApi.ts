@@ -7,7 +7,7 @@ import { Authentication, type CurrentSession, SessionCookie } from "./AccountsAp
 import { Forbidden, NotFound, ServiceUnavailable, Unauthorized } from "./ApiErrors.ts"
 import { errorBody } from "./ApiErrors.ts"
 import { Line, MissingAnswer, PathId } from "./inputs.ts"
-import { AdminCatalogView, AuditPage, DashboardView, InvoiceView, ViewAsView, PlanSaleView, SecurityEventsPage, StaffCustomerPage, StaffCustomerView } from "./views.ts"
+import { AdminCatalogView, AuditPage, DashboardView, InvoiceView, ViewAsView, PlanSaleView, SecurityEventsPage, StaffCustomerPage, StaffCustomerView, StaffOrderPage } from "./views.ts"
 
 /** The least role an endpoint needs (support reads everything; admin does everything). */
 export class RequiredRole extends Context.Service<RequiredRole, StaffRole>()("zh/http/RequiredRole") {}
@@ -57,6 +57,15 @@ export class AdminCustomersApi extends HttpApiGroup.make("adminCustomers")
         limit: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 })))
       },
       success: Schema.Struct({ invoices: Schema.Array(InvoiceView), next: Schema.optionalKey(Schema.String) }),
+      error: NotFound
+    }),
+    HttpApiEndpoint.get("orders", "/customers/:id/orders", {
+      params: { id: PathId },
+      query: {
+        after: Schema.optionalKey(Line(200)),
+        limit: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100 })))
+      },
+      success: StaffOrderPage,
       error: NotFound
     }),
     HttpApiEndpoint.get("viewAs", "/customers/:id/view-as", { params: { id: PathId }, success: ViewAsView, error: NotFound })

@@ -9,10 +9,20 @@ import { catalogOverview, setPlanOnSale } from "../../domain/backoffice/catalog.
 import { dashboard } from "../../domain/backoffice/dashboard.ts"
 import { viewAsCustomer } from "../../domain/backoffice/viewAs.ts"
 import { withdrawableUntil } from "../../domain/billing/withdrawal.ts"
+import type { Order } from "../../domain/billing/Billing.ts"
 import type { Invoice } from "../../domain/billing/invoicing/Invoice.ts"
-import { customerInvoices, customerPage, endCustomerSessions, INVOICE_PAGE, searchCustomers } from "../../domain/backoffice/customers.ts"
+import {
+  customerInvoices,
+  customerOrders,
+  customerPage,
+  endCustomerSessions,
+  INVOICE_PAGE,
+  ORDER_PAGE,
+  searchCustomers
+} from "../../domain/backoffice/customers.ts"
 import { CurrentSession } from "./AccountsApi.ts"
 import { userView } from "./AccountsHandlers.ts"
+import { staffOrderView } from "./AdminOperationsHandlers.ts"
 import { Api } from "./Api.ts"
 import { mapDomainErrors } from "./errorMapping.ts"
 import { HttpSettings } from "./HttpSettings.ts"
@@ -60,6 +70,14 @@ const invoicePageView = (page: { readonly invoices: ReadonlyArray<Invoice>; read
   ...(page.next === null ? {} : { next: page.next })
 })
 
+const orderPageView = (page: { readonly orders: ReadonlyArray<{ readonly order: Order; readonly paidAt: Option.Option<Date> }>; readonly next: string | null }) => ({
+  orders: page.orders.map(({ order, paidAt }) => ({
+    ...staffOrderView(order),
+    ...Option.match(paidAt, { onNone: () => ({}), onSome: (at) => ({ paidAt: at.toISOString() }) })
+  })),
+  ...(page.next === null ? {} : { next: page.next })
+})
+
 const sessionView = (s: SessionRecord) => ({
   id: s.id,
   createdAt: s.createdAt.toISOString(),
@@ -90,6 +108,7 @@ export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers"
     | Effect.Services<ReturnType<typeof endCustomerSessions>>
     | Effect.Services<ReturnType<typeof viewAsCustomer>>
     | Effect.Services<ReturnType<typeof customerInvoices>>
+    | Effect.Services<ReturnType<typeof customerOrders>>
   >()
   return handlers
     .handle("search", ({ query }) =>
@@ -102,12 +121,15 @@ export const AdminCustomersHandlers = HttpApiBuilder.group(Api, "adminCustomers"
           subscriptions: page.subscriptions.map(subscriptionView),
           audit: pageView(page.audit, auditEventView),
           billingProfile: Option.match(page.billingProfile, { onNone: () => null, onSome: (p) => billingProfileView(p, true) }),
-          invoices: invoicePageView(page.invoices)
+          invoices: invoicePageView(page.invoices),
+          orders: orderPageView(page.orders)
         })),
         mapDomainErrors
       ))
     .handle("invoices", ({ params, query }) =>
       run(customerInvoices(UserId.make(params.id), query.after, query.limit ?? INVOICE_PAGE)).pipe(Effect.map(invoicePageView), mapDomainErrors))
+    .handle("orders", ({ params, query }) =>
+      run(customerOrders(UserId.make(params.id), query.after, query.limit ?? ORDER_PAGE)).pipe(Effect.map(orderPageView), mapDomainErrors))
     .handle("viewAs", ({ params }) =>
       Effect.flatMap(operator, (who) => run(viewAsCustomer(who, UserId.make(params.id)))).pipe(
         Effect.flatMap((seen) => Effect.map(Clock.currentTimeMillis, (now) => ({ seen, now }))),

@@ -6,7 +6,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { RefundReason } from "../../domain/backoffice/refunds.ts"
 import { HoldGround } from "../../domain/billing/ServiceHold.ts"
 import { RequiredRole, StaffAuthentication } from "./AdminApi.ts"
-import { Conflict, NotFound, ServiceUnavailable } from "./ApiErrors.ts"
+import { Conflict, NotFound, ServiceUnavailable, Unprocessable } from "./ApiErrors.ts"
 import { Line, Lines, PathId } from "./inputs.ts"
 import { FindingsView, NoticeView, RefundView, ServiceHoldView, StaffOrderView, StaffPaymentView, StaffServicePage } from "./views.ts"
 
@@ -63,6 +63,15 @@ export class AdminServicesApi extends HttpApiGroup.make("adminServices")
 export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
   .add(
     HttpApiEndpoint.get("failedOrders", "/orders/failed", { success: Schema.Struct({ orders: Schema.Array(StaffOrderView) }) }),
+    HttpApiEndpoint.post("retryOrder", "/orders/:id/retry", {
+      params: { id: PathId },
+      success: StaffOrderView.pipe(HttpApiSchema.status(201)),
+      error: [NotFound, Conflict, ServiceUnavailable, Unprocessable]
+    }).annotate(RequiredRole, "admin").annotateMerge(OpenApi.annotations({
+      description: "Retries a failed order (refunded when it failed) as a new order of the same customer, plan and options, " +
+        "awaiting the customer's payment on its page; the customer is e-mailed the link. At most one retry per failed " +
+        "order: 409 ORDER_NOT_RETRYABLE (not failed), ORDER_ALREADY_RETRIED (details.retriedAs), PLAN_OFF_SALE, PLAN_SOLD_OUT."
+    })),
     HttpApiEndpoint.get("payments", "/customers/:id/payments", {
       params: { id: PathId },
       success: Schema.Struct({ payments: Schema.Array(StaffPaymentView) }),

@@ -6,6 +6,7 @@ import { UserId } from "../../domain/account/User.ts"
 import { customerNotices, resendNotice } from "../../domain/backoffice/notices.ts"
 import { customerPayments, issueRefund } from "../../domain/backoffice/refunds.ts"
 import { suspendService, terminateService, unsuspendService } from "../../domain/backoffice/serviceHolds.ts"
+import { retryOrder } from "../../domain/backoffice/orderRetry.ts"
 import { reconcileService, resumeProvisioning, servicePage } from "../../domain/backoffice/servicePage.ts"
 import type { Order } from "../../domain/billing/Billing.ts"
 import type { ServiceInspection } from "../../domain/billing/HostedService.ts"
@@ -31,7 +32,12 @@ const holdView = (hold: ServiceHold) => ({
   liftReason: hold.liftReason
 })
 
-const staffOrderView = (o: Order) => ({ ...orderView(o), userId: o.userId, updatedAt: o.updatedAt.toISOString() })
+export const staffOrderView = (o: Order) => ({
+  ...orderView(o),
+  userId: o.userId,
+  updatedAt: o.updatedAt.toISOString(),
+  ...(o.retriedAs === null ? {} : { retriedAs: o.retriedAs })
+})
 
 const upstreamView = (live: ServiceInspection) =>
   live.reachable
@@ -85,6 +91,7 @@ export const AdminMoneyHandlers = HttpApiBuilder.group(Api, "adminMoney", Effect
     | Effect.Services<ReturnType<typeof issueRefund>>
     | Effect.Services<ReturnType<typeof customerNotices>>
     | Effect.Services<ReturnType<typeof resendNotice>>
+    | Effect.Services<ReturnType<typeof retryOrder>>
   >()
   return handlers
     .handle("failedOrders", () =>
@@ -94,6 +101,8 @@ export const AdminMoneyHandlers = HttpApiBuilder.group(Api, "adminMoney", Effect
         })),
         mapDomainErrors
       ))
+    .handle("retryOrder", ({ params }) =>
+      Effect.flatMap(operator, (who) => run(retryOrder(who, params.id))).pipe(Effect.map(staffOrderView), mapDomainErrors))
     .handle("payments", ({ params }) =>
       run(customerPayments(UserId.make(params.id))).pipe(
         Effect.map((rows) => ({

@@ -39,6 +39,7 @@ export const orderView = (order: Order, rootPassword?: string) => ({
   ...(order.subscriptionId === null ? {} : { subscriptionId: order.subscriptionId }),
   ...(order.serviceId === null ? {} : { serviceId: order.serviceId }),
   ...(rootPassword === undefined ? {} : { rootPassword }),
+  ...(order.retryOf === null ? {} : { retryOf: order.retryOf }),
   createdAt: order.createdAt.toISOString()
 })
 

@@ -11,6 +11,7 @@ import type { CustomerNotFound } from "../../domain/backoffice/customers.ts"
 import type { NoticeNotFound, NoticeNotResent } from "../../domain/backoffice/notices.ts"
 import type { ChargeNotFound, RefundExceedsCharge, RefundKeyReused, RefundPending } from "../../domain/backoffice/refunds.ts"
 import type { ServiceGone, ServiceNotFound, ServiceNotHeld, ServiceNotOurs } from "../../domain/backoffice/serviceHolds.ts"
+import type { OrderAlreadyRetried, OrderNotRetryable } from "../../domain/backoffice/orderRetry.ts"
 import type { OrderNotResumable } from "../../domain/backoffice/servicePage.ts"
 import type { TooManyConsoles } from "../../domain/consoles/ConsoleAdmission.ts"
 import * as BillingErrors from "../../domain/billing/BillingErrors.ts"
@@ -112,6 +113,8 @@ export type DomainError =
   | ServiceNotHeld
   | ServiceNotOurs
   | OrderNotResumable
+  | OrderNotRetryable
+  | OrderAlreadyRetried
   | BillingErrors.ServiceUpstreamUnavailable
   | ChargeNotFound
   | RefundExceedsCharge
@@ -203,6 +206,8 @@ const table = {
   ServiceNotHeld: own(409, "SERVICE_NOT_HELD"),
   ServiceNotOurs: own(409, "SERVICE_NOT_OURS"),
   OrderNotResumable: own(409, "ORDER_NOT_RESUMABLE"),
+  OrderNotRetryable: own(409, "ORDER_NOT_RETRYABLE"),
+  OrderAlreadyRetried: (e) => answer(409, "ORDER_ALREADY_RETRIED", e.message, { details: { retriedAs: e.retriedAs } }),
   ServiceUpstreamUnavailable: own(503, "SERVICE_UPSTREAM_UNAVAILABLE"),
   ChargeNotFound: own(404, "CHARGE_NOT_FOUND"),
   RefundExceedsCharge: (e) => answer(409, "REFUND_EXCEEDS_CHARGE", e.message, { details: { refundableCents: e.refundableCents } }),

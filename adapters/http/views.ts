@@ -108,6 +108,8 @@ export const OrderView = Schema.Struct({
   serviceId: Schema.optionalKey(Schema.String),
   /** The VPS root password: on the owner's first read of the completed order, never again. */
   rootPassword: Schema.optionalKey(Schema.String),
+  /** The failed order (refunded) this one completes: an operator retried it, the customer pays this one. */
+  retryOf: Schema.optionalKey(Schema.String),
   createdAt: Schema.String
 }).annotate({ identifier: "Order" })
 
@@ -353,12 +355,28 @@ export const SessionView = Schema.Struct({
 }).annotate({ identifier: "Session" })
 
 /** A customer's page in the back-office. */
+export const StaffOrderView = Schema.Struct({
+  ...OrderView.fields,
+  userId: Schema.String,
+  updatedAt: Schema.String,
+  /** The order this failed one was retried as (at most one). */
+  retriedAs: Schema.optionalKey(Schema.String)
+})
+
+/** A page of a customer's orders, newest first, each with when it was paid; `next`: the cursor of the following page. */
+export const StaffOrderPage = Schema.Struct({
+  orders: Schema.Array(Schema.Struct({ ...StaffOrderView.fields, paidAt: Schema.optionalKey(Schema.String) })),
+  next: Schema.optionalKey(Schema.String)
+})
+
 export const StaffCustomerPage = Schema.Struct({
   customer: StaffCustomerView,
   /** As the customer saved it; null before their first save. */
   billingProfile: Schema.NullOr(BillingProfileView),
   /** Their latest invoices and credit notes; `next`: GET /api/admin/customers/:id/invoices?after=… for older ones. */
   invoices: Schema.Struct({ invoices: Schema.Array(InvoiceView), next: Schema.optionalKey(Schema.String) }),
+  /** Their latest orders; `next`: GET /api/admin/customers/:id/orders?after=… for older ones. */
+  orders: StaffOrderPage,
   sessions: Schema.Array(SessionView),
   subscriptions: Schema.Array(SubscriptionView),
   audit: AuditPage
@@ -478,7 +496,6 @@ export const ServiceHoldView = Schema.Struct({
   liftReason: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "ServiceHold" })
 
-export const StaffOrderView = Schema.Struct({ ...OrderView.fields, userId: Schema.String, updatedAt: Schema.String })
 
 /** The upstream's live state of a service (its product asked it now); `reachable: false` when it did not answer. */
 export const UpstreamView = Schema.Union([

@@ -20,6 +20,7 @@ import consumerRights from "./migrations/0017_consumer_rights.ts"
 import operatorActions from "./migrations/0018_operator_actions.ts"
 import planSale from "./migrations/0019_plan_sale.ts"
 import opsAlerts from "./migrations/0020_ops_alerts.ts"
+import orderRetries from "./migrations/0021_order_retries.ts"
 
 const all = {
   "1_accounts": accounts,
@@ -40,7 +41,8 @@ const all = {
   "17_consumer_rights": consumerRights,
   "18_operator_actions": operatorActions,
   "19_plan_sale": planSale,
-  "20_ops_alerts": opsAlerts
+  "20_ops_alerts": opsAlerts,
+  "21_order_retries": orderRetries
 }
 
 export const latestMigrationId = Math.max(...Object.keys(all).map((key) => Number(key.split("_")[0])))

@@ -33,6 +33,14 @@ export const make = Effect.gen(function*() {
     Result: EntryRow,
     execute: (orderId) => sql`SELECT * FROM ledger_entries WHERE order_id = ${orderId} ORDER BY created_at, id`
   })
+  // One lookup of ledger_entries_order_id per order of the page.
+  const paidAt = SqlSchema.findAll({
+    Request: Schema.Array(Schema.String),
+    Result: Schema.Struct({ order_id: Schema.String, paid_at: Schema.Date }),
+    execute: (ids) =>
+      sql`SELECT order_id, min(created_at) AS paid_at FROM ledger_entries
+          WHERE order_id = ANY(${ids}::uuid[]) AND kind = 'charge' AND subscription_id IS NOT NULL GROUP BY order_id`
+  })
   const forSubscription = SqlSchema.findAll({
     Request: Schema.String,
     Result: EntryRow,
@@ -52,6 +60,11 @@ export const make = Effect.gen(function*() {
     record: (entry) => record(entry).pipe(Effect.map((rows) => rows.length === 1), stored),
     entry: (id) => entry(id).pipe(stored),
     forOrder: (orderId) => forOrder(orderId).pipe(stored),
+    paidAt: (orderIds) =>
+      (orderIds.length === 0 ? Effect.succeed([]) : paidAt(orderIds)).pipe(
+        Effect.map((rows) => new Map(rows.map((r) => [r.order_id, r.paid_at] as const))),
+        stored
+      ),
     forSubscription: (subscriptionId) => forSubscription(subscriptionId).pipe(stored),
     forUser: (userId, after, limit) => forUser({ userId, after, limit }).pipe(stored)
   })

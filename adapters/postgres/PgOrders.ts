@@ -1,5 +1,5 @@
 // Orders in Postgres: every move is one compare-and-set UPDATE on the status it leaves (the domain decides the moves).
-import { Effect, Layer, Option, Schema } from "effect"
+import { Cause, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Order, ServiceKind } from "../../domain/billing/Billing.ts"
 import { type OrderRecorded, Orders } from "../../ports/Orders.ts"
@@ -17,7 +17,8 @@ const NewOrder = Schema.Struct({
   totalSteps: Schema.Int,
   expiresAt: Schema.Date,
   expressStartRequestedAt: Schema.optionalKey(Schema.NullOr(Schema.Date)),
-  now: Schema.Date
+  now: Schema.Date,
+  retryOf: Schema.optionalKey(Schema.String)
 })
 const PendingCleanupRow = snakeColumns(
   Schema.Struct({
@@ -43,9 +44,13 @@ const recordedColumns = (recorded: OrderRecorded) =>
     checkout_url: recorded.checkoutUrl
   }).filter(([, value]) => value !== undefined))
 
-/** Every column but the one-time secret, which leaves the table only through takeOneTimeSecret. */
+/**
+ * Every column but the one-time secret, which leaves the table only through takeOneTimeSecret; and the order's retry,
+ * if it has one (one row of the unique index orders_retry_of, migration 21).
+ */
 const columns = "id, user_id, plan_id, kind, options, status, step, total_steps, step_name, failure_reason, " +
-  "subscription_id, service_id, checkout_session, checkout_url, expires_at, express_start_requested_at, created_at, updated_at"
+  "subscription_id, service_id, checkout_session, checkout_url, expires_at, express_start_requested_at, retry_of, " +
+  "(SELECT r.id FROM orders r WHERE r.retry_of = orders.id) AS retried_as, created_at, updated_at"
 
 export const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -56,11 +61,27 @@ export const make = Effect.gen(function*() {
     // jsonb goes in as text cast by the statement: the driver binds strings untyped.
     execute: (o) =>
       sql`INSERT INTO orders (id, user_id, plan_id, kind, options, status, step, total_steps, step_name,
-                              expires_at, express_start_requested_at, created_at, updated_at)
+                              expires_at, express_start_requested_at, retry_of, created_at, updated_at)
           VALUES (${o.id}, ${o.userId}, ${o.planId}, ${o.kind}, ${JSON.stringify(o.options)}::jsonb,
                   'awaiting_payment', 0, ${o.totalSteps}, 'Payment', ${o.expiresAt}, ${o.expressStartRequestedAt ?? null},
-                  ${o.now}, ${o.now})
+                  ${o.retryOf ?? null}, ${o.now}, ${o.now})
+          ON CONFLICT (retry_of) WHERE retry_of IS NOT NULL DO NOTHING
           RETURNING ${sql.unsafe(columns)}`
+  })
+  // A concurrent retry of the same order waits for the first one's commit, then inserts nothing: this finds that one.
+  const retryOf = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: OrderRow,
+    execute: (id) => sql`SELECT ${sql.unsafe(columns)} FROM orders WHERE retry_of = ${id}`
+  })
+  const ofCustomer = SqlSchema.findAll({
+    Request: Schema.Struct({ userId: Schema.String, after: Schema.NullOr(Schema.Struct({ at: Schema.Date, id: Schema.String })), limit: Schema.Int }),
+    Result: OrderRow,
+    // One range of orders_user_created (migration 20), whatever the page's depth.
+    execute: ({ after, limit, userId }) =>
+      sql`SELECT ${sql.unsafe(columns)} FROM orders
+          WHERE user_id = ${userId}${after === null ? sql`` : sql` AND (created_at, id) < (${after.at}, ${after.id})`}
+          ORDER BY created_at DESC, id DESC LIMIT ${limit}`
   })
   const byId = SqlSchema.findOneOption({
     Request: Schema.String,
@@ -107,7 +128,14 @@ export const make = Effect.gen(function*() {
 
   return Orders.of({
     create: (order) => insert(order).pipe(stored),
+    createRetry: (order) =>
+      insert(order).pipe(
+        Effect.map((created) => ({ created: true, order: created })),
+        Effect.catchIf(Cause.isNoSuchElementError, () => Effect.map(retryOf(order.retryOf), (found) => ({ created: false, order: found }))),
+        stored
+      ),
     get: (id) => byId(id).pipe(stored),
+    ofCustomer: (userId, after, limit) => ofCustomer({ userId, after, limit }).pipe(stored),
     transition: (id, move) =>
       sql`UPDATE orders SET ${sql.update({ status: move.to, ...recordedColumns(move.recorded), updated_at: move.now })}
           WHERE id = ${id} AND status = ${move.from} RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), stored),

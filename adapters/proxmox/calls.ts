@@ -4,7 +4,7 @@
 import { type Duration, Effect, type Schema } from "effect"
 import type { TaskFailed } from "../../ports/Virtualization.ts"
 import type { ProxmoxRequest } from "./encoding.ts"
-import { type CallFailed, isLocked, isTransient, retrying, type RetryPolicy } from "./failures.ts"
+import { CallFailed, isLocked, isTransient, retrying, type RetryPolicy } from "./failures.ts"
 import type { ProxmoxSession } from "./ProxmoxSession.ts"
 import { dataAs, TaskId } from "./responses.ts"
 import { type TaskPolling, waitForTask } from "./tasks.ts"
@@ -35,11 +35,13 @@ export const call = <S extends Schema.Top & { readonly DecodingServices: never }
   )
 
 /** A task that failed because another operation held the VM or its storage (§5.2, §5.3). */
-export const isLockedTask = (e: CallFailed | TaskFailed) => e._tag === "TaskFailed" && isLocked(e.exitStatus)
+export const isLockedTask = (e: CallFailed | TaskFailed): e is TaskFailed => e._tag === "TaskFailed" && isLocked(e.exitStatus)
 
 /**
  * Sends an asynchronous call and waits for its task (a null answer means it already finished). A task that failed on
- * a lock is started again, within the retry bound. Returns the task's exit status.
+ * a lock is started again, within the retry bound; a lock still held after the last attempt is the same trouble as a
+ * lock PVE answers at once (a config write's 500 "VM is locked"): the operation is unavailable for now, not refused.
+ * Returns the task's exit status.
  */
 export const runTask = (
   ctx: CallContext,
@@ -56,4 +58,5 @@ export const runTask = (
     }),
     ctx.retry,
     isLockedTask
-  )
+  ).pipe(Effect.catchIf(isLockedTask, (e) =>
+    Effect.fail(new CallFailed({ operation: e.operation, status: 500, detail: e.exitStatus, outcomeUnknown: false }))))

@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS = [
   "staff.refund_issued",
   "staff.notice_resent",
   "staff.provisioning_resumed",
+  "staff.order_retried",
   "staff.service_terminated",
   "catalog.plan_sale_changed",
   "admin.view_as"

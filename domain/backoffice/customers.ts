@@ -3,6 +3,8 @@
 import { Clock, Effect, Option, Schema } from "effect"
 import { BillingProfiles } from "../../ports/BillingProfiles.ts"
 import { CustomerReferences } from "../../ports/CustomerReferences.ts"
+import { Ledger } from "../../ports/Ledger.ts"
+import { Orders } from "../../ports/Orders.ts"
 import { SessionRecords } from "../../ports/SessionRecords.ts"
 import { Subscriptions } from "../../ports/Subscriptions.ts"
 import { UnitOfWork } from "../../ports/UnitOfWork.ts"
@@ -11,6 +13,7 @@ import type { Role } from "../account/Role.ts"
 import { UserId } from "../account/User.ts"
 import { type AuditExtra, type AuditInput, recordAudit } from "../audit/record.ts"
 import { listInvoices } from "../billing/invoicing/viewInvoices.ts"
+import { decodeKeyset, pageOf } from "../billing/keyset.ts"
 import { auditPage } from "./auditTrail.ts"
 
 export class CustomerNotFound extends Schema.TaggedError<CustomerNotFound>()("CustomerNotFound", {}) {
@@ -64,6 +67,21 @@ export const findCustomer = Effect.fnUntraced(function*(id: UserId) {
 /** The invoices and credit notes shown at once on a customer's page (more: a page at a time, by keyset). */
 export const INVOICE_PAGE = 20
 
+/** The orders shown at once on a customer's page (more: a page at a time, by keyset). */
+export const ORDER_PAGE = 20
+
+/**
+ * The customer's orders, newest first, `limit` after the cursor `after` (one range of orders_user_created), each with
+ * when it was paid (one read of the ledger for the page).
+ */
+const listOrders = Effect.fnUntraced(function*(id: UserId, after: string | undefined, limit: number) {
+  // One more than asked says whether another page follows.
+  const found = yield* (yield* Orders).ofCustomer(id, decodeKeyset(after), limit + 1)
+  const { next, rows } = pageOf(found, limit, (o) => ({ at: o.createdAt, id: o.id }))
+  const paid = yield* (yield* Ledger).paidAt(rows.map((o) => o.id))
+  return { orders: rows.map((order) => ({ order, paidAt: Option.fromNullishOr(paid.get(order.id)) })), next }
+})
+
 /**
  * The customer's page: the account, its billing details (as saved: null before the first save), its live sessions,
  * its subscriptions, its latest invoices and credit notes, and the latest of its trail.
@@ -71,16 +89,23 @@ export const INVOICE_PAGE = 20
 export const customerPage = Effect.fn("customerPage")(function*(operator: Operator, id: UserId) {
   const customer = yield* findCustomer(id)
   const now = new Date(yield* Clock.currentTimeMillis)
-  const [sessions, subscriptions, audit, billingProfile, invoices] = yield* Effect.all([
+  const [sessions, subscriptions, audit, billingProfile, invoices, orders] = yield* Effect.all([
     (yield* SessionRecords).listOf(id, now),
     (yield* Subscriptions).forUser(id),
     auditPage({ subjectUserId: id, limit: 20 }),
     (yield* BillingProfiles).get(id),
-    listInvoices(id, undefined, INVOICE_PAGE)
+    listInvoices(id, undefined, INVOICE_PAGE),
+    listOrders(id, undefined, ORDER_PAGE)
   ], { concurrency: "unbounded" })
   // Reading a customer's data is itself accountable (who looked, when, from where).
   yield* operatorActed(operator, id, "staff.customer_viewed")
-  return { customer, sessions, subscriptions, audit, billingProfile, invoices }
+  return { customer, sessions, subscriptions, audit, billingProfile, invoices, orders }
+})
+
+/** Older orders of the customer, a page at a time (the page's own view is what is audited). */
+export const customerOrders = Effect.fn("customerOrders")(function*(id: UserId, after: string | undefined, limit: number) {
+  yield* findCustomer(id)
+  return yield* listOrders(id, after, limit)
 })
 
 /** Older invoices and credit notes of the customer, a page at a time (the page's own view is what is audited). */

@@ -16,7 +16,7 @@ import { ServiceNotFound } from "./serviceHolds.ts"
 export class OrderNotResumable extends Schema.TaggedError<OrderNotResumable>()("OrderNotResumable", { status: Schema.String }) {
   override get message() {
     return this.status === "failed"
-      ? "This order failed and its payment was refunded: nothing is left to resume; the customer orders again."
+      ? "This order failed and its payment was refunded: nothing is left to resume; retry it instead (the customer pays again)."
       : `This order is ${this.status}: only an order still provisioning can be resumed.`
   }
 }

@@ -49,6 +49,10 @@ export class Order extends Schema.Class<Order>("Order")({
    * (withdrawal.ts); null for a professional account, which has no withdrawal right to waive.
    */
   expressStartRequestedAt: Schema.NullOr(Schema.Date),
+  /** The failed order an admin retried as this one (domain/backoffice/orderRetry.ts); null for a customer's order. */
+  retryOf: Schema.NullOr(OrderId),
+  /** The order this failed one was retried as (at most one); null while it is not. */
+  retriedAs: Schema.NullOr(OrderId),
   createdAt: Schema.Date,
   updatedAt: Schema.Date
 }) {}

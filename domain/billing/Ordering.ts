@@ -62,19 +62,9 @@ export const placeOrder = Effect.fn("placeOrder")(function*(
   /** The consumer expressly asked for the service to start before the withdrawal period ends (stored with its time). */
   expressStartRequested = false
 ) {
-  // A platform that cannot take payments refuses the order before anything of it exists.
-  const gateway = yield* PaymentGateway
-  yield* gateway.ready
-  const { options, plan, product } = yield* prepareOrder(planId, rawOptions)
-  // Who is billed, before anything is created: without a billing profile nothing is sold (BillingProfileRequired).
-  yield* billingProfileForSale(user)
-  const at = yield* now
-  // The first month's price for this customer: including VAT, or excluding it under reverse charge or outside the EU.
-  const quote = yield* quotePlanMonth(user, plan, { start: at, end: addMonth(at) })
-  const settings = yield* OrderSettings
+  const { at, expiresAt, options, plan, product, quote } = yield* orderTerms(user, planId, rawOptions)
   const orders = yield* Orders
   const orderId = OrderId.make(yield* (yield* SecureRandom.SecureRandom).uuidV4())
-  const expiresAt = new Date(at.getTime() + Duration.toMillis(settings.paymentWindow))
   yield* orders.create({
     id: orderId,
     userId: user.id,
@@ -94,25 +84,56 @@ export const placeOrder = Effect.fn("placeOrder")(function*(
     target: { type: "order", id: orderId },
     details: { planId, kind: product.kind, amountCents: plan.priceCents }
   })
-
-  const page = orderPageUrl(settings.panelUrl, orderId)
-  const checkout = yield* customerOf(user).pipe(
-    Effect.flatMap((customer) =>
-      gateway.checkout({
-        customer,
-        orderId,
-        description: `${plan.name}, first month`,
-        amountCents: quote.amounts.totalIncludingVatCents,
-        successUrl: page,
-        cancelUrl: page,
-        expiresAt,
-        idempotencyKey: checkoutKey(orderId)
-      })
-    ),
+  // A provider that cannot be reached expires the order at once: no page was given to anyone.
+  yield* openCheckout(user, orderId, plan, quote.amounts.totalIncludingVatCents, expiresAt).pipe(
     Effect.tapError(() => moveOrder(orderId, { event: "expired" }, at))
   )
-  yield* moveOrder(orderId, { event: "checkoutOpened", session: checkout.session, url: checkout.url }, at)
   return Option.getOrThrow(yield* orders.get(orderId))
+})
+
+/**
+ * What a new order of `planId` with `rawOptions` is for `user`, checked before anything of it exists: the platform
+ * can take payments, the plan's product accepts the options (and has room), the customer has a billing profile; then
+ * the first month's price for this customer (including VAT, or excluding it under reverse charge or outside the EU)
+ * and the order's payment deadline.
+ */
+export const orderTerms = Effect.fn("orderTerms")(function*(user: User, planId: string, rawOptions: unknown) {
+  yield* (yield* PaymentGateway).ready
+  const { options, plan, product } = yield* prepareOrder(planId, rawOptions)
+  // Without a billing profile nothing is sold (BillingProfileRequired).
+  yield* billingProfileForSale(user)
+  const at = yield* now
+  const quote = yield* quotePlanMonth(user, plan, { start: at, end: addMonth(at) })
+  const expiresAt = new Date(at.getTime() + Duration.toMillis((yield* OrderSettings).paymentWindow))
+  return { at, expiresAt, options, plan, product, quote }
+})
+
+/**
+ * The provider's hosted page for the order's first month (`amountCents`), made under the key `checkout:<order>` (a
+ * retried creation is the same page), for the customer's account there (created once); the order keeps awaiting its
+ * payment, with the page. It sends the customer back to the order's page, paid or not.
+ */
+export const openCheckout = Effect.fn("openCheckout")(function*(
+  user: User,
+  orderId: OrderId,
+  plan: { readonly name: string },
+  amountCents: number,
+  expiresAt: Date
+) {
+  const page = orderPageUrl((yield* OrderSettings).panelUrl, orderId)
+  const customer = yield* customerOf(user)
+  const checkout = yield* (yield* PaymentGateway).checkout({
+    customer,
+    orderId,
+    description: `${plan.name}, first month`,
+    amountCents,
+    successUrl: page,
+    cancelUrl: page,
+    expiresAt,
+    idempotencyKey: checkoutKey(orderId)
+  })
+  yield* moveOrder(orderId, { event: "checkoutOpened", session: checkout.session, url: checkout.url }, yield* now)
+  return page
 })
 
 /** What is left to do once a payment is recorded (after the transaction commits). */

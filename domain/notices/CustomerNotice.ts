@@ -34,6 +34,23 @@ export type CustomerNotice =
     /** The payment's invoice, attached as its PDF when the e-mail is sent (null: none was issued). */
     readonly invoiceId: string | null
   }
+  /**
+   * An order whose provisioning failed (and which was refunded) can be completed now: an admin retried it as a new
+   * order of the same plan and options, which the customer pays on its page (nothing is charged without them).
+   */
+  | {
+    readonly _tag: "OrderRetryOffered"
+    readonly userId: string
+    /** The new order, to be paid. */
+    readonly orderId: string
+    /** The order that failed. */
+    readonly failedOrderId: string
+    readonly planName: string
+    /** The first month's price, as its page will ask for it. */
+    readonly amountCents: number
+    /** Unpaid by then, the new order expires. */
+    readonly payBy: Date
+  }
   /** The service is delivered: how to reach it (an address, never a password). */
   | {
     readonly _tag: "ServiceReady"

@@ -20,6 +20,14 @@ const StoredNotice = Schema.Union([
     paidAt: At,
     invoiceId: DocumentId
   }),
+  Schema.TaggedStruct("OrderRetryOffered", {
+    userId: Schema.String,
+    orderId: Schema.String,
+    failedOrderId: Schema.String,
+    planName: Schema.String,
+    amountCents: Cents,
+    payBy: At
+  }),
   Schema.TaggedStruct("ServiceReady", { userId: Schema.String, service: Service, address: Schema.String }),
   Schema.TaggedStruct("RenewalReminder", {
     userId: Schema.String,
@@ -109,6 +117,8 @@ export const noticeKey = (notice: CustomerNotice): string => {
   switch (notice._tag) {
     case "OrderPaid":
       return `OrderPaid:${notice.orderId}`
+    case "OrderRetryOffered":
+      return `OrderRetryOffered:${notice.orderId}`
     case "ServiceReady":
       return `ServiceReady:${notice.service.subscriptionId}`
     case "RenewalReminder":

@@ -146,6 +146,26 @@ const compose = (notice: CustomerNotice, language: Language, publicUrl: string):
           action: { label: fr ? "Suivre votre commande" : "Follow your order", url: `${publicUrl}/orders/${encodeURIComponent(notice.orderId)}` }
         }
       }
+    case "OrderRetryOffered":
+      return {
+        subject: fr ? `Votre commande ${notice.planName} peut maintenant être finalisée` : `Your ${notice.planName} order can now be completed`,
+        body: {
+          paragraphs: [
+            fr
+              ? `Votre commande ${notice.failedOrderId} de ${notice.planName} n'a pas pu être livrée et vous a été remboursée. La cause est corrigée : vous pouvez maintenant la finaliser, avec les mêmes options.`
+              : `Your ${notice.planName} order ${notice.failedOrderId} could not be delivered and was refunded to you. The cause is fixed: you can now complete it, with the same options.`,
+            fr
+              ? `Rien n'est prélevé sans vous : la nouvelle commande attend votre paiement sur sa page, avant le ${at(notice.payBy)}. Vous recevrez une facture et un reçu, comme pour toute commande.`
+              : `Nothing is charged without you: the new order awaits your payment on its page, before ${at(notice.payBy)}. You will receive an invoice and a receipt, as for any order.`
+          ],
+          facts: [
+            [w.order, notice.orderId],
+            [fr ? "Commande d'origine" : "Original order", notice.failedOrderId],
+            [w.amount, money(notice.amountCents)]
+          ],
+          action: { label: fr ? "Finaliser la commande" : "Complete the order", url: `${publicUrl}/orders/${encodeURIComponent(notice.orderId)}` }
+        }
+      }
     case "ServiceReady": {
       const plan = notice.service.planName
       const how = notice.service.kind === "vps"

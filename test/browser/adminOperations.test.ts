@@ -100,7 +100,8 @@ describe("the back-office's operations in the browser", () => {
     await byTestId(form, "ops-refund-reason").selectOption("goodwill")
     await form.locator("button[type=submit]").click()
     await byTestId(page, "confirm-ok").click()
-    await expect.poll(() => page.locator("[data-testid=ops-payment][data-kind=refund]").count()).toBe(1)
+    // The page reads the payments again after the refund: give it the time a loaded machine needs (1 s by default).
+    await expect.poll(() => page.locator("[data-testid=ops-payment][data-kind=refund]").count(), { timeout: 15_000 }).toBe(1)
 
     const documents = expectBody(await ada.api.get("/api/invoices"), 200, Schema.Struct({
       invoices: Schema.Array(Schema.Struct({ kind: Schema.String, number: Schema.String, totalIncludingVatCents: Schema.Int }))

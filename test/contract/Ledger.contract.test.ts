@@ -137,6 +137,21 @@ const contract = (name: string, impl: Layer.Layer<Ledger | Subscriptions | Order
         assert.deepStrictEqual(yield* forSubscription(subscriptionId), [first, refund, renewal])
       }))
 
+    it.effect("an order was paid when the charge that started its subscription was recorded; an unusable payment is no payment", () =>
+      Effect.gen(function*() {
+        const ledger = yield* Ledger
+        const paid = yield* purchase
+        const unpaid = yield* purchase
+        // A payment the order could not use (recorded without a subscription, refunded) first, then the one it used.
+        yield* record(paid.entry({ subscriptionId: null, createdAt: later(-5) }))
+        yield* record(paid.entry({ createdAt: later(1) }))
+        yield* record(paid.entry({ kind: "refund", createdAt: later(3) }))
+        yield* record(unpaid.entry({ subscriptionId: null }))
+        const found = yield* ledger.paidAt([paid.orderId, unpaid.orderId, randomUUID()])
+        assert.deepStrictEqual([...found], [[paid.orderId, later(1)]])
+        assert.strictEqual((yield* ledger.paidAt([])).size, 0)
+      }))
+
     it.effect("a charge with no subscription yet is found by its order only", () =>
       Effect.gen(function*() {
         const { entry, orderId, subscriptionId } = yield* purchase

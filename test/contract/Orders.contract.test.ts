@@ -68,6 +68,8 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
             checkoutUrl: null,
             expiresAt: later(60),
             expressStartRequestedAt: null,
+            retryOf: null,
+            retriedAs: null,
             createdAt: placedAt,
             updatedAt: placedAt
           })
@@ -307,6 +309,58 @@ const contract = (name: string, impl: Layer.Layer<Orders | Subscriptions | Users
         const winner = winners[0] ?? -1
         assert.deepInclude(yield* current(order.id), { status: "completed", serviceId: services[winner] ?? null })
         assert.deepStrictEqual(yield* orders.takeOneTimeSecret(order.id), Option.some(`v1:secret-${winner}`))
+      }))
+
+    it.effect("a failed order retried by eight at once gets one retry, which every other one finds; both show the link", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const user = yield* customer
+        const failed = yield* placeOrder(user.id)
+        yield* fail(failed.id, "no capacity", later(1))
+        const retries = Array.from({ length: 8 }, () => OrderId.make(randomUUID()))
+        const outcomes = yield* Effect.all(
+          retries.map((id) =>
+            orders.createRetry({
+              id,
+              userId: user.id,
+              planId: "vps-s",
+              kind: "vps",
+              options,
+              totalSteps: 6,
+              expiresAt: later(120),
+              expressStartRequestedAt: later(0),
+              retryOf: failed.id,
+              now: later(60)
+            })
+          ),
+          { concurrency: "unbounded" }
+        )
+        const created = outcomes.filter((o) => o.created)
+        assert.strictEqual(created.length, 1)
+        const retry = created[0]!.order
+        assert.deepStrictEqual(outcomes.map((o) => o.order.id), retries.map(() => retry.id))
+        assert.deepInclude(retry, { status: "awaiting_payment", retryOf: failed.id, retriedAs: null, expressStartRequestedAt: later(0), options })
+        assert.deepInclude(yield* current(failed.id), { status: "failed", retriedAs: retry.id, retryOf: null })
+        assert.deepInclude(yield* current(retry.id), { retryOf: failed.id })
+        // The losers made nothing.
+        for (const id of retries.filter((id) => id !== retry.id)) assert.isTrue(Option.isNone(yield* orders.get(id)))
+      }))
+
+    it.effect("a customer's orders read newest first, a page at a time after a cursor, and only theirs", () =>
+      Effect.gen(function*() {
+        const orders = yield* Orders
+        const user = yield* customer
+        const other = yield* customer
+        const placed = yield* Effect.forEach([0, 1, 2, 3, 4], (minutes) => placeOrderAt(user.id, minutes))
+        // Two at the same moment: the id breaks the tie.
+        const twin = yield* placeOrderAt(user.id, 4)
+        yield* placeOrderAt(other.id, 2)
+        const newestFirst = [...placed, twin].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1))
+        const first = yield* orders.ofCustomer(user.id, null, 4)
+        assert.deepStrictEqual(first.map((o) => o.id), newestFirst.slice(0, 4).map((o) => o.id))
+        const last = first[3]!
+        const rest = yield* orders.ofCustomer(user.id, { at: last.createdAt, id: last.id }, 4)
+        assert.deepStrictEqual(rest.map((o) => o.id), newestFirst.slice(4).map((o) => o.id))
       }))
 
     it.effect("a pending cleanup is listed from its first mark, counts its failed attempts, and goes once done", () =>

@@ -3,16 +3,10 @@
 // month, they get the acknowledgement (what was declared, the date and the time in Paris) and the refund of 27/30 of
 // the price; the VPS is destroyed through its product and its end told.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-import type { SqlClient } from "effect/sql"
-import * as SmtpMailer from "../../adapters/mail/SmtpMailer.ts"
-import * as PgNoticeRecords from "../../adapters/postgres/PgNoticeRecords.ts"
-import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
 import { UserId } from "../../domain/account/User.ts"
 import { orderAsCustomer, withdrawFromContract } from "../../domain/billing/withdrawal.ts"
-import { layer as NoticesLive } from "../../domain/notices/deliverNotices.ts"
-import { NoticeSettings } from "../../domain/notices/NoticeSettings.ts"
 import { Ledger } from "../../ports/Ledger.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Users } from "../../ports/Users.ts"
@@ -21,6 +15,7 @@ import { billedCustomer } from "../support/invoicing.ts"
 import { payOrder } from "../support/simulatedStripe.ts"
 import { decodeQuotedPrintable, headerOf, type SmtpSink, startSmtpSink } from "../support/smtpSink.ts"
 import { testDatabase } from "../support/testServer.ts"
+import { mailCount as mailCountOf, noticesThrough, pause, until } from "../support/smtpNotices.ts"
 import { newUser } from "../support/userMother.ts"
 import { vpsEnvWith, vpsOptions } from "../support/vpsEnv.ts"
 
@@ -37,26 +32,6 @@ const claire = newUser("claire.withdraws@example.com", {
   language: "fr"
 })
 
-const noticesOn = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =>
-  NoticesLive.pipe(Layer.provideMerge(Layer.mergeAll(
-    Layer.mergeAll(PgNoticeRecords.layer, PgUsers.layer).pipe(Layer.provide(database)),
-    SmtpMailer.layer({ url: Redacted.make(`smtp://127.0.0.1:${sink.port}`), from: "ZH <no-reply@panel.test>" }),
-    Layer.succeed(NoticeSettings, { ...NoticeSettings.defaults, publicUrl: "https://panel.test" })
-  )))
-
-const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
-
-/** Lets the in-memory workflows and the deliveries run until `done`, in real time (at most 20 s). */
-const until = <E, R>(done: Effect.Effect<boolean, E, R>, what: string) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 2_000; i++) {
-      if (yield* done) return
-      yield* Effect.yieldNow
-      yield* pause(10)
-    }
-    return yield* Effect.die(new Error(`${what} never happened`))
-  })
-
 const received = Effect.sync(() =>
   sink.received.map((raw) => ({
     subject: headerOf(raw, "Subject") ?? "",
@@ -64,7 +39,7 @@ const received = Effect.sync(() =>
     body: Buffer.from(decodeQuotedPrintable(raw), "latin1").toString("utf8")
   }))
 )
-const mailCount = (n: number) => until(Effect.map(received, (all) => all.length >= n), `mail ${n}`)
+const mailCount = (n: number) => mailCountOf(sink, n)
 
 /**
  * Monday 1 June 1970, 10:00 in Paris (no summer time then): June has 30 days. Near the test clock's start: setting it
@@ -124,5 +99,5 @@ describe("a consumer's rights, by e-mail through SMTP", () => {
       assert.include(ack, "déclarée le 4 juin 1970 à 10:00 (heure de Paris)")
       assert.include(ack, new Intl.NumberFormat("fr-FR", { style: "currency", currency: "EUR" }).format(withdrawn.refundCents / 100))
       assert.include(body("Remboursement"), "rétractation (renonciation au contrat)")
-    }).pipe(Effect.provide(vpsEnvWith(noticesOn(testDatabase())))), { timeout: 120_000 })
+    }).pipe(Effect.provide(vpsEnvWith(noticesThrough(sink, testDatabase())))), { timeout: 120_000 })
 })

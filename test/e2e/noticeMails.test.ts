@@ -5,12 +5,10 @@
 // them at once: each e-mail received once. And an event told inside a transaction: sent after its commit, never when
 // it rolls back.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Clock, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import * as SmtpMailer from "../../adapters/mail/SmtpMailer.ts"
 import * as FacturXDocuments from "../../adapters/documents/FacturXDocuments.ts"
 import * as PgInvoices from "../../adapters/postgres/PgInvoices.ts"
-import * as PgNoticeRecords from "../../adapters/postgres/PgNoticeRecords.ts"
 import * as PgUnitOfWork from "../../adapters/postgres/PgUnitOfWork.ts"
 import * as PgUsers from "../../adapters/postgres/PgUsers.ts"
 import { UserId } from "../../domain/account/User.ts"
@@ -20,7 +18,7 @@ import { quotePlanMonth, recordCharge, recordRefund } from "../../domain/billing
 import { billedCustomer } from "../support/invoicing.ts"
 import { chargeEntry } from "../support/invoiceMother.ts"
 import { sweepLifecycle } from "../../domain/billing/sweepLifecycle.ts"
-import { layer as NoticesLive, retryDueNotices } from "../../domain/notices/deliverNotices.ts"
+import { retryDueNotices } from "../../domain/notices/deliverNotices.ts"
 import { type CustomerNotice, Notices } from "../../domain/notices/CustomerNotice.ts"
 import { NoticeSettings } from "../../domain/notices/NoticeSettings.ts"
 import { InvoiceDocuments } from "../../ports/InvoiceDocuments.ts"
@@ -33,6 +31,7 @@ import { UnitOfWork } from "../../ports/UnitOfWork.ts"
 import { Users } from "../../ports/Users.ts"
 import { VpsRecords } from "../../ports/VpsRecords.ts"
 import { testDatabase } from "../support/testServer.ts"
+import { mailCount as mailCountOf, noticesThrough, pause, until } from "../support/smtpNotices.ts"
 import { attachmentsOf, decodeQuotedPrintable, headerOf, type SmtpSink, startSmtpSink } from "../support/smtpSink.ts"
 import { embeddedFiles } from "../support/pdfFiles.ts"
 import { newUser } from "../support/userMother.ts"
@@ -51,33 +50,11 @@ const alice = newUser("alice.notices@example.com", {
   language: "fr"
 })
 
-/** One instance's real Notices on `database`, sending through the SMTP sink with a connection of its own. */
-const noticesOn = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =>
-  NoticesLive.pipe(Layer.provideMerge(Layer.mergeAll(
-    Layer.mergeAll(PgNoticeRecords.layer, PgUsers.layer).pipe(Layer.provide(database)),
-    SmtpMailer.layer({ url: Redacted.make(`smtp://127.0.0.1:${sink.port}`), from: "ZH <no-reply@panel.test>" }),
-    Layer.succeed(NoticeSettings, { ...NoticeSettings.defaults, publicUrl: "https://panel.test" })
-  )))
-
-const env = () => vpsEnvWith(noticesOn(testDatabase()))
+const env = () => vpsEnvWith(noticesThrough(sink, testDatabase()))
 
 /** The issued documents on `database` and their renderer, which a receipt's attachment is made from. */
 const documentsOn = <E>(database: Layer.Layer<SqlClient.SqlClient, E>) =>
   Layer.mergeAll(PgInvoices.layer.pipe(Layer.provide(database)), FacturXDocuments.layer)
-
-/** Real time passing (the SMTP exchange is real I/O), the test clock standing still. */
-const pause = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
-
-/** Lets the in-memory workflows and the deliveries run until `done`, in real time (at most 10 s). */
-const until = <E, R>(done: Effect.Effect<boolean, E, R>, what: string) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 1_000; i++) {
-      if (yield* done) return
-      yield* Effect.yieldNow
-      yield* pause(10)
-    }
-    return yield* Effect.die(new Error(`${what} never happened`))
-  })
 
 /** `pdf` opens as a PDF, carries `number` and the factur-x.xml of that document. */
 const expectFacturX = (pdf: Uint8Array, number: string) =>
@@ -89,7 +66,7 @@ const expectFacturX = (pdf: Uint8Array, number: string) =>
   })
 
 const received = Effect.sync(() => sink.received.map((raw) => ({ raw, subject: headerOf(raw, "Subject") ?? "" })))
-const mailCount = (n: number) => until(Effect.map(received, (all) => all.length >= n), `mail ${n}`)
+const mailCount = (n: number) => mailCountOf(sink, n)
 
 describe("the e-mails of a VPS's life, through SMTP", () => {
   it.effect("ready, suspended, final warning, destroyed: each received once, in the customer's language", () =>
@@ -219,7 +196,7 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
         const notices = yield* Notices
         const context = yield* Effect.context<NoticeRecords | NoticeSettings | Users | Mailer | Invoices | InvoiceDocuments>()
         return { send: notices.send, retry: Effect.provideContext(Effect.orDie(retryDueNotices), context) }
-      })).pipe(Layer.provide(noticesOn(database)))
+      })).pipe(Layer.provide(noticesThrough(sink, database)))
     return Layer.mergeAll(instance(First), instance(Second), PgUsers.layer.pipe(Layer.provide(database))).pipe(
       Layer.provide(documentsOn(database))
     )
@@ -290,7 +267,7 @@ describe("the e-mails of a VPS's life, through SMTP", () => {
       assert.deepStrictEqual(sink.received.slice(before).map((raw) => headerOf(raw, "Subject")), ["Refund of €2.00"])
     }).pipe(Effect.provide((() => {
       const database = testDatabase()
-      return Layer.mergeAll(noticesOn(database), PgUnitOfWork.layer.pipe(Layer.provide(database))).pipe(
+      return Layer.mergeAll(noticesThrough(sink, database), PgUnitOfWork.layer.pipe(Layer.provide(database))).pipe(
         Layer.provideMerge(documentsOn(database))
       )
     })())), { timeout: 60_000 })

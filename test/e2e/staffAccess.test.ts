@@ -65,6 +65,8 @@ describe("the role matrix of the back-office", () => {
       "POST /api/admin/services/:id/reconcile",
       "POST /api/admin/services/:id/resume-provisioning",
       "GET /api/admin/orders/failed",
+      "POST /api/admin/orders/:id/retry",
+      "GET /api/admin/customers/:id/orders",
       "GET /api/admin/customers/:id/payments",
       "POST /api/admin/charges/:id/refunds",
       "GET /api/admin/customers/:id/notices",

@@ -1,10 +1,22 @@
-// Injected upstream failures (SandboxControl.inject): answer with a status, never answer, drop the socket, or let the
-// call succeed and make its task fail. Each fault fires `times` times (default 1; `Infinity` until cleared) on requests it matches.
+// Injected upstream failures (SandboxControl.inject): answer with a status, never answer, drop the socket, carry the
+// call out and lose its answer, or let the call succeed and make its task fail. Each fault fires `times` times
+// (default 1; `Infinity` until cleared) on requests it matches.
 export type FaultKind =
-  | { readonly _tag: "status"; readonly status: number; readonly message?: string }
+  /** An error answer instead of the call: `errors` as a 400's parameter errors (`{ upid: "no such task" }`, §2.3). */
+  | { readonly _tag: "status"; readonly status: number; readonly message?: string; readonly errors?: Readonly<Record<string, string>> }
   | { readonly _tag: "hang" }
-  | { readonly _tag: "taskFailure"; readonly exitStatus: string }
+  /** The task stops with `exitStatus`, its work undone, after writing `log` (default none) before its last line. */
+  | { readonly _tag: "taskFailure"; readonly exitStatus: string; readonly log?: ReadonlyArray<string> }
   | { readonly _tag: "dropConnection" }
+  /**
+   * The call is carried out (a clone forked, a snapshot taken) but its answer is lost on the way back: the client gets
+   * `status` instead, as pveproxy answers 596/599 when a proxied call outlives it while the operation finishes on the
+   * node (reference/proxmox.md §2.2, "outcome unknown").
+   */
+  | { readonly _tag: "answerLost"; readonly status: number; readonly message?: string }
+
+/** A fault answered before the call runs. */
+export type TransportFault = Exclude<FaultKind, { _tag: "taskFailure" } | { _tag: "answerLost" }>
 
 export interface Fault {
   /**
@@ -40,6 +52,42 @@ const reasons: Readonly<Record<number, string>> = {
 
 export const defaultFaultMessage = (status: number) => reasons[status] ?? `simulated error ${status}`
 
+/** The JSON answer of a `status` or `answerLost` fault: status, reason phrase (the message's first line) and body. */
+export const faultAnswer = (
+  fault: Extract<FaultKind, { _tag: "status" | "answerLost" }>
+): { readonly status: number; readonly reason: string; readonly body: Record<string, unknown> } => {
+  const message = `${fault.message ?? defaultFaultMessage(fault.status)}\n`
+  const errors = fault._tag === "status" && fault.errors !== undefined ? { errors: fault.errors } : {}
+  return { status: fault.status, reason: message.split("\n")[0] ?? "", body: { data: null, ...errors, message } }
+}
+
+/**
+ * What the front does with a request a transport fault caught: answer with a PVE error (`body` on a request, the
+ * status line and `message` on a WebSocket upgrade), never answer, or drop the connection. A fault kind is mapped to
+ * one of these here, so a new kind needs no change in the front.
+ */
+export type TransportAction =
+  | {
+    readonly _tag: "respond"
+    readonly status: number
+    readonly reason: string
+    readonly message: string
+    readonly body: Record<string, unknown>
+  }
+  | { readonly _tag: "hang" }
+  | { readonly _tag: "drop" }
+
+const transportAction = (fault: TransportFault): TransportAction => {
+  switch (fault._tag) {
+    case "status":
+      return { _tag: "respond", message: `${fault.message ?? defaultFaultMessage(fault.status)}\n`, ...faultAnswer(fault) }
+    case "hang":
+      return { _tag: "hang" }
+    case "dropConnection":
+      return { _tag: "drop" }
+  }
+}
+
 /** The VMID a `/nodes/{node}/qemu/{vmid}…` path names, if it names one. */
 export const vmidIn = (path: string): number | undefined => {
   const found = /^\/api2\/json\/nodes\/[^/]+\/qemu\/(\d+)(?:\/|$)/.exec(path)?.[1]
@@ -62,9 +110,15 @@ export class Faults {
     this.armed = []
   }
 
-  private find(method: string, path: string, query: Readonly<Record<string, unknown>>, wantTask: boolean): Armed | undefined {
+  private find(
+    method: string,
+    path: string,
+    query: Readonly<Record<string, unknown>>,
+    stage: "transport" | "taskFailure" | "answerLost"
+  ): Armed | undefined {
     return this.armed.find(({ fault, remaining }) => {
-      if (remaining <= 0 || (fault.kind._tag === "taskFailure") !== wantTask) return false
+      const at = fault.kind._tag === "taskFailure" || fault.kind._tag === "answerLost" ? fault.kind._tag : "transport"
+      if (remaining <= 0 || at !== stage) return false
       if (fault.match.method !== undefined && fault.match.method.toUpperCase() !== method) return false
       if (Object.entries(fault.match.query ?? {}).some(([name, value]) => String(query[name]) !== value)) return false
       if (fault.match.vm === "exists") {
@@ -81,18 +135,39 @@ export class Faults {
     if (armed.remaining <= 0) this.armed = this.armed.filter((a) => a !== armed)
   }
 
-  /** A status, hang or drop fault for this request, consumed. */
-  takeTransport(method: string, path: string, query: Readonly<Record<string, unknown>>): Exclude<FaultKind, { _tag: "taskFailure" }> | undefined {
-    const armed = this.find(method, path, query, false)
-    if (armed === undefined || armed.fault.kind._tag === "taskFailure") return undefined
+  /** What a transport fault (status, hang, drop) makes of this request, the fault consumed. */
+  takeTransport(method: string, path: string, query: Readonly<Record<string, unknown>>): TransportAction | undefined {
+    const armed = this.find(method, path, query, "transport")
+    const kind = armed?.fault.kind
+    if (armed === undefined || kind === undefined || kind._tag === "taskFailure" || kind._tag === "answerLost") return undefined
     this.consume(armed)
-    return armed.fault.kind
+    return transportAction(kind)
+  }
+
+  /**
+   * The answer a call that has run gives: `answer` itself, or an `answerLost` fault's error in its place (consumed).
+   * Decided after the call, so what the call did stays done.
+   */
+  answerOf(
+    method: string,
+    path: string,
+    query: Readonly<Record<string, unknown>>,
+    answer: { readonly status: number; readonly reason: string; readonly body: Record<string, unknown> }
+  ): { readonly status: number; readonly reason: string; readonly body: Record<string, unknown> } {
+    const armed = this.find(method, path, query, "answerLost")
+    if (armed === undefined || armed.fault.kind._tag !== "answerLost") return answer
+    this.consume(armed)
+    return faultAnswer(armed.fault.kind)
   }
 
   /** The exit status a `taskFailure` fault imposes on this request's task; consumed only when a task is forked. */
-  taskFailure(method: string, path: string, query: Readonly<Record<string, unknown>>): { readonly exitStatus: string; consume(): void } | undefined {
-    const armed = this.find(method, path, query, true)
+  taskFailure(
+    method: string,
+    path: string,
+    query: Readonly<Record<string, unknown>>
+  ): { readonly exitStatus: string; readonly log: ReadonlyArray<string>; consume(): void } | undefined {
+    const armed = this.find(method, path, query, "taskFailure")
     if (armed === undefined || armed.fault.kind._tag !== "taskFailure") return undefined
-    return { exitStatus: armed.fault.kind.exitStatus, consume: () => this.consume(armed) }
+    return { exitStatus: armed.fault.kind.exitStatus, log: armed.fault.kind.log ?? [], consume: () => this.consume(armed) }
   }
 }

@@ -16,6 +16,8 @@ export interface RecordedRequest {
   readonly headers: Readonly<Record<string, string>>
   /** Whether the VM the path names (`/nodes/{node}/qemu/{vmid}…`) existed when the request arrived; null: it names none. */
   readonly vmExists: boolean | null
+  /** When it arrived, in ms on the simulated clock (SimClock.now). */
+  readonly at: number
 }
 
 export interface Sim {

@@ -38,6 +38,8 @@ export interface TaskRequest {
   begin(log: Log): TaskWork
   /** An exit status forced by an injected `taskFailure` fault. */
   readonly injectedFailure?: string
+  /** Lines an injected failure writes to the log before its last line. */
+  readonly injectedLog?: ReadonlyArray<string>
 }
 
 export const defaultTaskDurations: Readonly<Record<string, number>> = {
@@ -148,6 +150,7 @@ export class Tasks {
         const warning = injected !== undefined && /^WARNINGS: \d+$/.test(injected)
         if (injected !== undefined && injected !== "OK" && !warning) {
           work.abort?.()
+          for (const line of request.injectedLog ?? []) log(line)
           end(injected)
           return
         }
@@ -165,7 +168,7 @@ export class Tasks {
     }
     if (flock === undefined || flock.tryAcquire()) run()
     else {
-      void flock.acquire(FLOCK_WAIT_MS, this.clock).then((held) => {
+      flock.request(FLOCK_WAIT_MS, this.clock, (held) => {
         if (held) run()
         else this.stop(record, flockTimeout(request.flockVmid ?? 0))
       })

@@ -1,162 +1,153 @@
-// The provisioning and end-of-life calls of a VPS, specified against a scripted PVE on loopback: the template clone
+// The provisioning and end-of-life calls of a VPS, specified against the simulated PVE in memory: the template clone
 // and its VMID races, cloud-init configuration with PVE's encodings, power, and destruction (reference/proxmox.md §3,
 // §5).
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
-import { type MachineCreation, type Virtualization } from "../../../ports/Virtualization.ts"
-import { base, cloudInit, missingConfig, replyTask, scenario, type Stub, vm } from "./stubPve.ts"
+import { Effect, Fiber, Schedule } from "effect"
+import { type MachineCreation, Virtualization } from "../../../ports/Virtualization.ts"
+import { adapterLayer, base, cloudInit, clusterAt, inMemory, type Pve, placeAt, scenario, template, vm } from "./simulatedPve.ts"
+
+const GiB = 1024 ** 3
+const vmOf = (pve: Pve, vmid = vm.vmid) => pve.control.state().vms.find((x) => x.vmid === vmid)
+const description = (order: string) => `Managed by ZH hosting for one customer's VPS: do not edit, move or delete it here.\nzh-order: ${order}`
 
 describe("createMachine", () => {
-  const template = { cluster: "c1", node: "pve1", vmid: 9000 }
   const create = (v: Virtualization["Service"], order = "o-101") =>
     v.createMachine(order, { cluster: "c1", node: "pve1", template, name: "vps-101", storage: "local-lvm" })
   const clonePath = "POST /nodes/pve1/qemu/9000/clone"
-  const configOf = (vmid: number) => `GET /nodes/pve1/qemu/${vmid}/config`
-  const missing = (vmid: number) => ({ status: 500, message: `Configuration file 'nodes/pve1/qemu-server/${vmid}.conf' does not exist` })
-  /** VMIDs 101 and 102 hold nothing, on the node or anywhere in the cluster. */
-  const nothingThere = (stub: Stub) => {
-    stub.route(configOf(101), () => missing(101))
-    stub.route(configOf(102), () => missing(102))
-    stub.route("GET /cluster/nextid", (request) => ({ data: request.query.get("vmid") }))
-  }
+  const clone = /\/qemu\/9000\/clone$/
   const created = (vmid: number): MachineCreation => ({ _tag: "Created", vm: { cluster: "c1", node: "pve1", vmid } })
+  const someoneElses = (pve: Pve, vmid: number, node = "pve1") => placeAt(pve, { vmid, node, name: `other-${vmid}` })
 
   it.live("clones the template into the first VMID of our range, to the target storage, with our stamp in its description", () =>
     scenario(
-      (stub) => {
-        nothingThere(stub)
-        replyTask(stub, clonePath, { type: "qmclone", runningPolls: 2 })
-      },
-      (v, stub) =>
+      () => undefined,
+      (v, pve) =>
         Effect.gen(function*() {
           assert.deepStrictEqual(yield* create(v), created(101))
-          const [sent] = stub.calls(clonePath)
-          assert.deepStrictEqual(Object.fromEntries(sent?.form ?? []), {
-            newid: "101",
-            name: "vps-101",
-            full: "1",
-            storage: "local-lvm",
-            description: "Managed by ZH hosting for one customer's VPS: do not edit, move or delete it here.\nzh-order: o-101"
-          })
-          assert.strictEqual(stub.calls("GET /cluster/nextid")[0]?.query.get("vmid"), "101")
+          const [sent] = pve.calls(clonePath)
+          assert.deepStrictEqual(sent?.body, { newid: "101", name: "vps-101", full: "1", storage: "local-lvm", description: description("o-101") })
+          assert.deepStrictEqual(pve.calls("GET /cluster/nextid")[0]?.query, { vmid: "101" })
+          assert.deepInclude(vmOf(pve), { node: "pve1", name: "vps-101", lock: null, diskBytes: 10 * GiB })
+          assert.strictEqual(vmOf(pve)?.config["description"], description("o-101"))
         })
     ))
 
   it.live("asked again for the same order, answers the machine made (our stamp at its VMID) without cloning again", () =>
     scenario(
-      (stub) => {
-        nothingThere(stub)
-        replyTask(stub, clonePath, { type: "qmclone" })
-      },
-      (v, stub) =>
+      () => undefined,
+      (v, pve) =>
         Effect.gen(function*() {
           assert.deepStrictEqual(yield* create(v), created(101))
-          stub.route(configOf(101), () => ({ data: { description: "zh-order: o-101", name: "vps-101" } }))
           assert.deepStrictEqual(yield* create(v), created(101))
-          assert.strictEqual(stub.calls(clonePath).length, 1)
+          assert.strictEqual(pve.calls(clonePath).length, 1)
         })
     ))
 
   it.live("a clone of ours still running at its VMID (a process stopped in its middle) is a creation in progress", () =>
     scenario(
-      (stub) => stub.route(configOf(101), () => ({ data: { description: "zh-order: o-101", lock: "clone" } })),
-      (v, stub) =>
+      // What PVE holds while a clone runs: the new VM, locked `clone`, with the description it was given (§3.4).
+      (pve) => placeAt(pve, { name: "vps-101", config: { description: "zh-order: o-101", lock: "clone" } }),
+      (v, pve) =>
         Effect.gen(function*() {
           assert.deepStrictEqual(yield* create(v), { _tag: "InProgress" })
-          assert.strictEqual(stub.calls(clonePath).length, 0)
+          assert.strictEqual(pve.calls(clonePath).length, 0)
         })
     ))
 
   it.live("a VMID something else holds (on the node, or anywhere per nextid) is set aside and the next one used", () =>
     scenario(
-      (stub) => {
-        stub.route(configOf(101), () => ({ data: { name: "someone-elses-vm" } }))
-        stub.route(configOf(102), () => missing(102))
-        stub.route(configOf(103), () => missing(103))
-        stub.route("GET /cluster/nextid", (request) =>
-          request.query.get("vmid") === "102"
-            ? { status: 400, reason: "Parameter verification failed.", errors: { vmid: "VM 102 already exists" } }
-            : { data: request.query.get("vmid") })
-        replyTask(stub, clonePath, { type: "qmclone" })
+      (pve) => {
+        someoneElses(pve, 101)
+        someoneElses(pve, 102, "pve2")
       },
-      (v, stub) =>
+      (v, pve) =>
         Effect.gen(function*() {
           assert.deepStrictEqual(yield* create(v), created(103))
           // Set aside for good: another order starts past them.
-          stub.route(configOf(104), () => missing(104))
           assert.deepStrictEqual(yield* create(v, "o-104"), created(104))
-          assert.deepStrictEqual(stub.calls(clonePath).map((c) => c.form?.get("newid")), ["103", "104"])
+          assert.deepStrictEqual(pve.calls(clonePath).map((c) => c.body["newid"]), ["103", "104"])
+          assert.deepStrictEqual(pve.calls("GET /cluster/nextid").map((c) => c.query["vmid"]), ["102", "103", "104"])
         })
     ))
 
   it.live("'already exists' at the clone, at once or in the task, sets the VMID aside and takes the next one", () =>
     scenario(
-      (stub) => {
-        nothingThere(stub)
-        stub.route(clonePath, (_, attempt) =>
-          attempt === 0
-            ? { status: 500, message: "unable to create VM 101: config file already exists" }
-            : { data: stub.task({ type: "qmclone" }) })
+      (pve) => {
+        // Another tool took the VMID between our check and our clone: refused before the worker, or by it (§5.5).
+        pve.control.inject({
+          match: { method: "POST", path: clone, query: { newid: "101" } },
+          kind: { _tag: "status", status: 500, message: "unable to create VM 101: config file already exists" }
+        })
+        pve.control.inject({
+          match: { method: "POST", path: clone },
+          kind: { _tag: "taskFailure", exitStatus: "unable to create VM 102: config file already exists" },
+          times: 2
+        })
       },
-      (v, stub) =>
+      (v, pve) =>
         Effect.gen(function*() {
-          assert.deepStrictEqual(yield* create(v), created(102))
-          assert.deepStrictEqual(stub.calls(clonePath).map((c) => c.form?.get("newid")), ["101", "102"])
+          assert.deepStrictEqual(yield* create(v), created(103))
+          assert.deepStrictEqual(pve.calls(clonePath).map((c) => c.body["newid"]), ["101", "102", "103"])
+          assert.deepStrictEqual(vmOf(pve, 102), undefined)
         })
     ))
 
   it.live("after a 59x it re-reads the target: a clone of ours in progress is waited for, not repeated", () =>
     scenario(
-      (stub) => {
-        nothingThere(stub)
-        stub.route(clonePath, () => ({ status: 596, reason: "Connection timed out" }))
-        stub.route(`GET ${base}/status/current`, (_, attempt) => ({
-          data: attempt < 2 ? { status: "stopped", lock: "clone" } : { status: "stopped", name: "vps-101" }
-        }))
-      },
-      (v, stub) =>
+      (pve) =>
+        pve.control.inject({ match: { method: "POST", path: clone }, kind: { _tag: "answerLost", status: 596, message: "Connection timed out" } }),
+      (v, pve) =>
         Effect.gen(function*() {
           assert.deepStrictEqual(yield* create(v), created(101))
-          assert.strictEqual(stub.calls(clonePath).length, 1)
-          assert.strictEqual(stub.calls(`GET ${base}/status/current`).length, 3)
-        })
+          assert.strictEqual(pve.calls(clonePath).length, 1)
+          // Read while it ran (locked `clone`), then once finished.
+          assert.isAtLeast(pve.calls(`GET ${base}/status/current`).length, 2)
+          assert.deepInclude(vmOf(pve), { name: "vps-101", lock: null })
+        }),
+      {},
+      { taskDurations: { default: 20, qmclone: 200 } }
     ))
 
   it.live("after a 59x with no target VM, the clone is sent again", () =>
     scenario(
-      (stub) => {
-        nothingThere(stub)
-        stub.route(clonePath, (_, attempt) =>
-          attempt === 0 ? { status: 599, reason: "Too many redirections" } : { data: stub.task({ type: "qmclone" }) })
-        stub.route(`GET ${base}/status/current`, () => ({ status: 500, message: missingConfig }))
-      },
-      (v, stub) =>
+      (pve) => pve.control.inject({ match: { method: "POST", path: clone }, kind: { _tag: "status", status: 599, message: "Too many redirections" } }),
+      (v, pve) =>
         Effect.gen(function*() {
           assert.deepStrictEqual(yield* create(v), created(101))
-          assert.strictEqual(stub.calls(clonePath).length, 2)
+          assert.strictEqual(pve.calls(clonePath).length, 2)
+          assert.strictEqual(pve.calls(`GET ${base}/status/current`).length, 1)
         })
     ))
 
-  it.live("after a 59x, a target that belongs to someone else is set aside and the next VMID cloned into", () =>
-    scenario(
-      (stub) => {
-        nothingThere(stub)
-        stub.route(clonePath, (_, attempt) =>
-          attempt === 0 ? { status: 596, reason: "Connection timed out" } : { data: stub.task({ type: "qmclone" }) })
-        stub.route(`GET ${base}/status/current`, () => ({ data: { status: "running", name: "someone-elses-vm" } }))
-      },
-      (v) => Effect.map(create(v), (made) => assert.deepStrictEqual(made, created(102)))
-    ))
+  it.live("after a clone that got no answer, a target that belongs to someone else is set aside and the next VMID cloned into", () =>
+    Effect.gen(function*() {
+      const pve = yield* inMemory()
+      pve.control.inject({ match: { method: "POST", path: clone }, kind: { _tag: "hang" } })
+      const agents = pve.agents
+      const made = yield* Effect.forkChild(
+        Effect.flatMap(Virtualization, (v) => create(v)).pipe(
+          Effect.provide(adapterLayer(clusterAt(pve.url), { requestTimeout: "300 millis", connect: () => agents }))
+        )
+      )
+      // The clone is never answered; meanwhile another tool takes VMID 101.
+      yield* Effect.suspend(() => pve.calls(clonePath).length > 0 ? Effect.void : Effect.fail("not yet")).pipe(
+        Effect.retry({ times: 200, schedule: Schedule.spaced("5 millis") }),
+        Effect.orDie
+      )
+      someoneElses(pve, 101)
+      assert.deepStrictEqual(yield* Fiber.join(made), created(102))
+      assert.strictEqual(vmOf(pve)?.name, "other-101")
+    }).pipe(Effect.scoped))
 
   it.live("a range with every VMID held is NoMachineIdFree, and nothing is cloned", () =>
     scenario(
-      (stub) => {
-        for (let vmid = 101; vmid < 104; vmid++) stub.route(configOf(vmid), () => ({ data: { name: `other-${vmid}` } }))
+      (pve) => {
+        for (let vmid = 101; vmid < 104; vmid++) someoneElses(pve, vmid)
       },
-      (v, stub) =>
+      (v, pve) =>
         Effect.gen(function*() {
           assert.deepInclude(yield* Effect.flip(create(v)), { _tag: "NoMachineIdFree", cluster: "c1" })
-          assert.strictEqual(stub.calls(clonePath).length, 0)
+          assert.strictEqual(pve.calls(clonePath).length, 0)
         }),
       { vmidRange: { from: 101, to: 104 } }
     ))
@@ -165,18 +156,16 @@ describe("createMachine", () => {
 describe("configuration and power", () => {
   it.live("configure sends every cloud-init key, with SSH keys percent-encoded before the form encoding", () =>
     scenario(
-      (stub) => replyTask(stub, `POST ${base}/config`, { type: "qmconfig" }),
-      (v, stub) =>
+      (pve) => placeAt(pve),
+      (v, pve) =>
         Effect.gen(function*() {
           yield* v.configure(vm, cloudInit)
-          const [sent] = stub.calls(`POST ${base}/config`)
+          const [sent] = pve.calls(`POST ${base}/config`)
           const joined = cloudInit.sshPublicKeys.join("\n")
-          // On the wire the keys are encoded twice: `%` of the first encoding became `%25` (§3.5).
-          assert.include(sent?.rawBody ?? "", `sshkeys=${encodeURIComponent(encodeURIComponent(joined))}`)
-          assert.include(sent?.rawBody ?? "", "sshkeys=ssh-ed25519%2520AAAAC3Nz%252Fx%252By%253D%2520ann%2540laptop%250Assh-rsa")
-          const form = Object.fromEntries(sent?.form ?? [])
-          assert.strictEqual(decodeURIComponent(form["sshkeys"] ?? ""), joined)
-          assert.deepStrictEqual({ ...form, sshkeys: undefined }, {
+          // The form decoding takes one encoding off: what arrives is still percent-encoded once (§3.5).
+          assert.strictEqual(sent?.body["sshkeys"], encodeURIComponent(joined))
+          assert.match(String(sent?.body["sshkeys"]), /^ssh-ed25519%20AAAAC3NzaC1lZDI1NTE5AAAAIKk%2B%2Fx%2By%3D%20ann%40laptop%0Assh-rsa%20/)
+          assert.deepStrictEqual({ ...sent?.body, sshkeys: undefined }, {
             name: "web-1",
             cores: "2",
             sockets: "1",
@@ -193,172 +182,182 @@ describe("configuration and power", () => {
             agent: "1",
             onboot: "1",
             tags: "zh;zh-order-order-web-1",
-            description: "Managed by ZH hosting for one customer's VPS: do not edit, move or delete it here.\nzh-order: order-web-1"
+            description: description("order-web-1")
           })
+          // Stored as PVE keeps it: the keys still encoded, and they decode to what we sent.
+          assert.strictEqual(decodeURIComponent(vmOf(pve)?.config["sshkeys"] ?? ""), joined)
         })
     ))
 
   it.live("starting a running VM and stopping a stopped one succeed; resetting a stopped one does not", () =>
     scenario(
-      (stub) => {
-        replyTask(stub, `POST ${base}/status/start`, { exitstatus: "VM 101 already running" })
-        replyTask(stub, `POST ${base}/status/stop`, { type: "qmstop", exitstatus: "VM 101 not running" })
-        stub.route(`POST ${base}/status/shutdown`, () => ({ status: 500, message: "VM 101 not running" }))
-        replyTask(stub, `POST ${base}/status/reset`, { type: "qmreset", exitstatus: "VM 101 not running" })
-      },
-      (v) =>
+      (pve) => placeAt(pve, { status: "running" }),
+      (v, pve) =>
         Effect.gen(function*() {
           yield* v.start(vm)
           yield* v.stop(vm)
+          yield* v.stop(vm)
           yield* v.shutdown(vm, 60)
-          assert.deepInclude(yield* Effect.flip(v.reset(vm)), { _tag: "TaskFailed", exitStatus: "VM 101 not running" })
+          assert.strictEqual(vmOf(pve)?.status, "stopped")
+          assert.deepInclude(yield* Effect.flip(v.reset(vm)), { _tag: "TaskFailed", exitStatus: "HTTP 500: VM 101 not running" })
+          assert.deepStrictEqual(pve.control.state().tasks.map((t) => [t.type, t.exitstatus]), [
+            ["qmstart", "VM 101 already running"],
+            ["qmstop", "OK"],
+            ["qmstop", "OK"],
+            ["qmshutdown", "OK"]
+          ])
         })
     ))
 
   it.live("a graceful shutdown sends its timeout and waits for the task past the usual task deadline", () =>
     scenario(
-      (stub) => replyTask(stub, `POST ${base}/status/shutdown`, { type: "qmshutdown", runningPolls: 12 }),
-      (v, stub) =>
+      (pve) => placeAt(pve, { status: "running" }),
+      (v, pve) =>
         Effect.gen(function*() {
           yield* v.shutdown(vm, 1)
-          const [sent] = stub.calls(`POST ${base}/status/shutdown`)
-          assert.strictEqual(sent?.form.get("timeout"), "1")
+          const [sent] = pve.calls(`POST ${base}/status/shutdown`)
+          assert.strictEqual(sent?.body["timeout"], "1")
           // Never forced by us: a guest that does not stop is the customer's choice to power off.
-          assert.isNull(sent?.form.get("forceStop") ?? null)
+          assert.notProperty(sent?.body, "forceStop")
+          assert.strictEqual(vmOf(pve)?.status, "stopped")
         }),
-      // The stub's task runs about 12 polls (~240 ms): longer than this deadline alone, within it plus the timeout.
-      { taskTimeout: "100 millis" }
+      // The guest takes 300 ms to power off: longer than this deadline alone, within it plus the timeout.
+      { taskTimeout: "100 millis" },
+      { taskDurations: { default: 20, qmshutdown: 300 } }
     ))
 
   it.live("a guest still up at the shutdown's timeout is ShutdownTimedOut, not an upstream failure", () =>
     scenario(
-      (stub) => replyTask(stub, `POST ${base}/status/shutdown`, { type: "qmshutdown", runningPolls: 1, exitstatus: "VM quit/powerdown failed - got timeout" }),
-      (v, stub) =>
+      (pve) => {
+        placeAt(pve, { status: "running" })
+        // A guest that ignores ACPI: the task gives up at the timeout (§3.7).
+        pve.control.inject({
+          match: { method: "POST", path: /\/status\/shutdown$/ },
+          kind: { _tag: "taskFailure", exitStatus: "VM quit/powerdown failed - got timeout" }
+        })
+      },
+      (v, pve) =>
         Effect.gen(function*() {
           assert.deepInclude(yield* Effect.flip(v.shutdown(vm, 30)), { _tag: "ShutdownTimedOut", timeoutSeconds: 30 })
           // Its "got timeout" is not a lock race: asked once, not again.
-          assert.strictEqual(stub.calls(`POST ${base}/status/shutdown`).length, 1)
+          assert.strictEqual(pve.calls(`POST ${base}/status/shutdown`).length, 1)
+          assert.strictEqual(vmOf(pve)?.status, "running")
         })
     ))
 
-  it.live("status reads PVE's loosely typed answer", () =>
+  it.live("status reads the VM's state, its lock as busy and whether its agent is configured", () =>
     scenario(
-      (stub) => stub.route(`GET ${base}/status/current`, () => ({ data: { status: "running", lock: "snapshot", agent: 0, vmid: "101" } })),
-      (v) =>
-        Effect.map(v.status(vm), (s) => assert.deepStrictEqual(s, { status: "running", busy: true, agentEnabled: false }))
+      (pve) => placeAt(pve, { status: "running", config: { lock: "snapshot" } }),
+      (v, pve) =>
+        Effect.gen(function*() {
+          assert.deepStrictEqual(yield* v.status(vm), { status: "running", busy: true, agentEnabled: false })
+          pve.control.editConfig(vm.vmid, { lock: null, agent: "1" })
+          assert.deepStrictEqual(yield* v.status(vm), { status: "running", busy: false, agentEnabled: true })
+        })
     ))
 })
 
 describe("ownership stamp", () => {
   it.live("ownerOf reads the VM's config: the tag first, the description's line when there is no tag", () =>
     scenario(
-      (stub) =>
-        stub.route(`GET ${base}/config`, (_, attempt) => ({
-          data: attempt === 0
-            ? { tags: "prod;zh;zh-order-o-101", description: "zh-order: o-other", digest: "x" }
-            : attempt === 1
-            ? { description: "Managed by ZH\nzh-order: o-101", lock: "clone" }
-            : { name: "hand-made" }
-        })),
-      (v) =>
+      (pve) => placeAt(pve, { config: { tags: "prod;zh;zh-order-o-101", description: "zh-order: o-other" } }),
+      (v, pve) =>
         Effect.gen(function*() {
           assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: "o-101", busy: false })
+          pve.control.editConfig(vm.vmid, { tags: null, description: "Managed by ZH\nzh-order: o-101", lock: "clone" })
           assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: "o-101", busy: true })
+          pve.control.editConfig(vm.vmid, { description: null, lock: null })
           assert.deepStrictEqual(yield* v.ownerOf(vm), { stamp: null, busy: false })
         })
     ))
 
   it.live("setStartOnBoot writes onboot as 1 or 0", () =>
     scenario(
-      (stub) => replyTask(stub, `POST ${base}/config`, { type: "qmconfig" }),
-      (v, stub) =>
+      (pve) => placeAt(pve),
+      (v, pve) =>
         Effect.gen(function*() {
           yield* v.setStartOnBoot(vm, false)
+          assert.strictEqual(vmOf(pve)?.config["onboot"], "0")
           yield* v.setStartOnBoot(vm, true)
-          assert.deepStrictEqual(stub.calls(`POST ${base}/config`).map((c) => c.form.toString()), ["onboot=0", "onboot=1"])
+          assert.strictEqual(vmOf(pve)?.config["onboot"], "1")
+          assert.deepStrictEqual(pve.calls(`POST ${base}/config`).map((c) => c.body), [{ onboot: "0" }, { onboot: "1" }])
         })
     ))
 })
 
-/** The config of a VM carrying our stamp for order `o-101`. */
-const ours = () => ({ data: { name: "web-1", tags: "zh;zh-order-o-101" } })
+/** A VM carrying our stamp for order `o-101`. */
+const ours = (pve: Pve, options: { readonly status?: "running" | "stopped" } = {}) =>
+  placeAt(pve, { ...options, config: { tags: "zh;zh-order-o-101" } })
 
 describe("destroy", () => {
   it.live("reads the VM's stamp, then purges the VM with its unreferenced disks", () =>
     scenario(
-      (stub) => {
-        stub.route(`GET ${base}/config`, ours)
-        replyTask(stub, `DELETE ${base}`, { type: "qmdestroy" })
-      },
-      (v, stub) =>
+      (pve) => ours(pve),
+      (v, pve) =>
         Effect.gen(function*() {
           yield* v.destroy(vm, "o-101")
-          assert.deepStrictEqual(stub.calls().map((s) => `${s.method} ${s.path}`), [`GET ${base}/config`, `DELETE ${base}`])
-          assert.strictEqual(stub.calls(`DELETE ${base}`)[0]?.query.toString(), "purge=1&destroy-unreferenced-disks=1")
+          assert.deepStrictEqual(pve.calls().map((r) => `${r.method} ${r.path}`), [
+            `GET /api2/json${base}/config`,
+            `DELETE /api2/json${base}`
+          ])
+          assert.deepStrictEqual(pve.calls(`DELETE ${base}`)[0]?.query, { purge: "1", "destroy-unreferenced-disks": "1" })
+          assert.isUndefined(vmOf(pve))
         })
     ))
 
   it.live("a VM with another order's stamp, or none, is refused as VmNotOurs and nothing is deleted", () =>
     scenario(
-      (stub) => {
-        stub.route(`GET ${base}/config`, (_, attempt) =>
-          attempt === 0 ? { data: { tags: "zh-order-o-999" } } : { data: { name: "someone-elses", description: "their notes" } })
-        replyTask(stub, `DELETE ${base}`, { type: "qmdestroy" })
-      },
-      (v, stub) =>
+      (pve) => placeAt(pve, { config: { tags: "zh-order-o-999" } }),
+      (v, pve) =>
         Effect.gen(function*() {
           assert.deepInclude(yield* Effect.flip(v.destroy(vm, "o-101")), { _tag: "VmNotOurs", vmid: 101, expected: "o-101", found: "o-999" })
+          pve.control.editConfig(vm.vmid, { tags: null, description: "their notes" })
           assert.deepInclude(yield* Effect.flip(v.destroy(vm, "o-101")), { _tag: "VmNotOurs", found: null })
-          assert.strictEqual(stub.calls(`DELETE ${base}`).length, 0)
+          assert.strictEqual(pve.calls(`DELETE ${base}`).length, 0)
+          assert.isDefined(vmOf(pve))
         })
     ))
 
   it.live("a locked VM with no stamp yet (a clone under way) is refused as TaskFailed, not as someone else's", () =>
     scenario(
-      (stub) => stub.route(`GET ${base}/config`, () => ({ data: { lock: "clone" } })),
-      (v, stub) =>
+      (pve) => placeAt(pve, { config: { lock: "clone" } }),
+      (v, pve) =>
         Effect.gen(function*() {
           assert.deepInclude(yield* Effect.flip(v.destroy(vm, "o-101")), { _tag: "TaskFailed", exitStatus: "VM 101 is locked (clone)" })
-          assert.strictEqual(stub.calls(`DELETE ${base}`).length, 0)
+          assert.strictEqual(pve.calls(`DELETE ${base}`).length, 0)
         })
     ))
 
   it.live("a VM that no longer exists anywhere is destroyed already", () =>
     scenario(
-      (stub) => {
-        stub.route(`GET ${base}/config`, () => ({ status: 500, message: missingConfig }))
-        stub.route("GET /cluster/resources", () => ({ data: [{ type: "qemu", vmid: 102, node: "pve1" }] }))
-      },
-      (v, stub) =>
+      (pve) => placeAt(pve, { vmid: 102 }),
+      (v, pve) =>
         Effect.gen(function*() {
           yield* v.destroy(vm, "o-101")
-          assert.strictEqual(stub.calls(`DELETE ${base}`).length, 0)
+          assert.strictEqual(pve.requests().filter((r) => r.method === "DELETE").length, 0)
+          assert.isDefined(vmOf(pve, 102))
         })
     ))
 
   it.live("a VM that moved to another node is destroyed there, after its stamp is read there", () =>
     scenario(
-      (stub) => {
-        stub.route(`GET ${base}/config`, () => ({ status: 500, message: missingConfig }))
-        stub.route("GET /cluster/resources", () => ({ data: [{ type: "qemu", vmid: 101, node: "pve2" }] }))
-        stub.route("GET /nodes/pve2/qemu/101/config", ours)
-        replyTask(stub, "DELETE /nodes/pve2/qemu/101", { node: "pve2", type: "qmdestroy" })
+      (pve) => {
+        ours(pve)
+        pve.control.migrate(vm.vmid, "pve2")
       },
-      (v, stub) =>
+      (v, pve) =>
         Effect.gen(function*() {
           yield* v.destroy(vm, "o-101")
-          assert.strictEqual(stub.calls("DELETE /nodes/pve2/qemu/101").length, 1)
+          assert.strictEqual(pve.calls("GET /nodes/pve2/qemu/101/config").length, 1)
+          assert.strictEqual(pve.calls("DELETE /nodes/pve2/qemu/101").length, 1)
+          assert.isUndefined(vmOf(pve))
         })
     ))
 
   it.live("a running VM is refused with TaskFailed and is not stopped", () =>
     scenario(
-      (stub) => {
-        stub.route(`GET ${base}/config`, ours)
-        stub.route(`DELETE ${base}`, () => ({ status: 500, message: "VM 101 is running - destroy failed" }))
-        replyTask(stub, `POST ${base}/status/stop`, { type: "qmstop" })
-      },
-      (v, stub) =>
+      (pve) => ours(pve, { status: "running" }),
+      (v, pve) =>
         Effect.gen(function*() {
           assert.deepInclude(yield* Effect.flip(v.destroy(vm, "o-101")), {
             _tag: "TaskFailed",
@@ -366,7 +365,11 @@ describe("destroy", () => {
             exitStatus: "HTTP 500: VM 101 is running - destroy failed"
           })
           // A refusal is final: neither retried nor worked around by stopping the VM.
-          assert.deepStrictEqual(stub.calls().map((s) => `${s.method} ${s.path}`), [`GET ${base}/config`, `DELETE ${base}`])
+          assert.deepStrictEqual(pve.calls().map((r) => `${r.method} ${r.path}`), [
+            `GET /api2/json${base}/config`,
+            `DELETE /api2/json${base}`
+          ])
+          assert.strictEqual(vmOf(pve)?.status, "running")
         })
     ))
 })

@@ -6,7 +6,7 @@ import { sandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox
 import type { ProxmoxCluster } from "../../../ports/ProxmoxClusters.ts"
 import { Virtualization } from "../../../ports/Virtualization.ts"
 import { cloudInit } from "../../support/virtualizationMother.ts"
-import { adapterLayer, noTls } from "./stubPve.ts"
+import { adapterLayer, noTls } from "./simulatedPve.ts"
 
 const token = { id: "root@pam!zh", secret: "3f0c5a2e-9d41-4b8e-a1c7-6e2d9b0f4a13" }
 

@@ -40,6 +40,8 @@ const order = (status: Order["status"], step: number) =>
     checkoutUrl: null,
     expiresAt: null,
     expressStartRequestedAt: null,
+    retryOf: null,
+    retriedAs: null,
     createdAt: new Date(0),
     updatedAt: new Date(0)
   })

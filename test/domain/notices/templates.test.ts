@@ -15,6 +15,15 @@ const day = 86_400_000
 
 const notices: Record<CustomerNoticeTag, CustomerNotice> = {
   OrderPaid: { _tag: "OrderPaid", userId, orderId: "ord-1", planName: "VPS S", amountCents: 999, paidAt: late, invoiceId: null },
+  OrderRetryOffered: {
+    _tag: "OrderRetryOffered",
+    userId,
+    orderId: "ord-2",
+    failedOrderId: "ord-1",
+    planName: "VPS S",
+    amountCents: 1199,
+    payBy: late
+  },
   ServiceReady: { _tag: "ServiceReady", userId, service: game, address: "play.zh.test:25565" },
   RenewalReminder: {
     _tag: "RenewalReminder",
@@ -102,6 +111,7 @@ const render = (tag: CustomerNoticeTag, language: Language, overrides: Partial<N
 /** What each notice's subject says, in each language. */
 const subjects: Record<CustomerNoticeTag, Record<Language, string>> = {
   OrderPaid: { fr: "Reçu de paiement : VPS S", en: "Payment receipt: VPS S" },
+  OrderRetryOffered: { fr: "Votre commande VPS S peut maintenant être finalisée", en: "Your VPS S order can now be completed" },
   ServiceReady: { fr: "Votre service Minecraft 4 GB est prêt", en: "Your Minecraft 4 GB is ready" },
   RenewalReminder: { fr: "Renouvellement de VPS S le 2 mars 2026", en: "VPS S renews on 2 March 2026" },
   RenewalPaid: { fr: "Reçu de renouvellement : VPS S", en: "Renewal receipt: VPS S" },

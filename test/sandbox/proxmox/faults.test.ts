@@ -1,10 +1,10 @@
 // Specification of fault injection on the sandbox PVE: injected statuses in PVE's error shape (59x included), hangs,
-// dropped connections and failing tasks, each firing as many times as asked.
+// dropped connections, answers lost after the call ran and failing tasks, each firing as many times as asked; and the
+// request log's arrival times.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
-import { cloneVm, field, type Pve, startSandbox, tokenClient } from "./pveHttp.ts"
+import { cloneVm, field, type Pve, startSandbox, tokenClient, type StartedSandbox } from "./pveHttp.ts"
 
-let sandbox: SandboxProxmox
+let sandbox: StartedSandbox
 let pve: Pve
 
 beforeAll(async () => {
@@ -33,6 +33,20 @@ describe("status faults", () => {
     expect((await pve.get("/nodes")).status).toBe(200)
   })
 
+  it("carry parameter errors as PVE's 400 does (a UPID read before its log exists)", async () => {
+    sandbox.control.inject({
+      match: { path: /\/tasks\/[^/]+\/status$/ },
+      kind: { _tag: "status", status: 400, message: "Parameter verification failed.", errors: { upid: "no such task" } }
+    })
+    const upid = (await pve.post("/nodes/pve1/qemu/9000/clone", { newid: 520, full: 1 })).data
+    const refused = await pve.get(`/nodes/pve1/tasks/${encodeURIComponent(String(upid))}/status`)
+    expect(refused.status).toBe(400)
+    expect(refused.statusText).toBe("Parameter verification failed.")
+    expect(refused.json).toEqual({ data: null, errors: { upid: "no such task" }, message: "Parameter verification failed.\n" })
+    expect((await pve.waitTask(upid)).exitstatus).toBe("OK")
+    await pve.waitTask((await pve.del("/nodes/pve1/qemu/520")).data)
+  })
+
   it("are gone after clearFaults", async () => {
     sandbox.control.inject({ match: { path: /version/ }, kind: { _tag: "status", status: 503 }, times: 10 })
     sandbox.control.clearFaults()
@@ -59,6 +73,37 @@ describe("transport faults", () => {
   })
 })
 
+describe("lost answers", () => {
+  it("carry the call out, then answer the status instead of its result", async () => {
+    sandbox.control.inject({
+      match: { method: "POST", path: /\/clone$/ },
+      kind: { _tag: "answerLost", status: 596, message: "Connection timed out" }
+    })
+    const lost = await pve.post("/nodes/pve1/qemu/9000/clone", { newid: 530, full: 1, name: "lost-answer" })
+    expect(lost.status).toBe(596)
+    expect(lost.json).toEqual({ data: null, message: "Connection timed out\n" })
+    // The clone runs all the same: the VM exists (locked while its task runs), and its task finishes.
+    const lastClone = () => sandbox.control.state().tasks.filter((t) => t.type === "qmclone").at(-1)
+    const clone = lastClone()
+    expect(sandbox.control.state().vms.find((v) => v.vmid === 530)?.name).toBe("lost-answer")
+    expect((await pve.waitTask(clone?.upid)).exitstatus).toBe("OK")
+    // Once.
+    expect((await pve.post("/nodes/pve1/qemu/9000/clone", { newid: 531, full: 1 })).status).toBe(200)
+    await pve.waitTask(lastClone()?.upid)
+    for (const vmid of [530, 531]) await pve.waitTask((await pve.del(`/nodes/pve1/qemu/${vmid}`)).data)
+  })
+
+  it("leave calls that fail before they run as they are", async () => {
+    sandbox.control.inject({ match: { method: "POST", path: /\/clone$/ }, kind: { _tag: "answerLost", status: 596 } })
+    const refused = await pve.post("/nodes/pve1/qemu/9000/clone", { newid: 9001, full: 1 })
+    expect(refused.status).toBe(500)
+    expect(refused.json).toMatchObject({ data: null, message: expect.stringContaining("already exists") })
+    expect((await pve.post("/nodes/pve1/qemu/9000/clone", { newid: 540, full: 1 })).status).toBe(596)
+    await pve.waitTask(sandbox.control.state().tasks.filter((t) => t.type === "qmclone").at(-1)?.upid)
+    await pve.waitTask((await pve.del("/nodes/pve1/qemu/540")).data)
+  })
+})
+
 describe("task failures", () => {
   it("let the call succeed and stop its task with the given exit status and an explaining log", async () => {
     sandbox.control.inject({
@@ -72,6 +117,20 @@ describe("task failures", () => {
     expect(task.log.slice(-2)).toEqual([task.exitstatus, `TASK ERROR: ${task.exitstatus}`])
     expect(sandbox.control.state().vms.some((v) => v.vmid === 510)).toBe(false)
     await cloneVm(pve, 510)
+  })
+
+  it("write the given log lines before the exit status", async () => {
+    sandbox.control.inject({
+      match: { path: /\/qemu\/9000\/clone$/ },
+      kind: { _tag: "taskFailure", exitStatus: "clone failed: command 'qemu-img convert' failed: exit code 1", log: ["create full clone of drive scsi0", "transferred 1.0 GiB of 10.0 GiB (10.00%)"] }
+    })
+    const task = await pve.waitTask((await pve.post("/nodes/pve1/qemu/9000/clone", { newid: 511, full: 1 })).data)
+    expect(task.log.slice(-4)).toEqual([
+      "create full clone of drive scsi0",
+      "transferred 1.0 GiB of 10.0 GiB (10.00%)",
+      task.exitstatus,
+      `TASK ERROR: ${task.exitstatus}`
+    ])
   })
 
   it("are not used up by calls that fail before forking a task", async () => {
@@ -91,5 +150,19 @@ describe("task failures", () => {
     expect(task.exitstatus).toBe("WARNINGS: 1")
     expect(task.log.at(-1)).toBe("TASK WARNINGS: 1")
     expect(sandbox.control.state().vms.find((v) => v.vmid === 510)?.status).toBe("running")
+  })
+})
+
+describe("the request log", () => {
+  it("dates every request on the sandbox's clock", async () => {
+    const before = sandbox.control.now()
+    await pve.get("/version")
+    sandbox.control.advanceClock(60_000)
+    await pve.get("/version")
+    const [first, second] = sandbox.control.requests().filter((r) => r.path === "/api2/json/version").slice(-2)
+    expect(first?.at).toBeGreaterThanOrEqual(before)
+    expect(first?.at).toBeLessThanOrEqual(before + 5_000)
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(60_000)
+    expect(second?.at).toBeLessThanOrEqual(sandbox.control.now())
   })
 })

@@ -258,6 +258,7 @@ export const orderProgressView: View = ({ root, params, alive }) => {
     } else if (order.status === "awaiting_payment") {
       // Only the provider's confirmation moves the order on: until it comes, the page can still be paid.
       outcome.replaceChildren(h("div", { class: "card stack", "data-testid": "order-awaiting-payment" },
+        order.retryOf === undefined ? "" : h("p", { "data-testid": "order-retry-of" }, t("order.retryOf", { id: order.retryOf })),
         h("p", {}, t("order.awaitingPayment")),
         order.expiresAt === undefined ? "" : h("p", { class: "muted" }, t("order.expiresAt", { at: new Date(order.expiresAt).toLocaleString() })),
         order.checkoutUrl === undefined ? "" : h("a", { href: order.checkoutUrl, class: "button primary", "data-testid": "order-pay-now" }, t("order.payNow"))))

@@ -8,6 +8,7 @@ import { formatDate, formatDateTime, formatPrice, hasKey, t } from "../../i18n.t
 import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../../ui.ts"
 import { cell, none, pagedSection, setAdminTitle, table } from "./parts.ts"
 import { opsText } from "./opsTexts.ts"
+import { retryPart } from "./orderRetry.ts"
 import { adminText, hasAdminKey } from "./texts.ts"
 
 const fullName = (u: User) => `${u.firstName} ${u.lastName}`
@@ -149,6 +150,37 @@ const invoicesSection = (customerId: string, first: InvoicePage): HTMLElement =>
     }
   })
 
+type OrderPage = StaffCustomerPage["orders"]
+
+const orderRow = (isAdmin: boolean, reload: () => void) => (o: OrderPage["orders"][number]) =>
+  h("tr", { "data-testid": "admin-order", "data-order": o.id, "data-status": o.status },
+    cell(opsText("ops.customerOrders.order"), h("code", {}, o.id)),
+    cell(opsText("ops.customerOrders.status"), stateBadge(o.status)),
+    cell(opsText("ops.orders.plan"), `${o.planId} (${o.kind})`),
+    cell(opsText("ops.orders.step"), `${o.progress.step}/${o.progress.total} ${o.progress.name}`,
+      o.failureReason === undefined ? null : h("div", { class: "muted" }, o.failureReason)),
+    cell(opsText("ops.customerOrders.created"), h("time", { datetime: o.createdAt }, formatDateTime(o.createdAt))),
+    cell(opsText("ops.customerOrders.paid"), o.paidAt === undefined ? none() : h("time", { datetime: o.paidAt }, formatDateTime(o.paidAt))),
+    cell(opsText("ops.customerOrders.retry"), retryPart(o, isAdmin, reload),
+      ...(o.subscriptionId === undefined ? [] : [" ", link(`/admin/services/${encodeURIComponent(o.subscriptionId)}`, opsText("ops.orders.service"))])))
+
+/** The customer's orders, newest first, older ones a page at a time (keyset); an admin retries a failed one here. */
+const ordersSection = (customerId: string, first: OrderPage, isAdmin: boolean, reload: () => void): HTMLElement =>
+  pagedSection({
+    title: opsText("ops.customerOrders.title"),
+    testid: "admin-orders",
+    headings: [opsText("ops.customerOrders.order"), opsText("ops.customerOrders.status"), opsText("ops.orders.plan"), opsText("ops.orders.step"),
+      opsText("ops.customerOrders.created"), opsText("ops.customerOrders.paid"), opsText("ops.customerOrders.retry")],
+    empty: opsText("ops.customerOrders.none"),
+    more: opsText("ops.customerOrders.more"),
+    first: { rows: first.orders, next: first.next },
+    row: orderRow(isAdmin, reload),
+    after: async (next) => {
+      const page = await api.get<OrderPage>(`/api/admin/customers/${encodeURIComponent(customerId)}/orders?after=${encodeURIComponent(next)}`)
+      return { rows: page.orders, next: page.next }
+    }
+  })
+
 const profileFacts = (u: User) => {
   const facts: Array<[string, string]> = [
     [adminText("admin.customers.email"), u.email],
@@ -162,7 +194,8 @@ const profileFacts = (u: User) => {
   return h("dl", { class: "facts", "data-testid": "admin-customer-facts" }, facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))
 }
 
-export const customerView: View = async ({ root, params, user, alive }) => {
+export const customerView: View = async (ctx) => {
+  const { alive, params, root, user } = ctx
   const id = params["id"] ?? ""
   const errors = errorBox("admin-customer-error")
   root.append(link("/admin/customers", adminText("admin.customer.back")), loading())
@@ -212,6 +245,10 @@ export const customerView: View = async ({ root, params, user, alive }) => {
           ? h("p", { class: "muted" }, adminText("admin.customer.noSubscriptions"))
           : table([adminText("admin.customer.sub.plan"), adminText("admin.customer.sub.kind"), adminText("admin.customer.sub.state"),
             adminText("admin.customer.sub.periodEnd"), adminText("admin.customer.sub.service")], page.subscriptions.map(subscriptionRow), "admin-subscriptions")),
+      ordersSection(c.id, page.orders, user?.role === "admin", () => {
+        root.replaceChildren()
+        void customerView(ctx)
+      }),
       invoicesSection(c.id, page.invoices),
       auditSection(c.id, page.audit)))
 }

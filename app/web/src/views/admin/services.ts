@@ -8,6 +8,7 @@ import { formatDate, formatDateTime } from "../../i18n.ts"
 import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../../ui.ts"
 import { none, setAdminTitle, table } from "./parts.ts"
 import { type OpsKey, opsText } from "./opsTexts.ts"
+import { retryPart } from "./orderRetry.ts"
 
 const GROUNDS = ["terms_of_service", "illegal_content", "abuse", "security", "fraud"] as const
 
@@ -51,6 +52,7 @@ const provisioningPart = (page: StaffServicePage, isAdmin: boolean, reload: () =
       h("td", { "data-label": opsText("ops.service.state") }, opsText(`ops.service.step.${s.state}`))))
   const part = h("div", {}, stateBadge(p.order.status, "ops-order-status"),
     p.order.failureReason === undefined ? null : h("p", { "data-testid": "ops-order-failure" }, opsText("ops.service.failure", { reason: p.order.failureReason })),
+    h("p", {}, retryPart(p.order, isAdmin, reload)),
     table([opsText("ops.service.step"), opsText("ops.service.state")], rows, "ops-steps"))
   if (isAdmin && p.order.status === "provisioning") {
     const resume = h("button", { type: "button", class: "secondary", "data-testid": "ops-resume" }, opsText("ops.service.resume"))
