@@ -5,7 +5,7 @@
 import { api, ApiError, type BillingProfile, errorText, type GamePlan, type Order, type Plan, type Plans, type VpsPlan } from "../api.ts"
 import { announce, link, navigate, setTitle, type View } from "../app.ts"
 import { field, h } from "../dom.ts"
-import { formatMiB, formatPrice, hasKey, t } from "../i18n.ts"
+import { formatDateTime, formatMiB, formatPrice, hasKey, plural, t } from "../i18n.ts"
 import { isSandbox } from "../platform.ts"
 import { shownPrice } from "../prices.ts"
 import { errorBox, loading, run, section } from "../ui.ts"
@@ -13,12 +13,12 @@ import { profileForm } from "./invoices.ts"
 
 const spec = (plan: Plan): string =>
   plan.kind === "vps"
-    ? t("order.vpsSpec", { vcpu: plan.vcpu, ram: formatMiB(plan.ramMiB), disk: formatMiB(plan.diskGiB * 1024), snapshots: plan.snapshotLimit })
+    ? t("order.vpsSpec", { vcpu: plan.vcpu, ram: formatMiB(plan.ramMiB), disk: formatMiB(plan.diskGiB * 1024), snapshots: plural("order.snapshots", plan.snapshotLimit) })
     : t("order.gameSpec", {
       ram: formatMiB(plan.memoryMiB),
       disk: formatMiB(plan.diskMiB),
       cpu: plan.cpuPercent === 0 ? "∞" : `${plan.cpuPercent} %`,
-      backups: plan.backups
+      backups: plural("order.backups", plan.backups)
     })
 
 const planCard = (audience: Plans["audience"]) => (plan: Plan): HTMLElement =>
@@ -260,7 +260,7 @@ export const orderProgressView: View = ({ root, params, alive }) => {
       outcome.replaceChildren(h("div", { class: "card stack", "data-testid": "order-awaiting-payment" },
         order.retryOf === undefined ? "" : h("p", { "data-testid": "order-retry-of" }, t("order.retryOf", { id: order.retryOf })),
         h("p", {}, t("order.awaitingPayment")),
-        order.expiresAt === undefined ? "" : h("p", { class: "muted" }, t("order.expiresAt", { at: new Date(order.expiresAt).toLocaleString() })),
+        order.expiresAt === undefined ? "" : h("p", { class: "muted" }, t("order.expiresAt", { at: formatDateTime(order.expiresAt) })),
         order.checkoutUrl === undefined ? "" : h("a", { href: order.checkoutUrl, class: "button primary", "data-testid": "order-pay-now" }, t("order.payNow"))))
     } else if (order.status === "expired") {
       outcome.replaceChildren(h("div", { class: "error-box", role: "status", "data-testid": "order-expired" },

@@ -1,0 +1,51 @@
+// The panel's dates (app/web/src/i18n.ts) in Paris time whatever the browser's time zone, and counts with their noun
+// in the right grammatical number, in both languages.
+import { afterEach, describe, expect, it, vi } from "vitest"
+import { formatDate, formatDateTime, plural, setLanguage } from "../../app/web/src/i18n.ts"
+
+const inLanguage = (lang: "fr" | "en") => {
+  vi.stubGlobal("document", { documentElement: { lang: "" } })
+  setLanguage(lang)
+}
+
+afterEach(() => {
+  setLanguage("en")
+  vi.unstubAllGlobals()
+  vi.unstubAllEnvs()
+})
+
+describe("dates", () => {
+  it("an instant just after midnight in Paris is that Paris day, whatever the process's time zone", () => {
+    // 23:30 UTC on 10 December is 00:30 on 11 December in Paris (CET, UTC+1).
+    for (const zone of ["UTC", "America/New_York", "Asia/Tokyo"]) {
+      vi.stubEnv("TZ", zone)
+      inLanguage("fr")
+      expect(formatDate("2026-12-10T23:30:00Z")).toBe("11 décembre 2026")
+      expect(formatDateTime("2026-12-10T23:30:00Z")).toBe("11 déc. 2026, 00:30")
+      inLanguage("en")
+      expect(formatDate("2026-12-10T23:30:00Z")).toBe("11 December 2026")
+    }
+  })
+
+  it("summer time: 22:30 UTC on 1 July is 00:30 on 2 July in Paris (CEST, UTC+2)", () => {
+    inLanguage("fr")
+    expect(formatDateTime("2026-07-01T22:30:00Z")).toBe("2 juil. 2026, 00:30")
+  })
+})
+
+describe("plural", () => {
+  it("French: 0 and 1 take the singular, 2 the plural", () => {
+    inLanguage("fr")
+    expect(plural("order.backups", 0)).toBe("0 sauvegarde")
+    expect(plural("order.backups", 1)).toBe("1 sauvegarde")
+    expect(plural("order.backups", 2)).toBe("2 sauvegardes")
+    expect(plural("order.snapshots", 1)).toBe("1 instantané")
+  })
+
+  it("English: 1 only takes the singular", () => {
+    inLanguage("en")
+    expect(plural("order.backups", 1)).toBe("1 backup")
+    expect(plural("order.backups", 0)).toBe("0 backups")
+    expect(plural("order.snapshots", 5)).toBe("5 snapshots")
+  })
+})
