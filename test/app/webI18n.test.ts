@@ -1,7 +1,7 @@
 // The panel's dates (app/web/src/i18n.ts) in Paris time whatever the browser's time zone, and counts with their noun
 // in the right grammatical number, in both languages.
 import { afterEach, describe, expect, it, vi } from "vitest"
-import { formatDate, formatDateTime, plural, setLanguage } from "../../app/web/src/i18n.ts"
+import { formatDate, formatDateTime, formatDecimal, plural, setLanguage } from "../../app/web/src/i18n.ts"
 
 const inLanguage = (lang: "fr" | "en") => {
   vi.stubGlobal("document", { documentElement: { lang: "" } })
@@ -47,5 +47,15 @@ describe("plural", () => {
     expect(plural("order.backups", 1)).toBe("1 backup")
     expect(plural("order.backups", 0)).toBe("0 backups")
     expect(plural("order.snapshots", 5)).toBe("5 snapshots")
+  })
+})
+
+describe("formatDecimal", () => {
+  it("a game server's CPU figure reads with a decimal comma in French and a point in English", () => {
+    inLanguage("fr")
+    expect(formatDecimal(12.345, 1)).toBe("12,3")
+    expect(formatDecimal(0, 1)).toBe("0,0")
+    inLanguage("en")
+    expect(formatDecimal(12.345, 1)).toBe("12.3")
   })
 })

@@ -969,6 +969,10 @@ export const formatDateTime = (iso: string | number): string => {
 export const formatPrice = (cents: number): string =>
   new Intl.NumberFormat(current === "fr" ? "fr-FR" : "en-GB", { style: "currency", currency: "EUR" }).format(cents / 100)
 
+/** A decimal number with exactly `digits` fraction digits in the current language ("12,5" in French, "12.5" in English). */
+export const formatDecimal = (value: number, digits: number): string =>
+  new Intl.NumberFormat(current === "fr" ? "fr-FR" : "en-GB", { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value)
+
 export const formatBytes = (bytes: number): string => {
   const units = current === "fr" ? ["o", "Ko", "Mo", "Go", "To"] : ["B", "KB", "MB", "GB", "TB"]
   let value = bytes
