@@ -775,7 +775,7 @@ const fr: Record<Key, string> = {
   "billing.changeCard": "Changer de carte",
   "billing.renewalsTitle": "Renouvellements",
   "billing.renewal": "Renouvellement",
-  "billing.renews": "Renouvelé le {date} pour {price}",
+  "billing.renews": "Se renouvelle le {date} pour {price}",
   "billing.failed": "Paiement refusé — nouvel essai le {date}",
   "billing.failedNoRetry": "Paiement refusé — payez maintenant pour garder le service (il prend fin le {date})",
   "billing.awaitingApproval": "En attente de votre validation — payer maintenant ({price})",
