@@ -1,6 +1,7 @@
 // The panel's dates (app/web/src/i18n.ts) in Paris time whatever the browser's time zone, and counts with their noun
 // in the right grammatical number, in both languages.
 import { afterEach, describe, expect, it, vi } from "vitest"
+import { kindName } from "../../app/web/src/views/admin/texts.ts"
 import { formatDate, formatDateTime, formatDecimal, plural, setLanguage } from "../../app/web/src/i18n.ts"
 
 const inLanguage = (lang: "fr" | "en") => {
@@ -57,5 +58,17 @@ describe("formatDecimal", () => {
     expect(formatDecimal(0, 1)).toBe("0,0")
     inLanguage("en")
     expect(formatDecimal(12.345, 1)).toBe("12.3")
+  })
+})
+
+describe("kindName (the back-office)", () => {
+  it("a product kind reads in the page's language, not as its code", () => {
+    inLanguage("fr")
+    expect(kindName("game")).toBe("Serveur de jeu")
+    expect(kindName("vps")).toBe("VPS")
+    inLanguage("en")
+    expect(kindName("game")).toBe("Game server")
+    // A kind without words yet (a product added later) stays readable as its code.
+    expect(kindName("mail")).toBe("mail")
   })
 })

@@ -9,7 +9,7 @@ import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../.
 import { cell, none, pagedSection, setAdminTitle, table } from "./parts.ts"
 import { opsText } from "./opsTexts.ts"
 import { retryPart } from "./orderRetry.ts"
-import { adminText, hasAdminKey } from "./texts.ts"
+import { adminText, hasAdminKey, kindName } from "./texts.ts"
 
 const fullName = (u: User) => `${u.firstName} ${u.lastName}`
 const roleText = (role: User["role"]) => adminText(`admin.role.${role}`)
@@ -106,7 +106,7 @@ const sessionRow = (s: Session) =>
 const subscriptionRow = (s: Subscription) =>
   h("tr", { "data-testid": "admin-subscription", "data-subscription": s.id },
     h("td", { "data-label": adminText("admin.customer.sub.plan") }, s.planId),
-    h("td", { "data-label": adminText("admin.customer.sub.kind") }, s.kind),
+    h("td", { "data-label": adminText("admin.customer.sub.kind") }, kindName(s.kind)),
     h("td", { "data-label": adminText("admin.customer.sub.state") }, stateBadge(s.status)),
     h("td", { "data-label": adminText("admin.customer.sub.periodEnd") }, h("time", { datetime: s.currentPeriodEnd }, formatDate(s.currentPeriodEnd))),
     h("td", { "data-label": adminText("admin.customer.sub.service") },
@@ -156,7 +156,7 @@ const orderRow = (isAdmin: boolean, reload: () => void) => (o: OrderPage["orders
   h("tr", { "data-testid": "admin-order", "data-order": o.id, "data-status": o.status },
     cell(opsText("ops.customerOrders.order"), h("code", {}, o.id)),
     cell(opsText("ops.customerOrders.status"), stateBadge(o.status)),
-    cell(opsText("ops.orders.plan"), `${o.planId} (${o.kind})`),
+    cell(opsText("ops.orders.plan"), `${o.planId} (${kindName(o.kind)})`),
     cell(opsText("ops.orders.step"), `${o.progress.step}/${o.progress.total} ${o.progress.name}`,
       o.failureReason === undefined ? null : h("div", { class: "muted" }, o.failureReason)),
     cell(opsText("ops.customerOrders.created"), h("time", { datetime: o.createdAt }, formatDateTime(o.createdAt))),

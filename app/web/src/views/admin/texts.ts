@@ -87,6 +87,8 @@ const en = {
   "admin.dash.openRefundsHint": "{requests} refund(s) of {amount} asked by operators and not confirmed by the payment provider yet, {orders} failed order(s) whose refund and clean-up are pending; the oldest since {since}.",
   "admin.dash.services": "Services by kind and plan",
   "admin.dash.kind": "Kind",
+  "admin.kind.vps": "VPS",
+  "admin.kind.game": "Game server",
   "admin.dash.plan": "Plan",
   "admin.dash.active": "Active",
   "admin.dash.suspended": "Suspended",
@@ -230,6 +232,8 @@ const fr: Record<AdminKey, string> = {
   "admin.dash.openRefundsHint": "{requests} remboursement(s) de {amount} demandé(s) par les opérateurs et pas encore confirmé(s) par le prestataire de paiement, {orders} commande(s) échouée(s) dont le remboursement et le nettoyage sont en cours ; le plus ancien depuis : {since}.",
   "admin.dash.services": "Services par type et par offre",
   "admin.dash.kind": "Type",
+  "admin.kind.vps": "VPS",
+  "admin.kind.game": "Serveur de jeu",
   "admin.dash.plan": "Offre",
   "admin.dash.active": "Actifs",
   "admin.dash.suspended": "Suspendus",
@@ -294,3 +298,9 @@ export const adminText = (key: AdminKey, params: Record<string, string | number>
   fill(dictionaries[language()][key], params)
 
 export const hasAdminKey = (key: string): key is AdminKey => Object.hasOwn(en, key)
+
+/** A product kind ("vps", "game") in words; a kind this back-office has no words for yet is shown as it is. */
+export const kindName = (kind: string): string => {
+  const key = `admin.kind.${kind}`
+  return hasAdminKey(key) ? adminText(key) : kind
+}
