@@ -1,8 +1,9 @@
 // The panel's dates (app/web/src/i18n.ts) in Paris time whatever the browser's time zone, and counts with their noun
 // in the right grammatical number, in both languages.
 import { afterEach, describe, expect, it, vi } from "vitest"
-import { kindName } from "../../app/web/src/views/admin/texts.ts"
-import { formatDate, formatDateTime, formatDecimal, plural, setLanguage } from "../../app/web/src/i18n.ts"
+import { AUDIT_ACTIONS } from "../../domain/audit/AuditEvent.ts"
+import { auditActionText, kindName } from "../../app/web/src/views/admin/texts.ts"
+import { formatDate, formatDateTime, formatDecimal, plural, setLanguage, stepName } from "../../app/web/src/i18n.ts"
 
 const inLanguage = (lang: "fr" | "en") => {
   vi.stubGlobal("document", { documentElement: { lang: "" } })
@@ -70,5 +71,28 @@ describe("kindName (the back-office)", () => {
     expect(kindName("game")).toBe("Game server")
     // A kind without words yet (a product added later) stays readable as its code.
     expect(kindName("mail")).toBe("mail")
+  })
+})
+
+describe("auditActionText (the back-office's audit trail)", () => {
+  it("every action the audit log knows reads in words in both languages, never as its code", () => {
+    for (const lang of ["fr", "en"] as const) {
+      inLanguage(lang)
+      for (const action of AUDIT_ACTIONS) expect(auditActionText(action), `${lang}: ${action}`).not.toBe(action)
+    }
+    inLanguage("fr")
+    expect(auditActionText("payment.succeeded")).toBe("Paiement reçu")
+    expect(auditActionText("auth.sign_in")).toBe("Connexion")
+  })
+})
+
+describe("stepName", () => {
+  it("a provisioning step reads in the page's language, not as the server's English name", () => {
+    inLanguage("fr")
+    expect(stepName("game", 5, "Installing the game")).toBe("Installation du jeu")
+    expect(stepName("vps", 0, "Payment")).toBe("Paiement")
+    expect(stepName("vps", 0, "Queued")).toBe("En file d'attente")
+    // A step this panel has no words for keeps the server's name.
+    expect(stepName("mail", 2, "Creating the mailbox")).toBe("Creating the mailbox")
   })
 })

@@ -941,6 +941,15 @@ export const t = (key: Key, params: Record<string, string | number> = {}): strin
 export const plural = (base: "order.snapshots" | "order.backups", count: number): string =>
   t(new Intl.PluralRules(current).select(count) === "one" ? `${base}.one` : `${base}.other`, { count })
 
+/**
+ * A provisioning step's name in the current language: step 0 is the payment or the queue, then the product's own
+ * steps (`step.<kind>.<n>`); a step this panel has no words for keeps the name the server gave (in English).
+ */
+export const stepName = (kind: string, step: number, serverName: string): string => {
+  const key = step === 0 ? (serverName === "Payment" ? "step.payment" : "step.queued") : `step.${kind}.${step}`
+  return hasKey(key) ? t(key) : serverName
+}
+
 export const hasKey = (key: string): key is Key => Object.hasOwn(en, key)
 
 /** Both dictionaries' keys, for the completeness check of the tests. */

@@ -5,7 +5,7 @@
 import { api, ApiError, type BillingProfile, errorText, type GamePlan, type Order, type Plan, type Plans, type VpsPlan } from "../api.ts"
 import { announce, link, navigate, setTitle, type View } from "../app.ts"
 import { field, h } from "../dom.ts"
-import { formatDateTime, formatMiB, formatPrice, hasKey, plural, t } from "../i18n.ts"
+import { formatDateTime, formatMiB, formatPrice, hasKey, plural, stepName, t } from "../i18n.ts"
 import { isSandbox } from "../platform.ts"
 import { shownPrice } from "../prices.ts"
 import { errorBox, loading, run, section } from "../ui.ts"
@@ -197,10 +197,7 @@ export const orderFormView: View = async ({ root, params, alive, user }) => {
   )
 }
 
-const stepName = (order: Order, step: number): string => {
-  const key = step === 0 ? (order.progress.name === "Payment" ? "step.payment" : "step.queued") : `step.${order.kind}.${step}`
-  return hasKey(key) ? t(key) : order.progress.name
-}
+const orderStepName = (order: Order, step: number): string => stepName(order.kind, step, order.progress.name)
 
 const POLL_MS = 1000
 
@@ -227,12 +224,12 @@ export const orderProgressView: View = ({ root, params, alive }) => {
     const done = order.status === "completed" ? total : order.progress.step
     bar.max = total
     bar.value = order.status === "completed" ? total : Math.max(0, done - (order.status === "provisioning" ? 0.5 : 0))
-    bar.setAttribute("aria-valuetext", t("order.progress", { step: done, total, name: stepName(order, order.progress.step) }))
+    bar.setAttribute("aria-valuetext", t("order.progress", { step: done, total, name: orderStepName(order, order.progress.step) }))
     stepText.textContent = order.status === "completed"
       ? t("order.completed")
       : order.status === "awaiting_payment" || order.status === "expired"
       ? t(order.status === "expired" ? "order.expired" : "order.awaitingPayment")
-      : t("order.progress", { step: order.progress.step, total, name: stepName(order, order.progress.step) })
+      : t("order.progress", { step: order.progress.step, total, name: orderStepName(order, order.progress.step) })
     steps.replaceChildren(...Array.from({ length: order.progress.total }, (_, i) => {
       const n = i + 1
       const state = order.status === "completed" || n < order.progress.step ? "done" : n === order.progress.step ? (order.status === "failed" ? "failed" : "current") : "todo"

@@ -4,7 +4,7 @@
 import { api, type ServiceFindings, type StaffServicePage } from "../../api.ts"
 import { link, navigate, type View } from "../../app.ts"
 import { field, h } from "../../dom.ts"
-import { formatDate, formatDateTime } from "../../i18n.ts"
+import { formatDate, formatDateTime, stepName } from "../../i18n.ts"
 import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../../ui.ts"
 import { none, setAdminTitle, table } from "./parts.ts"
 import { type OpsKey, opsText } from "./opsTexts.ts"
@@ -48,7 +48,7 @@ const provisioningPart = (page: StaffServicePage, isAdmin: boolean, reload: () =
   if (p === null) return h("p", { class: "muted" }, none())
   const rows = p.steps.map((s, i) =>
     h("tr", { "data-testid": "ops-step", "data-state": s.state },
-      h("td", { "data-label": opsText("ops.service.step") }, `${i + 1}. ${s.name}`),
+      h("td", { "data-label": opsText("ops.service.step") }, `${i + 1}. ${stepName(p.order.kind, i + 1, s.name)}`),
       h("td", { "data-label": opsText("ops.service.state") }, opsText(`ops.service.step.${s.state}`))))
   const part = h("div", {}, stateBadge(p.order.status, "ops-order-status"),
     p.order.failureReason === undefined ? null : h("p", { "data-testid": "ops-order-failure" }, opsText("ops.service.failure", { reason: p.order.failureReason })),
