@@ -2,6 +2,8 @@
 // in the right grammatical number, in both languages.
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { AUDIT_ACTIONS } from "../../domain/audit/AuditEvent.ts"
+import type { CustomerNoticeTag } from "../../domain/notices/CustomerNotice.ts"
+import { noticeName } from "../../app/web/src/views/admin/opsTexts.ts"
 import { auditActionText, kindName } from "../../app/web/src/views/admin/texts.ts"
 import { formatDate, formatDateTime, formatDecimal, plural, setLanguage, stepName } from "../../app/web/src/i18n.ts"
 
@@ -94,5 +96,24 @@ describe("stepName", () => {
     expect(stepName("vps", 0, "Queued")).toBe("En file d'attente")
     // A step this panel has no words for keeps the server's name.
     expect(stepName("mail", 2, "Creating the mailbox")).toBe("Creating the mailbox")
+  })
+})
+
+describe("noticeName (the back-office's e-mails of a customer)", () => {
+  // Typed against the notices' union: a new kind of e-mail fails to compile here until it is listed.
+  const tags: Record<CustomerNoticeTag, true> = {
+    AuthenticationNeeded: true, CancellationConfirmed: true, ExpressStartConfirmed: true, FinalWarning: true, HoldLifted: true,
+    OrderPaid: true, OrderRetryOffered: true, PaymentFailed: true, RefundIssued: true, RenewalPaid: true, RenewalReminder: true,
+    ServiceEnded: true, ServiceHeld: true, ServiceReady: true, ServiceSuspended: true, WithdrawalAcknowledged: true
+  }
+
+  it("every kind of customer e-mail reads in words in both languages, never as its code", () => {
+    for (const lang of ["fr", "en"] as const) {
+      inLanguage(lang)
+      for (const tag of Object.keys(tags)) expect(noticeName(tag), `${lang}: ${tag}`).not.toBe(tag)
+    }
+    inLanguage("fr")
+    expect(noticeName("HoldLifted")).toBe("Suspension levée")
+    expect(noticeName("SomethingNew")).toBe("SomethingNew")
   })
 })
