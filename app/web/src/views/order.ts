@@ -239,6 +239,9 @@ export const orderProgressView: View = ({ root, params, alive }) => {
     if (order.progress.step !== lastStep && order.status === "provisioning") {
       lastStep = order.progress.step
       live.textContent = stepText.textContent
+    } else if (order.status !== "provisioning") {
+      // Over (the outcome below says how, and is announced): a step left in the live region would read as current.
+      live.textContent = ""
     }
     if (order.rootPassword !== undefined) rootPassword = order.rootPassword
     if (order.status === "completed") {
