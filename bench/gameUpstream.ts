@@ -1,11 +1,11 @@
 // The bench's own Pterodactyl: the sandbox panel and Wings started in this process, registered in the server's
 // catalog as a real panel (so the server starts no sandbox panel of its own) with one game plan, and the two calls
 // the bench makes to it itself for the direct paths: a console token and a signed download URL (Client API).
-import { Schema } from "effect"
+import { Effect, Exit, Schema, Scope } from "effect"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type SandboxPterodactyl, startSandboxPterodactyl } from "../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
+import { type SandboxPterodactyl, sandboxPterodactyl } from "../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { type Cleanup, progress } from "./system.ts"
 
 export const PANEL = "bench-panel"
@@ -59,11 +59,13 @@ export interface BenchPanel {
  * provisioning) and writes the catalog entries; the keys only ever sit in a private temporary directory.
  */
 export const startBenchPanel = async (cleanup: Cleanup): Promise<BenchPanel> => {
-  const sandbox = await startSandboxPterodactyl({ installDurationMs: 200 })
+  // The sandbox is a scoped resource: it lives in a scope of its own, closed by the cleanup.
+  const scope = Scope.makeUnsafe()
   cleanup.add("stop the bench's sandbox Pterodactyl", async () => {
-    await sandbox.close()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
     progress("sandbox Pterodactyl stopped")
   })
+  const sandbox = await Effect.runPromise(Scope.provide(sandboxPterodactyl({ installDurationMs: 200 }), scope))
   const dir = await mkdtemp(join(tmpdir(), "zh-bench-game-"))
   cleanup.add("remove game catalog dir", () => rm(dir, { recursive: true, force: true }))
   const entriesPath = join(dir, "panel-entries.json")

@@ -1,6 +1,7 @@
 // The bench's own Proxmox VE: the sandbox started in this process with its realistic task durations and registered
 // in the server's catalog as a real cluster (so the server starts no sandbox of its own), and a watch on its task
 // list that times every task from this side, since the sandbox's task records carry no end time.
+import { Effect, Exit, Scope } from "effect"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -8,8 +9,8 @@ import { performance } from "node:perf_hooks"
 import {
   type SandboxControl,
   type SandboxProxmox,
-  type SandboxTaskState,
-  startSandboxProxmox
+  sandboxProxmox,
+  type SandboxTaskState
 } from "../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import { defaultTaskDurations } from "../adapters/proxmox/sandbox/Tasks.ts"
 import { type Cleanup, progress } from "./system.ts"
@@ -77,11 +78,12 @@ export interface BenchCluster {
  * `--import` in its NODE_OPTIONS (the only setting passed through); it runs before app/main.ts reads its Config.
  */
 export const startBenchCluster = async (cleanup: Cleanup): Promise<BenchCluster> => {
-  const sandbox = await startSandboxProxmox({ username: USERNAME, password: PASSWORD, nodes: NODES })
+  const scope = Scope.makeUnsafe()
   cleanup.add("stop the bench's sandbox Proxmox", async () => {
-    await sandbox.close()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
     progress("sandbox Proxmox stopped")
   })
+  const sandbox = await Effect.runPromise(Scope.provide(sandboxProxmox({ username: USERNAME, password: PASSWORD, nodes: NODES }), scope))
   const dir = await mkdtemp(join(tmpdir(), "zh-bench-vps-"))
   cleanup.add("remove catalog dir", () => rm(dir, { recursive: true, force: true }))
   const catalogPath = join(dir, "catalog.json")

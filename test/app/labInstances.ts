@@ -8,7 +8,8 @@ import { sandboxStripe } from "../../adapters/stripe/sandbox/SandboxStripe.ts"
 import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { expect } from "vitest"
-import { type SandboxProxmox, startSandboxProxmox } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
+import { type SandboxProxmox, sandboxProxmox } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
+import { startScoped } from "../support/startScoped.ts"
 import { Browser } from "../support/browser.ts"
 import { createDatabase, type Env, run, type Server, startServer, tempDir } from "./processes.ts"
 
@@ -121,7 +122,7 @@ export const startLab = async (options: {
     for (const step of closing.splice(0).reverse()) await step()
   }
   try {
-    const sandbox = await startSandboxProxmox({ taskDurations: options.taskDurations })
+    const sandbox = await startScoped(sandboxProxmox({ taskDurations: options.taskDurations }))
     closing.push(() => sandbox.close())
     const db = await createDatabase(options.adminUrl)
     closing.push(db.drop)

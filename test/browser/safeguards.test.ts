@@ -6,18 +6,17 @@
 import { readFile } from "node:fs/promises"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxProxmox } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import type { SandboxPterodactyl } from "../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { byTestId, useChromium } from "../support/chromium.ts"
 import { provisionedGame, sandboxPanelOf } from "../support/gameHttp.ts"
-import { addLabCluster, LAB } from "../support/labCluster.ts"
+import { addLabCluster, LAB, type LabSandbox } from "../support/labCluster.ts"
 import { startSelfAddressedTestServer } from "../support/testServer.ts"
 import { Envelopes, expectBody, leakScanner, provisionedVps, ScannedBrowser, vpsStatus } from "../support/vpsHttp.ts"
 import { fillBillingProfile } from "../support/checkout.ts"
 
 let server: Awaited<ReturnType<typeof startSelfAddressedTestServer>>
 let panel: SandboxPterodactyl
-let lab: SandboxProxmox
+let lab: LabSandbox
 let api: ScannedBrowser
 const customer = { email: `files.${Date.now()}@example.com`, password: "a files test password" }
 let game: Awaited<ReturnType<typeof provisionedGame>>

@@ -11,11 +11,10 @@ import { paid } from "../support/checkout.ts"
 import { Effect, Layer, ManagedRuntime, Option, References } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { OrderView } from "../../adapters/http/views.ts"
-import type { SandboxProxmox } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import { vmName } from "../../domain/vps/ProvisionVps.ts"
 import { Orders } from "../../ports/Orders.ts"
 import { Outbox } from "../../ports/Outbox.ts"
-import { addLabCluster, LAB } from "../support/labCluster.ts"
+import { addLabCluster, LAB, type LabSandbox } from "../support/labCluster.ts"
 import { type DatabaseKind, proxiedDatabase, type ProxiedDatabase, reachableKinds } from "../support/proxiedDatabase.ts"
 import { assertRefunded } from "../support/refunded.ts"
 import type { Cut } from "../support/tcpProxy.ts"
@@ -83,7 +82,7 @@ const placedWhenBack = async (browser: ScannedBrowser, body: unknown, deadline: 
 describe.each<DatabaseKind>([...reachableKinds])("the workflow engine after a database outage (%s)", (kind) => {
   let database: ProxiedDatabase
   let server: TestServer
-  let lab: SandboxProxmox
+  let lab: LabSandbox
   let browser: ScannedBrowser
 
   beforeAll(async () => {

@@ -2,8 +2,7 @@
 // choose; a guest that ignores it stays running and the answer says so (409 SHUTDOWN_TIMED_OUT), after which `stop`,
 // the hard power-off, forces it. The guest that ignores ACPI is the lab cluster's, with the fault injected there.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxProxmox } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
-import { addLabCluster, LAB } from "../support/labCluster.ts"
+import { addLabCluster, LAB, type LabSandbox } from "../support/labCluster.ts"
 import { startTestServer } from "../support/testServer.ts"
 import {
   allOf,
@@ -22,7 +21,7 @@ import {
 } from "../support/vpsHttp.ts"
 
 let server: TestServer
-let lab: SandboxProxmox
+let lab: LabSandbox
 let scan: LeakScanner
 
 beforeAll(async () => {

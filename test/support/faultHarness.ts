@@ -15,7 +15,8 @@ import * as PgCatalog from "../../adapters/postgres/PgCatalog.ts"
 import * as PgUpstreamSecrets from "../../adapters/postgres/PgUpstreamSecrets.ts"
 import type { Settings } from "../../app/Config.ts"
 import { embeddedDataDir, postgres } from "../../app/Database.ts"
-import { type SandboxProxmox, type SandboxVmState, startSandboxProxmox } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
+import { type SandboxProxmox, sandboxProxmox, type SandboxVmState } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
+import { startScoped } from "./startScoped.ts"
 import type { LedgerEntry, Order } from "../../domain/billing/Billing.ts"
 import { placeOrder } from "../../domain/billing/Ordering.ts"
 import { billedCustomer } from "./invoicing.ts"
@@ -117,7 +118,7 @@ export const startLab = async (options: {
   /** PROXMOX_REQUEST_TIMEOUT_MS: what a hung request costs (the test settings' 5 s by default). */
   readonly requestTimeoutMs?: number
 }): Promise<Lab> => {
-  const sandbox = await startSandboxProxmox({ taskDurations: options.taskDurations })
+  const sandbox = await startScoped(sandboxProxmox({ taskDurations: options.taskDurations }))
   const database = await durableDatabase(options.databaseUrl)
   // With a real Postgres the workflow engine takes its shard locks as advisory locks, as in production.
   const settings = testSettings({

@@ -2,12 +2,16 @@
 // (faults, recorded requests, VM state), registered through the server's own catalog as the real cluster "lab" with
 // its template, address pool and plan. VPS ordered on plan `vps-lab` live there.
 import { Effect, Redacted, Result } from "effect"
-import { type SandboxProxmox, startSandboxProxmox } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
+import { type SandboxProxmox, sandboxProxmox } from "../../adapters/proxmox/sandbox/SandboxProxmox.ts"
+import { type Started, startScoped } from "./startScoped.ts"
 import { clusterSecretNames } from "../../domain/catalog/catalogSecrets.ts"
 import { hostAddresses, parseAddress, parseCidr } from "../../domain/catalog/ipv4.ts"
 import { storeSecret } from "../../domain/secrets/UpstreamCredentials.ts"
 import { Catalog } from "../../ports/Catalog.ts"
 import type { TestServer } from "./vpsHttp.ts"
+
+/** The lab's sandbox, stopped by `close()`. */
+export type LabSandbox = Started<SandboxProxmox>
 
 export const LAB = { cluster: "lab", plan: "vps-lab", template: "lab-debian-12" } as const
 
@@ -20,8 +24,8 @@ const POOL = { id: "lab-public", cluster: LAB.cluster, cidr: "198.51.100.0/24", 
 export const addLabCluster = async (
   server: TestServer,
   taskDurations: Partial<Record<string, number>> = {}
-): Promise<SandboxProxmox> => {
-  const sandbox = await startSandboxProxmox({ taskDurations: { default: 0, ...taskDurations } })
+): Promise<LabSandbox> => {
+  const sandbox = await startScoped(sandboxProxmox({ taskDurations: { default: 0, ...taskDurations } }))
   try {
     await server.runtime.runPromise(Effect.gen(function*() {
       const catalog = yield* Catalog

@@ -2,7 +2,6 @@
 // `PVE:<user>:<hex time>::<sig>` valid 2 h, CSRF tokens `<hex time>:<hmac>`, API tokens in `Authorization`, and
 // short-lived console tickets `PVEVNC:…` bound to user, VM and port. Signatures are HMACs under a per-instance key.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
-import type { IncomingHttpHeaders } from "node:http"
 import { PveError, unauthorized } from "./PveError.ts"
 import type { SimClock } from "./SimClock.ts"
 
@@ -10,6 +9,9 @@ const TICKET_LIFETIME_S = 7200
 const CLOCK_SKEW_S = 300
 const VNC_MIN_AGE_S = -20
 const VNC_MAX_AGE_S = 40
+
+/** A request's headers, names in lower case, repeated ones joined. */
+export type RequestHeaders = Readonly<Record<string, string | undefined>>
 
 export interface Identity {
   /** `root@pam`, or the full token id `root@pam!zh` for API tokens. */
@@ -129,7 +131,7 @@ export class Auth {
    * token; non-GET ticket requests need the CSRF header. `null` for the calls that need no auth (`/access/ticket`).
    * Failures throw a bare 401 with PVE's status line.
    */
-  authenticate(method: string, relPath: string, headers: IncomingHttpHeaders): Identity | null {
+  authenticate(method: string, relPath: string, headers: RequestHeaders): Identity | null {
     const ticket = extractAuthValue(headers.cookie, "PVEAuthCookie") ??
       extractAuthValue(headers.authorization, "PVEAuthCookie")
     const apiToken = ticket === undefined ? extractAuthValue(headers.authorization, "PVEAPIToken") : undefined
@@ -148,14 +150,9 @@ export class Auth {
     if (ticket === undefined) throw unauthorized("No ticket")
     const user = this.verifyTicket(ticket)
     if (user === undefined) throw unauthorized("Authentication failed!")
-    if (method !== "GET" && !this.verifyCsrf(user, headerValue(headers, "csrfpreventiontoken"))) {
+    if (method !== "GET" && !this.verifyCsrf(user, headers["csrfpreventiontoken"])) {
       throw unauthorized("Permission denied - invalid csrf token")
     }
     return { user, viaToken: false }
   }
-}
-
-const headerValue = (headers: IncomingHttpHeaders, name: string): string | undefined => {
-  const value = headers[name]
-  return Array.isArray(value) ? value[0] : value
 }

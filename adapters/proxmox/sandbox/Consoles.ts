@@ -7,7 +7,6 @@ import { type WebSocket, WebSocketServer } from "ws"
 import type { Auth, Identity } from "./Auth.ts"
 import type { Cluster } from "./Cluster.ts"
 import { fail, PveError } from "./PveError.ts"
-import { reply, type Route } from "./Route.ts"
 import { SerialTerminal } from "./SerialTerminal.ts"
 import type { SimClock } from "./SimClock.ts"
 import type { Tasks } from "./Tasks.ts"
@@ -65,51 +64,38 @@ export class Consoles {
     return this.connections.size
   }
 
-  /** `POST /nodes/{node}/qemu/{vmid}/termproxy`. */
-  readonly route: Route = {
-    method: "POST",
-    path: "/nodes/{node}/qemu/{vmid}/termproxy",
-    proxyNode: false,
-    handle: ({ identity, params }) => {
-      if (identity === null) throw new PveError(401, "No ticket\n")
-      const node = params.req("node")
-      const vmid = params.reqInt("vmid")
-      const vm = this.cluster.vmOn(node, vmid)
-      const vgaSerial = /^(?:type=)?(serial\d)/.exec(vm.config.get("vga") ?? "")?.[1]
-      const iface = params.str("serial") ?? vgaSerial
-      let port = 5900
-      while (this.listeners.has(port) && port <= 5999) port++
-      if (port > 5999) throw fail("unable to find free port (5900-5999)")
-      const ticket = this.auth.vncTicket(identity.user, vmid, port)
-      const task = this.tasks.startOpen(node, "vncproxy", String(vmid), identity.user)
-      const listener: Listener = {
-        port, node, vmid, user: identity.user, viaToken: identity.viaToken, ticket, openedAt: this.clock.now(), iface,
-        endTask: task.end, connected: false
-      }
-      this.listeners.set(port, listener)
-      this.clock.later(CONNECT_WINDOW_MS, () => {
-        if (listener.connected) return
-        this.listeners.delete(port)
-        task.end("failed waiting for client: timed out")
-      })
-      return reply({ user: identity.user, ticket, port, upid: task.record.upid })
+  /**
+   * `POST /nodes/{node}/qemu/{vmid}/termproxy`: a listener on a free port waits for the client's WebSocket for a while;
+   * its ticket, port and the task that holds it open.
+   */
+  openTermproxy(identity: Identity, node: string, vmid: number, serial: string | undefined) {
+    const vm = this.cluster.vmOn(node, vmid)
+    const vgaSerial = /^(?:type=)?(serial\d)/.exec(vm.config.get("vga") ?? "")?.[1]
+    const iface = serial ?? vgaSerial
+    let port = 5900
+    while (this.listeners.has(port) && port <= 5999) port++
+    if (port > 5999) throw fail("unable to find free port (5900-5999)")
+    const ticket = this.auth.vncTicket(identity.user, vmid, port)
+    const task = this.tasks.startOpen(node, "vncproxy", String(vmid), identity.user)
+    const listener: Listener = {
+      port, node, vmid, user: identity.user, viaToken: identity.viaToken, ticket, openedAt: this.clock.now(), iface,
+      endTask: task.end, connected: false
     }
+    this.listeners.set(port, listener)
+    this.clock.later(CONNECT_WINDOW_MS, () => {
+      if (listener.connected) return
+      this.listeners.delete(port)
+      task.end("failed waiting for client: timed out")
+    })
+    return { user: identity.user, ticket, port, upid: task.record.upid }
   }
 
-  /** `GET …/vncwebsocket` without an upgrade: the API handler's own answer after the same checks. */
-  readonly websocketRoute: Route = {
-    method: "GET",
-    path: "/nodes/{node}/qemu/{vmid}/vncwebsocket",
-    proxyNode: false,
-    handle: ({ identity, params }) => {
-      const port = params.reqInt("port")
-      const vmid = params.reqInt("vmid")
-      if (identity === null || !this.auth.verifyVncTicket(params.req("vncticket"), identity.user, vmid, port)) {
-        throw fail("permission denied - invalid PVEVNC ticket")
-      }
-      this.cluster.vmOn(params.req("node"), vmid)
-      return reply({ port: String(port) })
+  /** `GET …/vncwebsocket` without an upgrade: the API handler's own checks of the console ticket and the VM. */
+  checkWebsocket(identity: Identity, node: string, vmid: number, port: number, vncticket: string): void {
+    if (!this.auth.verifyVncTicket(vncticket, identity.user, vmid, port)) {
+      throw fail("permission denied - invalid PVEVNC ticket")
     }
+    this.cluster.vmOn(node, vmid)
   }
 
   /**

@@ -61,6 +61,33 @@ export const faultAnswer = (
   return { status: fault.status, reason: message.split("\n")[0] ?? "", body: { data: null, ...errors, message } }
 }
 
+/**
+ * What the front does with a request a transport fault caught: answer with a PVE error (`body` on a request, the
+ * status line and `message` on a WebSocket upgrade), never answer, or drop the connection. A fault kind is mapped to
+ * one of these here, so a new kind needs no change in the front.
+ */
+export type TransportAction =
+  | {
+    readonly _tag: "respond"
+    readonly status: number
+    readonly reason: string
+    readonly message: string
+    readonly body: Record<string, unknown>
+  }
+  | { readonly _tag: "hang" }
+  | { readonly _tag: "drop" }
+
+const transportAction = (fault: TransportFault): TransportAction => {
+  switch (fault._tag) {
+    case "status":
+      return { _tag: "respond", message: `${fault.message ?? defaultFaultMessage(fault.status)}\n`, ...faultAnswer(fault) }
+    case "hang":
+      return { _tag: "hang" }
+    case "dropConnection":
+      return { _tag: "drop" }
+  }
+}
+
 /** The VMID a `/nodes/{node}/qemu/{vmid}…` path names, if it names one. */
 export const vmidIn = (path: string): number | undefined => {
   const found = /^\/api2\/json\/nodes\/[^/]+\/qemu\/(\d+)(?:\/|$)/.exec(path)?.[1]
@@ -108,13 +135,13 @@ export class Faults {
     if (armed.remaining <= 0) this.armed = this.armed.filter((a) => a !== armed)
   }
 
-  /** A status, hang or drop fault for this request, consumed. */
-  takeTransport(method: string, path: string, query: Readonly<Record<string, unknown>>): TransportFault | undefined {
+  /** What a transport fault (status, hang, drop) makes of this request, the fault consumed. */
+  takeTransport(method: string, path: string, query: Readonly<Record<string, unknown>>): TransportAction | undefined {
     const armed = this.find(method, path, query, "transport")
     const kind = armed?.fault.kind
     if (armed === undefined || kind === undefined || kind._tag === "taskFailure" || kind._tag === "answerLost") return undefined
     this.consume(armed)
-    return kind
+    return transportAction(kind)
   }
 
   /**

@@ -1,5 +1,6 @@
 // qemu-server's per-VM config flock (`/var/lock/qemu-server/lock-<vmid>.conf`): one holder at a time, waiters give up
 // after a timeout (10 s in `lock_config`) with "got timeout" (reference/proxmox.md §5.3).
+import { Effect } from "effect"
 import type { SimClock } from "./SimClock.ts"
 
 export class Flock {
@@ -13,20 +14,39 @@ export class Flock {
     return true
   }
 
-  /** Resolves true once held, false after `timeoutMs` of `clock` without getting it. */
-  acquire(timeoutMs: number, clock: SimClock): Promise<boolean> {
-    if (this.tryAcquire()) return Promise.resolve(true)
-    return new Promise((resolve) => {
-      const grant = () => {
-        timer.cancel()
-        resolve(true)
-      }
-      const timer = clock.later(timeoutMs, () => {
-        const i = this.waiters.indexOf(grant)
-        if (i >= 0) this.waiters.splice(i, 1)
-        resolve(false)
-      })
-      this.waiters.push(grant)
+  /**
+   * Calls `done(true)` once held (at once when free), or `done(false)` after `timeoutMs` of `clock` without getting
+   * it. The returned function withdraws a request still waiting.
+   */
+  request(timeoutMs: number, clock: SimClock, done: (held: boolean) => void): () => void {
+    if (this.tryAcquire()) {
+      done(true)
+      return () => undefined
+    }
+    const leave = () => {
+      const i = this.waiters.indexOf(grant)
+      if (i >= 0) this.waiters.splice(i, 1)
+    }
+    const grant = () => {
+      timer.cancel()
+      done(true)
+    }
+    const timer = clock.later(timeoutMs, () => {
+      leave()
+      done(false)
+    })
+    this.waiters.push(grant)
+    return () => {
+      timer.cancel()
+      leave()
+    }
+  }
+
+  /** `request` as an Effect: true once held, false after the timeout; interrupted while waiting, it withdraws. */
+  acquire(timeoutMs: number, clock: SimClock): Effect.Effect<boolean> {
+    return Effect.callback<boolean>((resume) => {
+      const withdraw = this.request(timeoutMs, clock, (held) => resume(Effect.succeed(held)))
+      return Effect.sync(withdraw)
     })
   }
 

@@ -1,6 +1,6 @@
 // The simulated Proxmox VE 9 cluster (reference/proxmox.md), one state for both ways of reaching it (DESIGN.md §7: the
 // fake is the simulator without sockets). `openSimulation` builds the cluster, its HTTP(S)/WebSocket front end and the
-// control surface; `proxmoxSimulation` connects to them in memory (node:http agents whose connections are stream
+// control surface, for the lifetime of a scope; `proxmoxSimulation` connects to them in memory (node:http agents whose connections are stream
 // pairs, no port, no OS socket, time on the Effect Clock) and SandboxProxmox.ts puts the same front end on a loopback
 // port.
 //
@@ -17,7 +17,7 @@ import { Cluster, type NodeSpec, type TemplateSpec } from "./Cluster.ts"
 import { Consoles } from "./Consoles.ts"
 import { durableCluster, type StateKeeper, type StateSource } from "./durableState.ts"
 import { Faults } from "./Faults.ts"
-import { PveServer } from "./PveServer.ts"
+import { servePve } from "./PveServer.ts"
 import { makeControl, type SandboxControl } from "./SandboxControl.ts"
 import type { Sim } from "./Sim.ts"
 import { effectClock, type SimClock } from "./SimClock.ts"
@@ -57,12 +57,11 @@ export interface ProxmoxSimulationOptions {
   readonly onWarning?: ((message: string) => void) | undefined
 }
 
-/** One simulated cluster, reachable by whoever serves `front.server`. */
+/** One simulated cluster and the node server its front answers on (not listening: the caller listens or connects). */
 export interface OpenSimulation {
   readonly sim: Sim
-  readonly front: PveServer
+  readonly server: Http.Server
   readonly control: SandboxControl
-  close(): Promise<void>
 }
 
 const GiB = 1024 ** 3
@@ -82,58 +81,57 @@ export const defaultTemplates: ReadonlyArray<TemplateSpec> = [
   { vmid: 9101, node: "pve2", name: "ubuntu-24-04", diskBytes: 10 * GiB }
 ]
 
-/** The cluster (seeded, then what `keepState` kept), its front end (HTTPS when `tls` is given) and the control. */
-export const openSimulation = async (
+/**
+ * The cluster (seeded, then what `keepState` kept), its front end (HTTPS when `tls` is given) and the control, for the
+ * scope's lifetime. Closing stops the clock and the consoles, the server and its connections, then saves the state.
+ * A state file that exists but cannot be read is a defect: nothing overwrites it.
+ */
+export const openSimulation = (
   options: ProxmoxSimulationOptions,
   clock: SimClock,
   tls?: { readonly cert: string; readonly key: string }
-): Promise<OpenSimulation> => {
-  const nodes = options.nodes ?? defaultNodes
-  // With custom nodes and no templates given, only the default templates whose node exists are kept.
-  const templates = options.templates ?? defaultTemplates.filter((t) => nodes.some((n) => n.name === t.node))
-  const auth = new Auth(clock, {
-    username: options.username ?? "root@pam",
-    password: options.password ?? "sandbox",
-    tokens: options.tokens ?? []
-  })
-  const cluster = new Cluster(nodes, templates)
-  const warn = options.onWarning ?? ((message: string) => process.emitWarning(message, "SandboxProxmoxWarning"))
-  const keeper = options.keepState?.(durableCluster(cluster), warn)
-  await keeper?.load()
-  const changed = () => keeper?.changed()
-  const tasks = new Tasks(clock, cluster, options.taskDurations ?? {}, changed)
-  const sim: Sim = {
-    clock,
-    auth,
-    cluster,
-    tasks,
-    consoles: new Consoles(clock, auth, cluster, tasks),
-    faults: new Faults((vmid) => cluster.vms.has(vmid)),
-    requests: [],
-    authFailureDelayMs: options.authFailureDelayMs ?? 0,
-    clusterName: "sandbox",
-    changed
-  }
-  const front = new PveServer(sim, tls)
-  let closed: Promise<void> | undefined
-  return {
-    sim,
-    front,
-    control: makeControl(sim),
-    close: () => {
-      closed ??= (async () => {
+): Effect.Effect<OpenSimulation, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const nodes = options.nodes ?? defaultNodes
+    // With custom nodes and no templates given, only the default templates whose node exists are kept.
+    const templates = options.templates ?? defaultTemplates.filter((t) => nodes.some((n) => n.name === t.node))
+    const auth = new Auth(clock, {
+      username: options.username ?? "root@pam",
+      password: options.password ?? "sandbox",
+      tokens: options.tokens ?? []
+    })
+    const cluster = new Cluster(nodes, templates)
+    const warn = options.onWarning ?? ((message: string) => process.emitWarning(message, "SandboxProxmoxWarning"))
+    const keeper = options.keepState?.(durableCluster(cluster), warn)
+    if (keeper !== undefined) {
+      yield* Effect.promise(() => keeper.load())
+      yield* Effect.addFinalizer(() => Effect.promise(() => keeper.close()))
+    }
+    const changed = () => keeper?.changed()
+    const tasks = new Tasks(clock, cluster, options.taskDurations ?? {}, changed)
+    const sim: Sim = {
+      clock,
+      auth,
+      cluster,
+      tasks,
+      consoles: new Consoles(clock, auth, cluster, tasks),
+      faults: new Faults((vmid) => cluster.vms.has(vmid)),
+      requests: [],
+      authFailureDelayMs: options.authFailureDelayMs ?? 0,
+      clusterName: "sandbox",
+      changed
+    }
+    const server = tls === undefined ? Http.createServer() : Https.createServer({ cert: tls.cert, key: tls.key })
+    yield* servePve(sim, server)
+    // Registered last, so run first: no task or console timer fires while the server closes.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
         clock.stop()
         sim.consoles.close()
-        await new Promise<void>((resolve) => {
-          front.server.close(() => resolve())
-          front.dropConnections()
-        })
-        await keeper?.close()
-      })()
-      return closed
-    }
-  }
-}
+      })
+    )
+    return { sim, server, control: makeControl(sim) }
+  })
 
 // --- without sockets ----------------------------------------------------------------------------------------
 
@@ -200,12 +198,9 @@ export const proxmoxSimulation = (
 ): Effect.Effect<ProxmoxSimulation, never, Scope.Scope> =>
   Effect.gen(function*() {
     const clock = yield* effectClock
-    const open = yield* Effect.acquireRelease(
-      Effect.promise(() => openSimulation(options, clock)),
-      (simulation) => Effect.promise(() => simulation.close())
-    )
+    const open = yield* openSimulation(options, clock)
     const http = yield* Effect.acquireRelease(
-      Effect.sync(() => new InMemoryAgent(open.front.server)),
+      Effect.sync(() => new InMemoryAgent(open.server)),
       (agent) => Effect.sync(() => agent.destroy())
     )
     // The simulation speaks plain HTTP: an https URL goes to `.invalid` through an ordinary agent, and fails.

@@ -1,17 +1,20 @@
 // The sandbox's HTTP(S) front, in pveproxy's order: injected transport faults, body limits, authentication (401),
 // route lookup (501), API-token and node checks, parameter verification (400), then the handler; WebSocket
-// upgrades of `…/vncwebsocket` go through the same steps before reaching the console.
-import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http"
-import { createServer as createHttpServer } from "node:http"
-import { createServer as createHttpsServer } from "node:https"
-import type { Socket } from "node:net"
+// upgrades of `…/vncwebsocket` go through the same steps before reaching the console. Requests are Effects
+// (effect/http, served on a node server by NodeHttpServer.makeHandler); a handler runs as a worker of the simulation,
+// so, like a pvedaemon worker, it finishes even when its client goes away.
+import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect, Fiber, FiberSet, Scope } from "effect"
+import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import type { IncomingHttpHeaders, IncomingMessage, Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { agentRoutes } from "./agentRoutes.ts"
-import type { Identity } from "./Auth.ts"
+import type { Identity, RequestHeaders } from "./Auth.ts"
 import { clusterRoutes } from "./clusterRoutes.ts"
 import { configRoutes } from "./configRoutes.ts"
-import { defaultFaultMessage, faultAnswer, type TransportFault, vmidIn } from "./Faults.ts"
-import { decodePath, decodeUrlencoded, parseRequest, type ParsedRequest, sendError, sendJson } from "./httpWire.ts"
+import { consoleRoutes } from "./consoleRoutes.ts"
+import { type TransportAction, vmidIn } from "./Faults.ts"
+import { asPveError, decodePath, decodeQuery, errorResponse, jsonResponse, type ParsedRequest, readRequest } from "./httpWire.ts"
 import { powerRoutes } from "./powerRoutes.ts"
 import { fail, paramError, PveError, unknownNode } from "./PveError.ts"
 import { bindRoutes, type BoundRoute, matchRoute, Params, type Reply, type RouteContext } from "./Route.ts"
@@ -32,165 +35,59 @@ interface Prepared {
 const flatHeaders = (headers: IncomingHttpHeaders): Record<string, string> =>
   Object.fromEntries(Object.entries(headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(", ") : v]])))
 
-const queryOf = (req: IncomingMessage) => decodeUrlencoded(new URL(req.url ?? "/", "http://sandbox").search.replace(/^\?/, ""))
-
-const asPveError = (e: unknown): PveError =>
-  e instanceof PveError ? e : new PveError(500, `${e instanceof Error ? e.message : String(e)}\n`)
-
-export class PveServer {
-  private readonly routes: ReadonlyArray<BoundRoute>
-  private readonly sockets = new Set<Socket>()
-  readonly server: Server
-  private readonly sim: Sim
-
-  constructor(sim: Sim, tls: { readonly cert: string; readonly key: string } | undefined) {
-    this.sim = sim
-    this.routes = bindRoutes([
-      ...clusterRoutes,
-      ...vmRoutes,
-      ...configRoutes,
-      ...powerRoutes,
-      ...snapshotRoutes,
-      ...agentRoutes,
-      ...taskRoutes,
-      sim.consoles.route,
-      sim.consoles.websocketRoute
-    ])
-    const onRequest = (req: IncomingMessage, res: ServerResponse) => void this.onRequest(req, res)
-    this.server = tls === undefined ? createHttpServer(onRequest) : createHttpsServer({ cert: tls.cert, key: tls.key }, onRequest)
-    this.server.on("connection", (socket: Socket) => {
-      this.sockets.add(socket)
-      socket.on("close", () => this.sockets.delete(socket))
-    })
-    this.server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.onUpgrade(req, socket, head))
-  }
-
-  /** Destroys every open connection, hung ones included. */
-  dropConnections(): void {
-    for (const socket of this.sockets) socket.destroy()
-  }
-
-  private record(method: string, path: string, query: Record<string, unknown>, body: Record<string, unknown>, headers: IncomingHttpHeaders) {
-    const vmid = vmidIn(path)
-    const vmExists = vmid === undefined ? null : this.sim.cluster.vms.has(vmid)
-    this.sim.requests.push({ method, path, query, body, headers: flatHeaders(headers), vmExists, at: this.sim.clock.now() })
-  }
-
-  private async delayUnauthorized(error: PveError) {
-    if (error.status !== 401 || this.sim.authFailureDelayMs <= 0) return
-    await this.sim.clock.sleep(this.sim.authFailureDelayMs)
-  }
-
-  /** Authentication, route, node and parameters: everything before the handler runs. */
-  private prepare(request: ParsedRequest, headers: IncomingHttpHeaders): Prepared {
-    if (request.path !== API_BASE && !request.path.startsWith(`${API_BASE}/`)) {
-      throw new PveError(501, "no such uri", undefined, true)
-    }
-    const relPath = request.path.slice(API_BASE.length) || "/"
-    const identity: Identity | null = this.sim.auth.authenticate(request.method, relPath, headers)
-    const match = matchRoute(this.routes, request.method, relPath)
-    if (match === undefined) throw new PveError(501, `Method '${request.method} ${relPath}' not implemented`)
-    const raw: Record<string, unknown> = { ...request.body, ...request.query }
-    for (const [name, value] of Object.entries(match.pathParams)) {
-      if (raw[name] !== undefined && String(raw[name]) !== value) {
-        throw paramError({ [name]: "duplicate parameter (already defined in URI) with conflicting values!" })
-      }
-      raw[name] = value
-    }
-    const node = match.pathParams["node"]
-    if (match.route.proxyNode && node !== undefined && !this.sim.cluster.nodes.has(node)) throw fail(unknownNode(node))
-    const params = new Params(validateParams(match.route.schema.params, raw))
-    const sim = this.sim
-    const context: RouteContext = {
-      params,
-      identity,
-      sim,
-      fork: (task) => {
-        const injected = sim.faults.taskFailure(request.method, request.path, request.query)
-        injected?.consume()
-        return sim.tasks.start({
-          ...task,
-          user: identity?.user ?? "root@pam",
-          ...(injected === undefined ? {} : { injectedFailure: injected.exitStatus, injectedLog: injected.log })
-        }).upid
-      }
-    }
-    return { route: match.route, context }
-  }
-
-  private applyTransportFault(fault: TransportFault, socket: Duplex, res?: ServerResponse) {
-    switch (fault._tag) {
-      case "hang":
-        return
-      case "dropConnection":
-        socket.destroy()
-        return
-      case "status": {
-        const message = `${fault.message ?? defaultFaultMessage(fault.status)}\n`
-        if (res !== undefined) sendJson(res, fault.status, message, faultAnswer(fault).body)
-        else writeRaw(socket, new PveError(fault.status, message))
-      }
-    }
-  }
-
-  private async onRequest(req: IncomingMessage, res: ServerResponse) {
-    const method = (req.method ?? "GET").toUpperCase()
-    const path = decodePath(req.url)
-    const query = queryOf(req)
-    const fault = this.sim.faults.takeTransport(method, path, query)
-    if (fault !== undefined) {
-      // Received all the same: the log counts the calls a fault answered (their body unread).
-      this.record(method, path, query, {}, req.headers)
-      return this.applyTransportFault(fault, req.socket, res)
-    }
-    let request: ParsedRequest
-    try {
-      request = await parseRequest(req)
-    } catch (e) {
-      this.record(method, path, {}, {}, req.headers)
-      return sendError(res, asPveError(e))
-    }
-    this.record(method, path, request.query, request.body, req.headers)
-    try {
-      const { context, route } = this.prepare(request, req.headers)
-      const result: Reply = await route.handle(context)
-      const answer = this.sim.faults.answerOf(method, path, query, { status: 200, reason: "OK", body: { data: result.data, ...result.extra } })
-      sendJson(res, answer.status, answer.reason, answer.body)
-    } catch (e) {
-      const error = asPveError(e)
-      await this.delayUnauthorized(error)
-      if (!res.headersSent) sendError(res, error)
-    } finally {
-      // GET never changes durable state; a write call may have, even one that failed after a partial effect.
-      if (method !== "GET") this.sim.changed()
-    }
-  }
-
-  private async onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
-    socket.on("error", () => socket.destroy())
-    const path = decodePath(req.url)
-    const query = queryOf(req)
-    const fault = this.sim.faults.takeTransport("GET", path, query)
-    this.record("GET", path, query, {}, req.headers)
-    if (fault !== undefined) return this.applyTransportFault(fault, socket)
-    try {
-      if ((req.method ?? "GET").toUpperCase() !== "GET") throw new PveError(501, "no such uri", undefined, true)
-      const { context, route } = this.prepare({ method: "GET", path, query, body: {} }, req.headers)
-      if (route.path !== WEBSOCKET_PATH || context.identity === null) {
-        const result = await route.handle(context)
-        writeRaw(socket, undefined, { data: result.data, ...result.extra })
-        return
-      }
-      const { params } = context
-      this.sim.consoles.upgrade(req, socket, head, context.identity, params.req("node"), params.reqInt("vmid"),
-        params.reqInt("port"), params.req("vncticket"))
-    } catch (e) {
-      const error = asPveError(e)
-      await this.delayUnauthorized(error)
-      writeRaw(socket, error)
-    }
-  }
+const record = (sim: Sim, method: string, path: string, query: Record<string, unknown>, body: Record<string, unknown>, headers: RequestHeaders) => {
+  const vmid = vmidIn(path)
+  const vmExists = vmid === undefined ? null : sim.cluster.vms.has(vmid)
+  const flat = Object.fromEntries(Object.entries(headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])))
+  sim.requests.push({ method, path, query, body, headers: flat, vmExists, at: sim.clock.now() })
 }
+
+/** PVE holds every 401 back (§1.1); on the simulator's clock. */
+const delayUnauthorized = (sim: Sim, error: PveError): Effect.Effect<void> =>
+  error.status === 401 && sim.authFailureDelayMs > 0 ? sim.clock.sleep(sim.authFailureDelayMs) : Effect.void
+
+/** Authentication, route, node and parameters: everything before the handler runs. Throws the PveError to answer. */
+const prepare = (sim: Sim, routes: ReadonlyArray<BoundRoute>, request: ParsedRequest, headers: RequestHeaders): Prepared => {
+  if (request.path !== API_BASE && !request.path.startsWith(`${API_BASE}/`)) {
+    throw new PveError(501, "no such uri", undefined, true)
+  }
+  const relPath = request.path.slice(API_BASE.length) || "/"
+  const identity: Identity | null = sim.auth.authenticate(request.method, relPath, headers)
+  const match = matchRoute(routes, request.method, relPath)
+  if (match === undefined) throw new PveError(501, `Method '${request.method} ${relPath}' not implemented`)
+  const raw: Record<string, unknown> = { ...request.body, ...request.query }
+  for (const [name, value] of Object.entries(match.pathParams)) {
+    if (raw[name] !== undefined && String(raw[name]) !== value) {
+      throw paramError({ [name]: "duplicate parameter (already defined in URI) with conflicting values!" })
+    }
+    raw[name] = value
+  }
+  const node = match.pathParams["node"]
+  if (match.route.proxyNode && node !== undefined && !sim.cluster.nodes.has(node)) throw fail(unknownNode(node))
+  const params = new Params(validateParams(match.route.schema.params, raw))
+  const context: RouteContext = {
+    params,
+    identity,
+    sim,
+    fork: (task) => {
+      const injected = sim.faults.taskFailure(request.method, request.path, request.query)
+      injected?.consume()
+      return sim.tasks.start({
+        ...task,
+        user: identity?.user ?? "root@pam",
+        ...(injected === undefined ? {} : { injectedFailure: injected.exitStatus, injectedLog: injected.log })
+      }).upid
+    }
+  }
+  return { route: match.route, context }
+}
+
+/** The handler's reply; whatever it throws or fails with becomes the PveError to answer. */
+const runHandler = ({ context, route }: Prepared): Effect.Effect<Reply, PveError> =>
+  Effect.suspend(() => {
+    const result = route.handle(context)
+    return Effect.isEffect(result) ? result : Effect.succeed(result)
+  }).pipe(Effect.catchDefect((e) => Effect.fail(asPveError(e))))
 
 /** An HTTP answer written straight to an upgrade request's socket, then the socket is closed. */
 const writeRaw = (socket: Duplex, error: PveError | undefined, payload?: unknown) => {
@@ -212,4 +109,163 @@ const writeRaw = (socket: Duplex, error: PveError | undefined, payload?: unknown
     ""
   ].join("\r\n")
   socket.end(head + body)
+}
+
+/**
+ * Serves the simulation on `server` (listening or fed connections in memory) until the scope closes; closing stops
+ * the server, destroys every open connection (hung ones included) and interrupts what is still running.
+ */
+export const servePve = (sim: Sim, server: Server): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const routes = bindRoutes([
+      ...clusterRoutes,
+      ...vmRoutes,
+      ...configRoutes,
+      ...powerRoutes,
+      ...snapshotRoutes,
+      ...agentRoutes,
+      ...taskRoutes,
+      ...consoleRoutes
+    ])
+    const scope = yield* Effect.scope
+    // Requests, upgrades and workers live in a child scope, closed after the connections are gone (below).
+    const running = yield* Scope.fork(scope, "parallel")
+    const workers = yield* Scope.provide(FiberSet.make<HttpServerResponse.HttpServerResponse, never>(), running)
+    const upgrades = yield* Scope.provide(FiberSet.make<void, never>(), running)
+    const runUpgrade = yield* FiberSet.runtime(upgrades)<never>()
+
+    /**
+     * Prepares and runs the call as a worker of the simulation; the caller only waits for it. A call that ran may still
+     * lose its answer to an `answerLost` fault (matched on the query as sent, `rawQuery`).
+     */
+    const answer = (
+      request: ParsedRequest,
+      rawQuery: Record<string, unknown>,
+      headers: RequestHeaders
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+      Effect.try({ try: () => prepare(sim, routes, request, headers), catch: asPveError }).pipe(
+        Effect.flatMap(runHandler),
+        Effect.map((result) => {
+          const ok = { status: 200, reason: "OK", body: { data: result.data, ...result.extra } }
+          const sent = sim.faults.answerOf(request.method, request.path, rawQuery, ok)
+          return jsonResponse(sent.status, sent.reason, sent.body)
+        }),
+        Effect.catch((error: PveError) => Effect.as(delayUnauthorized(sim, error), errorResponse(error))),
+        // GET never changes durable state; a write call may have, even one that failed after a partial effect.
+        Effect.ensuring(Effect.sync(() => {
+          if (request.method !== "GET") sim.changed()
+        })),
+        (work) => FiberSet.run(workers, Effect.interruptible(work)),
+        // effect/http runs a request uninterruptibly; its wait for the worker ends with the client or the server.
+        Effect.flatMap((worker) => Effect.interruptible(Fiber.join(worker)))
+      )
+
+    const app = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const method = request.method.toUpperCase()
+      const path = decodePath(request.url)
+      const rawQuery = decodeQuery(request.url)
+      const action = sim.faults.takeTransport(method, path, rawQuery)
+      if (action !== undefined) {
+        // Received all the same: the log counts the calls a fault answered (their body unread).
+        record(sim, method, path, rawQuery, {}, request.headers)
+        return yield* transportAnswer(action, request)
+      }
+      return yield* readRequest(request).pipe(Effect.matchEffect({
+        onFailure: (error) => {
+          record(sim, method, path, {}, {}, request.headers)
+          return Effect.succeed(errorResponse(error))
+        },
+        onSuccess: (parsed) => {
+          record(sim, method, path, parsed.query, parsed.body, request.headers)
+          return answer(parsed, rawQuery, request.headers)
+        }
+      }))
+    })
+
+    const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        socket.on("error", () => socket.destroy())
+        const path = decodePath(req.url)
+        const query = decodeQuery(req.url)
+        const headers = flatHeaders(req.headers)
+        const action = sim.faults.takeTransport("GET", path, query)
+        record(sim, "GET", path, query, {}, headers)
+        if (action !== undefined) return transportOnSocket(action, socket)
+        const attempt = Effect.gen(function*() {
+          if ((req.method ?? "GET").toUpperCase() !== "GET") return yield* Effect.fail(new PveError(501, "no such uri", undefined, true))
+          const prepared = yield* Effect.try({
+            try: () => prepare(sim, routes, { method: "GET", path, query, body: {} }, headers),
+            catch: asPveError
+          })
+          const { context, route } = prepared
+          if (route.path !== WEBSOCKET_PATH || context.identity === null) {
+            const result = yield* runHandler(prepared)
+            return writeRaw(socket, undefined, { data: result.data, ...result.extra })
+          }
+          const identity = context.identity
+          const { params } = context
+          yield* Effect.try({
+            try: () =>
+              sim.consoles.upgrade(req, socket, head, identity, params.req("node"), params.reqInt("vmid"), params.reqInt("port"),
+                params.req("vncticket")),
+            catch: asPveError
+          })
+        })
+        yield* Effect.catch(attempt, (error: PveError) =>
+          Effect.andThen(delayUnauthorized(sim, error), Effect.sync(() => writeRaw(socket, error))))
+      })
+
+    const handler = yield* NodeHttpServer.makeHandler(app, { scope: running })
+    const sockets = new Set<Duplex>()
+    const onConnection = (socket: Duplex) => {
+      sockets.add(socket)
+      socket.on("close", () => sockets.delete(socket))
+    }
+    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => void runUpgrade(upgrade(req, socket, head))
+    server.on("connection", onConnection)
+    server.on("request", handler)
+    server.on("upgrade", onUpgrade)
+    // Runs before `running` closes: no answer is written to a connection the close is about to destroy.
+    yield* Effect.addFinalizer(() =>
+      Effect.callback<void>((resume) => {
+        server.off("request", handler)
+        server.off("upgrade", onUpgrade)
+        server.close(() => resume(Effect.void))
+        for (const socket of sockets) socket.destroy()
+      })
+    )
+  })
+
+/**
+ * A transport fault on a request: its answer, or no answer (a hang lasts until the client or the server gives up:
+ * interruptible, as effect/http runs a request uninterruptibly).
+ */
+const transportAnswer = (
+  action: TransportAction,
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  switch (action._tag) {
+    case "respond":
+      return Effect.succeed(jsonResponse(action.status, action.reason, action.body))
+    case "hang":
+      return Effect.interruptible(Effect.never)
+    case "drop":
+      return Effect.andThen(
+        Effect.sync(() => NodeHttpServerRequest.toIncomingMessage(request).socket.destroy()),
+        Effect.interruptible(Effect.never)
+      )
+  }
+}
+
+/** The same on an upgrade request, whose socket is written to directly. */
+const transportOnSocket = (action: TransportAction, socket: Duplex): void => {
+  switch (action._tag) {
+    case "respond":
+      return writeRaw(socket, new PveError(action.status, action.message))
+    case "hang":
+      return
+    case "drop":
+      socket.destroy()
+  }
 }

@@ -1,7 +1,9 @@
 // What a route handler sees: verified parameters, the caller, the simulator, and a way to fork a task that honours an
 // injected `taskFailure` fault. Also the path matcher (`/nodes/{node}/qemu/{vmid}/config`).
+import type { Effect } from "effect"
 import type { Identity } from "./Auth.ts"
 import { apiSchema, type EndpointSchema } from "./apiSchema.ts"
+import type { PveError } from "./PveError.ts"
 import type { Sim } from "./Sim.ts"
 import type { TaskRequest } from "./Tasks.ts"
 import type { ParamValue } from "./validateParams.ts"
@@ -77,7 +79,8 @@ export interface Route {
   readonly path: string
   /** `proxyto => 'node'`: an unknown node fails before validation, as pveproxy cannot resolve it. */
   readonly proxyNode: boolean
-  handle(context: RouteContext): Reply | Promise<Reply>
+  /** The answer, or work that waits (on the simulator's clock) before answering; a thrown PveError is the error answer. */
+  handle(context: RouteContext): Reply | Effect.Effect<Reply, PveError>
 }
 
 export interface BoundRoute extends Route {

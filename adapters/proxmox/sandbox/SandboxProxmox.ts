@@ -18,41 +18,26 @@ export interface SandboxProxmoxOptions extends ProxmoxSimulationOptions {
 export interface SandboxProxmox {
   readonly url: string // e.g. "http://127.0.0.1:41234" (no path; the API is under /api2/json)
   readonly control: SandboxControl
-  close(): Promise<void>
 }
 
-export const startSandboxProxmox = async (options: SandboxProxmoxOptions = {}): Promise<SandboxProxmox> => {
-  const open = await openSimulation(options, processClock(), options.tls)
-  const { server } = open.front
-  const host = options.host ?? "127.0.0.1"
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject)
+/** The sandbox as a scoped resource: listening on acquire, closed (connections dropped, state saved) with the scope. */
+export const sandboxProxmox = (options: SandboxProxmoxOptions = {}): Effect.Effect<SandboxProxmox, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { control, server } = yield* openSimulation(options, processClock(), options.tls)
+    const host = options.host ?? "127.0.0.1"
+    yield* Effect.callback<void>((resume) => {
+      const failed = (error: Error) => resume(Effect.die(error))
+      server.once("error", failed)
       server.listen(options.port ?? 0, host, () => {
-        server.off("error", reject)
-        resolve()
+        server.off("error", failed)
+        resume(Effect.void)
       })
     })
-  } catch (e) {
-    await open.close()
-    throw e
-  }
-  const address = server.address()
-  if (address === null || typeof address === "string") throw new Error("sandbox PVE: no TCP address after listen")
-  const urlHost = host.includes(":") ? `[${host}]` : host
-  return {
-    url: `${options.tls === undefined ? "http" : "https"}://${urlHost}:${address.port}`,
-    control: open.control,
-    close: open.close
-  }
-}
-
-/** The sandbox as a scoped resource: started on acquire, closed when the scope closes. */
-export const sandboxProxmox = (options: SandboxProxmoxOptions = {}): Effect.Effect<SandboxProxmox, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.promise(() => startSandboxProxmox(options)),
-    (sandbox) => Effect.promise(() => sandbox.close())
-  )
+    const address = server.address()
+    if (address === null || typeof address === "string") return yield* Effect.die(new Error("sandbox PVE: no TCP address after listen"))
+    const urlHost = host.includes(":") ? `[${host}]` : host
+    return { url: `${options.tls === undefined ? "http" : "https"}://${urlHost}:${address.port}`, control }
+  })
 
 export class SandboxProxmoxInstance extends Context.Service<SandboxProxmoxInstance, SandboxProxmox>()(
   "app/sandbox/SandboxProxmox"

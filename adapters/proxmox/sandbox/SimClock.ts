@@ -17,8 +17,8 @@ export interface SimClock {
   /** Moves "now" forward (not the timers): tickets, CSRF tokens and console tickets age accordingly. */
   advance(ms: number): void
   later(ms: number, f: () => void): Timer
-  /** Resolves after `ms` (never, once the clock stopped). */
-  sleep(ms: number): Promise<void>
+  /** Completes after `ms` of this clock (never, once the clock stopped); interrupting it cancels the timer. */
+  sleep(ms: number): Effect.Effect<void>
   /** Cancels everything still scheduled (the simulation is closing). */
   stop(): void
 }
@@ -35,7 +35,11 @@ const withOffset = (base: () => number, later: (ms: number, f: () => void) => Ti
       offsetMs += ms
     },
     later,
-    sleep: (ms) => new Promise((resolve) => void later(ms, resolve)),
+    sleep: (ms) =>
+      Effect.callback<void>((resume) => {
+        const timer = later(ms, () => resume(Effect.void))
+        return Effect.sync(() => timer.cancel())
+      }),
     stop
   }
 }

@@ -168,7 +168,7 @@ export class Tasks {
     }
     if (flock === undefined || flock.tryAcquire()) run()
     else {
-      void flock.acquire(FLOCK_WAIT_MS, this.clock).then((held) => {
+      flock.request(FLOCK_WAIT_MS, this.clock, (held) => {
         if (held) run()
         else this.stop(record, flockTimeout(request.flockVmid ?? 0))
       })

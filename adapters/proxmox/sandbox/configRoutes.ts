@@ -1,5 +1,6 @@
 // `GET|POST|PUT /nodes/{node}/qemu/{vmid}/config` (reference/proxmox.md §3.5): the stored values (cipassword masked,
 // sshkeys still percent-encoded), synchronous PUT and asynchronous POST updates with qemu-server's early checks.
+import { Effect } from "effect"
 import { type Identity, uriUnescape } from "./Auth.ts"
 import { apiSchema } from "./apiSchema.ts"
 import type { Vm } from "./Cluster.ts"
@@ -144,15 +145,16 @@ const typed = (key: string, value: string): string | number => {
   return numeric && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value
 }
 
-const waitForTask = (sim: Sim, upid: string, ms: number): Promise<void> =>
-  new Promise((resolve) => {
-    const deadline = sim.clock.now() + ms
-    const poll = () => {
-      if (sim.tasks.get(upid)?.status === "stopped" || sim.clock.now() >= deadline) return resolve()
-      sim.clock.later(25, poll)
-    }
-    poll()
-  })
+/** Polls the task every 25 ms of the simulator's clock until it stopped or `ms` passed. */
+const waitForTask = (sim: Sim, upid: string, ms: number): Effect.Effect<void> => {
+  const deadline = sim.clock.now() + ms
+  const poll: Effect.Effect<void> = Effect.suspend(() =>
+    sim.tasks.get(upid)?.status === "stopped" || sim.clock.now() >= deadline
+      ? Effect.void
+      : Effect.andThen(sim.clock.sleep(25), poll)
+  )
+  return poll
+}
 
 export const configRoutes: ReadonlyArray<Route> = [
   {
@@ -175,26 +177,28 @@ export const configRoutes: ReadonlyArray<Route> = [
     method: "PUT",
     path: "/nodes/{node}/qemu/{vmid}/config",
     proxyNode: true,
-    handle: async ({ identity, params, sim }) => {
+    handle: ({ identity, params, sim }) => {
       const node = params.req("node")
       const vmid = params.reqInt("vmid")
       const update = prepareUpdate(params, vmid, identity)
       loadAndCheck(sim, node, vmid, params)
       const flock = sim.cluster.flock(vmid)
-      if (!flock.tryAcquire() && !(await flock.acquire(10_000, sim.clock))) throw fail(flockTimeout(vmid))
-      try {
-        applyUpdate(sim, loadAndCheck(sim, node, vmid, params), update)
-      } finally {
-        flock.release()
-      }
-      return reply(null)
+      return Effect.gen(function*() {
+        if (!(yield* flock.acquire(10_000, sim.clock))) return yield* Effect.fail(fail(flockTimeout(vmid)))
+        try {
+          applyUpdate(sim, loadAndCheck(sim, node, vmid, params), update)
+        } finally {
+          flock.release()
+        }
+        return reply(null)
+      })
     }
   },
   {
     method: "POST",
     path: "/nodes/{node}/qemu/{vmid}/config",
     proxyNode: true,
-    handle: async ({ fork, identity, params, sim }) => {
+    handle: ({ fork, identity, params, sim }) => {
       const node = params.req("node")
       const vmid = params.reqInt("vmid")
       const update = prepareUpdate(params, vmid, identity)
@@ -212,11 +216,12 @@ export const configRoutes: ReadonlyArray<Route> = [
       })
       const delay = params.int("background_delay")
       if (delay === undefined) return reply(upid)
-      await waitForTask(sim, upid, delay * 1000)
-      const task = sim.tasks.get(upid)
-      if (task?.status !== "stopped") return reply(upid)
-      if (task.exitstatus === "OK" || /^WARNINGS/.test(task.exitstatus ?? "")) return reply(null)
-      throw fail(`failed to update VM ${vmid}: ${task.exitstatus ?? "unexpected status"}`)
+      return Effect.andThen(waitForTask(sim, upid, delay * 1000), () => {
+        const task = sim.tasks.get(upid)
+        if (task?.status !== "stopped") return Effect.succeed(reply(upid))
+        if (task.exitstatus === "OK" || /^WARNINGS/.test(task.exitstatus ?? "")) return Effect.succeed(reply(null))
+        return Effect.fail(fail(`failed to update VM ${vmid}: ${task.exitstatus ?? "unexpected status"}`))
+      })
     }
   }
 ]

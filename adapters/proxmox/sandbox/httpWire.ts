@@ -1,6 +1,7 @@
 // The HTTP wire as pveproxy speaks it: form/JSON bodies decoded like `extract_params` (query overrides body, repeated
 // keys become arrays), `{ "data": … }` envelopes, and errors with the message's first line as the reason phrase.
-import type { IncomingMessage, ServerResponse } from "node:http"
+import { Effect, Stream } from "effect"
+import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { PveError } from "./PveError.ts"
 
 const MAX_POST_BYTES = 512 * 1024
@@ -40,6 +41,10 @@ export const decodePath = (url: string | undefined): string => {
   }
 }
 
+/** The decoded query string of a request URL (`_dc`, the cache buster, included). */
+export const decodeQuery = (url: string | undefined): Record<string, unknown> =>
+  decodeUrlencoded(new URL(url ?? "/", "http://sandbox").search.replace(/^\?/, ""))
+
 export interface ParsedRequest {
   readonly method: string
   /** The URI-unescaped path, e.g. `/api2/json/nodes/pve1/qemu/100/config`. */
@@ -48,87 +53,90 @@ export interface ParsedRequest {
   readonly body: Record<string, unknown>
 }
 
-const readBody = (req: IncomingMessage): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= MAX_POST_BYTES) chunks.push(chunk)
-    })
-    req.on("end", () => resolve(Buffer.concat(chunks)))
-    req.on("error", reject)
-  })
+/** The whole body, keeping at most one byte past the limit (enough to know it was exceeded). */
+const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Buffer, PveError> =>
+  request.stream.pipe(
+    Stream.runFold(() => ({ size: 0, chunks: [] as Array<Uint8Array> }), (acc, chunk: Uint8Array) => {
+      if (acc.size <= MAX_POST_BYTES) acc.chunks.push(chunk)
+      acc.size += chunk.length
+      return acc
+    }),
+    Effect.map(({ chunks }) => Buffer.concat(chunks)),
+    Effect.mapError((e) => new PveError(500, `${e.message}\n`))
+  )
 
-/** Reads and decodes a request the way `extract_params` does; rejects bodies PVE rejects. */
-export const parseRequest = async (req: IncomingMessage): Promise<ParsedRequest> => {
-  const method = (req.method ?? "GET").toUpperCase()
-  const url = new URL(req.url ?? "/", "http://sandbox")
-  const path = decodePath(req.url)
-  const query = decodeUrlencoded(url.search.replace(/^\?/, ""))
-  const length = Number(req.headers["content-length"] ?? "0")
-  const raw = await readBody(req)
-  if (length > 0 && method !== "PUT" && method !== "POST") {
-    throw new PveError(501, `Unexpected content for method '${method}'`, undefined, true)
+const decodeBody = (method: string, contentType: string | undefined, raw: Buffer): Record<string, unknown> => {
+  if (method !== "PUT" && method !== "POST") return {}
+  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase()
+  if (type !== "application/json") return decodeUrlencoded(raw.toString("latin1"))
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw.toString("utf8"))
+  } catch {
+    throw new PveError(500, "malformed JSON string, neither tag, array, object, number, string or atom\n", undefined, true)
   }
-  if (length > MAX_POST_BYTES || raw.length > MAX_POST_BYTES) throw new PveError(501, "for data too large", undefined, true)
-  let body: Record<string, unknown> = {}
-  if (method === "PUT" || method === "POST") {
-    const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase()
-    if (type === "application/json") {
-      let parsed: unknown
-      try {
-        parsed = JSON.parse(raw.toString("utf8"))
-      } catch {
-        throw new PveError(500, "malformed JSON string, neither tag, array, object, number, string or atom\n", undefined, true)
-      }
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-        throw new PveError(500, "Not a HASH reference\n", undefined, true)
-      }
-      body = { ...parsed }
-    } else {
-      body = decodeUrlencoded(raw.toString("latin1"))
-    }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new PveError(500, "Not a HASH reference\n", undefined, true)
   }
-  delete query["_dc"]
-  return { method, path, query, body }
+  return { ...parsed }
 }
 
-const writeHead = (res: ServerResponse, status: number, reason: string, headers: Record<string, string | number>) => {
-  res.statusCode = status
-  res.statusMessage = reason.split("\n")[0]?.replace(/[\r\n]/g, "") ?? ""
-  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v)
+/** Reads and decodes a request the way `extract_params` does; fails with the answer PVE gives bodies it rejects. */
+export const readRequest = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<ParsedRequest, PveError> =>
+  Effect.flatMap(readBody(request), (raw) =>
+    Effect.try({
+      try: () => {
+        const method = request.method.toUpperCase()
+        const length = Number(request.headers["content-length"] ?? "0")
+        if (length > 0 && method !== "PUT" && method !== "POST") {
+          throw new PveError(501, `Unexpected content for method '${method}'`, undefined, true)
+        }
+        if (length > MAX_POST_BYTES || raw.length > MAX_POST_BYTES) {
+          throw new PveError(501, "for data too large", undefined, true)
+        }
+        const body = decodeBody(method, request.headers["content-type"], raw)
+        const query = decodeQuery(request.url)
+        delete query["_dc"]
+        return { method, path: decodePath(request.url), query, body }
+      },
+      catch: asPveError
+    }))
+
+/** Anything thrown on the way to an answer, as the error PVE would report (an unexpected one is a 500). */
+export const asPveError = (e: unknown): PveError =>
+  e instanceof PveError ? e : new PveError(500, `${e instanceof Error ? e.message : String(e)}\n`)
+
+const reasonOf = (message: string) => message.split("\n")[0]?.replace(/[\r\n]/g, "") ?? ""
+
+const headersFor = (status: number) => ({
+  "cache-control": "max-age=0",
+  pragma: "no-cache",
+  expires: new Date().toUTCString(),
+  server: "pve-api-daemon/3.0",
   // pveproxy ends the connection after any error (keep_alive = 0 for code >= 400).
-  if (status >= 400) res.setHeader("Connection", "close")
-}
-
-const baseHeaders = () => ({
-  "Cache-Control": "max-age=0",
-  Pragma: "no-cache",
-  Expires: new Date().toUTCString(),
-  Server: "pve-api-daemon/3.0"
+  ...(status >= 400 ? { connection: "close" } : {})
 })
 
-export const sendJson = (res: ServerResponse, status: number, reason: string, payload: unknown) => {
-  const body = Buffer.from(JSON.stringify(payload), "utf8")
-  writeHead(res, status, reason, {
-    ...baseHeaders(),
-    "Content-Type": "application/json;charset=UTF-8",
-    "Content-Length": body.length
+export const jsonResponse = (status: number, reason: string, payload: unknown): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.uint8Array(Buffer.from(JSON.stringify(payload), "utf8"), {
+    status,
+    statusText: reasonOf(reason),
+    headers: headersFor(status),
+    contentType: "application/json;charset=UTF-8"
   })
-  res.end(body)
-}
 
 /** An error as the JSON formatter writes it, or a bare status line for auth-path and transport errors. */
-export const sendError = (res: ServerResponse, error: PveError) => {
+export const errorResponse = (error: PveError): HttpServerResponse.HttpServerResponse => {
   if (error.bare) {
     const body = Buffer.from(error.status === 401 ? "" : error.message, "utf8")
-    writeHead(res, error.status, error.message, { ...baseHeaders(), "Content-Length": body.length })
-    res.end(body)
-    return
+    return HttpServerResponse.raw(body, {
+      status: error.status,
+      statusText: reasonOf(error.message),
+      headers: { ...headersFor(error.status), "content-length": String(body.length) }
+    })
   }
   const payload: Record<string, unknown> = { data: null }
   if (error.errors !== undefined) payload["errors"] = error.errors
   payload["message"] = error.message
-  sendJson(res, error.status, error.message, payload)
+  return jsonResponse(error.status, error.message, payload)
 }

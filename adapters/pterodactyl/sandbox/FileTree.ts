@@ -1,6 +1,6 @@
 // One server's files, in memory: a flat map of normalized absolute paths. A file holds its bytes, or only a size for a
 // SYNTHETIC file whose deterministic content is generated while streaming (a 100 MiB download never sits in memory).
-import type { Writable } from "node:stream"
+import { Data, Stream } from "effect"
 
 export type FileData = Buffer | { readonly syntheticBytes: number }
 
@@ -144,37 +144,25 @@ const CHUNK = 64 * 1024
 // 251 is prime and CHUNK's offsets advance by CHUNK % 251, so one template of CHUNK + 251 bytes serves every chunk.
 const template = Buffer.from(Array.from({ length: CHUNK + 251 }, (_, i) => syntheticByte(i)))
 
+/** A download cut short on purpose (an injected fault): the front drops the connection instead of ending the body. */
+export class CutShort extends Data.TaggedError("CutShort")<{ readonly after: number }> {}
+
+function* syntheticChunks(end: number): Generator<Uint8Array> {
+  for (let offset = 0; offset < end; offset += CHUNK) {
+    const start = offset % 251
+    yield template.subarray(start, start + Math.min(CHUNK, end - offset))
+  }
+}
+
 /**
- * Streams a file into `out` honouring backpressure; resolves when everything is written or `out` is gone. With
- * `limit`, stops after that many bytes without ending `out` and resolves `false` (the caller drops the connection).
+ * A file's bytes as a stream, a synthetic file generated chunk by chunk as the reader pulls (memory stays flat). With
+ * `limit`, the stream fails with CutShort after that many bytes.
  */
-export const streamData = async (data: FileData, out: Writable, limit?: number): Promise<boolean> => {
+export const dataStream = (data: FileData, limit?: number): Stream.Stream<Uint8Array, CutShort> => {
   const size = sizeOf(data)
   const end = limit === undefined ? size : Math.min(size, limit)
-  if (Buffer.isBuffer(data)) {
-    if (end === size) out.end(data)
-    else out.write(data.subarray(0, end))
-    return end === size
-  }
-  let offset = 0
-  while (offset < end && !out.destroyed) {
-    const n = Math.min(CHUNK, end - offset)
-    const start = offset % 251
-    const ok = out.write(template.subarray(start, start + n))
-    offset += n
-    if (!ok) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          out.off("drain", done)
-          out.off("close", done)
-          resolve()
-        }
-        out.once("drain", done)
-        out.once("close", done)
-      })
-    }
-  }
-  if (end < size) return false
-  out.end()
-  return true
+  const bytes = Buffer.isBuffer(data)
+    ? Stream.make(data.subarray(0, end))
+    : Stream.fromIterable({ [Symbol.iterator]: () => syntheticChunks(end) }, { chunkSize: 1 })
+  return end < size ? Stream.concat(bytes, Stream.fail(new CutShort({ after: end }))) : bytes
 }

@@ -1,23 +1,23 @@
 // The simulated Pterodactyl panel 1.11.8 and its Wings 1.11.11 (reference/pterodactyl.md), one state for both ways of
 // reaching it (DESIGN.md §7: the fake is the simulator without sockets). `openSimulation` builds the world, the panel
-// and Wings front ends and the control surface; `pterodactylSimulation` connects to them in memory (an undici
+// and Wings fronts (effect/http apps) and the control surface; `pterodactylSimulation` connects to them in memory (an undici
 // dispatcher and WebSocket connections over stream pairs, no port, no OS socket, time on the Effect Clock) and
 // SandboxPterodactyl.ts puts the same front ends on loopback ports.
 import { NodeHttpClient } from "@effect/platform-node"
 import { Context, Effect, Layer, type Scope } from "effect"
 import type { HttpClient } from "effect/http"
-import type { Server as HttpServer } from "node:http"
 import type { Socket } from "node:net"
-import { type Duplex, duplexPair } from "node:stream"
+import type { Duplex } from "node:stream"
 import { Agent, type Dispatcher } from "undici"
 import { DEFAULT_MAX_FILE_BYTES, durableWorld, type StateKeeper, type StateSource } from "./durableState.ts"
 import { Faults, RateLimiter } from "./Faults.ts"
-import { PanelServer } from "./PanelServer.ts"
+import { type Front, serveInMemory } from "./Fronts.ts"
+import { panelApp } from "./PanelServer.ts"
 import { makeControl, type PterodactylControl } from "./PterodactylControl.ts"
 import type { Sim } from "./Sim.ts"
 import { effectClock, type SimClock } from "./SimClock.ts"
 import { Tokens } from "./Tokens.ts"
-import { WingsServer } from "./WingsServer.ts"
+import { wingsApp } from "./WingsServer.ts"
 import { makeKey, seedWorld, type User, World } from "./World.ts"
 
 export type { StateKeeper, StateSource } from "./durableState.ts"
@@ -48,15 +48,14 @@ export interface PterodactylSimulationOptions {
   readonly onWarning?: ((message: string) => void) | undefined
 }
 
-/** One simulated panel and its Wings, reachable by whoever serves `panel.server` and `wings.server`. */
+/** One simulated panel and its Wings: their two fronts, to serve on ports or reach in memory (Fronts.ts). */
 export interface OpenSimulation {
   readonly sim: Sim
-  readonly panel: PanelServer
-  readonly wings: WingsServer
+  readonly panel: Front
+  readonly wings: Front
   readonly applicationKey: string
   readonly clientKey: string
   readonly control: PterodactylControl
-  close(): Promise<void>
 }
 
 const rootAdmin = (world: World): User => {
@@ -66,63 +65,62 @@ const rootAdmin = (world: World): User => {
   return admin
 }
 
-/** The world (seeded, then what `keepState` kept), the two front ends, new keys and the control. */
-export const openSimulation = async (options: PterodactylSimulationOptions, clock: SimClock): Promise<OpenSimulation> => {
-  const world = new World(clock.now)
-  seedWorld(world)
-  let keeper: StateKeeper | undefined
-  const sim: Sim = {
-    settings: {
-      installDurationMs: options.installDurationMs ?? 3000,
-      wingsTokenTtlMs: options.wingsTokenTtlMs ?? 600_000,
-      signedUrlTtlMs: options.signedUrlTtlMs ?? 900_000,
-      rateLimits: { ...(options.rateLimits ?? { application: 240, client: 720 }) },
-      backupThrottle: options.backupThrottle ?? { limit: 2, periodMs: 600_000 },
-      uploadLimitMiB: options.uploadLimitMiB ?? 100,
-      warn: options.onWarning ?? ((message) => process.emitWarning(message, "SandboxPterodactylWarning"))
-    },
-    world,
-    faults: new Faults(),
-    limiter: new RateLimiter(),
-    tokens: new Tokens(),
-    requests: [],
-    installOutcomes: { default: "succeed", byExternalId: new Map() },
-    transfers: { inFlight: 0 },
-    panelUrl: "",
-    nodeUrl: "",
-    clock,
-    changed: () => keeper?.changed()
-  }
-  if (options.keepState !== undefined) {
-    keeper = options.keepState(durableWorld(sim, options.stateFileMaxFileBytes ?? DEFAULT_MAX_FILE_BYTES), sim.settings.warn)
-    await keeper.load()
-  }
-  const panel = new PanelServer(sim)
-  const wings = new WingsServer(sim)
-  // The keys are new at every start (the caller registers them again); they belong to the first root admin.
-  const admin = rootAdmin(world)
-  const applicationKey = makeKey("application", admin.id)
-  const clientKey = makeKey("client", admin.id)
-  for (const key of [applicationKey, clientKey]) world.keys.set(key.identifier, key)
-  let closed: Promise<void> | undefined
-  return {
-    sim,
-    panel,
-    wings,
-    applicationKey: applicationKey.identifier + applicationKey.secret,
-    clientKey: clientKey.identifier + clientKey.secret,
-    control: makeControl(sim),
-    close: () => {
-      closed ??= (async () => {
+/**
+ * The world (seeded, then what `keepState` kept), the two fronts, new keys and the control; when the scope closes,
+ * pending work is cancelled and the state keeper closed (after the fronts opened later in the same scope stop).
+ */
+export const openSimulation = (options: PterodactylSimulationOptions, clock: SimClock): Effect.Effect<OpenSimulation, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const world = new World(clock.now)
+    seedWorld(world)
+    let keeper: StateKeeper | undefined
+    const sim: Sim = {
+      settings: {
+        installDurationMs: options.installDurationMs ?? 3000,
+        wingsTokenTtlMs: options.wingsTokenTtlMs ?? 600_000,
+        signedUrlTtlMs: options.signedUrlTtlMs ?? 900_000,
+        rateLimits: { ...(options.rateLimits ?? { application: 240, client: 720 }) },
+        backupThrottle: options.backupThrottle ?? { limit: 2, periodMs: 600_000 },
+        uploadLimitMiB: options.uploadLimitMiB ?? 100,
+        warn: options.onWarning ?? ((message) => process.emitWarning(message, "SandboxPterodactylWarning"))
+      },
+      world,
+      faults: new Faults(),
+      limiter: new RateLimiter(),
+      tokens: new Tokens(),
+      requests: [],
+      installOutcomes: { default: "succeed", byExternalId: new Map() },
+      transfers: { inFlight: 0 },
+      panelUrl: "",
+      nodeUrl: "",
+      clock,
+      changed: () => keeper?.changed()
+    }
+    if (options.keepState !== undefined) {
+      const kept = options.keepState(durableWorld(sim, options.stateFileMaxFileBytes ?? DEFAULT_MAX_FILE_BYTES), sim.settings.warn)
+      yield* Effect.acquireRelease(Effect.promise(() => kept.load()), () => Effect.promise(() => kept.close()))
+      keeper = kept
+    }
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
         clock.stop()
         for (const server of world.servers.values()) server.console.shutdown()
-        await Promise.all([panel.close(), wings.close()])
-        await keeper?.close()
-      })()
-      return closed
+      })
+    )
+    // The keys are new at every start (the caller registers them again); they belong to the first root admin.
+    const admin = rootAdmin(world)
+    const applicationKey = makeKey("application", admin.id)
+    const clientKey = makeKey("client", admin.id)
+    for (const key of [applicationKey, clientKey]) world.keys.set(key.identifier, key)
+    return {
+      sim,
+      panel: panelApp(sim),
+      wings: wingsApp(sim),
+      applicationKey: applicationKey.identifier + applicationKey.secret,
+      clientKey: clientKey.identifier + clientKey.secret,
+      control: makeControl(sim)
     }
-  }
-}
+  })
 
 // --- without sockets ----------------------------------------------------------------------------------------
 
@@ -142,34 +140,26 @@ export interface PterodactylSimulation {
   readonly connectWings: () => Duplex
 }
 
-/** A connection `server` handles as if it had accepted it from a listener: one end of a stream pair. */
-const connectTo = (server: HttpServer): Duplex => {
-  const [client, served] = duplexPair()
-  server.emit("connection", served)
-  return client
-}
-
 /** The simulation reached in memory, its timers on the current Effect Clock; closed with the scope. */
 export const pterodactylSimulation = (
   options: PterodactylSimulationOptions = {}
 ): Effect.Effect<PterodactylSimulation, never, Scope.Scope> =>
   Effect.gen(function*() {
     const clock = yield* effectClock
-    const open = yield* Effect.acquireRelease(
-      Effect.promise(() => openSimulation(options, clock)),
-      (simulation) => Effect.promise(() => simulation.close())
-    )
+    const open = yield* openSimulation(options, clock)
     open.sim.panelUrl = `http://${PANEL_HOST}`
     open.sim.nodeUrl = `http://${WINGS_HOST}`
+    const connectPanel = yield* serveInMemory(open.panel)
+    const connectWings = yield* serveInMemory(open.wings)
     const dispatcher = yield* Effect.acquireRelease(
       Effect.sync(() =>
         new Agent({
           connect: (target, callback) => {
-            const server = target.hostname === PANEL_HOST ? open.panel.server : target.hostname === WINGS_HOST ? open.wings.server : undefined
-            if (server === undefined) return callback(new Error(`the simulation serves no ${target.hostname}`), null)
+            const connect = target.hostname === PANEL_HOST ? connectPanel : target.hostname === WINGS_HOST ? connectWings : undefined
+            if (connect === undefined) return callback(new Error(`the simulation serves no ${target.hostname}`), null)
             // undici types its connector's socket as a net.Socket but reads and writes it as the Duplex it is; its
             // callback must come after the connector returns (a synchronous one leaves the request unsent).
-            const socket = connectTo(server) as Socket
+            const socket = connect() as Socket
             queueMicrotask(() => callback(null, socket))
           }
         })
@@ -182,7 +172,7 @@ export const pterodactylSimulation = (
       clientKey: open.clientKey,
       control: open.control,
       dispatcher,
-      connectWings: () => connectTo(open.wings.server)
+      connectWings
     } satisfies PterodactylSimulation
   })
 

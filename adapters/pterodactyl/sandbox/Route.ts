@@ -18,7 +18,7 @@ export interface RouteContext {
 export interface PanelRoute {
   readonly method: string
   readonly path: string
-  handle(ctx: RouteContext): Reply | Promise<Reply>
+  handle(ctx: RouteContext): Reply
 }
 
 export const route = (method: string, path: string, handle: PanelRoute["handle"]): PanelRoute => ({ method, path, handle })

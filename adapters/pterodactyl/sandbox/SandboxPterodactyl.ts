@@ -2,7 +2,7 @@
 // the state and the front ends): the `npm start` game panel when none is registered, and the upstream of the
 // end-to-end tests and of the adapter's tests over sockets. Every node is served by the one Wings listener at `nodeUrl`.
 import { Context, Effect, Layer, type Scope } from "effect"
-import type { Server as HttpServer } from "node:http"
+import { serveOnPort } from "./Fronts.ts"
 import { openSimulation, type PterodactylSimulationOptions } from "./PterodactylSimulation.ts"
 import type { PterodactylControl } from "./PterodactylControl.ts"
 import { processClock } from "./SimClock.ts"
@@ -23,42 +23,22 @@ export interface SandboxPterodactyl {
   readonly control: PterodactylControl
 }
 
-const listen = (server: HttpServer, host: string): Promise<number> =>
-  new Promise((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(0, host, () => {
-      server.off("error", reject)
-      const address = server.address()
-      if (address === null || typeof address === "string") reject(new Error("sandbox Pterodactyl: no TCP address"))
-      else resolve(address.port)
-    })
-  })
-
-/** Listens on two ephemeral ports; timers run on the process clock. */
-export const startSandboxPterodactyl = async (
-  options: SandboxPterodactylOptions = {}
-): Promise<SandboxPterodactyl & { close(): Promise<void> }> => {
-  const open = await openSimulation(options, processClock())
-  const host = options.host ?? "127.0.0.1"
-  const urlHost = host.includes(":") ? `[${host}]` : host
-  open.sim.panelUrl = `http://${urlHost}:${await listen(open.panel.server, host)}`
-  open.sim.nodeUrl = `http://${urlHost}:${await listen(open.wings.server, host)}`
-  return {
-    url: open.sim.panelUrl,
-    nodeUrl: open.sim.nodeUrl,
-    applicationKey: open.applicationKey,
-    clientKey: open.clientKey,
-    control: open.control,
-    close: open.close
-  }
-}
-
-/** The sandbox as a scoped resource: started on acquire, closed when the scope closes. */
+/** Listens on two ephemeral ports until the scope closes; timers run on the process clock. */
 export const sandboxPterodactyl = (options: SandboxPterodactylOptions = {}): Effect.Effect<SandboxPterodactyl, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.promise(() => startSandboxPterodactyl(options)),
-    (sandbox) => Effect.promise(() => sandbox.close())
-  )
+  Effect.gen(function*() {
+    const open = yield* openSimulation(options, processClock())
+    const host = options.host ?? "127.0.0.1"
+    const urlHost = host.includes(":") ? `[${host}]` : host
+    open.sim.panelUrl = `http://${urlHost}:${yield* serveOnPort(open.panel, host)}`
+    open.sim.nodeUrl = `http://${urlHost}:${yield* serveOnPort(open.wings, host)}`
+    return {
+      url: open.sim.panelUrl,
+      nodeUrl: open.sim.nodeUrl,
+      applicationKey: open.applicationKey,
+      clientKey: open.clientKey,
+      control: open.control
+    }
+  })
 
 export class SandboxPterodactylInstance extends Context.Service<SandboxPterodactylInstance, SandboxPterodactyl>()(
   "app/sandbox/SandboxPterodactyl"

@@ -1,161 +1,34 @@
-// The Wings of every sandbox node on one loopback listener (reference/pterodactyl.md §3.2, §4.1): the console
-// WebSocket (403 unless `Origin` is exactly the panel URL), single-use signed downloads (files, backups) streamed with
-// Content-Length and Content-Disposition, and multipart uploads of parts named `files`.
-import type { IncomingMessage, ServerResponse } from "node:http"
-import { createServer, type Server as HttpServer } from "node:http"
-import type { Socket } from "node:net"
-import type { Duplex } from "node:stream"
-import { WebSocketServer } from "ws"
-import { baseName, type FileData, joinPath, normalizePath, sizeOf, streamData } from "./FileTree.ts"
+// The Wings of every sandbox node on one front (reference/pterodactyl.md §3.2, §4.1): the console WebSocket (403
+// unless `Origin` is exactly the panel URL), single-use signed downloads (files, backups) streamed with Content-Length
+// and Content-Disposition, and multipart uploads of parts named `files`. An effect/http app: served on a port or
+// reached in memory (Fronts.ts).
+import { Effect, Stream } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { baseName, dataStream, type FileData, joinPath, normalizePath, sizeOf } from "./FileTree.ts"
 import { claimString, type Claims } from "./jwt.ts"
 import { boundaryOf, parseMultipart } from "./multipart.ts"
 import { recordRequest, type Sim } from "./Sim.ts"
 import type { TokenContext } from "./Tokens.ts"
 import { readBody } from "./wire.ts"
-import { WingsSocket } from "./WingsSocket.ts"
+import { serveConsoleSocket } from "./WingsSocket.ts"
 import type { Server } from "./World.ts"
 
 const NOT_FOUND = "The requested resource was not found on this server."
 const WS_PATH = /^\/api\/servers\/([0-9a-f-]{36})\/ws$/
 
-const sendWings = (res: ServerResponse, status: number, body?: unknown) => {
-  res.statusCode = status
-  if (body === undefined) return void res.end()
-  res.setHeader("Content-Type", "application/json; charset=utf-8")
-  res.end(JSON.stringify(body))
-}
+const wingsAnswer = (status: number, body?: unknown): HttpServerResponse.HttpServerResponse =>
+  body === undefined
+    ? HttpServerResponse.empty({ status })
+    : HttpServerResponse.text(JSON.stringify(body), { status, contentType: "application/json; charset=utf-8" })
 
-const rawAnswer = (socket: Duplex, status: number, reason: string, body = "") => {
-  if (socket.destroyed) return
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
-}
+/** An answer to an upgrade request that is not upgraded (as Wings' router answers before its upgrader runs). */
+const refusedUpgrade = (status: number, body = ""): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(body, { status, contentType: "text/plain", headers: { Connection: "close" } })
 
-export class WingsServer {
-  readonly server: HttpServer
-  private readonly sim: Sim
-  private readonly sockets = new Set<Socket>()
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 32 * 1024 })
-
-  constructor(sim: Sim) {
-    this.sim = sim
-    this.server = createServer((req, res) => void this.onRequest(req, res).catch(() => {
-      if (!res.headersSent) sendWings(res, 500, { error: "An unexpected error was encountered while processing this request" })
-      else res.destroy()
-    }))
-    this.server.on("connection", (s: Socket) => {
-      this.sockets.add(s)
-      s.on("close", () => this.sockets.delete(s))
-    })
-    this.server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head))
-  }
-
-  close(): Promise<void> {
-    for (const client of this.wss.clients) client.terminate()
-    return new Promise((resolve) => {
-      this.server.close(() => resolve())
-      for (const s of this.sockets) s.destroy()
-    })
-  }
-
-  tokenContext(server: Server): TokenContext {
-    const node = this.sim.world.nodes.get(server.node)
-    if (node === undefined) throw new Error(`sandbox: server ${server.id} on unknown node ${server.node}`)
-    return { panelUrl: this.sim.panelUrl, nodeUrl: this.sim.nodeUrl, secret: node.secret, now: this.sim.clock.now }
-  }
-
-  private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer) {
-    socket.on("error", () => socket.destroy())
-    const url = new URL(req.url ?? "/", this.sim.nodeUrl)
-    recordRequest(this.sim, "wings", "GET", url, req.headers)
-    const fault = this.sim.faults.take("GET", url.pathname)
-    if (fault !== undefined) return rawAnswer(socket, fault.status, "Injected", JSON.stringify({ error: fault.detail ?? "injected failure" }))
-    const match = WS_PATH.exec(url.pathname)
-    const server = match === null ? undefined : this.sim.world.serverByUuid(match[1] ?? "")
-    if (server === undefined) return rawAnswer(socket, 404, "Not Found", JSON.stringify({ error: NOT_FOUND }))
-    // Wings' Upgrader.CheckOrigin: exactly the panel URL (its `remote`), a missing Origin fails too (§3.2).
-    if (req.headers.origin !== this.sim.panelUrl) return rawAnswer(socket, 403, "Forbidden")
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
-      new WingsSocket(ws, this.sim, server.console, server.uuid, () => this.tokenContext(server))
-    })
-  }
-
-  /** The claims of a signed URL, whichever node signed it; answers 404 (reused) or 403 (invalid) itself. */
-  private redeem(url: URL, res: ServerResponse): { readonly claims: Claims; readonly server: Server } | undefined {
-    const token = url.searchParams.get("token") ?? ""
-    for (const server of this.sim.world.servers.values()) {
-      const uuid = claimString(decodeClaims(token), "server_uuid")
-      if (server.uuid !== uuid) continue
-      const redeemed = this.sim.tokens.redeem(token, this.tokenContext(server))
-      if (redeemed === "used") return void sendWings(res, 404, { error: NOT_FOUND })
-      if (redeemed === "invalid") break
-      return { claims: redeemed.claims, server }
-    }
-    sendWings(res, 403, { error: "You are not authorized to access this endpoint." })
-    return undefined
-  }
-
-  private async onRequest(req: IncomingMessage, res: ServerResponse) {
-    const method = (req.method ?? "GET").toUpperCase()
-    const url = new URL(req.url ?? "/", this.sim.nodeUrl)
-    recordRequest(this.sim, "wings", method, url, req.headers)
-    const fault = this.sim.faults.take(method, url.pathname)
-    if (fault !== undefined) return sendWings(res, fault.status, { error: fault.detail ?? "injected failure" })
-    if (method === "GET" && url.pathname === "/download/file") return this.downloadFile(url, res)
-    if (method === "GET" && url.pathname === "/download/backup") return this.downloadBackup(url, res)
-    if (method === "POST" && url.pathname === "/upload/file") return this.upload(url, req, res)
-    sendWings(res, 404, { error: NOT_FOUND })
-  }
-
-  private async stream(res: ServerResponse, name: string, data: FileData) {
-    res.statusCode = 200
-    res.setHeader("Content-Length", sizeOf(data))
-    // Wings writes the name's UTF-8 bytes as they are (Go's strconv.Quote keeps printable runes); Node takes Latin-1.
-    res.setHeader("Content-Disposition", `attachment; filename="${Buffer.from(name.replace(/"/g, ""), "utf8").toString("latin1")}"`)
-    res.setHeader("Content-Type", "application/octet-stream")
-    this.sim.transfers.inFlight += 1
-    try {
-      const whole = await streamData(data, res, this.sim.faults.downloadCut())
-      if (!whole) res.socket?.destroy()
-    } finally {
-      this.sim.transfers.inFlight -= 1
-    }
-  }
-
-  private async downloadFile(url: URL, res: ServerResponse) {
-    const redeemed = this.redeem(url, res)
-    if (redeemed === undefined) return
-    const path = claimString(redeemed.claims, "file_path") ?? ""
-    const entry = redeemed.server.files.get(path)
-    if (entry?.kind !== "file") return sendWings(res, 404, { error: NOT_FOUND })
-    await this.stream(res, baseName(path), entry.data)
-  }
-
-  private async downloadBackup(url: URL, res: ServerResponse) {
-    const redeemed = this.redeem(url, res)
-    if (redeemed === undefined) return
-    const uuid = claimString(redeemed.claims, "backup_uuid")
-    const backup = redeemed.server.backups.find((b) => b.uuid === uuid)
-    if (backup === undefined || backup.completed_at === null) return sendWings(res, 404, { error: NOT_FOUND })
-    await this.stream(res, `${backup.uuid}.tar.gz`, backup.content)
-  }
-
-  private async upload(url: URL, req: IncomingMessage, res: ServerResponse) {
-    const redeemed = this.redeem(url, res)
-    if (redeemed === undefined) return void req.resume()
-    const node = this.sim.world.nodes.get(redeemed.server.node)
-    const limit = Math.min(node?.upload_size ?? 100, this.sim.settings.uploadLimitMiB) * 1024 * 1024
-    const boundary = boundaryOf(req.headers["content-type"])
-    if (boundary === undefined) return sendWings(res, 400, { error: "request is not multipart" })
-    // Bounded read: each file may be up to the limit; the whole body up to twice that plus framing.
-    const body = await readBody(req, 2 * limit + 64 * 1024)
-    if (body === "too large") return sendWings(res, 413, { error: "file is too large" })
-    const files = parseMultipart(body, boundary).filter((p) => p.name === "files" && p.filename !== undefined)
-    if (files.some((f) => f.data.length > limit)) return sendWings(res, 413, { error: "file is too large" })
-    const directory = normalizePath(url.searchParams.get("directory") ?? "/")
-    for (const f of files) redeemed.server.files.write(joinPath(directory, baseName(f.filename ?? "")), Buffer.from(f.data))
-    this.sim.changed()
-    sendWings(res, 200)
-  }
+export const tokenContext = (sim: Sim, server: Server): TokenContext => {
+  const node = sim.world.nodes.get(server.node)
+  if (node === undefined) throw new Error(`sandbox: server ${server.id} on unknown node ${server.node}`)
+  return { panelUrl: sim.panelUrl, nodeUrl: sim.nodeUrl, secret: node.secret, now: sim.clock.now }
 }
 
 /** The payload of a JWT without checking it: only to find which server (hence which node secret) it names. */
@@ -167,3 +40,106 @@ const decodeClaims = (token: string): Claims => {
     return {}
   }
 }
+
+/** The claims of a signed URL, whichever node signed it, or the answer: 404 (reused) or 403 (invalid). */
+const redeem = (sim: Sim, url: URL): { readonly claims: Claims; readonly server: Server } | HttpServerResponse.HttpServerResponse => {
+  const token = url.searchParams.get("token") ?? ""
+  for (const server of sim.world.servers.values()) {
+    const uuid = claimString(decodeClaims(token), "server_uuid")
+    if (server.uuid !== uuid) continue
+    const redeemed = sim.tokens.redeem(token, tokenContext(sim, server))
+    if (redeemed === "used") return wingsAnswer(404, { error: NOT_FOUND })
+    if (redeemed === "invalid") break
+    return { claims: redeemed.claims, server }
+  }
+  return wingsAnswer(403, { error: "You are not authorized to access this endpoint." })
+}
+
+/** A download: the bytes pulled as the client reads them, counted in flight until the body ends or is dropped. */
+const download = (sim: Sim, name: string, data: FileData): HttpServerResponse.HttpServerResponse => {
+  const body = Stream.suspend(() => {
+    sim.transfers.inFlight += 1
+    return dataStream(data, sim.faults.downloadCut())
+  }).pipe(Stream.ensuring(Effect.sync(() => void (sim.transfers.inFlight -= 1))))
+  return HttpServerResponse.stream(body, {
+    contentLength: sizeOf(data),
+    contentType: "application/octet-stream",
+    // Wings writes the name's UTF-8 bytes as they are (Go's strconv.Quote keeps printable runes); Node takes Latin-1.
+    headers: { "Content-Disposition": `attachment; filename="${Buffer.from(name.replace(/"/g, ""), "utf8").toString("latin1")}"` }
+  })
+}
+
+const downloadFile = (sim: Sim, url: URL): HttpServerResponse.HttpServerResponse => {
+  const redeemed = redeem(sim, url)
+  if (HttpServerResponse.isHttpServerResponse(redeemed)) return redeemed
+  const path = claimString(redeemed.claims, "file_path") ?? ""
+  const entry = redeemed.server.files.get(path)
+  if (entry?.kind !== "file") return wingsAnswer(404, { error: NOT_FOUND })
+  return download(sim, baseName(path), entry.data)
+}
+
+const downloadBackup = (sim: Sim, url: URL): HttpServerResponse.HttpServerResponse => {
+  const redeemed = redeem(sim, url)
+  if (HttpServerResponse.isHttpServerResponse(redeemed)) return redeemed
+  const uuid = claimString(redeemed.claims, "backup_uuid")
+  const backup = redeemed.server.backups.find((b) => b.uuid === uuid)
+  if (backup === undefined || backup.completed_at === null) return wingsAnswer(404, { error: NOT_FOUND })
+  return download(sim, `${backup.uuid}.tar.gz`, backup.content)
+}
+
+const upload = (sim: Sim, url: URL, request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const redeemed = redeem(sim, url)
+    if (HttpServerResponse.isHttpServerResponse(redeemed)) return redeemed
+    const node = sim.world.nodes.get(redeemed.server.node)
+    const limit = Math.min(node?.upload_size ?? 100, sim.settings.uploadLimitMiB) * 1024 * 1024
+    const boundary = boundaryOf(request.headers["content-type"])
+    if (boundary === undefined) return wingsAnswer(400, { error: "request is not multipart" })
+    // Bounded read: each file may be up to the limit; the whole body up to twice that plus framing.
+    const body = yield* readBody(request, 2 * limit + 64 * 1024)
+    if (body === "too large") return wingsAnswer(413, { error: "file is too large" })
+    const files = parseMultipart(body, boundary).filter((p) => p.name === "files" && p.filename !== undefined)
+    if (files.some((f) => f.data.length > limit)) return wingsAnswer(413, { error: "file is too large" })
+    const directory = normalizePath(url.searchParams.get("directory") ?? "/")
+    for (const f of files) redeemed.server.files.write(joinPath(directory, baseName(f.filename ?? "")), Buffer.from(f.data))
+    sim.changed()
+    return wingsAnswer(200)
+  })
+
+/** A console WebSocket: refused before the upgrade (injected failure, unknown server, wrong Origin), else served. */
+const consoleUpgrade = (sim: Sim, url: URL, request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const fault = sim.faults.take("GET", url.pathname)
+    if (fault !== undefined) return refusedUpgrade(fault.status, JSON.stringify({ error: fault.detail ?? "injected failure" }))
+    const match = WS_PATH.exec(url.pathname)
+    const server = match === null ? undefined : sim.world.serverByUuid(match[1] ?? "")
+    if (server === undefined) return refusedUpgrade(404, JSON.stringify({ error: NOT_FOUND }))
+    // Wings' Upgrader.CheckOrigin: exactly the panel URL (its `remote`), a missing Origin fails too (§3.2).
+    if (request.headers["origin"] !== sim.panelUrl) return refusedUpgrade(403)
+    if (request.headers["upgrade"]?.toLowerCase() !== "websocket") return refusedUpgrade(400, "Bad Request")
+    const socket = yield* request.upgrade
+    yield* Effect.scoped(serveConsoleSocket(socket, sim, server.console, server.uuid, () => tokenContext(sim, server)))
+    return HttpServerResponse.empty()
+  })
+
+/** Wings: one effect/http app over the simulation's state. */
+export const wingsApp = (sim: Sim): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const method = request.method.toUpperCase()
+    const url = new URL(request.url, sim.nodeUrl)
+    // An upgrade request (Node's `upgrade` event) is only ever the console socket, whatever its path.
+    if (request.headers["upgrade"] !== undefined) {
+      recordRequest(sim, "wings", "GET", url, request.headers)
+      return yield* consoleUpgrade(sim, url, request)
+    }
+    recordRequest(sim, "wings", method, url, request.headers)
+    const fault = sim.faults.take(method, url.pathname)
+    if (fault !== undefined) return wingsAnswer(fault.status, { error: fault.detail ?? "injected failure" })
+    if (method === "GET" && url.pathname === "/download/file") return downloadFile(sim, url)
+    if (method === "GET" && url.pathname === "/download/backup") return downloadBackup(sim, url)
+    if (method === "POST" && url.pathname === "/upload/file") return yield* upload(sim, url, request)
+    return wingsAnswer(404, { error: NOT_FOUND })
+  }).pipe(
+    Effect.catchCause(() => Effect.succeed(wingsAnswer(500, { error: "An unexpected error was encountered while processing this request" })))
+  )

@@ -2,7 +2,8 @@
 // panel's JWT (re-auth on the same socket, listeners registered once), `token expiring`/`token expired` checks every
 // min(30 s, ttl/4), `jwt error` for every non-auth message while unauthenticated or expired, and the client events
 // `send logs`, `send stats`, `send command`, `set state` gated by the token's permissions.
-import type { WebSocket } from "ws"
+import { Effect, Queue, type Scope } from "effect"
+import { Socket } from "effect/socket"
 import type { Console, ConsoleSession, PowerAction } from "./Console.ts"
 import { claimNumber, type Claims } from "./jwt.ts"
 import type { Sim } from "./Sim.ts"
@@ -27,41 +28,33 @@ const parseFrame = (data: string): { readonly event: string; readonly args: Read
   }
 }
 
-export class WingsSocket implements ConsoleSession {
+/** The socket's side of the console: the frames' semantics; sending is handing a frame to `write`. */
+class WingsSession implements ConsoleSession {
   private claims: Claims | undefined
   private everAuthed = false
-  private checker: Timer | undefined
-  private readonly ws: WebSocket
+  checker: Timer | undefined
+  private readonly write: (frame: string | Socket.CloseEvent) => void
   private readonly sim: Sim
   private readonly console: Console
   private readonly serverUuid: string
   private readonly tokenContext: () => TokenContext
 
-  constructor(ws: WebSocket, sim: Sim, console: Console, serverUuid: string, tokenContext: () => TokenContext) {
-    this.ws = ws
+  constructor(write: (frame: string | Socket.CloseEvent) => void, sim: Sim, console: Console, serverUuid: string, tokenContext: () => TokenContext) {
+    this.write = write
     this.sim = sim
     this.console = console
     this.serverUuid = serverUuid
     this.tokenContext = tokenContext
-    console.attach(this)
-    const period = Math.min(30_000, Math.max(10, sim.settings.wingsTokenTtlMs / 4))
-    this.checker = sim.clock.every(period, () => this.checkExpiry())
-    ws.on("message", (data, isBinary) => {
-      if (!isBinary) this.onFrame(data.toString())
-    })
-    ws.on("close", () => this.detach())
-    ws.on("error", () => this.detach())
   }
 
-  private detach() {
+  detach() {
     this.checker?.cancel()
     this.checker = undefined
     this.console.detach(this)
   }
 
   private send(event: string, args?: ReadonlyArray<string>) {
-    if (this.ws.readyState !== this.ws.OPEN) return
-    this.ws.send(JSON.stringify(args === undefined || args.length === 0 ? { event } : { event, args }))
+    this.write(JSON.stringify(args === undefined || args.length === 0 ? { event } : { event, args }))
   }
 
   private can(permission: string | undefined): boolean {
@@ -83,10 +76,10 @@ export class WingsSocket implements ConsoleSession {
 
   close(code: number, reason: string): void {
     this.detach()
-    if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING) this.ws.close(code, reason)
+    this.write(new Socket.CloseEvent(code, reason))
   }
 
-  private checkExpiry() {
+  checkExpiry() {
     if (this.claims === undefined) return
     const exp = claimNumber(this.claims, "exp") ?? 0
     const left = exp * 1000 - this.sim.clock.now()
@@ -94,7 +87,7 @@ export class WingsSocket implements ConsoleSession {
     else if (left <= 60_000) this.send("token expiring")
   }
 
-  private onFrame(data: string) {
+  onFrame(data: string) {
     const frame = parseFrame(data)
     if (frame === undefined) return
     if (frame.event === "auth") return this.auth(frame.args[0] ?? "")
@@ -135,3 +128,39 @@ export class WingsSocket implements ConsoleSession {
     if (this.console.state === "offline") this.send("stats", [this.console.stats()])
   }
 }
+
+/**
+ * Serves one upgraded console socket until either side closes it: frames are read in order, and what the session
+ * sends goes through one queue to the socket (the console delivers from timers and other requests, synchronously).
+ */
+export const serveConsoleSocket = (
+  socket: Socket.Socket,
+  sim: Sim,
+  console: Console,
+  serverUuid: string,
+  tokenContext: () => TokenContext
+): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const reader = yield* socket.reader
+    const writer = yield* socket.writer
+    const outbox = yield* Queue.unbounded<string | Socket.CloseEvent>()
+    const session = new WingsSession((frame) => void Queue.offerUnsafe(outbox, frame), sim, console, serverUuid, tokenContext)
+    yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        console.attach(session)
+        const period = Math.min(30_000, Math.max(10, sim.settings.wingsTokenTtlMs / 4))
+        session.checker = sim.clock.every(period, () => session.checkExpiry())
+      }),
+      () => Effect.sync(() => session.detach())
+    )
+    yield* Queue.take(outbox).pipe(Effect.flatMap(writer.write), Effect.forever, Effect.ignore, Effect.forkScoped)
+    // Text frames only; a binary one is ignored. The loop ends when the socket closes or fails.
+    yield* reader.pull.pipe(
+      Effect.flatMap((frames) =>
+        Effect.sync(() => {
+          for (const frame of frames) if (typeof frame === "string") session.onFrame(frame)
+        })
+      ),
+      Effect.forever
+    )
+  }).pipe(Effect.ignore)

@@ -1,7 +1,8 @@
 // The panel's HTTP wire (reference/pterodactyl.md §1.2–1.3): Fractal item/list envelopes with `meta.pagination`
 // (absolute `links`), the `{"errors":[{code,status,detail,meta?}]}` error envelope, and Laravel's redirects for
 // clients that do not send `Accept: application/json`.
-import type { IncomingMessage, ServerResponse } from "node:http"
+import { Effect, Stream } from "effect"
+import { type HttpServerError, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomUUID } from "node:crypto"
 
 export interface ErrorItem {
@@ -103,44 +104,50 @@ export const list = (object: string, rows: ReadonlyArray<unknown>, meta?: Record
 })
 
 /** Laravel's `expectsJson`: any JSON media type, including `+json` vendor types. */
-export const expectsJson = (req: IncomingMessage): boolean => /(^|[\s,/+])json\b/i.test(req.headers.accept ?? "")
+export const expectsJson = (accept: string | undefined): boolean => /(^|[\s,/+])json\b/i.test(accept ?? "")
 
-export const sendReply = (res: ServerResponse, reply: Reply, extraHeaders: Readonly<Record<string, string>> = {}) => {
-  for (const [k, v] of Object.entries({ ...extraHeaders, ...reply.headers })) res.setHeader(k, v)
-  res.statusCode = reply.status
-  if (reply.status === 204) return void res.end()
+export const replyResponse = (reply: Reply, extraHeaders: Readonly<Record<string, string>> = {}): HttpServerResponse.HttpServerResponse => {
+  const headers = { ...extraHeaders, ...reply.headers }
+  if (reply.status === 204) return HttpServerResponse.empty({ status: 204, headers })
   if (reply.text !== undefined || reply.bytes !== undefined) {
-    if (!res.hasHeader("Content-Type")) res.setHeader("Content-Type", "text/plain; charset=utf-8")
-    return void res.end(reply.bytes ?? reply.text)
+    const contentType = Object.entries(headers).find(([k]) => k.toLowerCase() === "content-type")?.[1] ?? "text/plain; charset=utf-8"
+    return reply.bytes !== undefined
+      ? HttpServerResponse.uint8Array(reply.bytes, { status: reply.status, headers, contentType })
+      : HttpServerResponse.text(reply.text ?? "", { status: reply.status, headers, contentType })
   }
-  res.setHeader("Content-Type", "application/json")
-  res.end(JSON.stringify(reply.json ?? {}))
+  return HttpServerResponse.text(JSON.stringify(reply.json ?? {}), { status: reply.status, headers, contentType: "application/json" })
 }
 
 /** An error as Laravel renders it: JSON when the client expects it, else a redirect (401, 422) or an HTML page. */
-export const sendPanelError = (res: ServerResponse, req: IncomingMessage, error: PanelError, panelUrl: string, extraHeaders: Readonly<Record<string, string>> = {}) => {
-  if (expectsJson(req)) return sendReply(res, { status: error.status, json: { errors: error.errors }, headers: error.headers }, extraHeaders)
-  for (const [k, v] of Object.entries({ ...extraHeaders, ...error.headers })) res.setHeader(k, v)
+export const panelErrorResponse = (
+  error: PanelError,
+  accept: string | undefined,
+  panelUrl: string,
+  extraHeaders: Readonly<Record<string, string>> = {}
+): HttpServerResponse.HttpServerResponse => {
+  if (expectsJson(accept)) return replyResponse({ status: error.status, json: { errors: error.errors }, headers: error.headers }, extraHeaders)
+  const headers = { ...extraHeaders, ...error.headers }
   if (error.status === 401 || error.status === 422) {
-    res.statusCode = 302
-    res.setHeader("Location", error.status === 401 ? `${panelUrl}/auth/login` : `${panelUrl}/`)
-    return void res.end()
+    return HttpServerResponse.empty({ status: 302, headers: { ...headers, Location: error.status === 401 ? `${panelUrl}/auth/login` : `${panelUrl}/` } })
   }
-  res.statusCode = error.status
-  res.setHeader("Content-Type", "text/html; charset=UTF-8")
-  res.end(`<!DOCTYPE html><html><body><h1>${error.status}</h1></body></html>`)
+  return HttpServerResponse.text(`<!DOCTYPE html><html><body><h1>${error.status}</h1></body></html>`, {
+    status: error.status,
+    headers,
+    contentType: "text/html; charset=UTF-8"
+  })
 }
 
-export const readBody = (req: IncomingMessage, limit: number): Promise<Buffer | "too large"> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    let over = false
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size > limit) over = true
-      else chunks.push(chunk)
-    })
-    req.on("end", () => resolve(over ? "too large" : Buffer.concat(chunks)))
-    req.on("error", reject)
-  })
+/**
+ * A request body, read whole up to `limit` bytes; past it the rest is read and dropped ("too large"), as a client
+ * still sending would otherwise see its connection reset before the answer.
+ */
+export const readBody = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<Buffer | "too large", HttpServerError.HttpServerError> =>
+  Stream.runFold(
+    request.stream,
+    (): { chunks: Array<Uint8Array>; size: number } => ({ chunks: [], size: 0 }),
+    (acc, chunk) => {
+      acc.size += chunk.length
+      if (acc.size <= limit) acc.chunks.push(chunk)
+      return acc
+    }
+  ).pipe(Effect.map((acc) => (acc.size > limit ? "too large" : Buffer.concat(acc.chunks))))

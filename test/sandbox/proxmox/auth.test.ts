@@ -1,10 +1,9 @@
 // Specification of the sandbox PVE's authentication (reference/proxmox.md §1, §2.2): tickets, renewal, expiry on the
 // simulated clock, CSRF on writes, API tokens, and PVE's 401/403/501 answers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
-import { field, login, Pve, startSandbox, TOKEN, tokenClient } from "./pveHttp.ts"
+import { field, login, Pve, startSandbox, TOKEN, tokenClient, type StartedSandbox } from "./pveHttp.ts"
 
-let sandbox: SandboxProxmox
+let sandbox: StartedSandbox
 let anonymous: Pve
 
 beforeAll(async () => {

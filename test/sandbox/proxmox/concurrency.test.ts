@@ -1,10 +1,9 @@
 // Specification of the sandbox PVE under concurrent use (reference/proxmox.md §5.1–5.3, §5.6): the clone lock while a
 // slow clone runs, VMID races, storage running out, config flocks, and addressing a VM on the wrong node.
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
-import { cloneVm, field, type Pve, startSandbox, TOKEN, tokenClient } from "./pveHttp.ts"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { cloneVm, field, type Pve, startSandbox, TOKEN, tokenClient, type StartedSandbox } from "./pveHttp.ts"
 
-let sandbox: SandboxProxmox
+let sandbox: StartedSandbox
 let pve: Pve
 
 const GiB = 1024 ** 3
@@ -105,6 +104,20 @@ describe("config flock", () => {
     expect((await pve.waitTask(resize.data)).exitstatus).toBe("OK")
     expect(stateOf(320)?.cores).toBe(4)
     expect(stateOf(320)?.diskBytes).toBe(12 * GiB)
+  })
+
+  it("a config write whose client gives up while it waits for the flock is still carried out, as by a pvedaemon worker", async () => {
+    await cloneVm(pve, 321)
+    const resize = await pve.put("/nodes/pve1/qemu/321/resize", { disk: "scsi0", size: "+1G" })
+    await expect(fetch(`${sandbox.url}/api2/json/nodes/pve1/qemu/321/config`, {
+      method: "PUT",
+      headers: { Authorization: `PVEAPIToken=${TOKEN.id}=${TOKEN.secret}`, "Content-Type": "application/x-www-form-urlencoded" },
+      body: "cores=3",
+      signal: AbortSignal.timeout(50)
+    })).rejects.toThrow()
+    expect(stateOf(321)?.cores).toBe(1)
+    expect((await pve.waitTask(resize.data)).exitstatus).toBe("OK")
+    await vi.waitFor(() => expect(stateOf(321)?.cores).toBe(3))
   })
 })
 

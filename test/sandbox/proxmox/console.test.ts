@@ -2,10 +2,9 @@
 // subprotocol `binary`, the auth line and `OK`, framed input, a login on the guest's getty, and every way it refuses.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
-import type { SandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
-import { cloneVm, field, login, type Pve, startSandbox, tokenClient } from "./pveHttp.ts"
+import { cloneVm, field, login, type Pve, startSandbox, tokenClient, type StartedSandbox } from "./pveHttp.ts"
 
-let sandbox: SandboxProxmox
+let sandbox: StartedSandbox
 let pve: Pve
 let ticketCookie: string
 

@@ -2,10 +2,9 @@
 // dropped connections, answers lost after the call ran and failing tasks, each firing as many times as asked; and the
 // request log's arrival times.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
-import { cloneVm, field, type Pve, startSandbox, tokenClient } from "./pveHttp.ts"
+import { cloneVm, field, type Pve, startSandbox, tokenClient, type StartedSandbox } from "./pveHttp.ts"
 
-let sandbox: SandboxProxmox
+let sandbox: StartedSandbox
 let pve: Pve
 
 beforeAll(async () => {

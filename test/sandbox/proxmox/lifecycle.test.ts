@@ -1,10 +1,9 @@
 // Specification of a VPS's life on the sandbox PVE with instant tasks (reference/proxmox.md §3, §7): clone, configure,
 // resize, start, inspect, snapshot, guest agent, stop, destroy — and the capacity each step takes or gives back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
-import { field, type Pve, startSandbox, tokenClient } from "./pveHttp.ts"
+import { field, type Pve, startSandbox, tokenClient, type StartedSandbox } from "./pveHttp.ts"
 
-let sandbox: SandboxProxmox
+let sandbox: StartedSandbox
 let pve: Pve
 
 const GiB = 1024 ** 3

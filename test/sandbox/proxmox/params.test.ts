@@ -1,10 +1,9 @@
 // Specification of the sandbox PVE's parameter verification and wire decoding (reference/proxmox.md §2.1–2.2, §3.5):
 // PVE's 400 shapes, form booleans, JSON bodies, array parameters, and the sshkeys double-encoding rule.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { SandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
-import { cloneVm, field, freshVmid, type Pve, startSandbox, tokenClient } from "./pveHttp.ts"
+import { cloneVm, field, freshVmid, type Pve, startSandbox, tokenClient, type StartedSandbox } from "./pveHttp.ts"
 
-let sandbox: SandboxProxmox
+let sandbox: StartedSandbox
 let pve: Pve
 let vmid: number
 

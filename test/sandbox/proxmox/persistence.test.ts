@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import type { SandboxProxmox, SandboxProxmoxOptions, SandboxVmState } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
 import { keepPveState } from "../../../app/sandbox/SandboxUpstreams.ts"
-import { cloneVm, field, instant, login, type Pve, startSandbox } from "./pveHttp.ts"
+import { cloneVm, field, instant, login, type Pve, startSandbox, type StartedSandbox } from "./pveHttp.ts"
 
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@example"
 const DEFAULT_VMIDS = [9000, 9001, 9100, 9101]
@@ -85,7 +85,7 @@ describe("a VM across a restart", () => {
   let file: string
   let before: SandboxVmState | undefined
   let usedBefore: number | undefined
-  let after: SandboxProxmox
+  let after: StartedSandbox
   let pve: Pve
   const warnings: Array<string> = []
 

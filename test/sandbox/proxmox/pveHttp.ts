@@ -1,6 +1,7 @@
 // A deliberately plain PVE client for the sandbox's specifications: raw fetch calls, form or JSON bodies, and the three
 // ways to authenticate (ticket cookie + CSRF, ticket in Authorization, API token).
-import { startSandboxProxmox, type SandboxProxmox, type SandboxProxmoxOptions } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
+import { type SandboxProxmox, sandboxProxmox, type SandboxProxmoxOptions } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
+import { type Started, startScoped } from "../../support/startScoped.ts"
 
 export const TOKEN = { id: "root@pam!zh", secret: "9b1c2f7e-4a51-4e7d-9d0c-3f2a7e6b5c10" } as const
 
@@ -147,8 +148,11 @@ export const tokenClient = (url: string) => new Pve(url, { _tag: "token", ...TOK
 /** Options for fast specifications: every task finishes at once unless a test slows one down. */
 export const instant: SandboxProxmoxOptions = { taskDurations: { default: 0 }, tokens: [TOKEN] }
 
+/** A sandbox held by a test file, stopped by `close()`. */
+export type StartedSandbox = Started<SandboxProxmox>
+
 /** Starts a sandbox for one test file; `afterAll(close)` in the caller. */
-export const startSandbox = (options: SandboxProxmoxOptions = instant): Promise<SandboxProxmox> => startSandboxProxmox(options)
+export const startSandbox = (options: SandboxProxmoxOptions = instant): Promise<StartedSandbox> => startScoped(sandboxProxmox(options))
 
 let nextVmid = 200
 /** A fresh VMID per call, so tests sharing a sandbox do not collide. */

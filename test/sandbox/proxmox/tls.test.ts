@@ -3,7 +3,8 @@
 import { request } from "node:https"
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { startSandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
+import { sandboxProxmox } from "../../../adapters/proxmox/sandbox/SandboxProxmox.ts"
+import { startScoped } from "../../support/startScoped.ts"
 import { TOKEN } from "./pveHttp.ts"
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/tls/${name}`, import.meta.url), "utf8")
@@ -24,7 +25,7 @@ const getJson = (url: string, ca: string, headers: Record<string, string>) =>
 describe("TLS", () => {
   it("serves the API over HTTPS with the given certificate", async () => {
     const cert = fixture("sandbox-cert.pem")
-    const sandbox = await startSandboxProxmox({ tls: { cert, key: fixture("sandbox-key.pem") }, tokens: [TOKEN] })
+    const sandbox = await startScoped(sandboxProxmox({ tls: { cert, key: fixture("sandbox-key.pem") }, tokens: [TOKEN] }))
     try {
       expect(sandbox.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
       const answer = await getJson(`${sandbox.url}/api2/json/version`, cert, {
@@ -39,7 +40,7 @@ describe("TLS", () => {
   })
 
   it("refuses a client that does not trust the certificate", async () => {
-    const sandbox = await startSandboxProxmox({ tls: { cert: fixture("sandbox-cert.pem"), key: fixture("sandbox-key.pem") } })
+    const sandbox = await startScoped(sandboxProxmox({ tls: { cert: fixture("sandbox-cert.pem"), key: fixture("sandbox-key.pem") } }))
     try {
       await expect(fetch(`${sandbox.url}/api2/json/version`)).rejects.toThrow()
     } finally {

@@ -1,4 +1,5 @@
-// The sandbox as Effect code uses it: a scoped resource, and a layer holding one instance, both closed with their scope.
+// The sandbox as Effect code uses it: a scoped resource, and a layer holding one instance, both closed with their scope;
+// closing it drops what is still open on it.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import {
@@ -6,6 +7,8 @@ import {
   sandboxPterodactyl,
   SandboxPterodactylInstance
 } from "../../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
+import { clients, Console, createServer, startSandbox } from "./pteroHttp.ts"
+import { itemOf, SignedUrl, websocketOf } from "./shapes.ts"
 
 const status = (url: string) =>
   Effect.promise(() => fetch(`${url}/api/application/nodes`, { headers: { Accept: "application/json" } }).then((r) => r.status))
@@ -32,4 +35,34 @@ describe("SandboxPterodactyl in Effect", () => {
       assert.notStrictEqual(sandbox.url, sandbox.nodeUrl)
       assert.strictEqual(yield* status(sandbox.url), 401)
     }).pipe(Effect.provide(layerSandboxPterodactyl())))
+})
+
+describe("SandboxPterodactyl stopping", () => {
+  it("drops an open console socket and a download left half read, and its scope closes at once", async () => {
+    const sandbox = await startSandbox()
+    const { app, client } = clients(sandbox)
+    const server = await createServer(app)
+    await app.get(`/servers/${server.id}`)
+    const { socket, token } = websocketOf((await client.get(`/servers/${server.uuid}/websocket`)).json).data
+    const console = await Console.open(socket, sandbox.url)
+    const authed = console.next("auth success")
+    console.send("auth", token)
+    await authed
+    sandbox.control.putFile(server.uuid, "/world.bin", { syntheticBytes: 64 * 1024 * 1024 })
+    const signed = itemOf(SignedUrl)((await client.get(`/servers/${server.uuid}/files/download?file=/world.bin`)).json)
+    const download = await fetch(signed.attributes.url)
+    const reader = download.body?.getReader()
+    assert.isDefined(reader)
+    assert.isFalse((await reader.read()).done)
+    assert.strictEqual(sandbox.control.downloadsInFlight(), 1)
+    const started = Date.now()
+    await sandbox.close()
+    assert.isBelow(Date.now() - started, 2_000)
+    assert.strictEqual((await console.closed).code, 1006)
+    const rest = await (async () => {
+      for (;;) if ((await reader.read()).done) return "ended"
+    })().catch(() => "dropped")
+    assert.strictEqual(rest, "dropped")
+    assert.strictEqual(sandbox.control.downloadsInFlight(), 0)
+  })
 })

@@ -1,13 +1,28 @@
 // Test helpers for the sandbox Pterodactyl: a started sandbox, a JSON client per API key, a server "mother" and a
 // console WebSocket client that records every frame.
 import WebSocket from "ws"
-import { type SandboxPterodactylOptions, startSandboxPterodactyl } from "../../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
+import { Effect, Exit, Scope } from "effect"
+import {
+  type SandboxPterodactyl,
+  sandboxPterodactyl,
+  type SandboxPterodactylOptions
+} from "../../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { Allocation, AppServer, Frame, itemOf, listOf, readJson, websocketOf } from "./shapes.ts"
 
-export type Sandbox = Awaited<ReturnType<typeof startSandboxPterodactyl>>
+export type Sandbox = SandboxPterodactyl & { close(): Promise<void> }
 
-export const startSandbox = (options: SandboxPterodactylOptions = {}) =>
-  startSandboxPterodactyl({ installDurationMs: 0, onWarning: () => undefined, ...options })
+/** The scoped sandbox in a scope of its own, for promise-style tests: `close()` closes the scope. */
+export const startSandbox = async (options: SandboxPterodactylOptions = {}): Promise<Sandbox> => {
+  const scope = Scope.makeUnsafe()
+  const close = () => Effect.runPromise(Scope.close(scope, Exit.void))
+  try {
+    const sandbox = await Effect.runPromise(Scope.provide(sandboxPterodactyl({ installDurationMs: 0, onWarning: () => undefined, ...options }), scope))
+    return { ...sandbox, close }
+  } catch (e) {
+    await close()
+    throw e
+  }
+}
 
 export interface Answer {
   readonly status: number
