@@ -1,20 +1,16 @@
-// The panel's dates (app/web/src/i18n.ts) in Paris time whatever the browser's time zone, and counts with their noun
-// in the right grammatical number, in both languages.
+// The panel's words (app/web/src/i18n.ts and the back-office's texts): dates in Paris time whatever the browser's time
+// zone, counts in the right grammatical number, decimals, provisioning steps, product kinds, audit actions and customer
+// e-mails in the page's language rather than as codes, in both languages.
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { AUDIT_ACTIONS } from "../../domain/audit/AuditEvent.ts"
 import type { CustomerNoticeTag } from "../../domain/notices/CustomerNotice.ts"
 import { noticeName } from "../../app/web/src/views/admin/opsTexts.ts"
 import { auditActionText, kindName } from "../../app/web/src/views/admin/texts.ts"
-import { formatDate, formatDateTime, formatDecimal, plural, setLanguage, stepName } from "../../app/web/src/i18n.ts"
+import { inLanguage, restoreLanguageAfterEach } from "../support/panelLanguage.ts"
+import { formatDate, formatDateTime, formatDecimal, plural, stepName } from "../../app/web/src/i18n.ts"
 
-const inLanguage = (lang: "fr" | "en") => {
-  vi.stubGlobal("document", { documentElement: { lang: "" } })
-  setLanguage(lang)
-}
-
+restoreLanguageAfterEach()
 afterEach(() => {
-  setLanguage("en")
-  vi.unstubAllGlobals()
   vi.unstubAllEnvs()
 })
 
