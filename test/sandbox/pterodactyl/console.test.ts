@@ -1,6 +1,7 @@
 // Specification of the sandbox Wings console (reference/pterodactyl.md §3): the Origin check, the auth handshake,
 // power and commands through the socket and the Client API, token expiry and re-auth, the denylist, deletion and
 // suspension closing the socket.
+import { request } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { clients, Console, consoleToken, createServer, openConsole, type Sandbox, startSandbox } from "./pteroHttp.ts"
 import { Claims, errorsOf, itemOf, readJson, Resources, Stats } from "./shapes.ts"
@@ -39,6 +40,25 @@ describe("the upgrade", () => {
     ok.close()
   })
 
+  it("is refused before the handshake: 404 for an unknown server, an injected failure's status, 400 for another protocol", async () => {
+    const server = await installedServer()
+    const { socket } = await consoleToken(client, server.uuid)
+    const unknown = socket.replace(server.uuid, "00000000-0000-4000-8000-000000000000")
+    await expect(Console.open(unknown, sandbox.url)).rejects.toThrow("upgrade refused: 404")
+    sandbox.control.failNext({ path: `/api/servers/${server.uuid}/ws`, times: 1, status: 502 })
+    await expect(Console.open(socket, sandbox.url)).rejects.toThrow("upgrade refused: 502")
+    const other = await new Promise<number>((resolve, reject) => {
+      const req = request(socket.replace("ws", "http"), { headers: { Connection: "Upgrade", Upgrade: "h2c", Origin: sandbox.url } })
+      req.once("response", (res) => resolve(res.statusCode ?? 0))
+      req.once("upgrade", () => resolve(101))
+      req.once("error", reject)
+      req.end()
+    })
+    expect(other).toBe(400)
+    const ok = await Console.open(socket, sandbox.url)
+    ok.close()
+  })
+
   it("hands out a token whose socket URL points at the node's Wings", async () => {
     const server = await installedServer()
     const { socket, token } = await consoleToken(client, server.identifier)
@@ -57,6 +77,18 @@ describe("the protocol", () => {
     expect((await c.next("status", 0)).args).toEqual(["offline"])
     expect(readJson(Stats)((await c.next("stats", 0)).args![0]!).state).toBe("offline")
     expect(sandbox.control.consoleSockets(server.uuid)).toBe(1)
+    c.close()
+    await c.closed
+  })
+
+  it("ignores binary frames: only text frames are read", async () => {
+    const server = await installedServer()
+    const { socket, token } = await consoleToken(client, server.uuid)
+    const c = await Console.open(socket, sandbox.url)
+    c.ws.send(Buffer.from(JSON.stringify({ event: "auth", args: [token] })))
+    c.send("send stats")
+    expect((await c.next("jwt error")).args).toEqual(["jwt: no jwt present"])
+    expect(c.frames.some((f) => f.event === "auth success")).toBe(false)
     c.close()
     await c.closed
   })
