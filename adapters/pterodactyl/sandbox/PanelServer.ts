@@ -11,7 +11,7 @@ import { clientRoutes } from "./clientRoutes.ts"
 import { fileRoutes } from "./fileRoutes.ts"
 import { settleInstalls } from "./lifecycle.ts"
 import { matchRoute, type PanelRoute } from "./Route.ts"
-import { recordRequest, type Sim } from "./Sim.ts"
+import { keptBody, recordRequest, type Sim } from "./Sim.ts"
 import { defaultCode, defaultDetail, notFound, PanelError, panelError, panelErrorResponse, readBody, replyResponse } from "./wire.ts"
 import type { User } from "./World.ts"
 
@@ -95,7 +95,7 @@ export const panelApp = (sim: Sim): Effect.Effect<HttpServerResponse.HttpServerR
       const admitted = yield* Effect.try({ try: () => admit(sim, method, url, request.headers["authorization"]), catch: toError })
       headers = admitted.headers
       const raw = yield* readBody(request, MAX_BODY).pipe(Effect.mapError(toError))
-      if (raw !== "too large") recorded.body = raw
+      if (raw !== "too large") recorded.body = keptBody(raw)
       if (raw === "too large") return yield* Effect.fail(panelError(413, "PostTooLargeException", "The request body is too large."))
       const body = yield* Effect.try({ try: () => parseJson(raw, request.headers["content-type"]), catch: toError })
       const match = matchRoute(routes, method, url.pathname)

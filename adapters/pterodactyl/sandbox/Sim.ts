@@ -29,7 +29,7 @@ export interface RecordedRequest {
   readonly key: "application" | "client" | "other" | null
   readonly origin: string | null
   readonly contentType: string | null
-  /** The panel request's body bytes as they arrived (empty before it is read, and on Wings). */
+  /** The panel request's body bytes as they arrived, its first 64 KiB (empty before it is read, and on Wings). */
   readonly body: Buffer
 }
 
@@ -79,3 +79,8 @@ export const recordRequest = (
   sim.requests.push(recorded)
   return recorded
 }
+
+const KEPT_BODY_BYTES = 64 * 1024
+
+/** A request body as the log keeps it: a copy of its first 64 KiB (the log lives as long as the sandbox). */
+export const keptBody = (raw: Buffer): Buffer => Buffer.from(raw.subarray(0, KEPT_BODY_BYTES))
