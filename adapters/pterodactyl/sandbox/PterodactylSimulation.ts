@@ -36,6 +36,8 @@ export interface PterodactylSimulationOptions {
   readonly backupThrottle?: { readonly limit: number; readonly periodMs: number } | undefined
   /** Default 100. */
   readonly uploadLimitMiB?: number | undefined
+  /** Default true; false = a pre-1.8 panel ignoring `filter[server_id]` on allocation lists (§2.11). */
+  readonly allocationServerFilter?: boolean | undefined
   /**
    * Keeps the panel across restarts (the sandbox wiring passes its state file): users, nodes, allocations, nests,
    * eggs and servers with their status, running install, files and backups. Servers come back offline; API keys and
@@ -82,6 +84,7 @@ export const openSimulation = (options: PterodactylSimulationOptions, clock: Sim
         rateLimits: { ...(options.rateLimits ?? { application: 240, client: 720 }) },
         backupThrottle: options.backupThrottle ?? { limit: 2, periodMs: 600_000 },
         uploadLimitMiB: options.uploadLimitMiB ?? 100,
+        allocationServerFilter: options.allocationServerFilter ?? true,
         warn: options.onWarning ?? ((message) => process.emitWarning(message, "SandboxPterodactylWarning"))
       },
       world,
