@@ -46,6 +46,12 @@ export interface PterodactylSimulationOptions {
   readonly keepState?: ((source: StateSource, warn: (message: string) => void) => StateKeeper) | undefined
   /** Real file bytes (distinct contents) the kept document holds; beyond it, no real file content is kept. 64 MiB. */
   readonly stateFileMaxFileBytes?: number | undefined
+  /**
+   * The most recent requests the log (the control's `requests()`) keeps; older ones are dropped. Default: all of them
+   * (a test's sandbox); the sandbox mode of a running server keeps 10,000, so a sandbox left running for days does not
+   * grow without bound.
+   */
+  readonly requestLogLimit?: number | undefined
   /** Unexpected handler errors, an invalid state file, a failed save. Default: `process.emitWarning`. */
   readonly onWarning?: ((message: string) => void) | undefined
 }
@@ -92,6 +98,7 @@ export const openSimulation = (options: PterodactylSimulationOptions, clock: Sim
       limiter: new RateLimiter(),
       tokens: new Tokens(),
       requests: [],
+      requestLogLimit: options.requestLogLimit ?? Number.POSITIVE_INFINITY,
       installOutcomes: { default: "succeed", byExternalId: new Map() },
       transfers: { inFlight: 0 },
       panelUrl: "",

@@ -40,6 +40,8 @@ export interface Sim {
   readonly limiter: RateLimiter
   readonly tokens: Tokens
   readonly requests: Array<RecordedRequest>
+  /** How many of the most recent requests `requests` keeps. */
+  readonly requestLogLimit: number
   readonly installOutcomes: { default: InstallOutcome; readonly byExternalId: Map<string, InstallOutcome> }
   /** Node downloads whose body is still being sent (a reader that neither reads nor closes keeps one here). */
   readonly transfers: { inFlight: number }
@@ -77,6 +79,8 @@ export const recordRequest = (
     body: Buffer.alloc(0)
   }
   sim.requests.push(recorded)
+  // Trimmed a tenth at a time, so that each request pays for the trim only once in a while.
+  if (sim.requests.length > sim.requestLogLimit * 1.1) sim.requests.splice(0, sim.requests.length - sim.requestLogLimit)
   return recorded
 }
 
