@@ -18,6 +18,8 @@ export interface StateSource {
    * as on disk from then on: a later `encode()` giving it writes nothing.
    */
   restore(text: string): Result.Result<string, string>
+  /** Runs the encoding alone, when the state may be half changed between two steps of an operation. */
+  readonly serial?: <A>(effect: Effect.Effect<A>) => Effect.Effect<A>
 }
 
 /** The open state file: told when something durable may have changed (from plain code, e.g. a simulator's handler). */
@@ -104,17 +106,19 @@ export const openStateFile = (
       }
     }
 
-    /** One save of the state as it is now; never interrupted halfway, so saves cannot overlap. */
-    const save = Effect.suspend(() => {
-      let text: string
+    const encode = Effect.sync(() => {
       try {
-        text = source.encode()
+        return source.encode()
       } catch (e) {
         warn(`${sandbox}: could not encode state for ${path}: ${messageOf(e)}`)
-        return Effect.void
+        return undefined
       }
-      if (text === written) return Effect.void
-      return write(path, text).pipe(
+    })
+    /** One save of the state as it is now; never interrupted halfway, so saves cannot overlap. */
+    const save = Effect.gen(function*() {
+      const text = yield* (source.serial === undefined ? encode : source.serial(encode))
+      if (text === undefined || text === written) return
+      yield* write(path, text).pipe(
         Effect.tap(() => Effect.sync(() => (written = text))),
         Effect.catch((e) => Effect.sync(() => warn(`${sandbox}: could not save state file ${path}: ${e.message}`))),
         Effect.catchDefect((e) => Effect.sync(() => warn(`${sandbox}: could not save state file ${path}: ${messageOf(e)}`)))

@@ -160,6 +160,20 @@ describe("state file writes", () => {
       assert.deepStrictEqual(writes, ["same"])
     }))
 
+  it.effect("a source with its own `serial` is encoded inside it", () =>
+    Effect.gen(function*() {
+      const writes: Array<string> = []
+      let inside = false
+      const file = yield* open({
+        encode: () => (inside ? "encoded alone" : "encoded outside"),
+        restore: (text) => Result.succeed(text),
+        serial: (effect) =>
+          Effect.acquireUseRelease(Effect.sync(() => (inside = true)), () => effect, () => Effect.sync(() => (inside = false)))
+      }, { write: recording(writes) })
+      yield* file.close
+      assert.deepStrictEqual(writes, ["encoded alone"])
+    }))
+
   it.effect("a document that cannot be encoded is reported and nothing is written", () =>
     Effect.gen(function*() {
       const warnings: Array<string> = []
