@@ -27,7 +27,7 @@ export const layoutMail = (language: Language, parts: MailParts): { readonly tex
     "",
     parts.paragraphs.join("\n\n"),
     ...(facts.length === 0 ? [] : ["", ...facts.map(([label, value]) => `${label}${separator}${value}`)]),
-    ...(parts.action === undefined ? [] : [`${parts.action.label}: ${parts.action.url}`]),
+    ...(parts.action === undefined ? [] : [`${parts.action.label}${separator}${parts.action.url}`]),
     ...(notes.length === 0 ? [] : ["", ...notes]),
     "",
     parts.signature

@@ -1,8 +1,8 @@
 // The panel's plan price (app/web/src/prices.ts) for each audience GET /api/plans names, in both languages.
-import { afterEach, describe, expect, it, vi } from "vitest"
+import { describe, expect, it } from "vitest"
 import type { Plan } from "../../app/web/src/api.ts"
-import { setLanguage } from "../../app/web/src/i18n.ts"
 import { shownPrice } from "../../app/web/src/prices.ts"
+import { inLanguage, restoreLanguageAfterEach } from "../support/panelLanguage.ts"
 
 const plan = (priceIncludingVatCents: number, vatCategory: Plan["vatCategory"]): Plan => ({
   id: "vps-s",
@@ -19,15 +19,7 @@ const plan = (priceIncludingVatCents: number, vatCategory: Plan["vatCategory"]):
   templates: []
 })
 
-const inLanguage = (lang: "fr" | "en") => {
-  vi.stubGlobal("document", { documentElement: { lang: "" } })
-  setLanguage(lang)
-}
-
-afterEach(() => {
-  setLanguage("en")
-  vi.unstubAllGlobals()
-})
+restoreLanguageAfterEach()
 
 describe("shownPrice", () => {
   it("a consumer and a visitor see the price including VAT, said so", () => {

@@ -153,9 +153,9 @@ describe("the demo banner", () => {
     await byTestId(page, "login-form").waitFor()
     const banner = byTestId(page, "demo-banner")
     expect(await banner.isVisible()).toBe(true)
-    expect(await banner.textContent()).toMatch(/^Demo\. .*simulated.*without any payment/)
+    expect(await banner.textContent()).toMatch(/^Demo\. .*simulated.*test card.*no money moves/)
     await byTestId(page, "toggle-language").click()
-    await expect.poll(() => banner.textContent()).toMatch(/^Démo\. .*simulés.*sans aucun paiement/)
+    await expect.poll(() => banner.textContent()).toMatch(/^Démo\. .*simulés.*carte de test.*aucun argent ne circule/)
     await byTestId(page, "toggle-language").click()
     await expect.poll(() => banner.textContent()).toMatch(/^Demo\./)
 

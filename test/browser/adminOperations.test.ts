@@ -124,7 +124,7 @@ describe("the back-office's operations in the browser", () => {
     await byTestId(page, "ops-unsuspend-reason").fill("Repeated abuse after a warning.")
     await byTestId(page, "ops-terminate").click()
     await byTestId(page, "confirm-ok").click()
-    await expect.poll(() => page.locator("[data-testid=ops-ours-facts]").textContent()).toContain("terminated")
+    await expect.poll(() => page.locator("[data-testid=ops-ours-facts]").textContent()).toContain("Résilié")
     await ada.page.goto(`/vps/${ada.vpsId}`)
     await expect.poll(() => vpsState(ada.page)).toBe("destroyed")
   }, 90_000)

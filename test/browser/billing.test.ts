@@ -91,7 +91,7 @@ describe("the billing page", () => {
     await page.context().addCookies([{ name: "zh_lang", value: "fr", url: server.url }])
     await page.reload()
     await byTestId(page, `billing-renewal-${vps.subscriptionId}`).waitFor()
-    expect(await words(page)).toMatch(/^Renouvelé le \d{1,2} \S+ \d{4} pour 6,00\s€$/)
+    expect(await words(page)).toMatch(/^Se renouvelle le \d{1,2} \S+ \d{4} pour 6,00\s€$/)
     expect(await overflow(), "/billing in French is wider than the screen").toBeLessThanOrEqual(0)
   })
 })

@@ -115,6 +115,17 @@ describe("the Invoices page", () => {
         contentType: "text/html",
         body: `<body style="margin:0"><embed src="/api/invoices/${invoice.id}/pdf" type="application/pdf" width="800" height="1000"></body>`
       }))
+    // On a 375 px phone the invoices fit the screen (their rows stack) and the billing details are the panel's inputs.
+    await page.setViewportSize({ width: 375, height: 800 })
+    await page.goto("/invoices")
+    await row.waitFor()
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), "/invoices is wider than the screen")
+      .toBeLessThanOrEqual(0)
+    const nameBox = await byTestId(page, "billing-name").boundingBox()
+    const cityPadding = await byTestId(page, "billing-city").evaluate((input) => getComputedStyle(input).paddingTop)
+    expect(nameBox!.height, "a billing input as tall as the panel's other inputs").toBeGreaterThanOrEqual(32)
+    expect(cityPadding, "a billing input styled as the panel's").toBe("8px")
+
     await page.setViewportSize({ width: 800, height: 1000 })
     await page.goto("/render-invoice")
     await expect.poll(async () => inkOnWhitePage(page, await page.screenshot()), { timeout: 20_000 }).toBeGreaterThan(500)

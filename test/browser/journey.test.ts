@@ -136,6 +136,8 @@ describe("the customer journey in the panel", () => {
     const bar = byTestId(page, "order-progress")
     const [value, max] = await bar.evaluate((p) => [(p as HTMLProgressElement).value, (p as HTMLProgressElement).max])
     expect(value).toBe(max)
+    // The step announced while it ran is not left behind for a screen reader to read as current.
+    expect(await byTestId(page, "order-live").textContent()).toBe("")
     rootPassword = (await byTestId(page, "root-password").textContent()) ?? ""
     expect(rootPassword.length).toBeGreaterThanOrEqual(12)
 
@@ -231,8 +233,12 @@ describe("the customer journey in the panel", () => {
 
   step("withdraws from the game server's contract: the button, the confirmation step, then the state shown", async () => {
     const game = await subscriptionOf("game")
+    // From the game server's own page: once withdrawn, the service is ending, and the customer is taken to the
+    // dashboard, which shows the contract's end (not a page of a server being removed, with its parts failing).
     await page.goto("/")
     await byTestId(page, `subscription-${game}`).waitFor()
+    await byTestId(page, "game-link").click()
+    await byTestId(page, "game-files").waitFor()
     await byTestId(page, `subscription-withdraw-${game}`).click()
     const declaration = byTestId(page, "withdraw-declaration")
     await declaration.waitFor()
@@ -241,6 +247,7 @@ describe("the customer journey in the panel", () => {
     expect(await byTestId(page, "confirm-ok").textContent()).toBe("Confirm the withdrawal")
     expect(await seriousViolations(page)).toEqual([])
     await byTestId(page, "confirm-ok").click()
+    await page.waitForURL((url) => url.pathname === "/")
     await expect.poll(() => byTestId(page, `subscription-state-${game}`).getAttribute("data-state"), { timeout: 20_000 }).toBe("terminated")
     await byTestId(page, `subscription-withdrawn-${game}`).waitFor()
     expect(await byTestId(page, `subscription-withdraw-${game}`).count()).toBe(0)

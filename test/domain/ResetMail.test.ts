@@ -16,7 +16,7 @@ describe("the reset e-mail", () => {
     const message = mail({ language: "fr" })
     assert.strictEqual(message.subject, "Réinitialisation de votre mot de passe ZH")
     assert.match(message.text, /^Bonjour Alice,\n/)
-    assert.include(message.text, `Choisir un nouveau mot de passe: ${link}`)
+    assert.include(message.text, `Choisir un nouveau mot de passe : ${link}`)
     assert.include(message.text, "Ce lien est valable 60 minutes")
     assert.include(message.html, `<html lang="fr">`)
     assert.include(message.html, "<p>Bonjour Alice,</p>")

@@ -5,7 +5,7 @@ const en = {
   "app.name": "ZH Hosting",
   "app.skip": "Skip to content",
   "demo.title": "Demo.",
-  "demo.text": "This platform is a demonstration: servers are simulated and orders are approved without any payment.",
+  "demo.text": "This platform is a demonstration: servers are simulated and orders are paid with a test card (4242 4242 4242 4242) on a test checkout page: no money moves.",
   "nav.main": "Main",
   "nav.dashboard": "Dashboard",
   "nav.order": "Order",
@@ -171,8 +171,12 @@ const en = {
   "order.gamePlans": "Game servers",
   "order.choose": "Choose",
   "order.noPlans": "No plan is on sale right now.",
-  "order.vpsSpec": "{vcpu} vCPU · {ram} RAM · {disk} disk · {snapshots} snapshots",
-  "order.gameSpec": "{ram} RAM · {disk} disk · CPU {cpu} · {backups} backups",
+  "order.vpsSpec": "{vcpu} vCPU · {ram} RAM · {disk} disk · {snapshots}",
+  "order.gameSpec": "{ram} RAM · {disk} disk · CPU {cpu} · {backups}",
+  "order.snapshots.one": "{count} snapshot",
+  "order.snapshots.other": "{count} snapshots",
+  "order.backups.one": "{count} backup",
+  "order.backups.other": "{count} backups",
   "order.configure": "Configure {plan}",
   "order.template": "Operating system",
   "order.hostname": "Host name",
@@ -458,7 +462,7 @@ const fr: Record<Key, string> = {
   "app.name": "ZH Hébergement",
   "app.skip": "Aller au contenu",
   "demo.title": "Démo.",
-  "demo.text": "Cette plateforme est une démonstration : les serveurs sont simulés et les commandes sont acceptées sans aucun paiement.",
+  "demo.text": "Cette plateforme est une démonstration : les serveurs sont simulés et les commandes se paient avec une carte de test (4242 4242 4242 4242) sur une page de paiement de test : aucun argent ne circule.",
   "nav.main": "Principal",
   "nav.dashboard": "Tableau de bord",
   "nav.order": "Commander",
@@ -624,8 +628,12 @@ const fr: Record<Key, string> = {
   "order.gamePlans": "Serveurs de jeu",
   "order.choose": "Choisir",
   "order.noPlans": "Aucune offre n'est en vente pour l'instant.",
-  "order.vpsSpec": "{vcpu} vCPU · {ram} de RAM · {disk} de disque · {snapshots} instantanés",
-  "order.gameSpec": "{ram} de RAM · {disk} de disque · CPU {cpu} · {backups} sauvegardes",
+  "order.vpsSpec": "{vcpu} vCPU · {ram} de RAM · {disk} de disque · {snapshots}",
+  "order.gameSpec": "{ram} de RAM · {disk} de disque · CPU {cpu} · {backups}",
+  "order.snapshots.one": "{count} instantané",
+  "order.snapshots.other": "{count} instantanés",
+  "order.backups.one": "{count} sauvegarde",
+  "order.backups.other": "{count} sauvegardes",
   "order.configure": "Configurer {plan}",
   "order.template": "Système d'exploitation",
   "order.hostname": "Nom d'hôte",
@@ -767,7 +775,7 @@ const fr: Record<Key, string> = {
   "billing.changeCard": "Changer de carte",
   "billing.renewalsTitle": "Renouvellements",
   "billing.renewal": "Renouvellement",
-  "billing.renews": "Renouvelé le {date} pour {price}",
+  "billing.renews": "Se renouvelle le {date} pour {price}",
   "billing.failed": "Paiement refusé — nouvel essai le {date}",
   "billing.failedNoRetry": "Paiement refusé — payez maintenant pour garder le service (il prend fin le {date})",
   "billing.awaitingApproval": "En attente de votre validation — payer maintenant ({price})",
@@ -926,27 +934,53 @@ export const fill = (text: string, params: Record<string, string | number>): str
 
 export const t = (key: Key, params: Record<string, string | number> = {}): string => fill(dictionaries[current][key], params)
 
+/**
+ * A count with its noun in the current language's grammatical number (French: 0 and 1 singular; English: 1 only),
+ * from the pair of keys `<base>.one` / `<base>.other`.
+ */
+export const plural = (base: "order.snapshots" | "order.backups", count: number): string =>
+  t(new Intl.PluralRules(current).select(count) === "one" ? `${base}.one` : `${base}.other`, { count })
+
+/**
+ * A provisioning step's name in the current language: step 0 is the payment or the queue, then the product's own
+ * steps (`step.<kind>.<n>`); a step this panel has no words for keeps the name the server gave (in English).
+ */
+export const stepName = (kind: string, step: number, serverName: string): string => {
+  const key = step === 0 ? (serverName === "Payment" ? "step.payment" : "step.queued") : `step.${kind}.${step}`
+  return hasKey(key) ? t(key) : serverName
+}
+
 export const hasKey = (key: string): key is Key => Object.hasOwn(en, key)
 
 /** Both dictionaries' keys, for the completeness check of the tests. */
 export const keys = (): ReadonlyArray<Key> => Object.keys(en) as Array<Key>
 
+/**
+ * Dates and times are shown in Paris time whatever the browser's time zone: the contract, the invoices, the e-mails
+ * and the withdrawal period all count in it (a deadline at midnight in Paris must not read as the day before abroad).
+ */
+const TIME_ZONE = "Europe/Paris"
+
 export const formatDate = (iso: string): string => {
   const date = new Date(iso)
   return Number.isNaN(date.getTime())
     ? iso
-    : new Intl.DateTimeFormat(current === "fr" ? "fr-FR" : "en-GB", { dateStyle: "long" }).format(date)
+    : new Intl.DateTimeFormat(current === "fr" ? "fr-FR" : "en-GB", { dateStyle: "long", timeZone: TIME_ZONE }).format(date)
 }
 
 export const formatDateTime = (iso: string | number): string => {
   const date = new Date(iso)
   return Number.isNaN(date.getTime())
     ? String(iso)
-    : new Intl.DateTimeFormat(current === "fr" ? "fr-FR" : "en-GB", { dateStyle: "medium", timeStyle: "short" }).format(date)
+    : new Intl.DateTimeFormat(current === "fr" ? "fr-FR" : "en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: TIME_ZONE }).format(date)
 }
 
 export const formatPrice = (cents: number): string =>
   new Intl.NumberFormat(current === "fr" ? "fr-FR" : "en-GB", { style: "currency", currency: "EUR" }).format(cents / 100)
+
+/** A decimal number with exactly `digits` fraction digits in the current language ("12,5" in French, "12.5" in English). */
+export const formatDecimal = (value: number, digits: number): string =>
+  new Intl.NumberFormat(current === "fr" ? "fr-FR" : "en-GB", { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value)
 
 export const formatBytes = (bytes: number): string => {
   const units = current === "fr" ? ["o", "Ko", "Mo", "Go", "To"] : ["B", "KB", "MB", "GB", "TB"]

@@ -20,10 +20,14 @@ export const errorBox = (testid: string): { readonly el: HTMLElement; show(error
   }
 }
 
-export const stateBadge = (state: string, testid?: string): HTMLElement => {
+/** A state's name in the current language ("running" → "En marche"); a state without words stays as it is. */
+export const stateText = (state: string): string => {
   const key = `state.${state}`
-  return h("span", { class: `badge badge-${state}`, "data-testid": testid, "data-state": state }, hasKey(key) ? t(key) : state)
+  return hasKey(key) ? t(key) : state
 }
+
+export const stateBadge = (state: string, testid?: string): HTMLElement =>
+  h("span", { class: `badge badge-${state}`, "data-testid": testid, "data-state": state }, stateText(state))
 
 /**
  * Runs an action for a button or form: busy while it runs, its error shown in `errors` (or announced), its

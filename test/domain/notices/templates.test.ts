@@ -205,7 +205,7 @@ describe("the customer e-mails", () => {
     assert.include(mail.text, "Nous réessaierons le 3 mars 2026 à 00:30 (heure de Paris).")
     assert.include(mail.text, "suspendu le 7 mars 2026 à 00:30 (heure de Paris), puis détruit avec ses disques le 14 mars 2026")
     assert.include(mail.text, "Motif : fonds insuffisants")
-    assert.include(mail.text, "Payer maintenant: https://pay.zh.test/c/abc?x=1&y=2")
+    assert.include(mail.text, "Payer maintenant : https://pay.zh.test/c/abc?x=1&y=2")
     assert.include(mail.html, `<a href="https://pay.zh.test/c/abc?x=1&amp;y=2">Payer maintenant</a>`)
   })
 
@@ -233,6 +233,11 @@ describe("the customer e-mails", () => {
   it("links point at the panel's public address", () => {
     assert.include(render("OrderPaid", "en").text, "Follow your order: https://panel.zh.test/orders/ord-1")
     assert.include(render("ServiceSuspended", "fr").html, `<a href="https://panel.zh.test/">`)
+  })
+
+  it("a link's label in a French text takes the space French puts before a colon, as the facts do", () => {
+    assert.include(render("ServiceReady", "fr").text, "Ouvrir votre espace client : https://panel.zh.test/")
+    assert.notInclude(render("ServiceReady", "fr").text, "client: https")
   })
 
   it("escapes what a user typed (first name, company name) in the HTML, and keeps it as typed in the text", () => {

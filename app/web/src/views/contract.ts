@@ -2,7 +2,7 @@
 // pages): the cancellation function ("Cancel your contract") and, for a consumer within the withdrawal period, the
 // withdrawal function ("Withdraw from this contract here"), each with its confirmation step (issue 13 §3).
 import { api, type Subscription, type User } from "../api.ts"
-import { announce, refresh } from "../app.ts"
+import { announce, navigate, refresh } from "../app.ts"
 import { h } from "../dom.ts"
 import { formatDate, formatDateTime, formatPrice, t } from "../i18n.ts"
 import { confirmDialog, run, section } from "../ui.ts"
@@ -68,7 +68,9 @@ export const contractSection = async (subscriptionId: string, planName: string, 
   if (sub === undefined) return null
   const place = h("div", { class: "row wrap", "data-testid": "contract-actions" })
   place.append(cancelButton(sub, planName, place, refresh))
-  const withdraw = withdrawButton(sub, planName, user, place, refresh)
+  // A withdrawal ends the service now (its removal runs on after the answer): its own page has nothing left to show,
+  // and redrawn at once it would show the service still up while its parts fail. The dashboard shows the contract's end.
+  const withdraw = withdrawButton(sub, planName, user, place, () => navigate("/"))
   if (withdraw !== null) place.append(withdraw)
   const words = sub.withdrawnAt !== undefined
     ? t("sub.withdrawnOn", { date: formatDateTime(sub.withdrawnAt) })

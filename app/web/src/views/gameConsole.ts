@@ -2,7 +2,7 @@
 // event protocol (auth, console output, status, stats, token expiring → a fresh token on the same socket).
 import { api, errorText } from "../api.ts"
 import { h } from "../dom.ts"
-import { formatBytes, hasKey, t } from "../i18n.ts"
+import { formatBytes, formatDecimal, hasKey, t } from "../i18n.ts"
 import { createTerminal, type PanelTerminal } from "../terminal.ts"
 
 interface Frame {
@@ -80,7 +80,7 @@ export const gameConsole = (identifier: string, options: { readonly onSuspended:
           const s = JSON.parse(args[0] ?? "{}") as { cpu_absolute?: number; memory_bytes?: number; state?: string }
           if (typeof s.state === "string") setServerState(s.state)
           stats.textContent = t("game.stats", {
-            cpu: (s.cpu_absolute ?? 0).toFixed(1),
+            cpu: formatDecimal(s.cpu_absolute ?? 0, 1),
             memory: formatBytes(s.memory_bytes ?? 0)
           })
         } catch {

@@ -16,7 +16,7 @@ const field = (name: string, label: string, value: string | undefined, required:
   const id = `billing-${name}`
   return h("div", { class: "field" },
     h("label", { for: id }, label),
-    h("input", { id, name, value: value ?? "", required, autocomplete: "off", "data-testid": id }))
+    h("input", { id, type: "text", name, value: value ?? "", required, autocomplete: "off", "data-testid": id }))
 }
 
 const vatStatus = (profile: BillingProfile): HTMLElement | null => {
@@ -64,14 +64,15 @@ export const profileForm = (profile: BillingProfile, onSaved: (p: BillingProfile
   return form
 }
 
+// Each cell names its column, read on a narrow screen where the table's rows stack (the panel's .table layout).
 const row = (invoice: Invoice, professional: boolean): HTMLElement =>
   h("tr", { "data-testid": `invoice-${invoice.number}` },
-    h("td", {}, invoice.number),
-    h("td", {}, t(invoice.kind === "invoice" ? "invoices.kind.invoice" : "invoices.kind.credit_note")),
-    h("td", {}, formatDate(invoice.issuedAt)),
-    professional ? h("td", { class: "num" }, formatPrice(invoice.totalExcludingVatCents)) : null,
-    h("td", { class: "num" }, formatPrice(invoice.totalIncludingVatCents)),
-    h("td", {},
+    h("td", { "data-label": t("invoices.number") }, invoice.number),
+    h("td", { "data-label": t("invoices.kind") }, t(invoice.kind === "invoice" ? "invoices.kind.invoice" : "invoices.kind.credit_note")),
+    h("td", { "data-label": t("invoices.date") }, formatDate(invoice.issuedAt)),
+    professional ? h("td", { class: "num", "data-label": t("invoices.totalExcl") }, formatPrice(invoice.totalExcludingVatCents)) : null,
+    h("td", { class: "num", "data-label": t("invoices.total") }, formatPrice(invoice.totalIncludingVatCents)),
+    h("td", { "data-label": t("invoices.download") },
       h("a", { href: `/api/invoices/${invoice.id}/pdf`, download: `${invoice.number}.pdf`, "data-testid": `invoice-pdf-${invoice.number}` }, t("invoices.pdf")),
       " · ",
       h("a", { href: `/api/invoices/${invoice.id}/xml`, download: `${invoice.number}.xml` }, t("invoices.xml"))))
@@ -104,7 +105,7 @@ export const invoicesView: View = async ({ alive, root, user }) => {
   const list = first.invoices.length === 0
     ? h("p", { "data-testid": "invoices-empty" }, t("invoices.empty"))
     : h("div", {},
-      h("table", { "data-testid": "invoices-table" },
+      h("table", { class: "table", "data-testid": "invoices-table" },
         h("thead", {}, h("tr", {},
           h("th", { scope: "col" }, t("invoices.number")),
           h("th", { scope: "col" }, t("invoices.kind")),

@@ -5,7 +5,7 @@
 import { api, ApiError, type BillingProfile, errorText, type GamePlan, type Order, type Plan, type Plans, type VpsPlan } from "../api.ts"
 import { announce, link, navigate, setTitle, type View } from "../app.ts"
 import { field, h } from "../dom.ts"
-import { formatMiB, formatPrice, hasKey, t } from "../i18n.ts"
+import { formatDateTime, formatMiB, formatPrice, hasKey, plural, stepName, t } from "../i18n.ts"
 import { isSandbox } from "../platform.ts"
 import { shownPrice } from "../prices.ts"
 import { errorBox, loading, run, section } from "../ui.ts"
@@ -13,12 +13,12 @@ import { profileForm } from "./invoices.ts"
 
 const spec = (plan: Plan): string =>
   plan.kind === "vps"
-    ? t("order.vpsSpec", { vcpu: plan.vcpu, ram: formatMiB(plan.ramMiB), disk: formatMiB(plan.diskGiB * 1024), snapshots: plan.snapshotLimit })
+    ? t("order.vpsSpec", { vcpu: plan.vcpu, ram: formatMiB(plan.ramMiB), disk: formatMiB(plan.diskGiB * 1024), snapshots: plural("order.snapshots", plan.snapshotLimit) })
     : t("order.gameSpec", {
       ram: formatMiB(plan.memoryMiB),
       disk: formatMiB(plan.diskMiB),
       cpu: plan.cpuPercent === 0 ? "∞" : `${plan.cpuPercent} %`,
-      backups: plan.backups
+      backups: plural("order.backups", plan.backups)
     })
 
 const planCard = (audience: Plans["audience"]) => (plan: Plan): HTMLElement =>
@@ -197,10 +197,7 @@ export const orderFormView: View = async ({ root, params, alive, user }) => {
   )
 }
 
-const stepName = (order: Order, step: number): string => {
-  const key = step === 0 ? (order.progress.name === "Payment" ? "step.payment" : "step.queued") : `step.${order.kind}.${step}`
-  return hasKey(key) ? t(key) : order.progress.name
-}
+const orderStepName = (order: Order, step: number): string => stepName(order.kind, step, order.progress.name)
 
 const POLL_MS = 1000
 
@@ -227,12 +224,12 @@ export const orderProgressView: View = ({ root, params, alive }) => {
     const done = order.status === "completed" ? total : order.progress.step
     bar.max = total
     bar.value = order.status === "completed" ? total : Math.max(0, done - (order.status === "provisioning" ? 0.5 : 0))
-    bar.setAttribute("aria-valuetext", t("order.progress", { step: done, total, name: stepName(order, order.progress.step) }))
+    bar.setAttribute("aria-valuetext", t("order.progress", { step: done, total, name: orderStepName(order, order.progress.step) }))
     stepText.textContent = order.status === "completed"
       ? t("order.completed")
       : order.status === "awaiting_payment" || order.status === "expired"
       ? t(order.status === "expired" ? "order.expired" : "order.awaitingPayment")
-      : t("order.progress", { step: order.progress.step, total, name: stepName(order, order.progress.step) })
+      : t("order.progress", { step: order.progress.step, total, name: orderStepName(order, order.progress.step) })
     steps.replaceChildren(...Array.from({ length: order.progress.total }, (_, i) => {
       const n = i + 1
       const state = order.status === "completed" || n < order.progress.step ? "done" : n === order.progress.step ? (order.status === "failed" ? "failed" : "current") : "todo"
@@ -242,6 +239,9 @@ export const orderProgressView: View = ({ root, params, alive }) => {
     if (order.progress.step !== lastStep && order.status === "provisioning") {
       lastStep = order.progress.step
       live.textContent = stepText.textContent
+    } else if (order.status !== "provisioning") {
+      // Over (the outcome below says how, and is announced): a step left in the live region would read as current.
+      live.textContent = ""
     }
     if (order.rootPassword !== undefined) rootPassword = order.rootPassword
     if (order.status === "completed") {
@@ -260,7 +260,7 @@ export const orderProgressView: View = ({ root, params, alive }) => {
       outcome.replaceChildren(h("div", { class: "card stack", "data-testid": "order-awaiting-payment" },
         order.retryOf === undefined ? "" : h("p", { "data-testid": "order-retry-of" }, t("order.retryOf", { id: order.retryOf })),
         h("p", {}, t("order.awaitingPayment")),
-        order.expiresAt === undefined ? "" : h("p", { class: "muted" }, t("order.expiresAt", { at: new Date(order.expiresAt).toLocaleString() })),
+        order.expiresAt === undefined ? "" : h("p", { class: "muted" }, t("order.expiresAt", { at: formatDateTime(order.expiresAt) })),
         order.checkoutUrl === undefined ? "" : h("a", { href: order.checkoutUrl, class: "button primary", "data-testid": "order-pay-now" }, t("order.payNow"))))
     } else if (order.status === "expired") {
       outcome.replaceChildren(h("div", { class: "error-box", role: "status", "data-testid": "order-expired" },

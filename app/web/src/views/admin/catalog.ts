@@ -6,7 +6,7 @@ import { h } from "../../dom.ts"
 import { formatMiB, formatPrice } from "../../i18n.ts"
 import { confirmDialog, errorBox, loading, run, section } from "../../ui.ts"
 import { cell, setAdminTitle, table } from "./parts.ts"
-import { adminText } from "./texts.ts"
+import { adminText, kindName } from "./texts.ts"
 
 const stateText = (retired: boolean) => adminText(retired ? "admin.catalog.retired" : "admin.catalog.active")
 
@@ -27,7 +27,7 @@ const planRow = (initial: AdminPlan, mayChange: boolean): HTMLElement => {
   const saleCell = cell(adminText("admin.catalog.sale"))
   const row = h("tr", { "data-testid": `admin-plan-${plan.id}` },
     cell(adminText("admin.catalog.plan"), h("strong", {}, plan.name), h("div", { class: "muted" }, plan.id)),
-    cell(adminText("admin.catalog.kind"), plan.kind),
+    cell(adminText("admin.catalog.kind"), kindName(plan.kind)),
     cell(adminText("admin.catalog.price"), formatPrice(plan.priceCents)),
     cell(adminText("admin.catalog.resources"), resources(plan)),
     cell(adminText("admin.catalog.state"), stateText(plan.retired)),

@@ -4,12 +4,12 @@
 import { api, type AuditEvent, type AuditPage, type Session, type StaffCustomerPage, type Subscription, type User } from "../../api.ts"
 import { announce, link, navigate, type View } from "../../app.ts"
 import { field, h } from "../../dom.ts"
-import { formatDate, formatDateTime, formatPrice, hasKey, t } from "../../i18n.ts"
+import { formatDate, formatDateTime, formatPrice, stepName, t } from "../../i18n.ts"
 import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../../ui.ts"
 import { cell, none, pagedSection, setAdminTitle, table } from "./parts.ts"
 import { opsText } from "./opsTexts.ts"
 import { retryPart } from "./orderRetry.ts"
-import { adminText, hasAdminKey } from "./texts.ts"
+import { adminText, auditActionText, kindName } from "./texts.ts"
 
 const fullName = (u: User) => `${u.firstName} ${u.lastName}`
 const roleText = (role: User["role"]) => adminText(`admin.role.${role}`)
@@ -60,21 +60,16 @@ export const customersView: View = async ({ root, query, alive }) => {
   }
 }
 
-/** An action's name in words where the panel has them (the customer's own events), else its code. */
-const actionText = (action: string) => {
-  const key = `security.action.${action}`
-  const adminKey = `admin.action.${action}`
-  return hasAdminKey(adminKey) ? adminText(adminKey) : hasKey(key) ? t(key) : action
-}
-
 const auditRow = (e: AuditEvent) =>
   h("tr", { "data-testid": "admin-audit-event", "data-action": e.action },
     h("td", { "data-label": adminText("admin.audit.when") }, h("time", { datetime: e.at }, formatDateTime(e.at))),
-    h("td", { "data-label": adminText("admin.audit.what") }, actionText(e.action)),
+    h("td", { "data-label": adminText("admin.audit.what") }, auditActionText(e.action)),
     h("td", { "data-label": adminText("admin.audit.who") },
-      e.actorRole === "system" || e.actorRole === "anonymous" || e.actorId === null
-        ? e.actorRole
-        : link(`/admin/customers/${encodeURIComponent(e.actorId)}`, `${e.actorRole} ${e.actorId.slice(0, 8)}`)),
+      e.actorRole === "system" || e.actorRole === "anonymous"
+        ? adminText(`admin.actor.${e.actorRole}`)
+        : e.actorId === null
+        ? roleText(e.actorRole)
+        : link(`/admin/customers/${encodeURIComponent(e.actorId)}`, `${roleText(e.actorRole)} ${e.actorId.slice(0, 8)}`)),
     h("td", { "data-label": adminText("admin.audit.target") }, e.target === null ? none() : `${e.target.type} ${e.target.id}`),
     h("td", { "data-label": adminText("admin.audit.from") }, e.address ?? none()))
 
@@ -106,7 +101,7 @@ const sessionRow = (s: Session) =>
 const subscriptionRow = (s: Subscription) =>
   h("tr", { "data-testid": "admin-subscription", "data-subscription": s.id },
     h("td", { "data-label": adminText("admin.customer.sub.plan") }, s.planId),
-    h("td", { "data-label": adminText("admin.customer.sub.kind") }, s.kind),
+    h("td", { "data-label": adminText("admin.customer.sub.kind") }, kindName(s.kind)),
     h("td", { "data-label": adminText("admin.customer.sub.state") }, stateBadge(s.status)),
     h("td", { "data-label": adminText("admin.customer.sub.periodEnd") }, h("time", { datetime: s.currentPeriodEnd }, formatDate(s.currentPeriodEnd))),
     h("td", { "data-label": adminText("admin.customer.sub.service") },
@@ -156,8 +151,8 @@ const orderRow = (isAdmin: boolean, reload: () => void) => (o: OrderPage["orders
   h("tr", { "data-testid": "admin-order", "data-order": o.id, "data-status": o.status },
     cell(opsText("ops.customerOrders.order"), h("code", {}, o.id)),
     cell(opsText("ops.customerOrders.status"), stateBadge(o.status)),
-    cell(opsText("ops.orders.plan"), `${o.planId} (${o.kind})`),
-    cell(opsText("ops.orders.step"), `${o.progress.step}/${o.progress.total} ${o.progress.name}`,
+    cell(opsText("ops.orders.plan"), `${o.planId} (${kindName(o.kind)})`),
+    cell(opsText("ops.orders.step"), `${o.progress.step}/${o.progress.total} ${stepName(o.kind, o.progress.step, o.progress.name)}`,
       o.failureReason === undefined ? null : h("div", { class: "muted" }, o.failureReason)),
     cell(opsText("ops.customerOrders.created"), h("time", { datetime: o.createdAt }, formatDateTime(o.createdAt))),
     cell(opsText("ops.customerOrders.paid"), o.paidAt === undefined ? none() : h("time", { datetime: o.paidAt }, formatDateTime(o.paidAt))),

@@ -7,7 +7,7 @@ import { h } from "../../dom.ts"
 import { formatDateTime, formatMiB, formatPrice } from "../../i18n.ts"
 import { errorBox, loading, section } from "../../ui.ts"
 import { cell, setAdminTitle, table } from "./parts.ts"
-import { adminText } from "./texts.ts"
+import { adminText, kindName } from "./texts.ts"
 
 /** The marker of a figure past its threshold: red, and a word for those who do not see the colour. */
 const flagged = (alert: boolean, testid: string, ...content: Array<Node | string>) =>
@@ -63,7 +63,7 @@ export const adminDashboardView: View = async ({ root, alive }) => {
         ? h("p", { class: "muted" }, adminText("admin.dash.noServices"))
         : table([adminText("admin.dash.kind"), adminText("admin.dash.plan"), adminText("admin.dash.active"), adminText("admin.dash.suspended")],
           d.services.map((s) => h("tr", { "data-testid": `admin-dash-service-${s.planId}` },
-            cell(adminText("admin.dash.kind"), s.kind), cell(adminText("admin.dash.plan"), s.planName ?? s.planId),
+            cell(adminText("admin.dash.kind"), kindName(s.kind)), cell(adminText("admin.dash.plan"), s.planName ?? s.planId),
             cell(adminText("admin.dash.active"), String(s.active)), cell(adminText("admin.dash.suspended"), String(s.suspended)))), "admin-dash-services-table")),
     section(adminText("admin.dash.pools", { min: th.poolFreeMinPercent }), "admin-dash-pools",
       table([adminText("admin.dash.pool"), adminText("admin.dash.used"), adminText("admin.dash.free")], d.pools.map((p) =>

@@ -107,6 +107,22 @@ const en = {
   "ops.notices.title": "E-mails sent",
   "ops.notices.none": "No e-mail.",
   "ops.notices.kind": "E-mail",
+  "ops.notice.AuthenticationNeeded": "Payment to confirm with the bank",
+  "ops.notice.CancellationConfirmed": "Cancellation confirmed",
+  "ops.notice.ExpressStartConfirmed": "Express start request confirmed",
+  "ops.notice.FinalWarning": "Final warning before deletion",
+  "ops.notice.HoldLifted": "Suspension lifted",
+  "ops.notice.OrderPaid": "Payment receipt",
+  "ops.notice.OrderRetryOffered": "Failed order: retry offered",
+  "ops.notice.PaymentFailed": "Payment failed",
+  "ops.notice.RefundIssued": "Refund",
+  "ops.notice.RenewalPaid": "Renewal receipt",
+  "ops.notice.RenewalReminder": "Renewal reminder",
+  "ops.notice.ServiceEnded": "Service ended",
+  "ops.notice.ServiceHeld": "Suspended by our staff (statement of reasons)",
+  "ops.notice.ServiceReady": "Service ready",
+  "ops.notice.ServiceSuspended": "Suspended for non-payment",
+  "ops.notice.WithdrawalAcknowledged": "Withdrawal acknowledged",
   "ops.notices.created": "Created",
   "ops.notices.sent": "Sent",
   "ops.notices.notSent": "not sent",
@@ -221,6 +237,22 @@ const fr: Record<OpsKey, string> = {
   "ops.notices.title": "E-mails envoyés",
   "ops.notices.none": "Aucun e-mail.",
   "ops.notices.kind": "E-mail",
+  "ops.notice.AuthenticationNeeded": "Paiement à confirmer auprès de la banque",
+  "ops.notice.CancellationConfirmed": "Résiliation confirmée",
+  "ops.notice.ExpressStartConfirmed": "Demande de démarrage immédiat confirmée",
+  "ops.notice.FinalWarning": "Dernier avertissement avant suppression",
+  "ops.notice.HoldLifted": "Suspension levée",
+  "ops.notice.OrderPaid": "Reçu de paiement",
+  "ops.notice.OrderRetryOffered": "Commande échouée : nouvelle tentative proposée",
+  "ops.notice.PaymentFailed": "Paiement refusé",
+  "ops.notice.RefundIssued": "Remboursement",
+  "ops.notice.RenewalPaid": "Reçu de renouvellement",
+  "ops.notice.RenewalReminder": "Rappel de renouvellement",
+  "ops.notice.ServiceEnded": "Service arrêté",
+  "ops.notice.ServiceHeld": "Suspendu par nos équipes (exposé des motifs)",
+  "ops.notice.ServiceReady": "Service prêt",
+  "ops.notice.ServiceSuspended": "Suspendu faute de paiement",
+  "ops.notice.WithdrawalAcknowledged": "Rétractation : accusé de réception",
   "ops.notices.created": "Créé",
   "ops.notices.sent": "Envoyé",
   "ops.notices.notSent": "non envoyé",
@@ -232,3 +264,9 @@ const dictionaries = { en, fr }
 
 /** An operations page's text in the panel's current language, with `{name}` placeholders filled. */
 export const opsText = (key: OpsKey, params: Record<string, string | number> = {}): string => fill(dictionaries[language()][key], params)
+
+/** A customer e-mail's kind in words ("ServiceHeld" → "Suspended by our staff…"); a kind without words stays as it is. */
+export const noticeName = (tag: string): string => {
+  const key = `ops.notice.${tag}`
+  return Object.hasOwn(dictionaries.en, key) ? opsText(key as OpsKey) : tag
+}

@@ -3,17 +3,18 @@
 import { api, type StaffOrder } from "../../api.ts"
 import { link, type View } from "../../app.ts"
 import { h } from "../../dom.ts"
-import { formatDateTime } from "../../i18n.ts"
+import { formatDateTime, stepName } from "../../i18n.ts"
 import { errorBox, loading } from "../../ui.ts"
 import { cell, none, setAdminTitle, table } from "./parts.ts"
 import { opsText } from "./opsTexts.ts"
+import { kindName } from "./texts.ts"
 import { retryPart } from "./orderRetry.ts"
 
 const orderRow = (isAdmin: boolean, reload: () => void) => (o: StaffOrder) =>
   h("tr", { "data-testid": "ops-failed-order", "data-order": o.id },
     cell(opsText("ops.orders.date"), h("time", { datetime: o.updatedAt }, formatDateTime(o.updatedAt))),
-    cell(opsText("ops.orders.plan"), `${o.planId} (${o.kind})`),
-    cell(opsText("ops.orders.step"), `${o.progress.step}/${o.progress.total} ${o.progress.name}`),
+    cell(opsText("ops.orders.plan"), `${o.planId} (${kindName(o.kind)})`),
+    cell(opsText("ops.orders.step"), `${o.progress.step}/${o.progress.total} ${stepName(o.kind, o.progress.step, o.progress.name)}`),
     cell(opsText("ops.orders.reason"), o.failureReason ?? none()),
     cell(opsText("ops.orders.links"),
       o.subscriptionId === undefined ? null : link(`/admin/services/${encodeURIComponent(o.subscriptionId)}`, opsText("ops.orders.service")),

@@ -7,7 +7,7 @@ import { field, h } from "../../dom.ts"
 import { formatDateTime, formatPrice } from "../../i18n.ts"
 import { confirmDialog, errorBox, loading, run, section } from "../../ui.ts"
 import { cell, setAdminTitle, table } from "./parts.ts"
-import { opsText } from "./opsTexts.ts"
+import { noticeName, opsText } from "./opsTexts.ts"
 
 const REASONS = ["requested_by_customer", "duplicate", "goodwill", "service_problem"] as const
 
@@ -80,7 +80,7 @@ const noticeRow = (n: NoticeRecord) => {
     void run(resend, () => api.post("/api/admin/notices/resend", { key: n.key }), { success: opsText("ops.notices.resent") })
   })
   return h("tr", { "data-testid": "ops-notice", "data-tag": n.tag },
-    cell(opsText("ops.notices.kind"), n.tag),
+    cell(opsText("ops.notices.kind"), noticeName(n.tag)),
     cell(opsText("ops.notices.created"), h("time", { datetime: n.createdAt }, formatDateTime(n.createdAt))),
     cell(opsText("ops.notices.sent"), n.sentAt === null ? opsText("ops.notices.notSent") : formatDateTime(n.sentAt)),
     cell(opsText("ops.notices.resend"), resend))

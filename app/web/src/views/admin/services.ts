@@ -4,11 +4,12 @@
 import { api, type ServiceFindings, type StaffServicePage } from "../../api.ts"
 import { link, navigate, type View } from "../../app.ts"
 import { field, h } from "../../dom.ts"
-import { formatDate, formatDateTime } from "../../i18n.ts"
-import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../../ui.ts"
+import { formatDate, formatDateTime, stepName } from "../../i18n.ts"
+import { confirmDialog, errorBox, loading, run, section, stateBadge, stateText } from "../../ui.ts"
 import { none, setAdminTitle, table } from "./parts.ts"
 import { type OpsKey, opsText } from "./opsTexts.ts"
 import { retryPart } from "./orderRetry.ts"
+import { kindName } from "./texts.ts"
 
 const GROUNDS = ["terms_of_service", "illegal_content", "abuse", "security", "fraud"] as const
 
@@ -37,7 +38,7 @@ const upstreamPart = (page: StaffServicePage): HTMLElement => {
   return h("div", { "data-testid": "ops-upstream", "data-state": live.state, "data-ownership": live.ownership },
     facts([
       [opsText("ops.service.upstream"), live.upstream],
-      [opsText("ops.service.state"), live.state],
+      [opsText("ops.service.state"), stateText(live.state)],
       [opsText("ops.service.ownership"), opsText(`ops.service.ownership.${live.ownership}`)],
       ...live.facts.map((f) => [f.label, f.value] as const)
     ], "ops-upstream-facts"))
@@ -48,7 +49,7 @@ const provisioningPart = (page: StaffServicePage, isAdmin: boolean, reload: () =
   if (p === null) return h("p", { class: "muted" }, none())
   const rows = p.steps.map((s, i) =>
     h("tr", { "data-testid": "ops-step", "data-state": s.state },
-      h("td", { "data-label": opsText("ops.service.step") }, `${i + 1}. ${s.name}`),
+      h("td", { "data-label": opsText("ops.service.step") }, `${i + 1}. ${stepName(p.order.kind, i + 1, s.name)}`),
       h("td", { "data-label": opsText("ops.service.state") }, opsText(`ops.service.step.${s.state}`))))
   const part = h("div", {}, stateBadge(p.order.status, "ops-order-status"),
     p.order.failureReason === undefined ? null : h("p", { "data-testid": "ops-order-failure" }, opsText("ops.service.failure", { reason: p.order.failureReason })),
@@ -157,13 +158,13 @@ export const serviceView: View = async (ctx) => {
   }
   const s = page.subscription
   const ours: Array<readonly [string, string]> = [
-    [opsText("ops.service.plan"), `${s.planId} (${s.kind})`],
-    [opsText("ops.service.status"), s.status],
+    [opsText("ops.service.plan"), `${s.planId} (${kindName(s.kind)})`],
+    [opsText("ops.service.status"), stateText(s.status)],
     [opsText("ops.service.periodEnd"), formatDate(s.currentPeriodEnd)],
     ...(page.service === null
       ? [[opsText("ops.service.state"), opsText("ops.service.notBuilt")] as const]
       : [[opsText("ops.service.name"), page.service.name] as const, [opsText("ops.service.address"), page.service.address || none()] as const,
-        [opsText("ops.service.state"), page.service.state] as const])
+        [opsText("ops.service.state"), stateText(page.service.state)] as const])
   ]
   const key = (k: OpsKey) => opsText(k)
   root.replaceChildren(

@@ -1,7 +1,7 @@
 // Every text of the back-office in English and French, apart from the panel's (i18n.ts) so the two areas grow
 // without touching each other; `fr` is typed against `en`, so a key missing in one language does not type-check.
 // The language is the panel's: one switch for both.
-import { fill, language } from "../../i18n.ts"
+import { fill, hasKey, language, t } from "../../i18n.ts"
 
 const en = {
   "admin.nav.title": "Administration",
@@ -54,6 +54,26 @@ const en = {
   "admin.audit.from": "From",
   "admin.audit.target": "On",
   "admin.audit.more": "Older events",
+  "admin.action.vps.power": "VPS power action",
+  "admin.action.game.power": "Game server power action",
+  "admin.action.game.files_changed": "Game server files changed",
+  "admin.action.order.placed": "Order placed",
+  "admin.action.payment.succeeded": "Payment received",
+  "admin.action.payment.failed": "Payment failed",
+  "admin.action.subscription.cancelled": "Contract cancelled",
+  "admin.action.subscription.withdrawn": "Withdrawal from the contract",
+  "admin.action.staff.customer_viewed": "Customer's page viewed",
+  "admin.action.staff.service_suspended": "Service suspended",
+  "admin.action.staff.service_unsuspended": "Suspension lifted",
+  "admin.action.staff.refund_issued": "Refund issued",
+  "admin.action.staff.notice_resent": "E-mail sent again",
+  "admin.action.staff.provisioning_resumed": "Provisioning resumed",
+  "admin.action.staff.order_retried": "Failed order retried",
+  "admin.action.staff.service_terminated": "Service ended by an operator",
+  "admin.action.catalog.plan_sale_changed": "Plan put on or off sale",
+  "admin.action.admin.view_as": "Viewed as the customer",
+  "admin.actor.system": "The platform",
+  "admin.actor.anonymous": "Nobody signed in",
   "admin.common.none": "—",
   "admin.nav.catalog": "Catalog",
   "admin.nav.dashboard": "Dashboard",
@@ -87,6 +107,8 @@ const en = {
   "admin.dash.openRefundsHint": "{requests} refund(s) of {amount} asked by operators and not confirmed by the payment provider yet, {orders} failed order(s) whose refund and clean-up are pending; the oldest since {since}.",
   "admin.dash.services": "Services by kind and plan",
   "admin.dash.kind": "Kind",
+  "admin.kind.vps": "VPS",
+  "admin.kind.game": "Game server",
   "admin.dash.plan": "Plan",
   "admin.dash.active": "Active",
   "admin.dash.suspended": "Suspended",
@@ -197,6 +219,26 @@ const fr: Record<AdminKey, string> = {
   "admin.audit.from": "Depuis",
   "admin.audit.target": "Sur",
   "admin.audit.more": "Événements plus anciens",
+  "admin.action.vps.power": "Action d'alimentation du VPS",
+  "admin.action.game.power": "Action d'alimentation du serveur de jeu",
+  "admin.action.game.files_changed": "Fichiers du serveur de jeu modifiés",
+  "admin.action.order.placed": "Commande passée",
+  "admin.action.payment.succeeded": "Paiement reçu",
+  "admin.action.payment.failed": "Paiement refusé",
+  "admin.action.subscription.cancelled": "Contrat résilié",
+  "admin.action.subscription.withdrawn": "Rétractation du contrat",
+  "admin.action.staff.customer_viewed": "Fiche du client consultée",
+  "admin.action.staff.service_suspended": "Service suspendu",
+  "admin.action.staff.service_unsuspended": "Suspension levée",
+  "admin.action.staff.refund_issued": "Remboursement effectué",
+  "admin.action.staff.notice_resent": "E-mail renvoyé",
+  "admin.action.staff.provisioning_resumed": "Mise en service relancée",
+  "admin.action.staff.order_retried": "Commande échouée relancée",
+  "admin.action.staff.service_terminated": "Service arrêté par un opérateur",
+  "admin.action.catalog.plan_sale_changed": "Offre mise en vente ou retirée",
+  "admin.action.admin.view_as": "Vu comme le client",
+  "admin.actor.system": "La plateforme",
+  "admin.actor.anonymous": "Personne de connecté",
   "admin.common.none": "—",
   "admin.nav.catalog": "Catalogue",
   "admin.nav.dashboard": "Tableau de bord",
@@ -230,6 +272,8 @@ const fr: Record<AdminKey, string> = {
   "admin.dash.openRefundsHint": "{requests} remboursement(s) de {amount} demandé(s) par les opérateurs et pas encore confirmé(s) par le prestataire de paiement, {orders} commande(s) échouée(s) dont le remboursement et le nettoyage sont en cours ; le plus ancien depuis : {since}.",
   "admin.dash.services": "Services par type et par offre",
   "admin.dash.kind": "Type",
+  "admin.kind.vps": "VPS",
+  "admin.kind.game": "Serveur de jeu",
   "admin.dash.plan": "Offre",
   "admin.dash.active": "Actifs",
   "admin.dash.suspended": "Suspendus",
@@ -294,3 +338,16 @@ export const adminText = (key: AdminKey, params: Record<string, string | number>
   fill(dictionaries[language()][key], params)
 
 export const hasAdminKey = (key: string): key is AdminKey => Object.hasOwn(en, key)
+
+/** A product kind ("vps", "game") in words; a kind this back-office has no words for yet is shown as it is. */
+export const kindName = (kind: string): string => {
+  const key = `admin.kind.${kind}`
+  return hasAdminKey(key) ? adminText(key) : kind
+}
+
+/** An audit action's name in words: the back-office's own, else the panel's (the customer's own events), else its code. */
+export const auditActionText = (action: string): string => {
+  const adminKey = `admin.action.${action}`
+  const key = `security.action.${action}`
+  return hasAdminKey(adminKey) ? adminText(adminKey) : hasKey(key) ? t(key) : action
+}
