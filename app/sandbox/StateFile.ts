@@ -129,7 +129,7 @@ export const openStateFile = (
     const wake = yield* Latch.make(false)
     let pending = false
     let closed = false
-    const saver = yield* Effect.forkDetach(Effect.forever(
+    const saver = yield* Effect.forkScoped(Effect.forever(
       wake.await.pipe(
         Effect.andThen(wake.close),
         Effect.andThen(Effect.sleep(THROTTLE)),
