@@ -60,6 +60,23 @@ describe("sandbox Stripe state file", () => {
       assert.strictEqual(next.status, "succeeded")
     })))
 
+  it.live("a file written by the sandbox's earlier state file code (the same version 1 document) loads", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const dir = yield* tempDir
+      const stateFile = join(dir, "sandbox-stripe.json")
+      const customer = { id: "cus_kept", object: "customer", email: "a@example.com", metadata: { userId: "u" }, created: 1_700_000_000 }
+      const empty = ["sessions", "paymentIntents", "paymentMethods", "setupIntents", "charges", "refunds", "disputes", "events",
+        "endpoints", "sessionExtras", "cards", "endpointSecrets", "previousSecrets", "eventTargets", "idempotent"]
+      // As that code wrote it: compact JSON, no trailing newline.
+      writeFileSync(stateFile, JSON.stringify({ version: 1, offsetSeconds: 0, customers: [customer], ...Object.fromEntries(empty.map((k) => [k, []])) }))
+      const warnings: Array<string> = []
+      const sandbox = yield* sandboxStripe({ keepState: keepInFile(stateFile, "sandbox Stripe"), secretKey, onWarning: (m) => warnings.push(m) })
+      const kept = yield* call(() => sdk(sandbox).customers.retrieve("cus_kept"))
+      assert.deepStrictEqual("metadata" in kept ? kept.metadata : undefined, { userId: "u" })
+      assert.deepStrictEqual(warnings, [])
+      assert.deepStrictEqual(readdirSync(dir), ["sandbox-stripe.json"])
+    })))
+
   it.live("a file it did not write is moved aside and the sandbox starts empty", () =>
     Effect.scoped(Effect.gen(function*() {
       const dir = yield* tempDir
