@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest"
 import { AUDIT_ACTIONS } from "../../domain/audit/AuditEvent.ts"
 import type { CustomerNoticeTag } from "../../domain/notices/CustomerNotice.ts"
 import { noticeName } from "../../app/web/src/views/admin/opsTexts.ts"
-import { auditActionText, kindName } from "../../app/web/src/views/admin/texts.ts"
+import { adminText, auditActionText, kindName } from "../../app/web/src/views/admin/texts.ts"
 import { inLanguage, restoreLanguageAfterEach } from "../support/panelLanguage.ts"
 import { formatDate, formatDateTime, formatDecimal, plural, stepName } from "../../app/web/src/i18n.ts"
 
@@ -111,5 +111,12 @@ describe("noticeName (the back-office's e-mails of a customer)", () => {
     inLanguage("fr")
     expect(noticeName("HoldLifted")).toBe("Suspension levée")
     expect(noticeName("SomethingNew")).toBe("SomethingNew")
+  })
+})
+
+describe("the back-office's catalog", () => {
+  it("a pool's fill reads without a noun agreeing with a count of one (\"1 utilisées\")", () => {
+    inLanguage("fr")
+    expect(adminText("admin.catalog.fillValue", { assigned: 1, free: 252 })).toBe("utilisées : 1, libres : 252")
   })
 })
