@@ -37,9 +37,15 @@ class SessionLock {
     next?.wake()
   }
 
+  /**
+   * A connection gone while it waited: its waiter is let go without the session (it then sees the connection gone and
+   * runs nothing). Merely dropped, it would never settle, nor would that connection's queue of work, which `close`
+   * waits for: the stop of the process would hang once a client gave up on a statement queued behind a transaction
+   * (@effect/sql-pg closes a connection whose interrupted statement does not answer within 5 s).
+   */
   forget(id: number) {
     const index = this.waiting.findIndex((w) => w.id === id)
-    if (index >= 0) this.waiting.splice(index, 1)
+    if (index >= 0) this.waiting.splice(index, 1)[0]!.wake()
   }
 
   /** At close: lets every waiter through (each then sees the server closing and runs nothing). */

@@ -18,7 +18,7 @@ import * as NetAddress from "effect/net/NetAddress"
 import { RpcSerialization } from "effect/rpc"
 import { SocketServer } from "effect/socket"
 import { networkInterfaces } from "node:os"
-import { GuardedSqlRunnerStorage } from "./EngineLocks.ts"
+import { GuardedPgliteRunnerStorage, GuardedSqlRunnerStorage } from "./EngineLocks.ts"
 
 /** Where this process's runner is reached and listens (RUNNER_HOST, RUNNER_LISTEN_HOST, RUNNER_PORT). */
 export interface RunnerOptions {
@@ -145,13 +145,15 @@ const SocketRunnerLive = (options: EngineOptions) => {
 /**
  * The one runner of the embedded database (one process owns it): no transport, no health checks. Its address is
  * fixed, so a restart takes the shard leases the previous process left back at once (on PGlite shard locks are
- * table leases keyed by the address, not advisory locks that end with their session).
+ * table leases keyed by the address, not advisory locks that end with their session). Its lock storage knows it is
+ * on PGlite's one session (EngineLocks.ts, GuardedPgliteRunnerStorage), without which a stop during a burst of
+ * workflows never got its shards released.
  */
 const EmbeddedRunnerLive = (options: EngineOptions) =>
   Sharding.layer.pipe(
     Layer.provideMerge(Runners.layerNoop),
     Layer.provideMerge(SqlMessageStorage.layer),
-    Layer.provide([GuardedSqlRunnerStorage, RunnerHealth.layerNoop]),
+    Layer.provide([GuardedPgliteRunnerStorage, RunnerHealth.layerNoop]),
     Layer.provide(ShardingConfig.layer({
       runnerAddress: Option.some(RunnerAddress.make("embedded", 0)),
       shardLockDisableAdvisory: true,

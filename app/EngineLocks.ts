@@ -3,6 +3,7 @@
 import { Effect, Exit, Layer } from "effect"
 import { RunnerStorage, SqlRunnerStorage } from "effect/cluster"
 import { PersistenceError } from "effect/cluster/ClusterError"
+import { SqlClient } from "effect/sql"
 
 type Storage = RunnerStorage.RunnerStorage["Service"]
 
@@ -59,3 +60,27 @@ export const GuardedSqlRunnerStorage = Layer.effect(
   RunnerStorage.RunnerStorage,
   Effect.map(RunnerStorage.RunnerStorage, guardLocks)
 ).pipe(Layer.provide(Layer.orDie(SqlRunnerStorage.layer)))
+
+/**
+ * The client as the one session of PGlite it is: `driver` says "pglite" (the @effect/sql-pg client we reach PGlite
+ * with over our socket, app/EmbeddedPgServer.ts, names no driver), the rest is the client itself.
+ */
+export const asPgliteSession = (sql: SqlClient.SqlClient): SqlClient.SqlClient =>
+  new Proxy(sql, { get: (target, key, receiver) => key === "driver" ? "pglite" : Reflect.get(target, key, receiver) })
+
+/**
+ * `GuardedSqlRunnerStorage` on the embedded database. effect/cluster 4.1.0's SqlRunnerStorage (`makeStorage`) keeps
+ * every shard-lock operation on one reserved connection of its own (`lockConn`) unless `sql.driver === "pglite"`,
+ * and only PGlite's own driver says so. Served over a socket, PGlite runs one statement at a time for all our
+ * connections, each inside a transaction holding it to the end (EmbeddedPgServer.ts): the lock statements, one by
+ * one on that connection, each wait their turn behind the workflows' transactions. At a stop Sharding hands every
+ * one of its 300 shards off at once (`releaseShard`, a DELETE each), so while a hundred workflows drain their
+ * activities the queue takes longer than one lock operation may (`withLockOperationDeadline`, the lock refresh
+ * interval); every release still queued fails at that deadline, each failure rebuilds `lockConn` (retiring it with
+ * the other releases on it), and all are tried again together: the releases never get through and the stop never
+ * ends. As PGlite, the storage keeps its leases on the shared pool, as upstream intends for it ("the storage never
+ * holds their only connection"): a release that waits too long fails alone, and the others go on.
+ */
+export const GuardedPgliteRunnerStorage = GuardedSqlRunnerStorage.pipe(
+  Layer.provide(Layer.effect(SqlClient.SqlClient, Effect.map(SqlClient.SqlClient, asPgliteSession)))
+)

@@ -74,6 +74,26 @@ const serving = async () => {
   return { db, server, path, seen }
 }
 
+/**
+ * Two clients: `holder` inside a transaction that created `table`, and `waiter` with an insert into it queued behind
+ * that transaction (it may only run once the holder's session is released).
+ */
+const queuedBehindTransaction = async (path: string, table: string) => {
+  const holder = await client(path)
+  const waiter = await client(path)
+  await holder.send(query(`BEGIN; CREATE TABLE ${table} (x int)`))
+  waiter.socket.write(query(`INSERT INTO ${table} VALUES (1)`))
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  return { holder, waiter }
+}
+
+/** Closes the server: "closed" once it has, or "still waiting" after `ms`. */
+const closeWithin = (server: EmbeddedPgServer, ms: number) =>
+  Promise.race([
+    server.close().then(() => "closed"),
+    new Promise((resolve) => setTimeout(() => resolve("still waiting"), ms))
+  ])
+
 describe("a connection that vanishes", () => {
   it("mid-transaction is rolled back, and the next connection gets the session", async () => {
     const { path } = await serving()
@@ -89,15 +109,27 @@ describe("a connection that vanishes", () => {
   })
 })
 
+describe("a connection that vanishes while it waits for the session", () => {
+  it("runs nothing, lets the next connection in, and does not hold the server's close", async () => {
+    const { server, path } = await serving()
+    const { holder, waiter } = await queuedBehindTransaction(path, "w")
+    // Given up (as @effect/sql-pg closes a connection whose interrupted statement does not answer), and the server
+    // sees it gone before the transaction ends.
+    waiter.socket.destroy()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    await holder.send(query("COMMIT"))
+    const next = await client(path)
+    await next.send(query("SELECT count(*) FROM w"))
+    // One row counted, and it says 0: the vanished connection's insert never ran.
+    expect(next.last().toString("latin1")).toMatch(/D\0\0\0\x0b\0\x01\0\0\0\x010/)
+    expect(await closeWithin(server, 2_000)).toBe("closed")
+  })
+})
+
 describe("closing the embedded database server", () => {
   it("runs nothing more on PGlite once closed: a batch queued behind another connection's transaction is dropped", async () => {
     const { db, server, path, seen } = await serving()
-    const holder = await client(path)
-    const waiter = await client(path)
-    await holder.send(query("BEGIN; CREATE TABLE t (x int)"))
-    // Queued behind the open transaction: it may only run once the holder's session is released.
-    waiter.socket.write(query("INSERT INTO t VALUES (1)"))
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    const { holder, waiter } = await queuedBehindTransaction(path, "t")
     waiter.socket.destroy()
     holder.socket.destroy()
     await server.close()
@@ -111,11 +143,7 @@ describe("closing the embedded database server", () => {
     const { server, path } = await serving()
     const idle = await client(path)
     await idle.send(query("SELECT 1"))
-    const closed = await Promise.race([
-      server.close().then(() => "closed"),
-      new Promise((resolve) => setTimeout(() => resolve("still waiting"), 2_000))
-    ])
-    expect(closed).toBe("closed")
+    expect(await closeWithin(server, 2_000)).toBe("closed")
     expect(await new Promise((resolve) => (idle.socket.destroyed ? resolve(true) : idle.socket.once("close", () => resolve(true))))).toBe(true)
   })
 })

@@ -1,7 +1,8 @@
 // A server process killed (SIGKILL, no shutdown) in the middle of a provisioning resumes it when it starts again:
 // the workflow's state is in the database, the sandbox panel's in its state file beside it. The order completes
-// once, with one server on the panel, and the customer never sees it fail. With two instances on one PostgreSQL, a
-// SIGTERM hands the workflow to the other one at once.
+// once, with one server on the panel, and the customer never sees it fail. Stopped by SIGTERM instead, the process on
+// the embedded database exits 0 with the workflow under way and the next start resumes it. With two instances on one
+// PostgreSQL, a SIGTERM hands the workflow to the other one at once.
 import { payOrder } from "../support/checkout.ts"
 import { afterEach, describe, expect, it } from "vitest"
 import { Browser } from "../support/browser.ts"
@@ -15,8 +16,17 @@ afterEach(async () => {
   await Promise.all(closing.splice(0).map((close) => close()))
 })
 
-/** Follows the order until `reached` holds (or fails on an early end), then kills the server without warning. */
-const killWhen = async (server: Server, browser: Browser, orderId: string, reached: (o: OrderBody) => boolean) => {
+/**
+ * Follows the order until `reached` holds (or fails on an early end), then kills the server without warning (or
+ * stops it with `signal`): how the process ended.
+ */
+const killWhen = async (
+  server: Server,
+  browser: Browser,
+  orderId: string,
+  reached: (o: OrderBody) => boolean,
+  signal: "SIGKILL" | "SIGTERM" = "SIGKILL"
+) => {
   const deadline = Date.now() + 30_000
   for (;;) {
     const order = await orderOf(browser, orderId)
@@ -28,8 +38,8 @@ const killWhen = async (server: Server, browser: Browser, orderId: string, reach
   // The sandboxes write their state files a moment after each change (a real upstream commits before answering):
   // let them, then kill while the step's upstream work still runs.
   await sleep(700)
-  server.process.kill("SIGKILL")
-  await exitOf(server, 10_000)
+  server.process.kill(signal)
+  return await exitOf(server, 30_000)
 }
 
 /**
@@ -64,6 +74,21 @@ describe("a process killed mid-provisioning", () => {
     const vps = await again.get(`/api/vps/${order.serviceId}`)
     expect(vps.status, vps.text).toBe(200)
     expect((vps.body as { vps: { status: string; hostname: string } }).vps).toMatchObject({ status: "running", hostname: "resume-1" })
+    server.process.kill("SIGTERM")
+    await exitOf(server, 20_000)
+  }, 240_000)
+
+  it("stopped by SIGTERM during the clone, exits 0 and resumes the workflow at the next start", async () => {
+    const dataDir = await migratedDataDir("resume-vps-term")
+    const env = { NODE_ENV: "development", DATA_DIR: dataDir, BCRYPT_COST: "4", SANDBOX_TASK_SPEED: "realistic" }
+    const first = await startServer(env)
+    const browser = await signIn(first.url)
+    const orderId = await placeVps(browser, "resume-term-1")
+    // Within 30 s (killWhen's wait for the exit): the workflow under way handed back, not a stop that stalls.
+    const exit = await killWhen(first, browser, orderId, (o) => o.progress.step === 2, "SIGTERM")
+    expect(exit, first.stderr()).toEqual({ code: 0, signal: null })
+    const { order, server } = await resumed(await startServer(env), browser, orderId)
+    expect(order.status, order.failureReason).toBe("completed")
     server.process.kill("SIGTERM")
     await exitOf(server, 20_000)
   }, 240_000)

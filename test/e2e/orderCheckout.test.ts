@@ -18,8 +18,9 @@ beforeAll(async () => {
   server = await startTestServer()
   stripe = await server.runtime.runPromise(sandboxStripe)
 }, 120_000)
-// A stop with a hundred provisionings under way hands their workflows back first.
-afterAll(() => server?.stop(), 180_000)
+// The server stops with the hundred provisionings still under way, as at an operator's restart: their workflows are
+// handed back (on the embedded database too, test/app/embeddedEngineStop.test.ts) and the next start resumes them.
+afterAll(() => server?.stop(), 60_000)
 
 const run = <A, E>(effect: Effect.Effect<A, E, never>) => Effect.runPromise(effect)
 const count = (query: string) =>
@@ -136,14 +137,5 @@ describe("100 orders at the same time", () => {
     expect(await count(`SELECT count(DISTINCT reference)::int AS n FROM ledger_entries WHERE kind = 'charge' AND order_id IN (${ids})`)).toBe(100)
     expect(await count(`SELECT count(*)::int AS n FROM subscriptions WHERE order_id IN (${ids})`)).toBe(100)
     console.info(`100 concurrent orders through the sandbox Stripe: 100 paid (webhooks applied) in ${seconds.toFixed(1)} s`)
-    // Each provisioning runs to its end before the server stops: a stop of the embedded database's server with a
-    // hundred workflows under way can stall on releasing its shards (see the session note), which is not what this
-    // test is about.
-    const ends = await Promise.all(placed.map(({ browser, order }) =>
-      waitFor(`order ${order.id} to finish`, async () => {
-        const status = await statusOf(browser, order.id)
-        return status === "completed" || status === "failed" ? status : undefined
-      }, 240_000)))
-    expect(ends.filter((s) => s === "completed").length + ends.filter((s) => s === "failed").length).toBe(100)
-  }, 480_000)
+  }, 240_000)
 })

@@ -178,9 +178,16 @@ export const testDatabase = () => {
   return (backends.find(([name]) => name === "postgres") ?? backends[0]!)[1]
 }
 
-/** Starts a server for a test file; `stop` in afterAll. */
-export const startTestServer = async (overrides: Partial<Settings> = {}, listener: ListenerOptions = {}) => {
-  const runtime = ManagedRuntime.make(testServerLayer(testSettings(overrides), testDatabase(), listener))
+/** The embedded PGlite a test server runs on even when TEST_DATABASE_URL is set (a test of the embedded database). */
+export const embeddedTestDatabase = () => sqlBackends().find(([name]) => name === "pglite")![1]
+
+/** Starts a server for a test file (on `database`, `testDatabase()` unless told); `stop` in afterAll. */
+export const startTestServer = async (
+  overrides: Partial<Settings> = {},
+  listener: ListenerOptions = {},
+  database: Layer.Layer<SqlClient.SqlClient, unknown> = testDatabase()
+) => {
+  const runtime = ManagedRuntime.make(testServerLayer(testSettings(overrides), database, listener))
   let url: string
   try {
     url = (await runtime.runPromise(TestServer)).url

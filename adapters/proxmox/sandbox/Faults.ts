@@ -1,5 +1,5 @@
-// Injected upstream failures (SandboxControl.inject): answer with a status, never answer, drop the socket, carry the
-// call out and lose its answer, or let the call succeed and make its task fail. Each fault fires `times` times
+// Injected upstream failures (SandboxControl.inject): answer with a status, never answer, drop or reset the connection,
+// answer late, carry the call out and lose its answer, or let the call succeed and make its task fail. Each fault fires `times` times
 // (default 1; `Infinity` until cleared) on requests it matches.
 export type FaultKind =
   /** An error answer instead of the call: `errors` as a 400's parameter errors (`{ upid: "no such task" }`, §2.3). */
@@ -7,7 +7,12 @@ export type FaultKind =
   | { readonly _tag: "hang" }
   /** The task stops with `exitStatus`, its work undone, after writing `log` (default none) before its last line. */
   | { readonly _tag: "taskFailure"; readonly exitStatus: string; readonly log?: ReadonlyArray<string> }
+  /** The connection is closed without an answer. */
   | { readonly _tag: "dropConnection" }
+  /** The connection is reset (a TCP RST where there is TCP; in memory, closed) without an answer. */
+  | { readonly _tag: "reset" }
+  /** The call is carried out and answered as usual, `ms` later on the simulator's clock (a slow proxy or network). */
+  | { readonly _tag: "delay"; readonly ms: number }
   /**
    * The call is carried out (a clone forked, a snapshot taken) but its answer is lost on the way back: the client gets
    * `status` instead, as pveproxy answers 596/599 when a proxied call outlives it while the operation finishes on the
@@ -62,29 +67,42 @@ export const faultAnswer = (
 }
 
 /**
- * What the front does with a request a transport fault caught: answer with a PVE error (`body` on a request, the
- * status line and `message` on a WebSocket upgrade), never answer, or drop the connection. A fault kind is mapped to
- * one of these here, so a new kind needs no change in the front.
+ * What the front does with a request a transport fault caught: wait `delayMs` on the simulator's clock, then answer
+ * with a PVE error (`body` on a request, the status line and `message` on a WebSocket upgrade), never answer, drop or
+ * reset the connection, or go on with the call as usual. A fault kind is mapped to one of these here, so a new kind
+ * needs no change in the front.
  */
-export type TransportAction =
-  | {
-    readonly _tag: "respond"
-    readonly status: number
-    readonly reason: string
-    readonly message: string
-    readonly body: Record<string, unknown>
-  }
-  | { readonly _tag: "hang" }
-  | { readonly _tag: "drop" }
+export interface TransportAction {
+  readonly delayMs: number
+  readonly then:
+    | {
+      readonly _tag: "respond"
+      readonly status: number
+      readonly reason: string
+      readonly message: string
+      readonly body: Record<string, unknown>
+    }
+    | { readonly _tag: "hang" }
+    | { readonly _tag: "drop" }
+    | { readonly _tag: "reset" }
+    | { readonly _tag: "proceed" }
+}
 
 const transportAction = (fault: TransportFault): TransportAction => {
   switch (fault._tag) {
     case "status":
-      return { _tag: "respond", message: `${fault.message ?? defaultFaultMessage(fault.status)}\n`, ...faultAnswer(fault) }
+      return {
+        delayMs: 0,
+        then: { _tag: "respond", message: `${fault.message ?? defaultFaultMessage(fault.status)}\n`, ...faultAnswer(fault) }
+      }
     case "hang":
-      return { _tag: "hang" }
+      return { delayMs: 0, then: { _tag: "hang" } }
     case "dropConnection":
-      return { _tag: "drop" }
+      return { delayMs: 0, then: { _tag: "drop" } }
+    case "reset":
+      return { delayMs: 0, then: { _tag: "reset" } }
+    case "delay":
+      return { delayMs: fault.ms, then: { _tag: "proceed" } }
   }
 }
 
@@ -135,7 +153,7 @@ export class Faults {
     if (armed.remaining <= 0) this.armed = this.armed.filter((a) => a !== armed)
   }
 
-  /** What a transport fault (status, hang, drop) makes of this request, the fault consumed. */
+  /** What a transport fault (status, hang, drop, reset, delay) makes of this request, the fault consumed. */
   takeTransport(method: string, path: string, query: Readonly<Record<string, unknown>>): TransportAction | undefined {
     const armed = this.find(method, path, query, "transport")
     const kind = armed?.fault.kind

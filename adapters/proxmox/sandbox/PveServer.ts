@@ -7,6 +7,7 @@ import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Fiber, FiberSet, Scope } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
 import type { IncomingHttpHeaders, IncomingMessage, Server } from "node:http"
+import { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { agentRoutes } from "./agentRoutes.ts"
 import type { Identity, RequestHeaders } from "./Auth.ts"
@@ -166,10 +167,12 @@ export const servePve = (sim: Sim, server: Server): Effect.Effect<void, never, S
       const path = decodePath(request.url)
       const rawQuery = decodeQuery(request.url)
       const action = sim.faults.takeTransport(method, path, rawQuery)
-      if (action !== undefined) {
+      // effect/http runs a request uninterruptibly: the wait ends early only if the client or the server gives up.
+      if (action !== undefined && action.delayMs > 0) yield* Effect.interruptible(sim.clock.sleep(action.delayMs))
+      if (action !== undefined && action.then._tag !== "proceed") {
         // Received all the same: the log counts the calls a fault answered (their body unread).
         record(sim, method, path, rawQuery, {}, request.headers)
-        return yield* transportAnswer(action, request)
+        return yield* transportAnswer(action.then, request)
       }
       return yield* readRequest(request).pipe(Effect.matchEffect({
         onFailure: (error) => {
@@ -191,7 +194,8 @@ export const servePve = (sim: Sim, server: Server): Effect.Effect<void, never, S
         const headers = flatHeaders(req.headers)
         const action = sim.faults.takeTransport("GET", path, query)
         record(sim, "GET", path, query, {}, headers)
-        if (action !== undefined) return transportOnSocket(action, socket)
+        if (action !== undefined && action.delayMs > 0) yield* sim.clock.sleep(action.delayMs)
+        if (action !== undefined && action.then._tag !== "proceed") return transportOnSocket(action.then, socket)
         const attempt = Effect.gen(function*() {
           if ((req.method ?? "GET").toUpperCase() !== "GET") return yield* Effect.fail(new PveError(501, "no such uri", undefined, true))
           const prepared = yield* Effect.try({
@@ -237,35 +241,49 @@ export const servePve = (sim: Sim, server: Server): Effect.Effect<void, never, S
     )
   })
 
+type Outcome = Exclude<TransportAction["then"], { _tag: "proceed" }>
+
+/** Resets a TCP connection (RST); a connection that is not TCP (TLS, in memory) is destroyed. */
+const reset = (socket: Duplex) => {
+  try {
+    if (socket instanceof Socket) return void socket.resetAndDestroy()
+  } catch {
+    // not a TCP handle
+  }
+  socket.destroy()
+}
+
 /**
  * A transport fault on a request: its answer, or no answer (a hang lasts until the client or the server gives up:
  * interruptible, as effect/http runs a request uninterruptibly).
  */
 const transportAnswer = (
-  action: TransportAction,
+  outcome: Outcome,
   request: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-  switch (action._tag) {
+  const socket = () => NodeHttpServerRequest.toIncomingMessage(request).socket
+  switch (outcome._tag) {
     case "respond":
-      return Effect.succeed(jsonResponse(action.status, action.reason, action.body))
+      return Effect.succeed(jsonResponse(outcome.status, outcome.reason, outcome.body))
     case "hang":
       return Effect.interruptible(Effect.never)
     case "drop":
-      return Effect.andThen(
-        Effect.sync(() => NodeHttpServerRequest.toIncomingMessage(request).socket.destroy()),
-        Effect.interruptible(Effect.never)
-      )
+      return Effect.andThen(Effect.sync(() => socket().destroy()), Effect.interruptible(Effect.never))
+    case "reset":
+      return Effect.andThen(Effect.sync(() => reset(socket())), Effect.interruptible(Effect.never))
   }
 }
 
 /** The same on an upgrade request, whose socket is written to directly. */
-const transportOnSocket = (action: TransportAction, socket: Duplex): void => {
-  switch (action._tag) {
+const transportOnSocket = (outcome: Outcome, socket: Duplex): void => {
+  switch (outcome._tag) {
     case "respond":
-      return writeRaw(socket, new PveError(action.status, action.message))
+      return writeRaw(socket, new PveError(outcome.status, outcome.message))
     case "hang":
       return
     case "drop":
-      socket.destroy()
+      return void socket.destroy()
+    case "reset":
+      return reset(socket)
   }
 }

@@ -1,11 +1,25 @@
 // Specification of fault injection on the sandbox PVE: injected statuses in PVE's error shape (59x included), hangs,
-// dropped connections, answers lost after the call ran and failing tasks, each firing as many times as asked; and the
+// dropped and reset connections, late answers, answers lost after the call ran and failing tasks, each firing as many times as asked; and the
 // request log's arrival times.
+import { connect } from "node:net"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { cloneVm, field, type Pve, startSandbox, tokenClient, type StartedSandbox } from "./pveHttp.ts"
 
 let sandbox: StartedSandbox
 let pve: Pve
+
+/** How a raw HTTP/1.1 GET of `path` ends: its status line, or the connection's error code, or "closed". */
+const rawGet = (path: string) =>
+  new Promise<string>((resolve) => {
+    const socket = connect(Number(new URL(sandbox.url).port), "127.0.0.1")
+    let text = ""
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("latin1")
+    })
+    socket.on("error", (e: NodeJS.ErrnoException) => resolve(e.code ?? "error"))
+    socket.on("close", () => resolve(text === "" ? "closed" : text.split("\r\n")[0] ?? ""))
+    socket.write(`GET /api2/json${path} HTTP/1.1\r\nHost: pve\r\nAuthorization: PVEAPIToken=root@pam!zh=x\r\nConnection: close\r\n\r\n`)
+  })
 
 beforeAll(async () => {
   sandbox = await startSandbox()
@@ -70,6 +84,30 @@ describe("transport faults", () => {
     sandbox.control.inject({ match: { method: "POST", path: /\/clone$/ }, kind: { _tag: "dropConnection" } })
     await expect(pve.post("/nodes/pve1/qemu/9000/clone", { newid: 500, full: 1 })).rejects.toThrow()
     expect(sandbox.control.state().vms.some((v) => v.vmid === 500)).toBe(false)
+  })
+
+  it("dropConnection closes the connection; reset resets it", async () => {
+    const logged = () => sandbox.control.requests().filter((r) => r.path === "/api2/json/version").length
+    const before = logged()
+    sandbox.control.inject({ match: { path: /\/version$/ }, kind: { _tag: "dropConnection" } })
+    expect(await rawGet("/version")).toBe("closed")
+    sandbox.control.inject({ match: { path: /\/version$/ }, kind: { _tag: "reset" } })
+    expect(await rawGet("/version")).toBe("ECONNRESET")
+    expect(logged() - before).toBe(2)
+    expect(await rawGet("/version")).toBe("HTTP/1.1 401 Authentication failed!")
+  })
+
+  it("delay: the call is carried out and answered as usual, that much later", async () => {
+    sandbox.control.inject({ match: { method: "POST", path: /\/clone$/ }, kind: { _tag: "delay", ms: 300 } })
+    const started = Date.now()
+    const answer = await pve.post("/nodes/pve1/qemu/9000/clone", { newid: 501, full: 1 })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(280)
+    expect(answer.status).toBe(200)
+    expect(String(answer.data)).toMatch(/^UPID:pve1:.*:qmclone:/)
+    expect(sandbox.control.state().vms.some((v) => v.vmid === 501)).toBe(true)
+    const quick = Date.now()
+    expect((await pve.get("/version")).status).toBe(200)
+    expect(Date.now() - quick).toBeLessThan(250)
   })
 })
 
