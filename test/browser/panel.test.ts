@@ -355,6 +355,13 @@ describe("subscriptions: renew, suspension, cancel", () => {
     const before = await periodEnd(page, game.subscriptionId)
     expect(before).toBeGreaterThan(Date.now())
     await byTestId(page, `subscription-renew-${game.subscriptionId}`).click()
+    // It charges at once: asked first, with the price, and nothing moves on "Cancel".
+    await byTestId(page, "confirm-dialog").waitFor()
+    expect(await byTestId(page, "confirm-dialog").textContent()).toMatch(/^Renew .+ now\? €\d+\.\d\d incl\. VAT is charged at once, for one more month\./)
+    await byTestId(page, "confirm-cancel").click()
+    expect(await periodEnd(page, game.subscriptionId)).toBe(before)
+    await byTestId(page, `subscription-renew-${game.subscriptionId}`).click()
+    await byTestId(page, "confirm-ok").click()
     await expect.poll(() => periodEnd(page, game.subscriptionId)).toBe(addMonth(new Date(before)).getTime())
     expect(await subscriptionState(page, game.subscriptionId)).toBe("active")
     await page.reload()
@@ -392,6 +399,7 @@ describe("subscriptions: renew, suspension, cancel", () => {
 
     await byTestId(page, "nav-dashboard").click()
     await byTestId(page, `subscription-renew-${game.subscriptionId}`).click()
+    await byTestId(page, "confirm-ok").click()
     await expect.poll(() => subscriptionState(page, game.subscriptionId)).toBe("active")
     expect(await periodEnd(page, game.subscriptionId)).toBeGreaterThan(Date.now())
     await expect.poll(async () => {
