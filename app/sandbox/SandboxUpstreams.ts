@@ -41,6 +41,9 @@ const demoPlans = [
   }
 ]
 
+/** The requests each simulator of a running server keeps in its log (the control's `requests()`), the newest. */
+const REQUEST_LOG_LIMIT = 10_000
+
 /** The sandbox PVE's `keepState` over its state file at `path`. */
 export const keepPveState = (path: string) => keepInFile(path, "sandbox PVE", "its default VMs")
 
@@ -60,6 +63,7 @@ export const SandboxProxmoxLive = (options: SandboxProxmoxOptions & { readonly s
     const { stateFile, ...rest } = options
     const sandbox = yield* sandboxProxmox({
       ...rest,
+      requestLogLimit: rest.requestLogLimit ?? REQUEST_LOG_LIMIT,
       keepState: stateFile === undefined ? undefined : keepPveState(stateFile),
       onWarning: options.onWarning ?? ((message) => void Effect.runForkWith(context)(Effect.logWarning(message))),
       username: "root@pam",
@@ -146,6 +150,7 @@ export const SandboxPterodactylLive = (options: SandboxPterodactylOptions & { re
     const { stateFile, ...rest } = options
     const sandbox = yield* sandboxPterodactyl({
       ...rest,
+      requestLogLimit: rest.requestLogLimit ?? REQUEST_LOG_LIMIT,
       keepState: stateFile === undefined ? undefined : keepInFile(stateFile, "sandbox Pterodactyl"),
       onWarning: options.onWarning ?? ((message) => void Effect.runForkWith(context)(Effect.logWarning(message)))
     })

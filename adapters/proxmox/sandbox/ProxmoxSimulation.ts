@@ -53,6 +53,12 @@ export interface ProxmoxSimulationOptions {
    * memory.
    */
   readonly keepState?: ((source: StateSource, warn: (message: string) => void) => StateKeeper) | undefined
+  /**
+   * The most recent requests the log (the control's `requests()`) keeps; older ones are dropped. Default: all of them
+   * (a test's sandbox); the sandbox mode of a running server keeps 10,000, so a sandbox left running for days does not
+   * grow without bound.
+   */
+  readonly requestLogLimit?: number | undefined
   /** Problems with the kept state that do not stop the sandbox (an invalid file, a failed save). Default: `process.emitWarning`. */
   readonly onWarning?: ((message: string) => void) | undefined
 }
@@ -117,6 +123,7 @@ export const openSimulation = (
       consoles: new Consoles(clock, auth, cluster, tasks),
       faults: new Faults((vmid) => cluster.vms.has(vmid)),
       requests: [],
+      requestLogLimit: options.requestLogLimit ?? Number.POSITIVE_INFINITY,
       authFailureDelayMs: options.authFailureDelayMs ?? 0,
       clusterName: "sandbox",
       changed

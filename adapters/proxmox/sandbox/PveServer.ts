@@ -41,6 +41,8 @@ const record = (sim: Sim, method: string, path: string, query: Record<string, un
   const vmExists = vmid === undefined ? null : sim.cluster.vms.has(vmid)
   const flat = Object.fromEntries(Object.entries(headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])))
   sim.requests.push({ method, path, query, body, headers: flat, vmExists, at: sim.clock.now() })
+  // Trimmed a tenth at a time, so that each request pays for the trim only once in a while.
+  if (sim.requests.length > sim.requestLogLimit * 1.1) sim.requests.splice(0, sim.requests.length - sim.requestLogLimit)
 }
 
 /** PVE holds every 401 back (§1.1); on the simulator's clock. */

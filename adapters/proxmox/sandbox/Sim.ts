@@ -28,6 +28,8 @@ export interface Sim {
   readonly consoles: Consoles
   readonly faults: Faults
   readonly requests: Array<RecordedRequest>
+  /** How many of the most recent requests `requests` keeps. */
+  readonly requestLogLimit: number
   /** Delay before every 401 (PVE waits ~3 s; the sandbox defaults to none). */
   readonly authFailureDelayMs: number
   /** Clustername returned by `POST /access/ticket`. */

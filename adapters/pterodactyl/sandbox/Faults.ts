@@ -1,7 +1,20 @@
 // Injected failures (PterodactylControl.failNext / throttleNext / cutDownloadsAfter): the next matching requests, panel
-// or Wings, answer with the given status instead of being served; throttles answer 429 + Retry-After as the panel's
-// limiter does; a cut download drops its connection part-way through the body.
+// or Wings, answer with the given status instead of being served, are served and lose their answer, never get one, or
+// lose their connection; throttles answer 429 + Retry-After as the panel's limiter does; a cut download drops its
+// connection part-way through the body.
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect } from "effect"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
+
+/**
+ * What a matching request meets. `status` (the default): the error answers instead of the route. `answerLost`: the
+ * route runs (its work is done) and the error answers in its place, as a proxy's 504 after a slow panel (§1.4).
+ * `hang`: no answer ever (a panel stuck on a dead database). `drop`: the connection closes without an answer.
+ */
+export type FaultKind = "status" | "answerLost" | "hang" | "drop"
+
 export interface FailSpec {
+  readonly kind?: FaultKind
   readonly method?: string
   /** A RegExp tested against the path (no query), or a path prefix. Panel and Wings paths alike. */
   readonly path?: RegExp | string
@@ -9,12 +22,26 @@ export interface FailSpec {
   readonly status: number
   readonly code?: string
   readonly detail?: string
+  /** Headers of the error answer (a proxy's `Retry-After` as an HTTP date on a 429, say). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 export interface ThrottleSpec {
   readonly times: number
   readonly retryAfterSeconds: number
 }
+
+/**
+ * A `hang` or `drop` fault's non-answer: a hang lasts until the client or the
+ * front gives up (interruptible, as effect/http runs a request uninterruptibly); a drop destroys the connection.
+ */
+const transportFault = (
+  fault: FailSpec,
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  fault.kind === "hang"
+    ? Effect.interruptible(Effect.never)
+    : Effect.andThen(Effect.sync(() => NodeHttpServerRequest.toIncomingMessage(request).socket.destroy()), Effect.interruptible(Effect.never))
 
 interface Armed {
   readonly spec: FailSpec
@@ -60,9 +87,24 @@ export class Faults {
     this.cutAfter = undefined
   }
 
-  /** The failure this request gets, consumed. */
+  /** The `status` failure this request gets instead of being served, consumed. */
   take(method: string, path: string): FailSpec | undefined {
-    const armed = this.armed.find((a) => matches(a.spec, method, path))
+    return this.consume(method, path, "status")
+  }
+
+  /** The `answerLost` failure that takes the answer of this request, served already, consumed. */
+  takeLost(method: string, path: string): FailSpec | undefined {
+    return this.consume(method, path, "answerLost")
+  }
+
+  /** A `hang` or `drop` failure's non-answer for this request, consumed; undefined when it meets neither. */
+  takeTransport(method: string, path: string, request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined {
+    const spec = this.consume(method, path, "hang") ?? this.consume(method, path, "drop")
+    return spec === undefined ? undefined : transportFault(spec, request)
+  }
+
+  private consume(method: string, path: string, kind: FaultKind): FailSpec | undefined {
+    const armed = this.armed.find((a) => matches(a.spec, method, path) && (a.spec.kind ?? "status") === kind)
     if (armed === undefined) return undefined
     armed.remaining -= 1
     if (armed.remaining <= 0) this.armed = this.armed.filter((a) => a !== armed)

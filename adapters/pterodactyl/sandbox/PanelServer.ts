@@ -5,12 +5,13 @@
 import { Effect } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { applicationRoutes } from "./applicationRoutes.ts"
+import type { FailSpec } from "./Faults.ts"
 import { backupRoutes } from "./backupRoutes.ts"
 import { clientRoutes } from "./clientRoutes.ts"
 import { fileRoutes } from "./fileRoutes.ts"
 import { settleInstalls } from "./lifecycle.ts"
 import { matchRoute, type PanelRoute } from "./Route.ts"
-import { recordRequest, type Sim } from "./Sim.ts"
+import { keptBody, recordRequest, type Sim } from "./Sim.ts"
 import { defaultCode, defaultDetail, notFound, PanelError, panelError, panelErrorResponse, readBody, replyResponse } from "./wire.ts"
 import type { User } from "./World.ts"
 
@@ -50,10 +51,13 @@ const throttle = (sim: Sim, user: User, api: Api): Record<string, string> => {
   return headers
 }
 
+const faultError = (fault: FailSpec) =>
+  panelError(fault.status, fault.code ?? defaultCode(fault.status), fault.detail ?? defaultDetail(fault.status), fault.headers)
+
 /** Everything before the body: an injected failure, the API the path belongs to, the key's user and its rate limit. */
 const admit = (sim: Sim, method: string, url: URL, authorization: string | undefined) => {
   const fault = sim.faults.take(method, url.pathname)
-  if (fault !== undefined) throw panelError(fault.status, fault.code ?? defaultCode(fault.status), fault.detail ?? defaultDetail(fault.status))
+  if (fault !== undefined) throw faultError(fault)
   const api = url.pathname.startsWith("/api/application") ? "application" : url.pathname.startsWith("/api/client") ? "client" : undefined
   if (api === undefined) throw notFound()
   const user = authenticate(sim, authorization, api)
@@ -82,13 +86,16 @@ export const panelApp = (sim: Sim): Effect.Effect<HttpServerResponse.HttpServerR
     const request = yield* HttpServerRequest.HttpServerRequest
     const method = request.method.toUpperCase()
     const url = new URL(request.url, sim.panelUrl)
-    recordRequest(sim, "panel", method, url, request.headers)
+    const recorded = recordRequest(sim, "panel", method, url, request.headers)
+    const transport = sim.faults.takeTransport(method, url.pathname, request)
+    if (transport !== undefined) return yield* transport
     let headers: Record<string, string> = {}
     const toError = asPanelError(sim)
     return yield* Effect.gen(function*() {
       const admitted = yield* Effect.try({ try: () => admit(sim, method, url, request.headers["authorization"]), catch: toError })
       headers = admitted.headers
       const raw = yield* readBody(request, MAX_BODY).pipe(Effect.mapError(toError))
+      if (raw !== "too large") recorded.body = keptBody(raw)
       if (raw === "too large") return yield* Effect.fail(panelError(413, "PostTooLargeException", "The request body is too large."))
       const body = yield* Effect.try({ try: () => parseJson(raw, request.headers["content-type"]), catch: toError })
       const match = matchRoute(routes, method, url.pathname)
@@ -100,7 +107,8 @@ export const panelApp = (sim: Sim): Effect.Effect<HttpServerResponse.HttpServerR
         },
         catch: toError
       })
-      return replyResponse(reply, headers)
+      const lost = sim.faults.takeLost(method, url.pathname)
+      return lost === undefined ? replyResponse(reply, headers) : yield* Effect.fail(faultError(lost))
     }).pipe(
       Effect.catch((error) => Effect.succeed(panelErrorResponse(error, request.headers["accept"], sim.panelUrl, headers))),
       // Every write may have changed something durable, even one that failed half-way (a rename of several files).

@@ -36,6 +36,8 @@ export interface PterodactylSimulationOptions {
   readonly backupThrottle?: { readonly limit: number; readonly periodMs: number } | undefined
   /** Default 100. */
   readonly uploadLimitMiB?: number | undefined
+  /** Default true; false = a pre-1.8 panel ignoring `filter[server_id]` on allocation lists (§2.11). */
+  readonly allocationServerFilter?: boolean | undefined
   /**
    * Keeps the panel across restarts (the sandbox wiring passes its state file): users, nodes, allocations, nests,
    * eggs and servers with their status, running install, files and backups. Servers come back offline; API keys and
@@ -44,6 +46,12 @@ export interface PterodactylSimulationOptions {
   readonly keepState?: ((source: StateSource, warn: (message: string) => void) => StateKeeper) | undefined
   /** Real file bytes (distinct contents) the kept document holds; beyond it, no real file content is kept. 64 MiB. */
   readonly stateFileMaxFileBytes?: number | undefined
+  /**
+   * The most recent requests the log (the control's `requests()`) keeps; older ones are dropped. Default: all of them
+   * (a test's sandbox); the sandbox mode of a running server keeps 10,000, so a sandbox left running for days does not
+   * grow without bound.
+   */
+  readonly requestLogLimit?: number | undefined
   /** Unexpected handler errors, an invalid state file, a failed save. Default: `process.emitWarning`. */
   readonly onWarning?: ((message: string) => void) | undefined
 }
@@ -82,6 +90,7 @@ export const openSimulation = (options: PterodactylSimulationOptions, clock: Sim
         rateLimits: { ...(options.rateLimits ?? { application: 240, client: 720 }) },
         backupThrottle: options.backupThrottle ?? { limit: 2, periodMs: 600_000 },
         uploadLimitMiB: options.uploadLimitMiB ?? 100,
+        allocationServerFilter: options.allocationServerFilter ?? true,
         warn: options.onWarning ?? ((message) => process.emitWarning(message, "SandboxPterodactylWarning"))
       },
       world,
@@ -89,6 +98,7 @@ export const openSimulation = (options: PterodactylSimulationOptions, clock: Sim
       limiter: new RateLimiter(),
       tokens: new Tokens(),
       requests: [],
+      requestLogLimit: options.requestLogLimit ?? Number.POSITIVE_INFINITY,
       installOutcomes: { default: "succeed", byExternalId: new Map() },
       transfers: { inFlight: 0 },
       panelUrl: "",

@@ -109,6 +109,8 @@ const upload = (sim: Sim, url: URL, request: HttpServerRequest.HttpServerRequest
 /** A console WebSocket: refused before the upgrade (injected failure, unknown server, wrong Origin), else served. */
 const consoleUpgrade = (sim: Sim, url: URL, request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
+    const transport = sim.faults.takeTransport("GET", url.pathname, request)
+    if (transport !== undefined) return yield* transport
     const fault = sim.faults.take("GET", url.pathname)
     if (fault !== undefined) return refusedUpgrade(fault.status, JSON.stringify({ error: fault.detail ?? "injected failure" }))
     const match = WS_PATH.exec(url.pathname)
@@ -134,6 +136,8 @@ export const wingsApp = (sim: Sim): Effect.Effect<HttpServerResponse.HttpServerR
       return yield* consoleUpgrade(sim, url, request)
     }
     recordRequest(sim, "wings", method, url, request.headers)
+    const transport = sim.faults.takeTransport(method, url.pathname, request)
+    if (transport !== undefined) return yield* transport
     const fault = sim.faults.take(method, url.pathname)
     if (fault !== undefined) return wingsAnswer(fault.status, { error: fault.detail ?? "injected failure" })
     if (method === "GET" && url.pathname === "/download/file") return downloadFile(sim, url)

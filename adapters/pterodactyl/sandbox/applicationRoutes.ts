@@ -92,7 +92,7 @@ export const applicationRoutes: ReadonlyArray<PanelRoute> = [
   route("GET", `${BASE}/nodes/{node}/allocations`, (ctx) => {
     const id = numericId(ctx.params["node"])
     if (id === undefined || !ctx.sim.world.nodes.has(id)) throw notFound()
-    const serverFilter = ctx.query.get("filter[server_id]")
+    const serverFilter = ctx.sim.settings.allocationServerFilter ? ctx.query.get("filter[server_id]") : null
     const ip = ctx.query.get("filter[ip]")
     const port = ctx.query.get("filter[port]")
     const rows = [...ctx.sim.world.allocations.values()].filter((a) =>

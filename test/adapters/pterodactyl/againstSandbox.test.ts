@@ -3,30 +3,17 @@
 // downloads, backups, suspension and its 409s.
 import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Logger, Redacted, Stream } from "effect"
+import { Effect, Layer, Logger, Stream } from "effect"
 import { layerWith } from "../../../adapters/pterodactyl/PterodactylGamePanel.ts"
+import { onePanel } from "../../../adapters/pterodactyl/SimulatedGamePanel.ts"
 import { type SandboxPterodactyl, sandboxPterodactyl } from "../../../adapters/pterodactyl/sandbox/SandboxPterodactyl.ts"
 import { type ConsoleEvent, GamePanel, type NewServer } from "../../../ports/GamePanel.ts"
-import { panelsLayer, testOptions } from "./stubPanel.ts"
 import { readBody } from "../../support/download.ts"
 import { fileCall } from "../../support/fileCall.ts"
+import { adapterOver } from "./onSimulation.ts"
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
-
-const adapterFor = (sandbox: SandboxPterodactyl, options: Parameters<typeof layerWith>[0] = {}) =>
-  Layer.mergeAll(
-    layerWith({ ...testOptions, requestTimeout: "5 seconds", ...options }).pipe(
-      Layer.provide(panelsLayer({
-        name: "sandbox",
-        url: sandbox.url,
-        applicationKey: Redacted.make(sandbox.applicationKey),
-        clientKey: Redacted.make(sandbox.clientKey)
-      })),
-      Layer.provide(NodeHttpClient.layerUndici)
-    ),
-    Logger.layer([])
-  )
 
 const poll = <A, E>(read: Effect.Effect<A, E>, done: (a: A) => boolean, what: string) =>
   Effect.gen(function*() {
@@ -58,7 +45,7 @@ describe("PterodactylGamePanel against the sandbox", () => {
       const sandbox = yield* sandboxPterodactyl({ installDurationMs: 200, wingsTokenTtlMs: 2_000, onWarning: () => {} })
       yield* Effect.gen(function*() {
         const panel = yield* GamePanel
-        const p = "sandbox"
+        const p = "p1"
 
         // Users: exact lookup by our id, creation, and lookup again.
         assert.isNull(yield* panel.userFor(p, "usr_1"))
@@ -198,7 +185,7 @@ describe("PterodactylGamePanel against the sandbox", () => {
         for (const r of sandbox.control.requests().filter((r) => r.target === "wings")) {
           assert.isFalse(r.authorization, `no key is sent to the node: ${r.method} ${r.path}`)
         }
-      }).pipe(Effect.provide(adapterFor(sandbox)))
+      }).pipe(Effect.provide(adapterOver(sandbox, { requestTimeout: "5 seconds" })))
     }).pipe(Effect.scoped), { timeout: 30_000 })
 
   it.live("allocations are read page by page; throttled Client-API calls fail fast; 5xx are retried", () =>
@@ -206,22 +193,22 @@ describe("PterodactylGamePanel against the sandbox", () => {
       const sandbox = yield* sandboxPterodactyl({ installDurationMs: 0, onWarning: () => {} })
       yield* Effect.gen(function*() {
         const panel = yield* GamePanel
-        const free = yield* panel.freeAllocations("sandbox", 1)
+        const free = yield* panel.freeAllocations("p1", 1)
         assert.strictEqual(free.length, 10)
         const pages = sandbox.control.requests().filter((r) => r.path === "/api/application/nodes/1/allocations")
         assert.deepStrictEqual(pages.map((r) => r.query["page"]), ["1", "2", "3", "4"])
 
         sandbox.control.failNext({ method: "GET", path: "/api/application/nodes", times: 2, status: 503 })
-        assert.strictEqual((yield* panel.nodes("sandbox")).length, 1)
+        assert.strictEqual((yield* panel.nodes("p1")).length, 1)
 
         const uuid = "00000000-0000-4000-8000-000000000000"
         sandbox.control.throttleNext({ times: 1, retryAfterSeconds: 30 })
-        const first = yield* Effect.flip(panel.power("sandbox", uuid, "start"))
+        const first = yield* Effect.flip(panel.power("p1", uuid, "start"))
         assert.deepStrictEqual([first._tag, first._tag === "GamePanelThrottled" ? first.retryAfterSeconds : 0], ["GamePanelThrottled", 30])
         const before = sandbox.control.requests().length
-        const second = yield* Effect.flip(panel.relayFileCall("sandbox", uuid, request("GET", "files/list")))
+        const second = yield* Effect.flip(panel.relayFileCall("p1", uuid, request("GET", "files/list")))
         assert.strictEqual(second._tag, "GamePanelThrottled")
         assert.strictEqual(sandbox.control.requests().length, before, "the panel is not asked while blocked")
-      }).pipe(Effect.provide(adapterFor(sandbox, { pageSize: 3 })))
+      }).pipe(Effect.provide(adapterOver(sandbox, { requestTimeout: "5 seconds", pageSize: 3 })))
     }).pipe(Effect.scoped), { timeout: 30_000 })
 })

@@ -43,4 +43,15 @@ describe("the simulation in memory", () => {
       assert.strictEqual(yield* get(sim, "/version"), "cut")
       assert.strictEqual(yield* get(sim, "/version"), "200")
     }).pipe(Effect.scoped))
+
+  it.effect("keeps only the most recent requests in its log when given a limit", () =>
+    Effect.gen(function*() {
+      const sim = yield* proxmoxSimulation({ tokens: [TOKEN], requestLogLimit: 10 })
+      for (let i = 0; i < 40; i++) assert.strictEqual(yield* get(sim, "/version"), "200")
+      assert.strictEqual(yield* get(sim, "/nodes"), "200")
+      const kept = sim.control.requests()
+      assert.isAtLeast(kept.length, 10)
+      assert.isAtMost(kept.length, 11)
+      assert.strictEqual(kept.at(-1)?.path, "/api2/json/nodes")
+    }).pipe(Effect.scoped))
 })

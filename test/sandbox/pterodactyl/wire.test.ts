@@ -157,3 +157,19 @@ describe("request log", () => {
     expect(JSON.stringify(sandbox.control.requests())).not.toContain(sandbox.applicationKey)
   })
 })
+
+describe("the request log", () => {
+  it("keeps only the most recent requests when given a limit", async () => {
+    const small = await startSandbox({ requestLogLimit: 10 })
+    try {
+      const panel = api(`${small.url}/api/application`, small.applicationKey)
+      for (let i = 0; i < 40; i++) expect((await panel.get(`/nodes?page=${i + 1}`)).status).toBe(200)
+      const kept = small.control.requests()
+      expect(kept.length).toBeGreaterThanOrEqual(10)
+      expect(kept.length).toBeLessThanOrEqual(11)
+      expect(kept.at(-1)?.query).toEqual({ page: "40" })
+    } finally {
+      await small.close()
+    }
+  })
+})
