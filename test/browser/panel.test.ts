@@ -359,6 +359,7 @@ describe("subscriptions: renew, suspension, cancel", () => {
     await byTestId(page, "confirm-dialog").waitFor()
     expect(await byTestId(page, "confirm-dialog").textContent()).toMatch(/^Renew .+ now\? €\d+\.\d\d incl\. VAT is charged at once, for one more month\./)
     await byTestId(page, "confirm-cancel").click()
+    await expect.poll(() => byTestId(page, "confirm-dialog").count()).toBe(0)
     expect(await periodEnd(page, game.subscriptionId)).toBe(before)
     await byTestId(page, `subscription-renew-${game.subscriptionId}`).click()
     await byTestId(page, "confirm-ok").click()
