@@ -363,7 +363,8 @@ describe("subscriptions: renew, suspension, cancel", () => {
     expect(await periodEnd(page, game.subscriptionId)).toBe(before)
     await byTestId(page, `subscription-renew-${game.subscriptionId}`).click()
     await byTestId(page, "confirm-ok").click()
-    await expect.poll(() => periodEnd(page, game.subscriptionId)).toBe(addMonth(new Date(before)).getTime())
+    // The charge and the redraw take their time on a loaded machine (the poll waits 1 s by default).
+    await expect.poll(() => periodEnd(page, game.subscriptionId), { timeout: 15_000 }).toBe(addMonth(new Date(before)).getTime())
     expect(await subscriptionState(page, game.subscriptionId)).toBe("active")
     await page.reload()
     await byTestId(page, `subscription-${game.subscriptionId}`).waitFor()
@@ -401,7 +402,7 @@ describe("subscriptions: renew, suspension, cancel", () => {
     await byTestId(page, "nav-dashboard").click()
     await byTestId(page, `subscription-renew-${game.subscriptionId}`).click()
     await byTestId(page, "confirm-ok").click()
-    await expect.poll(() => subscriptionState(page, game.subscriptionId)).toBe("active")
+    await expect.poll(() => subscriptionState(page, game.subscriptionId), { timeout: 15_000 }).toBe("active")
     expect(await periodEnd(page, game.subscriptionId)).toBeGreaterThan(Date.now())
     await expect.poll(async () => {
       await page.goto(`/game/${game.gameServer.id}`)
