@@ -158,14 +158,14 @@ export interface Settings extends Omit<RawSettings, "sandbox" | "publicUrl" | "j
   readonly production: boolean
   /**
    * Sandbox mode: the simulated Proxmox VE and Pterodactyl with their demo plans, the sandbox Stripe (its hosted
-   * checkout page takes the test cards of reference/stripe.md), the fixture registry and the mail outbox. On by default outside production, off in production.
+   * checkout page takes the test cards of reference/stripe.md), the simulated business registry and VIES and the mail outbox. On by default outside production, off in production.
    */
   readonly sandbox: boolean
   readonly publicUrl: string
   readonly jwtSecret: Redacted.Redacted<Uint8Array>
   readonly encryptionKeys: { readonly current: Redacted.Redacted<Uint8Array>; readonly previous: ReadonlyArray<Redacted.Redacted<Uint8Array>> }
   readonly registryProvider: "insee" | "recherche-entreprises" | "sandbox"
-  /** VIES, or in sandbox mode its fixture (adapters/fake/FixtureVatRegistry.ts). */
+  /** VIES, or in sandbox mode the VIES adapter over the simulation (adapters/registry/sandbox/RegistrySimulation.ts). */
   readonly vatRegistryProvider: "vies" | "sandbox"
   /** The seller printed on invoices (SELLER_FILE; the demo seller in sandbox mode) and the VAT rules. */
   readonly invoicing: { readonly seller: Seller; readonly vatRules: VatRules }

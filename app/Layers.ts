@@ -8,8 +8,6 @@ import { join } from "node:path"
 import * as AesGcmSecretBox from "../adapters/crypto/AesGcmSecretBox.ts"
 import * as BcryptPasswordHasher from "../adapters/crypto/BcryptPasswordHasher.ts"
 import * as JoseSessionTokens from "../adapters/crypto/JoseSessionTokens.ts"
-import * as FixtureRegistry from "../adapters/fake/FixtureRegistry.ts"
-import * as FixtureVatRegistry from "../adapters/fake/FixtureVatRegistry.ts"
 import * as FacturXDocuments from "../adapters/documents/FacturXDocuments.ts"
 import { PlatformInfo } from "../adapters/http/CatalogHandlers.ts"
 import { createHttpServer, routerConfig } from "../adapters/http/edge.ts"
@@ -62,6 +60,7 @@ import * as PgUsers from "../adapters/postgres/PgUsers.ts"
 import * as InseeRegistry from "../adapters/registry/InseeRegistry.ts"
 import * as RechercheEntreprisesRegistry from "../adapters/registry/RechercheEntreprisesRegistry.ts"
 import * as ViesVatRegistry from "../adapters/registry/ViesVatRegistry.ts"
+import * as SandboxRegistry from "../adapters/registry/sandbox/SandboxRegistry.ts"
 import { InvoicingSettings } from "../domain/billing/invoicing/InvoicingSettings.ts"
 import { VatRegistry } from "../ports/VatRegistry.ts"
 import { AccountSettings } from "../domain/account/AccountSettings.ts"
@@ -218,23 +217,26 @@ const RegistryLive = (settings: Settings) => {
       }).pipe(Layer.provide(NodeHttpClient.layerUndici))
     case "sandbox":
       return settings.sandbox
-        ? FixtureRegistry.layer
+        ? SandboxRegistry.businessRegistry(common)
         : refused(BusinessRegistry, "REGISTRY_PROVIDER", "sandbox is only allowed in sandbox mode (SANDBOX=true)")
   }
 }
 
-/** VIES, with the registry's timeout and retries; its fixture in sandbox mode only. */
-const VatRegistryLive = (settings: Settings) =>
-  settings.vatRegistryProvider === "vies"
-    ? ViesVatRegistry.layer({
-      baseUrl: settings.viesUrl.href.replace(/\/$/, ""),
-      timeout: Duration.millis(settings.registryTimeoutMs),
-      retries: settings.registryRetries,
-      retryBaseDelay: Duration.millis(250)
-    }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+/** VIES, with the registry's timeout and retries; in sandbox mode only, the same adapter over the simulated VIES. */
+const VatRegistryLive = (settings: Settings) => {
+  const policy = {
+    timeout: Duration.millis(settings.registryTimeoutMs),
+    retries: settings.registryRetries,
+    retryBaseDelay: Duration.millis(250)
+  }
+  return settings.vatRegistryProvider === "vies"
+    ? ViesVatRegistry.layer({ ...policy, baseUrl: settings.viesUrl.href.replace(/\/$/, "") }).pipe(
+      Layer.provide(NodeHttpClient.layerUndici)
+    )
     : settings.sandbox
-    ? FixtureVatRegistry.layer
+    ? SandboxRegistry.vatRegistry(policy)
     : refused(VatRegistry, "VAT_REGISTRY_PROVIDER", "sandbox is only allowed in sandbox mode (SANDBOX=true)")
+}
 
 /**
  * The payment gateway is Stripe's, through the official SDK. In sandbox mode it talks to the sandbox Stripe this

@@ -2,7 +2,7 @@
 // among the results, mapping its states, and bounded retries honouring Retry-After (reference/business-registry.md §2.2).
 import { Effect, Layer, Schema } from "effect"
 import { type HttpClient } from "effect/http"
-import { BusinessRegistry, type SiretStatus } from "../../ports/BusinessRegistry.ts"
+import { BusinessRegistry, type HeadOffice, type SiretStatus } from "../../ports/BusinessRegistry.ts"
 import { type AttemptPolicy, lookUp, shown, unanswered, upstreamClient } from "./upstreamHttp.ts"
 
 export interface RechercheEntreprisesRegistryOptions extends AttemptPolicy {
@@ -18,7 +18,11 @@ const Text = Schema.optional(Schema.NullOr(Schema.String))
 const Establishment = Schema.Struct({
   siret: Schema.String,
   etat_administratif: Schema.Literals(["A", "F"]),
-  statut_diffusion_etablissement: Text
+  statut_diffusion_etablissement: Text,
+  /** The whole address on one line, postcode and town last. */
+  adresse: Text,
+  code_postal: Text,
+  libelle_commune: Text
 })
 
 // Only the fields the port needs.
@@ -40,6 +44,19 @@ const decodeAnswer = Schema.decodeUnknownEffect(Schema.fromJsonString(SearchAnsw
 const unknown: SiretStatus = { _tag: "Unknown" }
 const closed: SiretStatus = { _tag: "Closed" }
 
+type EstablishmentAnswer = typeof Establishment.Type
+
+/** The head office's street line: `adresse` without its trailing postcode and town. */
+const headOfficeOf = (siege: EstablishmentAnswer | null | undefined): HeadOffice | undefined => {
+  const address = shown(siege?.adresse)
+  const postcode = shown(siege?.code_postal)
+  const city = shown(siege?.libelle_commune)
+  if (address === undefined || postcode === undefined || city === undefined) return undefined
+  const suffix = ` ${postcode} ${city}`
+  const line1 = address.endsWith(suffix) ? address.slice(0, -suffix.length).trim() : ""
+  return line1 === "" ? undefined : { line1, postcode, city }
+}
+
 /**
  * A SIRET query is a direct lookup, but the answer is still a search result: the establishment must be found in it.
  * Non-diffusible units are absent from this API altogether, which also makes them Unknown.
@@ -55,7 +72,9 @@ const toStatus = (siret: string, results: ReadonlyArray<SearchResult>): SiretSta
       (establishment.statut_diffusion_etablissement ?? "O") === "O"
     // nom_raison_sociale is the legal name; it is null for sole traders, whose nom_complet is their name.
     const name = shown(result.nom_raison_sociale) ?? shown(result.nom_complet)
-    return { _tag: "Active", companyName: identityPublic ? name ?? null : null }
+    if (!identityPublic) return { _tag: "Active", companyName: null }
+    const headOffice = headOfficeOf(result.siege)
+    return { _tag: "Active", companyName: name ?? null, ...(headOffice === undefined ? {} : { headOffice }) }
   }
   return unknown
 }

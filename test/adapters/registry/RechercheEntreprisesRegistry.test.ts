@@ -12,6 +12,7 @@ interface EstablishmentFields {
   readonly etat_administratif?: string
   readonly est_siege?: boolean
   readonly statut_diffusion_etablissement?: string
+  readonly adresse?: string
 }
 
 const establishment = (fields: EstablishmentFields) => ({
@@ -88,6 +89,11 @@ const unitWith = (siret: string, fields: Partial<ResultFields> & { readonly etab
 
 const acme = (siret: string) => unitWith(siret, {})
 
+/** The head office every body above has: `adresse` less its postcode and town. */
+const headOffice = { line1: "9 RUE DU COLONEL PIERRE AVIA", postcode: "75015", city: "PARIS" }
+
+const active = (companyName: string) => ({ _tag: "Active" as const, companyName, headOffice })
+
 const noResults = ok(JSON.stringify({ results: [], total_results: 0, page: 1, per_page: 1, total_pages: 0 }))
 
 // --- the scripted upstream: each SIRET (the `q` parameter) is one scenario; `attempt` counts from 0 ---
@@ -118,6 +124,16 @@ const scenarios: Record<string, (attempt: number) => Reply> = {
     }),
   "20000000000004": () => unitWith("20000000000004", { nom_complet: "[NON-DIFFUSIBLE]", nom_raison_sociale: null }),
   "88800012300008": () => noResults,
+  "20000000000014": () =>
+    unitWith("20000000000014", {
+      siege: establishment({ siret: "20000000000014", est_siege: true, adresse: "[NON-DIFFUSIBLE]" }),
+      matching_etablissements: []
+    }),
+  "20000000000015": () =>
+    unitWith("20000000000015", {
+      siege: establishment({ siret: "20000000000015", est_siege: true, adresse: "LIEU-DIT LES VIGNES" }),
+      matching_etablissements: []
+    }),
   "20000000000005": () =>
     unitWith("20000000000099", { siege: establishment({ siret: "20000000000099", est_siege: true }) }),
   "20000000000006": (n) => n === 0 ? { status: 429, headers: { "retry-after": "1" } } : acme("20000000000006"),
@@ -150,7 +166,7 @@ const { failureOf, lookUp } = registryUnderTest(
 layer(TestEnv, { excludeTestServices: true })("RechercheEntreprisesRegistry", (it) => {
   it.effect("an active company answers its legal name", () =>
     Effect.gen(function*() {
-      assert.deepStrictEqual(yield* lookUp("55208131766522"), { _tag: "Active", companyName: "ELECTRICITE DE FRANCE" })
+      assert.deepStrictEqual(yield* lookUp("55208131766522"), active("ELECTRICITE DE FRANCE"))
     }))
 
   it.effect("asks GET /search for one result, with an explicit User-Agent", () =>
@@ -169,12 +185,12 @@ layer(TestEnv, { excludeTestServices: true })("RechercheEntreprisesRegistry", (i
 
   it.effect("an establishment other than the head office is found among the matching establishments", () =>
     Effect.gen(function*() {
-      assert.deepStrictEqual(yield* lookUp("35600000049837"), { _tag: "Active", companyName: "LA POSTE" })
+      assert.deepStrictEqual(yield* lookUp("35600000049837"), active("LA POSTE"))
     }))
 
   it.effect("a sole trader, who has no legal name, is named by nom_complet", () =>
     Effect.gen(function*() {
-      assert.deepStrictEqual(yield* lookUp("20000000000001"), { _tag: "Active", companyName: "JEANNE DUPONT" })
+      assert.deepStrictEqual(yield* lookUp("20000000000001"), active("JEANNE DUPONT"))
     }))
 
   it.effect("a closed establishment is Closed", () =>
@@ -194,7 +210,13 @@ layer(TestEnv, { excludeTestServices: true })("RechercheEntreprisesRegistry", (i
 
   it.effect("a masked placeholder never becomes a company name", () =>
     Effect.gen(function*() {
-      assert.deepStrictEqual(yield* lookUp("20000000000004"), { _tag: "Active", companyName: null })
+      assert.deepStrictEqual(yield* lookUp("20000000000004"), { _tag: "Active", companyName: null, headOffice })
+    }))
+
+  it.effect("the head office is given only when its address splits into a street line, postcode and town", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* lookUp("20000000000014"), { _tag: "Active", companyName: "ACME" })
+      assert.deepStrictEqual(yield* lookUp("20000000000015"), { _tag: "Active", companyName: "ACME" })
     }))
 
   it.effect("no result is Unknown", () =>
@@ -210,7 +232,7 @@ layer(TestEnv, { excludeTestServices: true })("RechercheEntreprisesRegistry", (i
   it.effect("429 with Retry-After is retried no earlier than asked, then succeeds", () =>
     Effect.gen(function*() {
       const { elapsed, result } = yield* timed(lookUp("20000000000006"))
-      assert.deepStrictEqual(result, { _tag: "Active", companyName: "ACME" })
+      assert.deepStrictEqual(result, active("ACME"))
       assert.strictEqual(yield* attempts("20000000000006"), 2)
       assert.isAtLeast(elapsed, 950)
     }))
@@ -231,7 +253,7 @@ layer(TestEnv, { excludeTestServices: true })("RechercheEntreprisesRegistry", (i
 
   it.effect("a 500 followed by a 200 succeeds", () =>
     Effect.gen(function*() {
-      assert.deepStrictEqual(yield* lookUp("20000000000009"), { _tag: "Active", companyName: "ACME" })
+      assert.deepStrictEqual(yield* lookUp("20000000000009"), active("ACME"))
       assert.strictEqual(yield* attempts("20000000000009"), 2)
     }))
 
