@@ -5,6 +5,7 @@ import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServer } from "effect/http"
 import { randomBytes } from "node:crypto"
 import { sandboxStripe, type SandboxStripe } from "../../adapters/stripe/sandbox/SandboxStripe.ts"
+import { keepInFile } from "./StateFile.ts"
 import * as StripePaymentGateway from "../../adapters/stripe/StripePaymentGateway.ts"
 
 /** The sandbox Stripe of this process and the secret its deliveries to us are signed with (none outside sandbox mode). */
@@ -29,7 +30,7 @@ export const SandboxStripePaymentsLive = (options: SandboxStripeOptions) => {
     const started = yield* sandboxStripe({
       host: "127.0.0.1",
       port: options.port,
-      stateFile: options.stateFile,
+      keepState: options.stateFile === undefined ? undefined : keepInFile(options.stateFile, "sandbox Stripe", "no objects"),
       // Stripe retries for days; a sandbox whose server is restarting catches up within half a minute.
       webhooks: { initialRetryDelayMs: 250, maxRetryDelayMs: 30_000 }
     })

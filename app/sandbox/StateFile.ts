@@ -1,13 +1,13 @@
 // A sandbox's `stateFile` option: its durable state read at start and written back after changes, at most once per
-// 200 ms and once more on close. Writes run one at a time and are atomic (a temp file in the same directory, fsynced,
-// then renamed over the old one), mode 0600: the documents hold cloud-init passwords and servers' files. What the
-// document says, and how it is checked, belongs to each sandbox (its StateSource).
+// 200 ms (on the Clock) and once more when its scope closes. Writes run one at a time and are atomic (a temp file in
+// the same directory, fsynced, then renamed over the old one), mode 0600: the documents hold cloud-init passwords and
+// servers' files. What the document says, and how it is checked, belongs to each sandbox (its StateSource).
+import { NodeFileSystem } from "@effect/platform-node"
 import { randomBytes } from "node:crypto"
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
-import { Result } from "effect"
+import { Clock, Effect, Fiber, FileSystem, Latch, type PlatformError, Result, type Scope } from "effect"
 
-const THROTTLE_MS = 200
+const THROTTLE = "200 millis"
 
 /** What the file keeps: the document for the state as it is now, and how a saved one is put back. */
 export interface StateSource {
@@ -18,9 +18,16 @@ export interface StateSource {
    * as on disk from then on: a later `encode()` giving it writes nothing.
    */
   restore(text: string): Result.Result<string, string>
+  /** Runs the encoding alone, when the state may be half changed between two steps of an operation. */
+  readonly serial?: <A>(effect: Effect.Effect<A>) => Effect.Effect<A>
 }
 
-export type WriteFile = (path: string, text: string) => Promise<void>
+/** The open state file: told when something durable may have changed (from plain code, e.g. a simulator's handler). */
+export interface StateKeeper {
+  changed(): void
+}
+
+export type WriteFile = (path: string, text: string) => Effect.Effect<void, Error>
 
 export interface StateFileOptions {
   /** Starts every message, e.g. "sandbox PVE". */
@@ -34,123 +41,122 @@ export interface StateFileOptions {
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
-const isMissing = (e: unknown) => e instanceof Error && "code" in e && e.code === "ENOENT"
-
-export const writeAtomically: WriteFile = async (path, text) => {
+/** Writes `text` to `path` through a fresh temp file beside it (mode 0600, fsynced), renamed over the old file. */
+export const writeAtomically = (fs: FileSystem.FileSystem): WriteFile => (path, text) => {
   const directory = dirname(path)
-  await mkdir(directory, { recursive: true })
   const temp = join(directory, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`)
-  try {
-    const handle = await open(temp, "wx", 0o600)
-    try {
-      await handle.writeFile(text, "utf8")
-      // The creation mode is filtered by the umask; the file must not be readable by others whatever it is.
-      await handle.chmod(0o600)
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    await rename(temp, path)
-  } catch (e) {
-    await rm(temp, { force: true })
-    throw e
-  }
+  const writeTemp = Effect.scoped(Effect.gen(function*() {
+    const file = yield* fs.open(temp, { flag: "wx", mode: 0o600 })
+    yield* file.writeAll(new TextEncoder().encode(text))
+    // The creation mode is filtered by the umask; the file must not be readable by others whatever it is.
+    yield* fs.chmod(temp, 0o600)
+    yield* file.sync
+  }))
+  return fs.makeDirectory(directory, { recursive: true }).pipe(
+    Effect.andThen(writeTemp.pipe(
+      Effect.andThen(fs.rename(temp, path)),
+      Effect.onError(() => Effect.ignore(fs.remove(temp, { force: true })))
+    ))
+  )
 }
 
-export class StateFile {
-  private readonly path: string
-  private readonly source: StateSource
-  private readonly options: StateFileOptions
-  private readonly write: WriteFile
-  private timer: NodeJS.Timeout | undefined
-  /** Writes run one after the other: each waits for the previous one. */
-  private writing: Promise<void> = Promise.resolve()
-  /** The text on disk, so a change that changed nothing durable writes nothing. */
-  private written: string | undefined
-  private closed = false
+const isMissing = (e: PlatformError.PlatformError) => e.reason._tag === "NotFound"
 
-  constructor(path: string, source: StateSource, options: StateFileOptions) {
-    this.path = path
-    this.source = source
-    this.options = options
-    this.write = options.write ?? writeAtomically
-  }
+/**
+ * Opens the state file at `path` over `source` for the current scope. The file is loaded into the freshly seeded
+ * state first: no file, the seed stays; an invalid file is moved aside (so the next save cannot destroy it) and
+ * reported, and the sandbox starts from its seed; a file that exists but cannot be read is a defect, as going on would
+ * overwrite state that may be fine. Changes are then saved within 200 ms, together with whatever else changes
+ * meanwhile; when the scope closes, the pending save is cancelled and the final state written (later changes are not
+ * saved).
+ */
+export const openStateFile = (
+  path: string,
+  source: StateSource,
+  options: StateFileOptions
+): Effect.Effect<StateKeeper, never, Scope.Scope | FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const { sandbox, warn } = options
+    const write = options.write ?? writeAtomically(fs)
+    /** The text on disk, so a change that changed nothing durable writes nothing. */
+    let written: string | undefined
 
-  /**
-   * Loads the file into the freshly seeded state. No file: the seed stays. An invalid file is moved aside (so the
-   * next save cannot destroy it) and reported; the sandbox then starts from its seed. A file that exists but cannot
-   * be read (permissions, a directory) throws: going on would overwrite state that may be fine.
-   */
-  async load(): Promise<void> {
-    const { sandbox } = this.options
-    let text: string
-    try {
-      text = await readFile(this.path, "utf8")
-    } catch (e) {
-      if (isMissing(e)) return
-      throw new Error(`${sandbox}: cannot read state file ${this.path}: ${messageOf(e)}`)
+    const text = yield* fs.readFileString(path, "utf8").pipe(
+      Effect.map((text): string | undefined => text),
+      Effect.catch((e) =>
+        isMissing(e)
+          ? Effect.succeed(undefined)
+          : Effect.die(new Error(`${sandbox}: cannot read state file ${path}: ${e.message}`))
+      )
+    )
+    if (text !== undefined) {
+      const restored = source.restore(text)
+      if (Result.isSuccess(restored)) {
+        written = restored.success
+      } else {
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const aside = `${path}.invalid-${now.toISOString().replace(/[:.]/g, "-")}`
+        const moved = yield* fs.rename(path, aside).pipe(
+          Effect.as(`moved to ${aside}`),
+          Effect.catch((e) => Effect.succeed(`could not be moved aside (${e.message}) and will be overwritten`))
+        )
+        warn(`${sandbox}: state file ${path} is invalid (${restored.failure}); it was ${moved}, ` +
+          `and the sandbox starts with ${options.seed} only`)
+      }
     }
-    const restored = this.source.restore(text)
-    if (Result.isSuccess(restored)) {
-      this.written = restored.success
-      return
-    }
-    const aside = `${this.path}.invalid-${new Date().toISOString().replace(/[:.]/g, "-")}`
-    let moved: string
-    try {
-      await rename(this.path, aside)
-      moved = `moved to ${aside}`
-    } catch (e) {
-      moved = `could not be moved aside (${messageOf(e)}) and will be overwritten`
-    }
-    this.options.warn(`${sandbox}: state file ${this.path} is invalid (${restored.failure}); it was ${moved}, ` +
-      `and the sandbox starts with ${this.options.seed} only`)
-  }
 
-  /** Something durable may have changed: save within 200 ms, together with whatever else changes meanwhile. */
-  changed(): void {
-    if (this.closed || this.timer !== undefined) return
-    this.timer = setTimeout(() => {
-      this.timer = undefined
-      void this.save()
-    }, THROTTLE_MS)
-  }
+    const encode = Effect.sync(() => {
+      try {
+        return source.encode()
+      } catch (e) {
+        warn(`${sandbox}: could not encode state for ${path}: ${messageOf(e)}`)
+        return undefined
+      }
+    })
+    /** One save of the state as it is now; never interrupted halfway, so saves cannot overlap. */
+    const save = Effect.gen(function*() {
+      const text = yield* (source.serial === undefined ? encode : source.serial(encode))
+      if (text === undefined || text === written) return
+      yield* write(path, text).pipe(
+        Effect.tap(() => Effect.sync(() => (written = text))),
+        Effect.catch((e) => Effect.sync(() => warn(`${sandbox}: could not save state file ${path}: ${e.message}`))),
+        Effect.catchDefect((e) => Effect.sync(() => warn(`${sandbox}: could not save state file ${path}: ${messageOf(e)}`)))
+      )
+    }).pipe(Effect.uninterruptible)
 
-  /** Cancels the pending save and writes the final state; later changes are not saved. */
-  async close(): Promise<void> {
-    this.closed = true
-    clearTimeout(this.timer)
-    this.timer = undefined
-    await this.save()
-  }
-
-  private save(): Promise<void> {
-    this.writing = this.writing.then(() => this.flush())
-    return this.writing
-  }
-
-  private async flush(): Promise<void> {
-    const { sandbox, warn } = this.options
-    let text: string
-    try {
-      text = this.source.encode()
-    } catch (e) {
-      warn(`${sandbox}: could not encode state for ${this.path}: ${messageOf(e)}`)
-      return
+    // A change opens the latch once per window; the saver then waits out the window and saves what is there by then.
+    const wake = yield* Latch.make(false)
+    let pending = false
+    let closed = false
+    const saver = yield* Effect.forkScoped(Effect.forever(
+      wake.await.pipe(
+        Effect.andThen(wake.close),
+        Effect.andThen(Effect.sleep(THROTTLE)),
+        Effect.andThen(Effect.sync(() => (pending = false))),
+        Effect.andThen(save)
+      )
+    ))
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => (closed = true)).pipe(
+        // Waits for a save under way (it cannot be interrupted), then writes the final state.
+        Effect.andThen(Fiber.interrupt(saver)),
+        Effect.andThen(save)
+      )
+    )
+    return {
+      changed: () => {
+        if (closed || pending) return
+        pending = true
+        wake.openUnsafe()
+      }
     }
-    if (text === this.written) return
-    try {
-      await this.write(this.path, text)
-      this.written = text
-    } catch (e) {
-      warn(`${sandbox}: could not save state file ${this.path}: ${messageOf(e)}`)
-    }
-  }
-}
+  })
 
 /**
  * A sandbox's `keepState` option over the file at `path` (its messages start with `sandbox`; `seed` names what it
- * starts with when the file is invalid).
+ * starts with when the file is invalid), on the machine's file system.
  */
 export const keepInFile = (path: string, sandbox: string, seed = "its seed") =>
-(source: StateSource, warn: (message: string) => void) => new StateFile(path, source, { sandbox, seed, warn })
+(source: StateSource, warn: (message: string) => void): Effect.Effect<StateKeeper, never, Scope.Scope> =>
+  openStateFile(path, source, { sandbox, seed, warn }).pipe(Effect.provide(NodeFileSystem.layer))

@@ -15,7 +15,7 @@ import { type Duplex, duplexPair } from "node:stream"
 import { Auth } from "./Auth.ts"
 import { Cluster, type NodeSpec, type TemplateSpec } from "./Cluster.ts"
 import { Consoles } from "./Consoles.ts"
-import { durableCluster, type StateKeeper, type StateSource } from "./durableState.ts"
+import { durableCluster, type KeepState } from "./durableState.ts"
 import { Faults } from "./Faults.ts"
 import { servePve } from "./PveServer.ts"
 import { makeControl, type SandboxControl } from "./SandboxControl.ts"
@@ -23,7 +23,7 @@ import type { Sim } from "./Sim.ts"
 import { effectClock, type SimClock } from "./SimClock.ts"
 import { Tasks } from "./Tasks.ts"
 
-export type { StateKeeper, StateSource } from "./durableState.ts"
+export type { KeepState, StateKeeper, StateSource } from "./durableState.ts"
 export type {
   PlacedVm,
   RecordedRequest,
@@ -52,7 +52,7 @@ export interface ProxmoxSimulationOptions {
    * its state file. Running tasks, tickets, console sessions and faults are not kept. Default: none, everything in
    * memory.
    */
-  readonly keepState?: ((source: StateSource, warn: (message: string) => void) => StateKeeper) | undefined
+  readonly keepState?: KeepState | undefined
   /**
    * The most recent requests the log (the control's `requests()`) keeps; older ones are dropped. Default: all of them
    * (a test's sandbox); the sandbox mode of a running server keeps 10,000, so a sandbox left running for days does not
@@ -108,11 +108,7 @@ export const openSimulation = (
     })
     const cluster = new Cluster(nodes, templates)
     const warn = options.onWarning ?? ((message: string) => process.emitWarning(message, "SandboxProxmoxWarning"))
-    const keeper = options.keepState?.(durableCluster(cluster), warn)
-    if (keeper !== undefined) {
-      yield* Effect.promise(() => keeper.load())
-      yield* Effect.addFinalizer(() => Effect.promise(() => keeper.close()))
-    }
+    const keeper = options.keepState === undefined ? undefined : yield* options.keepState(durableCluster(cluster), warn)
     const changed = () => keeper?.changed()
     const tasks = new Tasks(clock, cluster, options.taskDurations ?? {}, changed)
     const sim: Sim = {

@@ -1,7 +1,7 @@
 // What of the simulated cluster survives a restart (the `keepState` option): every VM with its config, power state,
 // snapshots and the guest's accounts, as a versioned JSON document. Storage use and committed capacity are derived
 // from the VMs' drives, so they come back with them. Tickets, tasks, console sessions and faults are not durable.
-import { Result, Schema } from "effect"
+import { type Effect, Result, Schema, type Scope } from "effect"
 import { type Cluster, lockOf, newGuest, type Vm } from "./Cluster.ts"
 import { decodeDocument } from "./durable.ts"
 
@@ -13,12 +13,16 @@ export interface StateSource {
   restore(text: string): Result.Result<string, string>
 }
 
-/** Keeps the document somewhere (a file in sandbox mode): loaded at start, saved after changes and at close. */
+/**
+ * Keeps the document somewhere (a file in sandbox mode), opened for a scope by the `keepState` option: loaded when
+ * opened, saved after `changed()` and when the scope closes.
+ */
 export interface StateKeeper {
-  load(): Promise<void>
   changed(): void
-  close(): Promise<void>
 }
+
+/** The `keepState` option: opens a keeper over the document for the current scope. */
+export type KeepState = (source: StateSource, warn: (message: string) => void) => Effect.Effect<StateKeeper, never, Scope.Scope>
 
 const FORMAT = "sandbox-proxmox-state"
 

@@ -9,7 +9,7 @@ import type { HttpClient } from "effect/http"
 import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { Agent, type Dispatcher } from "undici"
-import { DEFAULT_MAX_FILE_BYTES, durableWorld, type StateKeeper, type StateSource } from "./durableState.ts"
+import { DEFAULT_MAX_FILE_BYTES, durableWorld, type KeepState, type StateKeeper } from "./durableState.ts"
 import { Faults, RateLimiter } from "./Faults.ts"
 import { type Front, serveInMemory } from "./Fronts.ts"
 import { panelApp } from "./PanelServer.ts"
@@ -20,7 +20,7 @@ import { Tokens } from "./Tokens.ts"
 import { wingsApp } from "./WingsServer.ts"
 import { makeKey, seedWorld, type User, World } from "./World.ts"
 
-export type { StateKeeper, StateSource } from "./durableState.ts"
+export type { KeepState, StateKeeper, StateSource } from "./durableState.ts"
 export type * from "./PterodactylControl.ts"
 
 export interface PterodactylSimulationOptions {
@@ -43,7 +43,7 @@ export interface PterodactylSimulationOptions {
    * eggs and servers with their status, running install, files and backups. Servers come back offline; API keys and
    * node secrets are new at every start. Default: none, everything in memory.
    */
-  readonly keepState?: ((source: StateSource, warn: (message: string) => void) => StateKeeper) | undefined
+  readonly keepState?: KeepState | undefined
   /** Real file bytes (distinct contents) the kept document holds; beyond it, no real file content is kept. 64 MiB. */
   readonly stateFileMaxFileBytes?: number | undefined
   /**
@@ -107,9 +107,7 @@ export const openSimulation = (options: PterodactylSimulationOptions, clock: Sim
       changed: () => keeper?.changed()
     }
     if (options.keepState !== undefined) {
-      const kept = options.keepState(durableWorld(sim, options.stateFileMaxFileBytes ?? DEFAULT_MAX_FILE_BYTES), sim.settings.warn)
-      yield* Effect.acquireRelease(Effect.promise(() => kept.load()), () => Effect.promise(() => kept.close()))
-      keeper = kept
+      keeper = yield* options.keepState(durableWorld(sim, options.stateFileMaxFileBytes ?? DEFAULT_MAX_FILE_BYTES), sim.settings.warn)
     }
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {

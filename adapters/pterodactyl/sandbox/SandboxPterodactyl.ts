@@ -8,7 +8,7 @@ import type { PterodactylControl } from "./PterodactylControl.ts"
 import { processClock } from "./SimClock.ts"
 
 export type * from "./PterodactylControl.ts"
-export type { PterodactylSimulationOptions, StateKeeper, StateSource } from "./PterodactylSimulation.ts"
+export type { KeepState, PterodactylSimulationOptions, StateKeeper, StateSource } from "./PterodactylSimulation.ts"
 
 export interface SandboxPterodactylOptions extends PterodactylSimulationOptions {
   /** Default "127.0.0.1". */

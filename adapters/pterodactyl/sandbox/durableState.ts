@@ -1,7 +1,7 @@
 // What of the simulated panel survives a restart (the `stateFile` option): users, nodes, allocations, nests and eggs,
 // and every server with its status, install, files and backups, as the versioned document of durableDoc.ts. Wings
 // processes come back offline; API keys, node secrets, tokens, faults, rate limits and the request log are not kept.
-import { Result } from "effect"
+import { type Effect, Result, type Scope } from "effect"
 import { completeBackup, renderArchive, restoredTree } from "./backups.ts"
 import {
   blobKey,
@@ -26,12 +26,16 @@ export interface StateSource {
   restore(text: string): Result.Result<string, string>
 }
 
-/** Keeps the document somewhere (a file in sandbox mode): loaded at start, saved after changes and at close. */
+/**
+ * Keeps the document somewhere (a file in sandbox mode), opened for a scope by the `keepState` option: loaded when
+ * opened, saved after `changed()` and when the scope closes.
+ */
 export interface StateKeeper {
-  load(): Promise<void>
   changed(): void
-  close(): Promise<void>
 }
+
+/** The `keepState` option: opens a keeper over the document for the current scope. */
+export type KeepState = (source: StateSource, warn: (message: string) => void) => Effect.Effect<StateKeeper, never, Scope.Scope>
 
 /** The real (non-synthetic) file bytes a state file keeps, counted once per distinct content. */
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024

@@ -71,8 +71,12 @@ export interface Store {
   /** Where the checkout and authentication pages are served (set once the listener is bound). */
   baseUrl: string
   readonly published: PubSub.PubSub<StripeEvent>
+  /** Something durable may have changed (the state file, when kept, saves soon); every `serial` operation says so. */
+  changed: () => void
   /** Runs an operation alone: no other API call, page submission or control call interleaves with it. */
   readonly serial: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** As `serial`, for a read: says nothing changed. */
+  readonly exclusive: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
 export const makeStore = Effect.gen(function*() {
@@ -99,7 +103,9 @@ export const makeStore = Effect.gen(function*() {
     offsetSeconds: 0,
     baseUrl: "http://127.0.0.1",
     published,
-    serial: (effect) => lock.withPermits(1)(effect)
+    changed: () => undefined,
+    serial: (effect) => lock.withPermits(1)(effect).pipe(Effect.ensuring(Effect.sync(() => store.changed()))),
+    exclusive: (effect) => lock.withPermits(1)(effect)
   }
   return store
 })

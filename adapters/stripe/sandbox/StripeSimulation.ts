@@ -6,10 +6,10 @@ import { Duration, Effect, Layer, Schedule, type Scope } from "effect"
 import { HttpRouter } from "effect/http"
 import { Faults } from "./Faults.ts"
 import { newWebhookSecret, randomId, type StripeEvent } from "./objects.ts"
+import { durableStore, type KeepState } from "./durableState.ts"
 import { disputeCharge } from "./payments.ts"
 import { createEndpoint, getCharge } from "./resources.ts"
 import { sandboxRoutes } from "./routes.ts"
-import { keepInFile } from "./StateFile.ts"
 import { expireDue } from "./sessions.ts"
 import { makeStore } from "./Store.ts"
 import { makeStripeApi } from "./StripeApi.ts"
@@ -22,10 +22,13 @@ export interface StripeSimulationOptions {
   readonly webhook?: { readonly url: string; readonly enabledEvents?: ReadonlyArray<string>; readonly secret?: string } | undefined
   readonly webhooks?: WebhookOptions | undefined
   /**
-   * A JSON file keeping the whole state (objects, events, endpoint secrets, idempotency answers) across restarts; read
-   * at start, written within 200 ms of a change and at close (mode 0600). Default: none, everything in memory.
+   * Keeps the whole state (objects, events, endpoint secrets, idempotency answers) across restarts: loaded at start,
+   * saved after changes and at close (sandbox mode passes its state file, app/sandbox/StateFile.ts). Default: none,
+   * everything in memory.
    */
-  readonly stateFile?: string | undefined
+  readonly keepState?: KeepState | undefined
+  /** Where the keeper's warnings go (an invalid file set aside, a failed save). Default: the log. */
+  readonly onWarning?: ((message: string) => void) | undefined
   /** How often sessions past their `expires_at` are expired. Default 1000 ms. */
   readonly expirySweepMs?: number | undefined
 }
@@ -103,7 +106,12 @@ const answerOrAbort = (handler: (request: Request) => Promise<Response>, request
 export const stripeSimulation = (options: StripeSimulationOptions = {}): Effect.Effect<StripeSimulation, never, Scope.Scope> =>
   Effect.gen(function*() {
     const store = yield* makeStore
-    if (options.stateFile !== undefined) yield* keepInFile(store, options.stateFile)
+    if (options.keepState !== undefined) {
+      const context = yield* Effect.context<never>()
+      const warn = options.onWarning ?? ((message: string) => void Effect.runForkWith(context)(Effect.logWarning(message)))
+      const keeper = yield* options.keepState(durableStore(store), warn)
+      store.changed = () => keeper.changed()
+    }
     const faults = new Faults()
     const secretKey = options.secretKey ?? `sk_test_${randomId("x", 40).slice(2)}`
     const api = makeStripeApi(store, secretKey)
@@ -122,7 +130,10 @@ export const stripeSimulation = (options: StripeSimulationOptions = {}): Effect.
       )
     // The start's endpoint is registered once: a state file that kept it keeps its secret (or takes the one given).
     const kept = [...store.endpoints.values()].find((e) => e.url === options.webhook?.url)
-    if (kept !== undefined && options.webhook?.secret !== undefined) store.endpointSecrets.set(kept.id, options.webhook.secret)
+    if (kept !== undefined && options.webhook?.secret !== undefined) {
+      store.endpointSecrets.set(kept.id, options.webhook.secret)
+      store.changed()
+    }
     const webhookSecret = options.webhook === undefined
       ? undefined
       : kept !== undefined

@@ -98,7 +98,10 @@ export const makeWebhookDelivery = (store: Store, faults: Faults, options: Webho
         for (let copy = 0; copy < copies; copy++) {
           // Until a 2xx: the retries stop only with the sandbox (or when the endpoint is deleted).
           yield* once(event, endpoint, { n: 0 }).pipe(Effect.retry(retry), Effect.ignore)
-          if (copy === 0) event.pending_webhooks = Math.max(0, event.pending_webhooks - 1)
+          if (copy === 0) {
+            event.pending_webhooks = Math.max(0, event.pending_webhooks - 1)
+            store.changed()
+          }
         }
       })
 

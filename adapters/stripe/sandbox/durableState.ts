@@ -1,12 +1,31 @@
-// The sandbox Stripe's optional state file: every object, event, endpoint secret and idempotency answer, so a restart
-// (of `npm start`, or a process killed mid-renewal) finds the customers and saved cards the platform's records name
-// and replays a key already used. Read at start; written after changes at most every 200 ms and once more at close,
-// atomically (a temp file in the same directory, then renamed), mode 0600. Deliveries under way are not kept: an
-// event not yet delivered when the process stopped is not sent again.
-import { Effect, Schema } from "effect"
-import { randomBytes } from "node:crypto"
-import { readFile, rename, writeFile } from "node:fs/promises"
+// What of the sandbox Stripe survives a restart (the `keepState` option): every object, event, endpoint secret and
+// idempotency answer, so a restart (of `npm start`, or a process killed mid-renewal) finds the customers and saved
+// cards the platform's records name and replays a key already used. Deliveries under way are not kept: an event not yet
+// delivered when the process stopped is not sent again. The document is the one the sandbox's own state file has
+// always written (version 1), so a developer's existing file loads unchanged.
+import { type Effect, Result, Schema, type Scope } from "effect"
 import type { Store } from "./Store.ts"
+
+/** What a state keeper (the sandbox wiring's file) saves and puts back: the store as a document. */
+export interface StateSource {
+  /** Equal states give equal text: an unchanged document need not be written again. */
+  encode(): string
+  /** Applies a saved document (the text taken as on disk from then on), or says what is wrong with it. */
+  restore(text: string): Result.Result<string, string>
+  /** Runs the encoding alone, with no operation on the store half done. */
+  readonly serial: <A>(effect: Effect.Effect<A>) => Effect.Effect<A>
+}
+
+/**
+ * Keeps the document somewhere (a file in sandbox mode), opened for a scope by the `keepState` option: loaded when
+ * opened, saved after `changed()` and when the scope closes.
+ */
+export interface StateKeeper {
+  changed(): void
+}
+
+/** The `keepState` option: opens a keeper over the document for the current scope. */
+export type KeepState = (source: StateSource, warn: (message: string) => void) => Effect.Effect<StateKeeper, never, Scope.Scope>
 
 const Entity = Schema.Record(Schema.String, Schema.Unknown).pipe(
   Schema.check(Schema.makeFilter((o: Readonly<Record<string, unknown>>) => typeof o["id"] === "string" || "an object with an id"))
@@ -34,6 +53,8 @@ const Document = Schema.Struct({
   eventTargets: Schema.Array(Entry(Schema.Array(Schema.String))),
   idempotent: Schema.Array(Entry(Obj))
 })
+
+const decodeDocument = Schema.decodeUnknownResult(Schema.fromJsonString(Document))
 
 const encode = (store: Store): string =>
   JSON.stringify({
@@ -87,38 +108,14 @@ const restore = (store: Store, doc: typeof Document.Type) => {
   store.offsetSeconds = doc.offsetSeconds
 }
 
-const isMissing = (e: unknown) => typeof e === "object" && e !== null && "code" in e && e.code === "ENOENT"
-
-/** Loads `file` into the (empty) store when it exists, then keeps it up to date until the scope closes. */
-export const keepInFile = (store: Store, file: string) =>
-  Effect.gen(function*() {
-    const text = yield* Effect.tryPromise(() => readFile(file, "utf8")).pipe(
-      Effect.catch((e) => (isMissing(e.cause) ? Effect.succeed(undefined) : Effect.die(e.cause)))
-    )
-    let written = text
-    if (text !== undefined) {
-      const decoded = yield* Schema.decodeUnknownEffect(Schema.fromJsonString(Document))(text).pipe(Effect.result)
-      if (decoded._tag === "Success") restore(store, decoded.success)
-      else {
-        const aside = `${file}.invalid-${Date.now()}`
-        yield* Effect.promise(() => rename(file, aside))
-        yield* Effect.logWarning(`sandbox Stripe: ${file} is not a state file it wrote; moved to ${aside}, starting empty`)
-        written = undefined
-      }
-    }
-    // Uninterruptible: a stop waits for a write under way, so the last one (at close) is never overtaken by an older.
-    const save = Effect.uninterruptible(Effect.gen(function*() {
-      const now = yield* store.serial(Effect.sync(() => encode(store)))
-      if (now === written) return
-      const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`
-      yield* Effect.tryPromise(async () => {
-        await writeFile(temp, now, { mode: 0o600 })
-        await rename(temp, file)
-      }).pipe(
-        Effect.tap(() => Effect.sync(() => (written = now))),
-        Effect.catch((e) => Effect.logWarning(`sandbox Stripe: could not save ${file}: ${String(e.cause)}`))
-      )
-    }))
-    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep("200 millis"), save)))
-    yield* Effect.addFinalizer(() => save)
-  })
+/** The store as the state file sees it: restored into the empty store at start, its saved text taken as on disk. */
+export const durableStore = (store: Store): StateSource => ({
+  encode: () => encode(store),
+  restore: (text) => {
+    const decoded = decodeDocument(text)
+    if (Result.isFailure(decoded)) return Result.fail(decoded.failure.message)
+    restore(store, decoded.success)
+    return Result.succeed(text)
+  },
+  serial: store.exclusive
+})
