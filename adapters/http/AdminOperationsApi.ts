@@ -6,8 +6,8 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { RefundReason } from "../../domain/backoffice/refunds.ts"
 import { HoldGround } from "../../domain/billing/ServiceHold.ts"
 import { RequiredRole, StaffAuthentication } from "./AdminApi.ts"
-import { Conflict, NotFound, ServiceUnavailable, Unprocessable } from "./ApiErrors.ts"
-import { Line, Lines, PathId } from "./inputs.ts"
+import { Conflict, errorBody, NotFound, ServiceUnavailable, Unprocessable } from "./ApiErrors.ts"
+import { Line, Lines, MissingAnswer, PathId } from "./inputs.ts"
 import { FindingsView, NoticeView, RefundView, ServiceHoldView, StaffOrderView, StaffPaymentView, StaffServicePage } from "./views.ts"
 
 const NonBlank = (max: number) => Lines(max).check(Schema.isTrimmed(), Schema.isMinLength(3))
@@ -26,6 +26,14 @@ export const RefundRequestBody = Schema.Struct({
   idempotencyKey: Line(100).check(Schema.isMinLength(8)),
   reason: RefundReason
 })
+
+/** What a path id that cannot name anything answers: the missing thing it would name (README's codes). */
+const missing = {
+  service: new NotFound({ error: errorBody("SERVICE_NOT_FOUND", "No such service.") }),
+  order: new NotFound({ error: errorBody("ORDER_NOT_FOUND", "No such order.") }),
+  customer: new NotFound({ error: errorBody("CUSTOMER_NOT_FOUND", "No such customer.") }),
+  charge: new NotFound({ error: errorBody("CHARGE_NOT_FOUND", "No such charge.") })
+}
 
 export class AdminServicesApi extends HttpApiGroup.make("adminServices")
   .add(
@@ -56,6 +64,7 @@ export class AdminServicesApi extends HttpApiGroup.make("adminServices")
     }).annotate(RequiredRole, "admin")
   )
   .middleware(StaffAuthentication)
+  .annotate(MissingAnswer, missing.service)
   .prefix("/api/admin")
   .annotateMerge(OpenApi.annotations({ title: "Back-office: services", description: "A service's records and its suspension by an operator (staff only)" }))
 {}
@@ -67,7 +76,7 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
       params: { id: PathId },
       success: StaffOrderView.pipe(HttpApiSchema.status(201)),
       error: [NotFound, Conflict, ServiceUnavailable, Unprocessable]
-    }).annotate(RequiredRole, "admin").annotateMerge(OpenApi.annotations({
+    }).annotate(RequiredRole, "admin").annotate(MissingAnswer, missing.order).annotateMerge(OpenApi.annotations({
       description: "Retries a failed order (refunded when it failed) as a new order of the same customer, plan and options, " +
         "awaiting the customer's payment on its page; the customer is e-mailed the link. At most one retry per failed " +
         "order: 409 ORDER_NOT_RETRYABLE (not failed), ORDER_ALREADY_RETRIED (details.retriedAs), PLAN_OFF_SALE, PLAN_SOLD_OUT."
@@ -76,18 +85,18 @@ export class AdminMoneyApi extends HttpApiGroup.make("adminMoney")
       params: { id: PathId },
       success: Schema.Struct({ payments: Schema.Array(StaffPaymentView) }),
       error: NotFound
-    }),
+    }).annotate(MissingAnswer, missing.customer),
     HttpApiEndpoint.post("refund", "/charges/:id/refunds", {
       params: { id: PathId },
       payload: RefundRequestBody,
       success: RefundView.pipe(HttpApiSchema.status(201)),
       error: [NotFound, Conflict, ServiceUnavailable]
-    }).annotate(RequiredRole, "admin"),
+    }).annotate(RequiredRole, "admin").annotate(MissingAnswer, missing.charge),
     HttpApiEndpoint.get("notices", "/customers/:id/notices", {
       params: { id: PathId },
       success: Schema.Struct({ notices: Schema.Array(NoticeView) }),
       error: NotFound
-    }),
+    }).annotate(MissingAnswer, missing.customer),
     HttpApiEndpoint.post("resendNotice", "/notices/resend", {
       payload: Schema.Struct({ key: Line(300).check(Schema.isMinLength(1)) }),
       success: HttpApiSchema.NoContent,

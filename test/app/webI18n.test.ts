@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest"
 import { AUDIT_ACTIONS } from "../../domain/audit/AuditEvent.ts"
 import type { CustomerNoticeTag } from "../../domain/notices/CustomerNotice.ts"
 import { noticeName } from "../../app/web/src/views/admin/opsTexts.ts"
-import { auditActionText, kindName } from "../../app/web/src/views/admin/texts.ts"
+import { adminText, auditActionText, kindName } from "../../app/web/src/views/admin/texts.ts"
 import { inLanguage, restoreLanguageAfterEach } from "../support/panelLanguage.ts"
 import { formatDate, formatDateTime, formatDecimal, plural, stepName } from "../../app/web/src/i18n.ts"
 
@@ -72,12 +72,17 @@ describe("kindName (the back-office)", () => {
   })
 })
 
+/** In both languages, `words` gives each code something other than the code itself. */
+const expectWordsForEvery = (codes: ReadonlyArray<string>, words: (code: string) => string) => {
+  for (const lang of ["fr", "en"] as const) {
+    inLanguage(lang)
+    for (const code of codes) expect(words(code), `${lang}: ${code}`).not.toBe(code)
+  }
+}
+
 describe("auditActionText (the back-office's audit trail)", () => {
   it("every action the audit log knows reads in words in both languages, never as its code", () => {
-    for (const lang of ["fr", "en"] as const) {
-      inLanguage(lang)
-      for (const action of AUDIT_ACTIONS) expect(auditActionText(action), `${lang}: ${action}`).not.toBe(action)
-    }
+    expectWordsForEvery(AUDIT_ACTIONS, auditActionText)
     inLanguage("fr")
     expect(auditActionText("payment.succeeded")).toBe("Paiement reçu")
     expect(auditActionText("auth.sign_in")).toBe("Connexion")
@@ -104,12 +109,16 @@ describe("noticeName (the back-office's e-mails of a customer)", () => {
   }
 
   it("every kind of customer e-mail reads in words in both languages, never as its code", () => {
-    for (const lang of ["fr", "en"] as const) {
-      inLanguage(lang)
-      for (const tag of Object.keys(tags)) expect(noticeName(tag), `${lang}: ${tag}`).not.toBe(tag)
-    }
+    expectWordsForEvery(Object.keys(tags), noticeName)
     inLanguage("fr")
     expect(noticeName("HoldLifted")).toBe("Suspension levée")
     expect(noticeName("SomethingNew")).toBe("SomethingNew")
+  })
+})
+
+describe("the back-office's catalog", () => {
+  it("a pool's fill reads without a noun agreeing with a count of one (\"1 utilisées\")", () => {
+    inLanguage("fr")
+    expect(adminText("admin.catalog.fillValue", { assigned: 1, free: 252 })).toBe("utilisées : 1, libres : 252")
   })
 })

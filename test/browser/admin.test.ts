@@ -54,6 +54,8 @@ describe("the back-office in the browser", () => {
     await byTestId(page, "admin-customer-name").waitFor()
     expect(await byTestId(page, "admin-customer-name").textContent()).toContain(`Ada ${lastName}`)
     expect(await byTestId(page, "admin-customer-facts").textContent()).toContain(customer.email)
+    // The customer's language in words, not its code.
+    expect(await byTestId(page, "admin-customer-facts").textContent()).toMatch(/(Language|Langue)(Français|English)(Customer since|Client depuis)/)
     await byTestId(page, "admin-customer-no-billing").waitFor()
     // The customer's own sign-in is in their trail, and their open session is listed.
     await expect.poll(() => byTestId(page, "admin-session").count()).toBe(1)

@@ -1,6 +1,7 @@
-// The order page's prices in Chromium for a customer whose billing details change them: a French consumer's price
-// including VAT until they give a Belgian business's VIES-valid VAT number, then the price excluding VAT under reverse
-// charge, shown before it is paid; what the Pay button says is what the sandbox Stripe takes, to the cent.
+// Prices in Chromium: the plan list's for a visitor (including VAT, said so), and the order page's for a customer whose
+// billing details change them: a French consumer's price including VAT until they give a Belgian business's VIES-valid
+// VAT number, then the price excluding VAT under reverse charge, shown before it is paid; what the Pay button says is
+// what the sandbox Stripe takes, to the cent.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { byTestId, useChromium } from "../support/chromium.ts"
 import { sandboxStripe, startSelfAddressedTestServer, stripePayments } from "../support/testServer.ts"
@@ -28,6 +29,22 @@ const chromium = useChromium(() => server.url, { otherOrigins: () => [checkoutOr
 const cents = (label: string | null) => Math.round(Number(/€(\d+\.\d\d)/.exec(label ?? "")?.[1]) * 100)
 
 describe("the order page's price", () => {
+  it("is shown to a visitor on the plan list, including VAT and said so; choosing a plan asks to sign in, then goes on", async () => {
+    const page = await chromium.newPage()
+    await page.goto("/login")
+    await byTestId(page, "nav-order").click()
+    await page.waitForURL((url) => url.pathname === "/order")
+    await byTestId(page, "plans-vps").waitFor()
+    expect(await byTestId(page, "plan-price-vps-s").textContent()).toBe("€6.00 incl. VAT / month")
+    await byTestId(page, "plan-choose-vps-s").click()
+    await page.waitForURL((url) => url.pathname === "/login" && url.searchParams.get("next") === "/order/vps-s")
+    await byTestId(page, "login-email").fill(customer.email)
+    await byTestId(page, "login-password").fill(customer.password)
+    await byTestId(page, "login-submit").click()
+    await byTestId(page, "order-form").waitFor()
+    expect(new URL(page.url()).pathname).toBe("/order/vps-s")
+  })
+
   it("changes with billing details that change the VAT, is shown before it is paid, and is what Stripe takes", async () => {
     const page = await chromium.newPage()
     await page.goto("/login")

@@ -355,7 +355,16 @@ describe("subscriptions: renew, suspension, cancel", () => {
     const before = await periodEnd(page, game.subscriptionId)
     expect(before).toBeGreaterThan(Date.now())
     await byTestId(page, `subscription-renew-${game.subscriptionId}`).click()
-    await expect.poll(() => periodEnd(page, game.subscriptionId)).toBe(addMonth(new Date(before)).getTime())
+    // It charges at once: asked first, with the price, and nothing moves on "Cancel".
+    await byTestId(page, "confirm-dialog").waitFor()
+    expect(await byTestId(page, "confirm-dialog").textContent()).toMatch(/^Renew .+ now\? €\d+\.\d\d incl\. VAT is charged at once, for one more month\./)
+    await byTestId(page, "confirm-cancel").click()
+    await expect.poll(() => byTestId(page, "confirm-dialog").count()).toBe(0)
+    expect(await periodEnd(page, game.subscriptionId)).toBe(before)
+    await byTestId(page, `subscription-renew-${game.subscriptionId}`).click()
+    await byTestId(page, "confirm-ok").click()
+    // The charge and the redraw take their time on a loaded machine (the poll waits 1 s by default).
+    await expect.poll(() => periodEnd(page, game.subscriptionId), { timeout: 15_000 }).toBe(addMonth(new Date(before)).getTime())
     expect(await subscriptionState(page, game.subscriptionId)).toBe("active")
     await page.reload()
     await byTestId(page, `subscription-${game.subscriptionId}`).waitFor()
@@ -392,7 +401,8 @@ describe("subscriptions: renew, suspension, cancel", () => {
 
     await byTestId(page, "nav-dashboard").click()
     await byTestId(page, `subscription-renew-${game.subscriptionId}`).click()
-    await expect.poll(() => subscriptionState(page, game.subscriptionId)).toBe("active")
+    await byTestId(page, "confirm-ok").click()
+    await expect.poll(() => subscriptionState(page, game.subscriptionId), { timeout: 15_000 }).toBe("active")
     expect(await periodEnd(page, game.subscriptionId)).toBeGreaterThan(Date.now())
     await expect.poll(async () => {
       await page.goto(`/game/${game.gameServer.id}`)

@@ -91,6 +91,14 @@ describe("an operator's suspension of a service", () => {
     const missing = "00000000-0000-4000-8000-000000000000"
     expect(errorCode(await support.browser.post(`/api/admin/services/${missing}/suspend`, statement), 404)).toBe("SERVICE_NOT_FOUND")
     expect(errorCode(await support.browser.get(`/api/admin/services/${missing}`), 404)).toBe("SERVICE_NOT_FOUND")
+    // A path id that cannot name anything answers as the missing thing it would name, like a well-formed unknown one.
+    expect(errorCode(await support.browser.get("/api/admin/services/not-a-uuid"), 404)).toBe("SERVICE_NOT_FOUND")
+    expect(errorCode(await support.browser.get("/api/admin/customers/not-a-uuid/payments"), 404)).toBe("CUSTOMER_NOT_FOUND")
+    expect(errorCode(await support.browser.get("/api/admin/customers/not-a-uuid/notices"), 404)).toBe("CUSTOMER_NOT_FOUND")
+    const admin = await person(server, { role: "admin" })
+    expect(errorCode(await admin.browser.post("/api/admin/orders/not-a-uuid/retry"), 404)).toBe("ORDER_NOT_FOUND")
+    expect(errorCode(await admin.browser.post("/api/admin/charges/not-a-uuid/refunds", { amountCents: 100, idempotencyKey: "malformed-charge-1", reason: "goodwill" }), 404))
+      .toBe("CHARGE_NOT_FOUND")
     for (const bad of [{}, { ...statement, ground: "dislike" }, { ...statement, facts: "  " }, { ...statement, facts: "x".repeat(2001) }, { ...statement, facts: "a\u0000b" }]) {
       expect(errorCode(await support.browser.post(`/api/admin/services/${missing}/suspend`, bad), 400), JSON.stringify(bad)).toBe("INVALID_REQUEST")
     }

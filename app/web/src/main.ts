@@ -57,7 +57,8 @@ const header = (user: User | null): HTMLElement => {
   const logoutButton = h("button", { type: "button", "data-testid": "logout" }, t("nav.logout"))
   logoutButton.addEventListener("click", () => void logout())
   const links = user === null
-    ? [h("a", { href: "/login", "data-testid": "nav-login" }, t("nav.login")), h("a", { href: "/register", "data-testid": "nav-register" }, t("nav.register"))]
+    ? [h("a", { href: "/order", "data-testid": "nav-order" }, t("nav.order")),
+      h("a", { href: "/login", "data-testid": "nav-login" }, t("nav.login")), h("a", { href: "/register", "data-testid": "nav-register" }, t("nav.register"))]
     : [h("a", { href: "/", "data-testid": "nav-dashboard" }, t("nav.dashboard")), h("a", { href: "/order", "data-testid": "nav-order" }, t("nav.order")),
       h("a", { href: "/invoices", "data-testid": "nav-invoices" }, t("nav.invoices")),
       h("a", { href: "/billing", "data-testid": "nav-billing" }, t("nav.billing")),
@@ -100,7 +101,8 @@ const boot = async () => {
       route("/forgot-password", forgotView, "any"),
       route("/reset-password", resetView, "any"),
       route("/", dashboardView, "user"),
-      route("/order", plansView, "user"),
+      // The plans and their prices are public (a visitor compares before signing up); ordering one asks to sign in.
+      route("/order", plansView, "any"),
       route("/order/:planId", orderFormView, "user"),
       route("/orders/:id", orderProgressView, "user"),
       route("/vps/:id", vpsView, "user"),

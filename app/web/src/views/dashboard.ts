@@ -4,7 +4,7 @@ import { link, setTitle, type View } from "../app.ts"
 import { h } from "../dom.ts"
 import { formatDate, formatDateTime, t } from "../i18n.ts"
 import { shownPrice } from "../prices.ts"
-import { errorBox, loading, run, section, stateBadge } from "../ui.ts"
+import { confirmDialog, errorBox, loading, run, section, stateBadge } from "../ui.ts"
 import { cancelButton, withdrawButton } from "./contract.ts"
 
 /** The plans on sale by id, priced for the signed-in customer (none when the catalog does not answer). */
@@ -37,12 +37,18 @@ const subscriptionRow = (sub: Subscription, plans: Awaited<ReturnType<typeof pla
   actions.append(cancelButton(sub, planName, row, redraw))
   const withdraw = withdrawButton(sub, planName, user, row, redraw)
   if (withdraw !== null) actions.append(withdraw)
+  // Renewing charges at once: the customer sees what and how much before, as for the other contract functions.
   renew.addEventListener("click", () => {
-    void run(row, async () => {
-      const { subscription } = await api.post<{ subscription: Subscription }>(`/api/subscriptions/${encodeURIComponent(sub.id)}/renew`)
-      redraw()
-      return void subscription
-    }, { success: t("common.done") })
+    void (async () => {
+      const question = plan === undefined
+        ? t("sub.confirmRenewUnpriced", { plan: planName })
+        : t("sub.confirmRenew", { plan: planName, price: shownPrice(plan, plans.audience) })
+      if (!(await confirmDialog(question, { confirmLabel: t("sub.confirmRenewOk") }))) return
+      await run(row, async () => {
+        await api.post<{ subscription: Subscription }>(`/api/subscriptions/${encodeURIComponent(sub.id)}/renew`)
+        redraw()
+      }, { success: t("common.done") })
+    })()
   })
   return row
 }

@@ -12,7 +12,7 @@ const stateText = (retired: boolean) => adminText(retired ? "admin.catalog.retir
 
 const resources = (plan: AdminPlan) =>
   plan.kind === "vps"
-    ? adminText("admin.catalog.vpsResources", { vcpu: plan.vcpu ?? 0, ram: formatMiB(plan.ramMiB ?? 0), disk: plan.diskGiB ?? 0 })
+    ? adminText("admin.catalog.vpsResources", { vcpu: plan.vcpu ?? 0, ram: formatMiB(plan.ramMiB ?? 0), disk: formatMiB((plan.diskGiB ?? 0) * 1024) })
     : adminText("admin.catalog.gameResources", {
       memory: formatMiB(plan.memoryMiB ?? 0), disk: formatMiB(plan.diskMiB ?? 0), cpu: plan.cpuPercent ?? 0, panel: plan.panel ?? ""
     })

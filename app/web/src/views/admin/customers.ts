@@ -183,7 +183,7 @@ const profileFacts = (u: User) => {
     [adminText("admin.customers.company"), u.companyName ?? none()],
     [adminText("admin.customers.siret"), u.siret ?? none()],
     [adminText("admin.customers.role"), roleText(u.role)],
-    [adminText("admin.customer.language"), u.language],
+    [adminText("admin.customer.language"), adminText(`admin.customer.language.${u.language}`)],
     [adminText("admin.customers.since"), formatDateTime(u.createdAt)]
   ]
   return h("dl", { class: "facts", "data-testid": "admin-customer-facts" }, facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]))
