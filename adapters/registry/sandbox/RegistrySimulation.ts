@@ -25,7 +25,14 @@ export interface Company {
   readonly siren: string
   /** A company's denomination; null for a sole trader, who is named by `person`. */
   readonly denomination: string | null
-  readonly person?: { readonly firstName: string; readonly lastName: string }
+  readonly person?: {
+    readonly firstName: string
+    readonly lastName: string
+    /** INSEE's prénom usuel, when it differs from the first civil first name. */
+    readonly usualFirstName?: string
+    /** INSEE's nom d'usage (a married name…). */
+    readonly usageName?: string
+  }
   /** `C` (cessée) when true. */
   readonly ceased: boolean
   readonly diffusion: Diffusion
@@ -47,6 +54,8 @@ export type FaultAnswer =
   | { readonly kind: "hang" }
   /** The connection is dropped: a transport error. */
   | { readonly kind: "drop" }
+  /** The head and the first part of `body`, then nothing more (the body never ends). */
+  | { readonly kind: "stall"; readonly status: number; readonly body: string }
   /** VIES's 200 saying "ask again later" (MS_UNAVAILABLE, MS_MAX_CONCURRENT_REQ, TIMEOUT…), VIES requests only. */
   | { readonly kind: "vies-busy"; readonly userError: string }
 
@@ -86,7 +95,7 @@ export interface RecordedRequest {
   /** The SIRET or full VAT number the request is about ("" when none). */
   readonly key: string
   /** What answered: the upstream's status, or the fault's kind (a busy VIES: its userError). */
-  readonly outcome: number | "hang" | "drop" | string
+  readonly outcome: number | "hang" | "drop" | "stall" | string
 }
 
 /** Where each upstream sits on the simulation, as its adapter's base URL expects (any host: only the path counts). */
@@ -303,6 +312,10 @@ export const registrySimulation = (
         const found = findEstablishment(siret)
         if (found === undefined) return json(404, inseeHeader(404, `Aucun élément trouvé pour le siret ${siret}`))
         const { company, establishment } = found
+        // What INSEE answered for the legacy non-diffusible status.
+        if (company.diffusion === "N") {
+          return json(403, inseeHeader(403, "Droits insuffisants pour accéder aux données de cette unité"))
+        }
         const d = company.diffusion
         return json(200, {
           ...inseeHeader(200, "OK"),
@@ -317,9 +330,9 @@ export const registrySimulation = (
               etatAdministratifUniteLegale: company.ceased ? "C" : "A",
               denominationUniteLegale: masked(d, company.denomination, "[ND]"),
               nomUniteLegale: masked(d, company.person?.lastName ?? null, "[ND]"),
-              prenomUsuelUniteLegale: masked(d, company.person?.firstName ?? null, "[ND]"),
+              prenomUsuelUniteLegale: masked(d, company.person?.usualFirstName ?? company.person?.firstName ?? null, "[ND]"),
               prenom1UniteLegale: masked(d, company.person?.firstName ?? null, "[ND]"),
-              nomUsageUniteLegale: null,
+              nomUsageUniteLegale: masked(d, company.person?.usageName ?? null, "[ND]"),
               nicSiegeUniteLegale: company.establishments[0]?.siret.slice(9) ?? null
             },
             adresseEtablissement: {
@@ -448,6 +461,13 @@ export const registrySimulation = (
             headers: { "content-type": "application/json" }
           })
         )
+      }
+      if (fault?.kind === "stall") {
+        entry("stall")
+        const body = new ReadableStream<Uint8Array>({
+          start: (controller) => controller.enqueue(new TextEncoder().encode(fault.body))
+        })
+        return Promise.resolve(new Response(body, { status: fault.status, headers: { "content-type": "application/json" } }))
       }
       if (fault?.kind === "status") {
         entry(fault.status)

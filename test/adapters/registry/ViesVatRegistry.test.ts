@@ -2,7 +2,7 @@
 // maps onto the port (with its evidence), and how a member state that is down, a 5xx or a hang end in
 // VatRegistryUnavailable after bounded retries.
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Logger } from "effect"
+import { Effect, Layer, Logger } from "effect"
 import {
   paths,
   type RegistrySimulationOptions,
@@ -11,15 +11,14 @@ import {
 } from "../../../adapters/registry/sandbox/RegistrySimulation.ts"
 import * as ViesVatRegistry from "../../../adapters/registry/ViesVatRegistry.ts"
 import { VatRegistry } from "../../../ports/VatRegistry.ts"
+import { testPolicy, timed } from "./simulatedRegistry.ts"
 
-/** Two retries make three attempts, as the tests count them. */
-const policy = { timeout: "500 millis", retries: 2, retryBaseDelay: "10 millis" } as const
 
 const vies = (options: RegistrySimulationOptions = {}) =>
   Effect.gen(function*() {
     const simulation = yield* registrySimulation({ companies: [], vat: [], faults: [], ...options })
     const context = yield* Layer.build(
-      ViesVatRegistry.layer({ ...policy, baseUrl: `${sandboxHost}${paths.vies}` }).pipe(Layer.provide(simulation.httpClient))
+      ViesVatRegistry.layer({ ...testPolicy, baseUrl: `${sandboxHost}${paths.vies}` }).pipe(Layer.provide(simulation.httpClient))
     )
     const check = (countryCode: string, number: string) =>
       Effect.flatMap(VatRegistry, (registry) => registry.check({ countryCode, number })).pipe(
@@ -27,13 +26,6 @@ const vies = (options: RegistrySimulationOptions = {}) =>
         Effect.provide(Logger.layer([]))
       )
     return { control: simulation.control, check }
-  })
-
-const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const start = yield* Clock.currentTimeMillis
-    const result = yield* effect
-    return { result, elapsed: (yield* Clock.currentTimeMillis) - start }
   })
 
 describe("ViesVatRegistry", () => {
