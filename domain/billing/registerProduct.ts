@@ -47,6 +47,12 @@ export interface ProductDefinition<Plan, RP, RO, RS, RB, RL, RR, RE> {
    * suspended until the grace window's end. Idempotent.
    */
   readonly suspend: (subscriptionId: string, periodEnd: Date) => Effect.Effect<void, UpstreamError, RL>
+  /**
+   * An operator's hold: the service stops as at the lapse of its period ending `periodEnd`, without what only a lapse
+   * calls for (a VPS's final snapshot: a hold ends nothing; if the period then lapses, its lapse takes it). Default:
+   * `suspend`. Idempotent.
+   */
+  readonly hold?: ((subscriptionId: string, periodEnd: Date) => Effect.Effect<void, UpstreamError, RL>) | undefined
   /** Brings a suspended service back (a renewal was paid) and marks its record so. Idempotent. */
   readonly bringBack: (subscriptionId: string) => Effect.Effect<void, UpstreamError, RB>
   /** Removes the service upstream for good: false when it refuses to (what is there is not ours: an alert, left). */
@@ -125,7 +131,7 @@ export const registerProduct = <Plan, RP, RO, RS, RB, RL, RR, RE>(
           const subscription = yield* (yield* Subscriptions).get(subscriptionId)
           if (Option.isNone(subscription)) return
           // As the lapse of its current period would: a lapse of that period later finds it done.
-          yield* forOperator(product.suspend(subscriptionId, subscription.value.currentPeriodEnd))
+          yield* forOperator((product.hold ?? product.suspend)(subscriptionId, subscription.value.currentPeriodEnd))
         })),
       unhold: (subscriptionId) =>
         run(Effect.gen(function*() {

@@ -55,11 +55,19 @@ export const bringBack = (vps: Vps) =>
  * The lapse: the VM stopped, kept from starting with its node, snapshotted (`final-…`, once per period), then the
  * record suspended until the grace window's end (after the stop: a renewal that reads it then brings the VM back).
  */
-export const suspendVps = (subscriptionId: string, periodEnd: Date) =>
+export const suspendVps = (subscriptionId: string, periodEnd: Date) => stopAndSuspend(subscriptionId, periodEnd, true)
+
+/**
+ * An operator's hold: stopped, kept from starting with its node and suspended as at the lapse, without the final
+ * snapshot (named and described for a lapse, and kept by the customer: a hold destroys nothing).
+ */
+export const holdVps = (subscriptionId: string, periodEnd: Date) => stopAndSuspend(subscriptionId, periodEnd, false)
+
+const stopAndSuspend = (subscriptionId: string, periodEnd: Date, finalSnapshot: boolean) =>
   Effect.gen(function*() {
     const vps = yield* vpsOf(subscriptionId)
     if (Option.isNone(vps) || vps.value.status === "destroyed") return
-    yield* stopAndKeep(vps.value, periodEnd).pipe(
+    yield* stopAndKeep(vps.value, periodEnd, finalSnapshot).pipe(
       // A VM that is gone already has nothing to stop or keep; termination records it.
       Effect.catchTag("VmNotFound", () => Effect.void)
     )
@@ -67,7 +75,7 @@ export const suspendVps = (subscriptionId: string, periodEnd: Date) =>
     yield* (yield* VpsRecords).setStatus(vps.value.id, "suspended", { graceUntil: new Date(periodEnd.getTime() + grace) })
   })
 
-const stopAndKeep = (vps: Vps, periodEnd: Date) =>
+const stopAndKeep = (vps: Vps, periodEnd: Date, finalSnapshot: boolean) =>
   Effect.gen(function*() {
     const { owner, vm } = yield* mayTouch(vps, "stop")
     if (owner !== "ours") return
@@ -75,6 +83,7 @@ const stopAndKeep = (vps: Vps, periodEnd: Date) =>
     yield* virtualization.stop(vm)
     // A node reboot must not bring a lapsed VPS back.
     yield* virtualization.setStartOnBoot(vm, false)
+    if (!finalSnapshot) return
     const name = finalSnapshotName(periodEnd)
     const existing = yield* virtualization.listSnapshots(vm)
     if (!existing.some((s) => s.name === name)) {

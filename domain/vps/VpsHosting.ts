@@ -6,7 +6,7 @@ import { registerProduct } from "../billing/registerProduct.ts"
 import { inspectVps } from "./inspectVps.ts"
 import { plansOf } from "../catalog/listPlansForSale.ts"
 import { termsOf } from "../catalog/Plan.ts"
-import { releaseVps, removeVps, RestoreVps, restoreVps, SuspendVps, suspendVps, TerminateVps } from "./Lifecycle.ts"
+import { holdVps, releaseVps, removeVps, RestoreVps, restoreVps, SuspendVps, suspendVps, TerminateVps } from "./Lifecycle.ts"
 import { ProvisionVps, ProvisionVpsLive, UndoVpsLive, VPS_STEPS } from "./ProvisionVps.ts"
 import { hasRoomFor } from "./room.ts"
 import { validateVpsOptions } from "./VpsOptions.ts"
@@ -35,6 +35,7 @@ export const VpsHosting = Layer.mergeAll(
         Option.map((vps) => ({ suspended: vps.status === "suspended", graceUntil: vps.graceUntil }))
       ),
     suspend: suspendVps,
+    hold: holdVps,
     bringBack: restoreVps,
     remove: removeVps,
     release: releaseVps,

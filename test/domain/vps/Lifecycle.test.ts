@@ -7,6 +7,7 @@ import { SimulatedCluster } from "../../support/simulatedCluster.ts"
 import { addMonth } from "../../../domain/billing/Billing.ts"
 import { placePaidOrder } from "../../support/simulatedStripe.ts"
 import { cancelSubscription, renewSubscription } from "../../../domain/billing/Renewal.ts"
+import { HostedServices } from "../../../domain/billing/HostedService.ts"
 import { sweepLifecycle } from "../../../domain/billing/sweepLifecycle.ts"
 import { powerVps } from "../../../domain/vps/VpsActions.ts"
 import { IpAddresses } from "../../../ports/IpAddresses.ts"
@@ -70,6 +71,21 @@ describe("the VPS lifecycle", () => {
       yield* sweepLifecycle
       yield* Effect.yieldNow
       assert.strictEqual(yield* vpsStatus(vps.id), "suspended")
+    }).pipe(Effect.provide(vpsEnv())))
+
+  it.effect("an operator's hold stops and suspends it without a final snapshot; the lapse that follows takes one", () =>
+    Effect.gen(function*() {
+      const { subscriptionId, vps } = yield* provisioned
+      const ref = { cluster: vps.cluster, node: vps.node, vmid: vps.vmid }
+      yield* (yield* HostedServices).of("vps").pipe(Effect.flatMap((product) => product.hold(subscriptionId)))
+      assert.strictEqual(yield* vpsStatus(vps.id), "suspended")
+      assert.strictEqual((yield* vmOf(vps.vmid))?.status, "stopped")
+      assert.deepStrictEqual((yield* (yield* Virtualization).listSnapshots(ref)).map((s) => s.name), [])
+      // The period then lapses unpaid: its lapse keeps the data before the grace window runs.
+      yield* TestClock.adjust("32 days")
+      yield* sweepLifecycle
+      yield* until(Effect.map(subscriptionOf(subscriptionId), (s) => s.status === "suspended"))
+      yield* until(Effect.map((yield* Virtualization).listSnapshots(ref), (snapshots) => snapshots.some((s) => s.name.startsWith("final-"))))
     }).pipe(Effect.provide(vpsEnv())))
 
   it.effect("a renewal inside the grace window brings the same VM back, running, for a new month", () =>
