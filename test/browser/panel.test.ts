@@ -5,7 +5,6 @@
 import { readFile } from "node:fs/promises"
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { FixtureSirets } from "../../adapters/fake/FixtureRegistry.ts"
 import { isValidSiret } from "../../domain/account/Siret.ts"
 import { addMonth } from "../../domain/billing/Billing.ts"
 import { Browser } from "../support/browser.ts"
@@ -14,6 +13,7 @@ import { lapseGame, provisionedGame } from "../support/gameHttp.ts"
 import { startSelfAddressedTestServer } from "../support/testServer.ts"
 import { lapse, leakScanner, provisionedVps, ScannedBrowser } from "../support/vpsHttp.ts"
 import { fillBillingProfile } from "../support/checkout.ts"
+import { SandboxSirets } from "../support/sandboxRegistries.ts"
 
 let server: Awaited<ReturnType<typeof startSelfAddressedTestServer>>
 const customer = { email: `panel.${Date.now()}@example.com`, password: "a panel test password" }
@@ -95,7 +95,7 @@ describe("professional registration", () => {
 
   it("a SIRET the registry knows shows the company's name, on the confirmation and on the dashboard", async () => {
     const email = `edf.${Date.now()}@example.com`
-    const page = await register(`${FixtureSirets.edf.slice(0, 3)} ${FixtureSirets.edf.slice(3, 6)} ${FixtureSirets.edf.slice(6)}`, email)
+    const page = await register(`${SandboxSirets.edf.slice(0, 3)} ${SandboxSirets.edf.slice(3, 6)} ${SandboxSirets.edf.slice(6)}`, email)
     await byTestId(page, "register-success").waitFor()
     expect(await byTestId(page, "register-success").getAttribute("data-company")).toBe("ELECTRICITE DE FRANCE")
     expect(await byTestId(page, "register-success").textContent()).toContain("ELECTRICITE DE FRANCE")
@@ -111,7 +111,7 @@ describe("professional registration", () => {
   it("a well-formed SIRET the registry does not know is said plainly and creates nothing", async () => {
     const unknown = Array.from({ length: 10 }, (_, d) => `7328293200008${d}`).find(isValidSiret)!
     expect(unknown).toBe("73282932000082")
-    expect(Object.values(FixtureSirets)).not.toContain(unknown)
+    expect(Object.values(SandboxSirets)).not.toContain(unknown)
     const email = `unknown.${Date.now()}@example.com`
     const page = await register(unknown, email)
     await expectRefused(page, email, "The business registry does not know this SIRET number.")
@@ -119,7 +119,7 @@ describe("professional registration", () => {
 
   it("an unreachable registry is said plainly (try again later) and creates nothing", async () => {
     const email = `down.${Date.now()}@example.com`
-    const page = await register(FixtureSirets.registryDown, email)
+    const page = await register(SandboxSirets.registryDown, email)
     await expectRefused(page, email,
       "The business registry cannot be reached right now. Nothing was saved; please try again in a few minutes.")
   })
@@ -132,7 +132,7 @@ describe("the professional area's theme", () => {
       email,
       password: "a professional password",
       accountType: "professional",
-      siret: FixtureSirets.googleFrance,
+      siret: SandboxSirets.googleFrance,
       firstName: "Sundar",
       lastName: "Pichai",
       language: "en"

@@ -2,11 +2,11 @@
 // locally then against the business registry (DESIGN.md §3 "Register").
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
-import { FixtureSirets } from "../../adapters/fake/FixtureRegistry.ts"
 import { type Registration, register } from "../../domain/account/Registration.ts"
 import { PasswordHasher } from "../../ports/PasswordHasher.ts"
 import { Users } from "../../ports/Users.ts"
 import { domainEnv, outcome, personal, professional } from "../support/domainEnv.ts"
+import { SandboxSirets } from "../support/sandboxRegistries.ts"
 
 const stored = (email: string) => Effect.flatMap(Users, (users) => users.findByEmail(email))
 
@@ -95,24 +95,24 @@ describe("registering a professional account", () => {
 
   it.effect("with an active SIRET is stored with the registry's company name", () =>
     Effect.gen(function*() {
-      yield* register(professional(FixtureSirets.edf))
+      yield* register(professional(SandboxSirets.edf))
       const user = Option.getOrThrow(yield* stored("alice@example.com"))
       assert.strictEqual(user.accountType, "professional")
-      assert.strictEqual(user.siret, FixtureSirets.edf)
+      assert.strictEqual(user.siret, SandboxSirets.edf)
       assert.strictEqual(user.companyName, "ELECTRICITE DE FRANCE")
     }).pipe(Effect.provide(domainEnv())))
 
   it.effect("with La Poste's digit-sum-only SIRET is accepted", () =>
     Effect.gen(function*() {
-      const user = yield* register(professional(FixtureSirets.laPosteEstablishment))
+      const user = yield* register(professional(SandboxSirets.laPosteEstablishment))
       assert.strictEqual(user.companyName, "LA POSTE")
     }).pipe(Effect.provide(domainEnv())))
 
   it.effect("with a partially diffusible SIRET is stored without a company name", () =>
     Effect.gen(function*() {
-      yield* register(professional(FixtureSirets.partiallyDiffusible))
+      yield* register(professional(SandboxSirets.partiallyDiffusible))
       const user = Option.getOrThrow(yield* stored("alice@example.com"))
-      assert.strictEqual(user.siret, FixtureSirets.partiallyDiffusible)
+      assert.strictEqual(user.siret, SandboxSirets.partiallyDiffusible)
       assert.isNull(user.companyName)
     }).pipe(Effect.provide(domainEnv())))
 
@@ -126,17 +126,17 @@ describe("registering a professional account", () => {
 
   it.effect("with a closed SIRET fails SiretClosed and stores nothing", () =>
     Effect.gen(function*() {
-      assert.strictEqual((yield* refused(professional(FixtureSirets.closed)))._tag, "SiretClosed")
+      assert.strictEqual((yield* refused(professional(SandboxSirets.closed)))._tag, "SiretClosed")
       assert.isTrue(Option.isNone(yield* stored("alice@example.com")))
     }).pipe(Effect.provide(domainEnv())))
 
   it.effect("with a SIRET the registry does not know fails SiretUnknown and stores nothing", () =>
     Effect.gen(function*() {
-      assert.strictEqual((yield* refused(professional(FixtureSirets.unknown)))._tag, "SiretUnknown")
+      assert.strictEqual((yield* refused(professional(SandboxSirets.unknown)))._tag, "SiretUnknown")
       assert.isTrue(Option.isNone(yield* stored("alice@example.com")))
     }).pipe(Effect.provide(domainEnv())))
 
-  for (const [siret, reason] of [[FixtureSirets.registryDown, "DOWN"], [FixtureSirets.registryThrottled, "THROTTLED"]] as const) {
+  for (const [siret, reason] of [[SandboxSirets.registryDown, "DOWN"], [SandboxSirets.registryThrottled, "THROTTLED"]] as const) {
     it.effect(`when the registry is ${reason} fails RegistryUnavailable ${reason} and stores nothing`, () =>
       Effect.gen(function*() {
         const error = yield* refused(professional(siret))
@@ -147,8 +147,8 @@ describe("registering a professional account", () => {
 
   it.effect("an e-mail refused while the registry was unavailable can register once it answers", () =>
     Effect.gen(function*() {
-      yield* refused(professional(FixtureSirets.registryDown))
-      const user = yield* register(professional(FixtureSirets.googleFrance))
+      yield* refused(professional(SandboxSirets.registryDown))
+      const user = yield* register(professional(SandboxSirets.googleFrance))
       assert.strictEqual(user.email, "alice@example.com")
     }).pipe(Effect.provide(domainEnv())))
 })

@@ -1,8 +1,8 @@
 // The account system over HTTP: a real server on a loopback socket, a real database, the sandbox registry.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { FixtureSirets } from "../../adapters/fake/FixtureRegistry.ts"
 import { Browser, jwtClaims, parseSetCookie } from "../support/browser.ts"
 import { startTestServer } from "../support/testServer.ts"
+import { SandboxSirets } from "../support/sandboxRegistries.ts"
 
 let server: Awaited<ReturnType<typeof startTestServer>>
 beforeAll(async () => {
@@ -57,22 +57,22 @@ describe("registration", () => {
   it("registers a professional account whose SIRET the registry calls active, keeping the company name", async () => {
     const reply = await new Browser(server.url).post("/api/auth/register", professional(email("pro"), "552 081 317 66.522"))
     expect(reply.status).toBe(201)
-    expect(reply.body).toMatchObject({ user: { siret: FixtureSirets.edf, companyName: "ELECTRICITE DE FRANCE" } })
+    expect(reply.body).toMatchObject({ user: { siret: SandboxSirets.edf, companyName: "ELECTRICITE DE FRANCE" } })
   })
 
   it("does not store the name of a partially diffusible company", async () => {
-    const reply = await new Browser(server.url).post("/api/auth/register", professional(email("pd"), FixtureSirets.partiallyDiffusible))
+    const reply = await new Browser(server.url).post("/api/auth/register", professional(email("pd"), SandboxSirets.partiallyDiffusible))
     expect(reply.status).toBe(201)
     expect((reply.body as { user: Record<string, unknown> }).user["companyName"]).toBeUndefined()
   })
 
   it.each([
-    ["a closed establishment", FixtureSirets.closed, 422, "SIRET_CLOSED"],
-    ["an unknown SIRET", FixtureSirets.unknown, 422, "SIRET_UNKNOWN"],
+    ["a closed establishment", SandboxSirets.closed, 422, "SIRET_CLOSED"],
+    ["an unknown SIRET", SandboxSirets.unknown, 422, "SIRET_UNKNOWN"],
     ["a bad checksum", "55208131766523", 422, "SIRET_CHECKSUM"],
     ["a bad format", "5520813176", 422, "SIRET_FORMAT"],
-    ["a registry that is down", FixtureSirets.registryDown, 503, "REGISTRY_UNAVAILABLE"],
-    ["a registry that throttles", FixtureSirets.registryThrottled, 503, "REGISTRY_THROTTLED"]
+    ["a registry that is down", SandboxSirets.registryDown, 503, "REGISTRY_UNAVAILABLE"],
+    ["a registry that throttles", SandboxSirets.registryThrottled, 503, "REGISTRY_THROTTLED"]
   ])("refuses %s with its own status and code, and stores nothing", async (_label, siret, status, code) => {
     const address = email("refused")
     const browser = new Browser(server.url)

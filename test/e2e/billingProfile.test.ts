@@ -2,10 +2,10 @@
 // VIES evidence of a saved VAT number, one profile per customer, and bad input answered 422 with a stable code.
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { FixtureSirets } from "../../adapters/fake/FixtureRegistry.ts"
 import { Browser } from "../support/browser.ts"
 import { startTestServer } from "../support/testServer.ts"
 import { leakScanner, signedInCustomer } from "../support/vpsHttp.ts"
+import { SandboxSirets } from "../support/sandboxRegistries.ts"
 
 let server: Awaited<ReturnType<typeof startTestServer>>
 
@@ -30,7 +30,7 @@ describe("/api/billing-profile", () => {
     const email = `pro.${randomUUID()}@example.com`
     const password = "correct horse battery"
     const registered = await browser.post("/api/auth/register", {
-      email, password, accountType: "professional", firstName: "Jeanne", lastName: "Martin", siret: FixtureSirets.edf
+      email, password, accountType: "professional", firstName: "Jeanne", lastName: "Martin", siret: SandboxSirets.edf
     })
     expect(registered.status, registered.text).toBe(201)
     expect((await browser.post("/api/auth/login", { email, password, rememberMe: false })).status).toBe(200)

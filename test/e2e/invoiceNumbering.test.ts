@@ -6,7 +6,6 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
-import * as FixtureVatRegistry from "../../adapters/fake/FixtureVatRegistry.ts"
 import * as PgBillingProfiles from "../../adapters/postgres/PgBillingProfiles.ts"
 import * as PgInvoices from "../../adapters/postgres/PgInvoices.ts"
 import * as PgLedger from "../../adapters/postgres/PgLedger.ts"
@@ -20,10 +19,11 @@ import { chargeEntry, profileIn } from "../support/invoiceMother.ts"
 import { testInvoicingSettings } from "../support/invoicing.ts"
 import { testDatabase } from "../support/testServer.ts"
 import { newUser } from "../support/userMother.ts"
+import { vatRegistry } from "../support/sandboxRegistries.ts"
 
 const env = Layer.mergeAll(PgLedger.layer, PgInvoices.layer, PgUsers.layer, PgUnitOfWork.layer, PgBillingProfiles.layer).pipe(
   Layer.provideMerge(testDatabase()),
-  Layer.merge(Layer.mergeAll(testInvoicingSettings, FixtureVatRegistry.layer, NodeCrypto.layerSecureRandom))
+  Layer.merge(Layer.mergeAll(testInvoicingSettings, vatRegistry, NodeCrypto.layerSecureRandom))
 )
 
 const month = { start: new Date("2031-03-01T10:00:00.000Z"), end: new Date("2031-04-01T10:00:00.000Z") }

@@ -5,7 +5,6 @@ import { Context, Effect, Layer, Redacted, Ref } from "effect"
 import * as JoseSessionTokens from "../../adapters/crypto/JoseSessionTokens.ts"
 import * as MemoryAuditLog from "../../adapters/fake/MemoryAuditLog.ts"
 import * as FastPasswordHasher from "../../adapters/fake/FastPasswordHasher.ts"
-import * as FixtureRegistry from "../../adapters/fake/FixtureRegistry.ts"
 import * as IdentityUnitOfWork from "../../adapters/fake/IdentityUnitOfWork.ts"
 import * as MemoryLoginAttempts from "../../adapters/fake/MemoryLoginAttempts.ts"
 import * as MemoryMailer from "../../adapters/fake/MemoryMailer.ts"
@@ -16,6 +15,7 @@ import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
 import { AccountSettings, type AccountSettingsShape } from "../../domain/account/AccountSettings.ts"
 import { type Registration, register } from "../../domain/account/Registration.ts"
 import { PasswordHasher } from "../../ports/PasswordHasher.ts"
+import { businessRegistry } from "./sandboxRegistries.ts"
 
 export const publicUrl = "https://panel.zh.test"
 
@@ -69,7 +69,7 @@ export const domainEnv = (options: DomainEnvOptions = {}) =>
     MemoryLoginAttempts.layer,
     IdentityUnitOfWork.layer,
     MemoryMailer.layer,
-    FixtureRegistry.layer,
+    businessRegistry,
     countingHasher(options.cost ?? defaultCost),
     JoseSessionTokens.layer(sessionKey).pipe(Layer.provide(NodeCrypto.layerMac)),
     NodeCrypto.layerSecureRandom,

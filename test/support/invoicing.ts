@@ -13,14 +13,13 @@ import { chargeEntry, profileIn } from "./invoiceMother.ts"
 import { newUser } from "./userMother.ts"
 import { resolve } from "node:path"
 import * as FacturXDocuments from "../../adapters/documents/FacturXDocuments.ts"
-import * as FixtureRegistry from "../../adapters/fake/FixtureRegistry.ts"
-import * as FixtureVatRegistry from "../../adapters/fake/FixtureVatRegistry.ts"
 import * as MemoryUsers from "../../adapters/fake/MemoryUsers.ts"
 import * as MemoryBillingProfiles from "../../adapters/fake/MemoryBillingProfiles.ts"
 import * as MemoryInvoices from "../../adapters/fake/MemoryInvoices.ts"
 import { InvoicingSettings } from "../../domain/billing/invoicing/InvoicingSettings.ts"
 import { demoSeller } from "../../domain/billing/invoicing/Seller.ts"
 import type { VatRules } from "../../domain/billing/invoicing/vatDecision.ts"
+import { businessRegistry, vatRegistry } from "./sandboxRegistries.ts"
 
 export const testVatRules: VatRules = {
   frenchRateBasisPoints: 2000,
@@ -32,14 +31,14 @@ export const testInvoicingSettings = Layer.succeed(InvoicingSettings, { seller: 
 
 /**
  * What issuing documents needs beside the ledger: settings, the documents (and their PDF and XML), the profiles, the
- * VIES and registry fixtures, and the accounts billed.
+ * VIES and the registry (the real adapters over the sandbox simulation), and the accounts billed.
  */
 export const memoryInvoicing = Layer.mergeAll(
   testInvoicingSettings,
   MemoryInvoices.layer,
   MemoryBillingProfiles.layer,
-  FixtureVatRegistry.layer,
-  FixtureRegistry.layer,
+  vatRegistry,
+  businessRegistry,
   MemoryUsers.layer,
   FacturXDocuments.layer
 )

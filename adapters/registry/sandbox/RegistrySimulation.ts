@@ -25,7 +25,14 @@ export interface Company {
   readonly siren: string
   /** A company's denomination; null for a sole trader, who is named by `person`. */
   readonly denomination: string | null
-  readonly person?: { readonly firstName: string; readonly lastName: string }
+  readonly person?: {
+    readonly firstName: string
+    readonly lastName: string
+    /** INSEE's prénom usuel, when it differs from the first civil first name. */
+    readonly usualFirstName?: string
+    /** INSEE's nom d'usage (a married name…). */
+    readonly usageName?: string
+  }
   /** `C` (cessée) when true. */
   readonly ceased: boolean
   readonly diffusion: Diffusion
@@ -47,6 +54,10 @@ export type FaultAnswer =
   | { readonly kind: "hang" }
   /** The connection is dropped: a transport error. */
   | { readonly kind: "drop" }
+  /** The head and the first part of `body`, then nothing more (the body never ends). */
+  | { readonly kind: "stall"; readonly status: number; readonly body: string }
+  /** VIES's 200 saying "ask again later" (MS_UNAVAILABLE, MS_MAX_CONCURRENT_REQ, TIMEOUT…), VIES requests only. */
+  | { readonly kind: "vies-busy"; readonly userError: string }
 
 export interface Fault {
   /** Every upstream when absent. */
@@ -58,6 +69,24 @@ export interface Fault {
   readonly times?: number
 }
 
+/** A VIES answer, in the REST API's shape ("---" where a member state publishes nothing). */
+const viesBody = (
+  countryCode: string,
+  vatNumber: string,
+  answer: { isValid: boolean; userError: string; name?: string; address?: string; requestIdentifier?: string }
+) =>
+  JSON.stringify({
+    countryCode,
+    vatNumber,
+    requestDate: new Date().toISOString(),
+    isValid: answer.isValid,
+    requestIdentifier: answer.requestIdentifier ?? "",
+    name: answer.name ?? "---",
+    address: answer.address ?? "---",
+    userError: answer.userError,
+    viesApproximate: { name: "---", street: "---", postalCode: "---", city: "---", companyType: "---", matchName: 3 }
+  })
+
 export interface RecordedRequest {
   readonly upstream: Upstream | "other"
   readonly method: string
@@ -65,8 +94,8 @@ export interface RecordedRequest {
   readonly headers: Readonly<Record<string, string>>
   /** The SIRET or full VAT number the request is about ("" when none). */
   readonly key: string
-  /** What answered: the upstream's status, or the fault's kind. */
-  readonly outcome: number | "hang" | "drop"
+  /** What answered: the upstream's status, or the fault's kind (a busy VIES: its userError). */
+  readonly outcome: number | "hang" | "drop" | "stall" | string
 }
 
 /** Where each upstream sits on the simulation, as its adapter's base URL expects (any host: only the path counts). */
@@ -263,6 +292,7 @@ export const registrySimulation = (
       const armed = faults.find(({ fault, used }) =>
         (fault.upstream === undefined || fault.upstream === upstream) &&
         (fault.key === undefined || fault.key === key) &&
+        (fault.answer.kind !== "vies-busy" || upstream === "vies") &&
         (fault.times === undefined || used < fault.times)
       )
       if (armed === undefined) return undefined
@@ -282,6 +312,10 @@ export const registrySimulation = (
         const found = findEstablishment(siret)
         if (found === undefined) return json(404, inseeHeader(404, `Aucun élément trouvé pour le siret ${siret}`))
         const { company, establishment } = found
+        // What INSEE answered for the legacy non-diffusible status.
+        if (company.diffusion === "N") {
+          return json(403, inseeHeader(403, "Droits insuffisants pour accéder aux données de cette unité"))
+        }
         const d = company.diffusion
         return json(200, {
           ...inseeHeader(200, "OK"),
@@ -296,9 +330,9 @@ export const registrySimulation = (
               etatAdministratifUniteLegale: company.ceased ? "C" : "A",
               denominationUniteLegale: masked(d, company.denomination, "[ND]"),
               nomUniteLegale: masked(d, company.person?.lastName ?? null, "[ND]"),
-              prenomUsuelUniteLegale: masked(d, company.person?.firstName ?? null, "[ND]"),
+              prenomUsuelUniteLegale: masked(d, company.person?.usualFirstName ?? company.person?.firstName ?? null, "[ND]"),
               prenom1UniteLegale: masked(d, company.person?.firstName ?? null, "[ND]"),
-              nomUsageUniteLegale: null,
+              nomUsageUniteLegale: masked(d, company.person?.usageName ?? null, "[ND]"),
               nicSiegeUniteLegale: company.establishments[0]?.siret.slice(9) ?? null
             },
             adresseEtablissement: {
@@ -372,23 +406,21 @@ export const registrySimulation = (
         const countryCode = (params["country"] ?? "").toUpperCase()
         const vatNumber = params["number"] ?? ""
         const entry = vat.get(`${countryCode}${vatNumber}`)
-        const answer = (isValid: boolean, userError: string, name = "---", address = "---", requestIdentifier = "") =>
-          json(200, {
-            countryCode,
-            vatNumber,
-            requestDate: new Date().toISOString(),
-            isValid,
-            requestIdentifier,
-            name,
-            address,
-            userError,
-            viesApproximate: { name: "---", street: "---", postalCode: "---", city: "---", companyType: "---", matchName: 3 }
-          })
-        if (!memberStates.has(countryCode)) return answer(false, "INVALID_INPUT")
-        if (unavailableStates.has(countryCode) || entry?.state === "unavailable") return answer(false, "MS_UNAVAILABLE")
-        if (entry === undefined) return answer(false, "INVALID")
+        const answer = (a: Parameters<typeof viesBody>[2]) =>
+          HttpServerResponse.text(viesBody(countryCode, vatNumber, a), { status: 200, contentType: "application/json" })
+        if (!memberStates.has(countryCode)) return answer({ isValid: false, userError: "INVALID_INPUT" })
+        if (unavailableStates.has(countryCode) || entry?.state === "unavailable") {
+          return answer({ isValid: false, userError: "MS_UNAVAILABLE" })
+        }
+        if (entry === undefined) return answer({ isValid: false, userError: "INVALID" })
         consultation++
-        return answer(true, "VALID", entry.name, entry.address, `WAPISANDBOX${String(consultation).padStart(6, "0")}`)
+        return answer({
+          isValid: true,
+          userError: "VALID",
+          name: entry.name,
+          address: entry.address,
+          requestIdentifier: `WAPISANDBOX${String(consultation).padStart(6, "0")}`
+        })
       }))
 
     const routes = Layer.mergeAll(insee, recherche, vies)
@@ -419,6 +451,23 @@ export const registrySimulation = (
       if (fault?.kind === "drop") {
         entry("drop")
         return Promise.reject(new TypeError("fetch failed: the sandbox registry dropped the connection"))
+      }
+      if (fault?.kind === "vies-busy" && upstream === "vies") {
+        entry(fault.userError)
+        const [, country = "", number = ""] = /^\/?.*\/ms\/([^/]+)\/vat\/([^/]+)$/.exec(url.pathname) ?? []
+        return Promise.resolve(
+          new Response(viesBody(decodeURIComponent(country), decodeURIComponent(number), { isValid: false, userError: fault.userError }), {
+            status: 200,
+            headers: { "content-type": "application/json" }
+          })
+        )
+      }
+      if (fault?.kind === "stall") {
+        entry("stall")
+        const body = new ReadableStream<Uint8Array>({
+          start: (controller) => controller.enqueue(new TextEncoder().encode(fault.body))
+        })
+        return Promise.resolve(new Response(body, { status: fault.status, headers: { "content-type": "application/json" } }))
       }
       if (fault?.kind === "status") {
         entry(fault.status)

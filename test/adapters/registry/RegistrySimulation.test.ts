@@ -1,5 +1,6 @@
 // The sandbox's registry simulation, read through the real adapters (no socket): the seeded SIRETs and VAT numbers
 // answer as README and the tests name them, the same state answers on the three upstreams, and faults are data.
+import { NodeHttpClient } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Redacted } from "effect"
 import * as InseeRegistry from "../../../adapters/registry/InseeRegistry.ts"
@@ -38,15 +39,16 @@ const world = (options: RegistrySimulationOptions = {}) =>
       ViesVatRegistry.layer({ ...policy, baseUrl: `${sandboxHost}${paths.vies}` }).pipe(Layer.provide(simulation.httpClient))
     )
     const lookUp = (siret: string) =>
-      Effect.flatMap(BusinessRegistry, (r) => r.lookUpSiret(siret)).pipe(Effect.provideContext(recherche))
+      Effect.flatMap(BusinessRegistry, (r) => r.lookUpSiret(siret)).pipe(Effect.provideContext(recherche), Effect.provide(Logger.layer([])))
     const lookUpInsee = (siret: string) =>
-      Effect.flatMap(BusinessRegistry, (r) => r.lookUpSiret(siret)).pipe(Effect.provideContext(insee))
+      Effect.flatMap(BusinessRegistry, (r) => r.lookUpSiret(siret)).pipe(Effect.provideContext(insee), Effect.provide(Logger.layer([])))
     const check = (vat: string) =>
       Effect.flatMap(VatRegistry, (r) => r.check({ countryCode: vat.slice(0, 2), number: vat.slice(2) })).pipe(
-        Effect.provideContext(vies)
+        Effect.provideContext(vies),
+        Effect.provide(Logger.layer([]))
       )
     return { control: simulation.control, lookUp, lookUpInsee, check }
-  }).pipe(Effect.provide(Logger.layer([])))
+  })
 
 describe("RegistrySimulation", () => {
   it("every named SIRET and every seeded establishment passes the SIRET checksum rule", () => {
@@ -208,4 +210,46 @@ describe("RegistrySimulation", () => {
       SandboxRegistry.vatRegistry(policy),
       SandboxRegistry.layerSimulation
     ))))
+})
+
+describe("RegistrySimulation on loopback", () => {
+  it.live("answers the real adapter over a socket, and its faults hold there: a drop resets the connection", () =>
+    Effect.gen(function*() {
+      const simulation = yield* registrySimulation()
+      const { baseUrl } = yield* SandboxRegistry.serveOnLoopback(simulation)
+      const registry = yield* Layer.build(
+        RechercheEntreprisesRegistry.layer({ ...policy, baseUrl: `${baseUrl}${paths.rechercheEntreprises}` }).pipe(
+          Layer.provide(NodeHttpClient.layerUndici)
+        )
+      )
+      const lookUp = (siret: string) =>
+        Effect.flatMap(BusinessRegistry, (r) => r.lookUpSiret(siret)).pipe(
+          Effect.provideContext(registry),
+          Effect.provide(Logger.layer([]))
+        )
+      assert.deepInclude(yield* lookUp(SandboxSirets.edf), { _tag: "Active", companyName: "ELECTRICITE DE FRANCE" })
+      simulation.control.addFault({ key: SandboxSirets.laPoste, answer: { kind: "drop" }, times: 1 })
+      assert.deepStrictEqual(yield* lookUp(SandboxSirets.laPoste), { _tag: "Active", companyName: "LA POSTE" })
+      assert.deepStrictEqual(simulation.control.requests(SandboxSirets.laPoste).map((r) => r.outcome), ["drop", 200])
+      assert.strictEqual((yield* Effect.flip(lookUp(SandboxSirets.registryThrottled))).reason, "THROTTLED")
+    }))
+
+  it.live("a hung request on loopback ends with the client's timeout", () =>
+    Effect.gen(function*() {
+      const simulation = yield* registrySimulation({ faults: [{ answer: { kind: "hang" } }] })
+      const { baseUrl } = yield* SandboxRegistry.serveOnLoopback(simulation)
+      const registry = yield* Layer.build(
+        RechercheEntreprisesRegistry.layer({ timeout: "100 millis", retries: 0, retryBaseDelay: "10 millis", baseUrl }).pipe(
+          Layer.provide(NodeHttpClient.layerUndici)
+        )
+      )
+      const failure = yield* Effect.flip(
+        Effect.flatMap(BusinessRegistry, (r) => r.lookUpSiret(SandboxSirets.edf)).pipe(
+          Effect.provideContext(registry),
+          Effect.provide(Logger.layer([]))
+        )
+      )
+      assert.strictEqual(failure.reason, "DOWN")
+      assert.deepStrictEqual(simulation.control.requests().map((r) => r.outcome), ["hang"])
+    }))
 })

@@ -10,8 +10,6 @@ import { TestClock } from "effect/testing"
 import { SimulatedCluster } from "../../support/simulatedCluster.ts"
 import { placeOrder, recoverOrders, settleOrderPayment } from "../../../domain/billing/Ordering.ts"
 import { moveOrder } from "../../../domain/billing/orderMoves.ts"
-import { FixtureSirets } from "../../../adapters/fake/FixtureRegistry.ts"
-import { FixtureVatNumbers } from "../../../adapters/fake/FixtureVatRegistry.ts"
 import { BillingProfiles } from "../../../ports/BillingProfiles.ts"
 import { Invoices } from "../../../ports/Invoices.ts"
 import { IpAddresses } from "../../../ports/IpAddresses.ts"
@@ -28,6 +26,7 @@ import { eventually } from "../../support/eventually.ts"
 import { noticesOf } from "../../support/recordedNotices.ts"
 import { checkoutEvents, deliver, payOnPage, placeAs, SimulatedStripe, succeededPayments } from "../../support/simulatedStripe.ts"
 import { vpsEnv, vpsOptions } from "../../support/vpsEnv.ts"
+import { SandboxSirets, SandboxVatNumbers } from "../../support/sandboxRegistries.ts"
 
 const alice = "00000000-0000-4000-8000-00000000a11c"
 const after = Duration.seconds(60)
@@ -144,7 +143,7 @@ describe("an order paid on the hosted checkout", () => {
       const user = yield* billedCustomer(bob)
       yield* (yield* BillingProfiles).save(profileIn(bob, "BE", {
         companyName: "Demo Belgium SRL",
-        vatNumber: FixtureVatNumbers.belgianCompany,
+        vatNumber: SandboxVatNumbers.belgianCompany,
         vatCheck: { status: "valid", checkedAt: new Date(), requestIdentifier: "SANDBOX1", registeredName: null, registeredAddress: null }
       }))
       const order = yield* placeOrder(user, "vps-s", vpsOptions("be-1"))
@@ -157,7 +156,7 @@ describe("an order paid on the hosted checkout", () => {
       assert.deepStrictEqual(others, [])
       assert.deepInclude(invoice, { totalExcludingVatCents: 500, vatCents: 0, totalIncludingVatCents: 500, mentions: ["reverse_charge"] })
       assert.strictEqual(invoice?.vatBreakdown[0]?.vatCategory, "AE")
-      assert.strictEqual(invoice?.buyer.vatNumber, FixtureVatNumbers.belgianCompany)
+      assert.strictEqual(invoice?.buyer.vatNumber, SandboxVatNumbers.belgianCompany)
     }).pipe(Effect.provide(vpsEnv())))
 
   it.effect("a customer without a billing profile cannot order: BillingProfileRequired, no order, no checkout page", () =>
@@ -182,12 +181,12 @@ describe("an order paid on the hosted checkout", () => {
       const pro = yield* (yield* Users).insert(newUser("pro@example.test", {
         accountType: "professional",
         companyName: "ELECTRICITE DE FRANCE",
-        siret: FixtureSirets.edf
+        siret: SandboxSirets.edf
       }))
       const order = yield* placeOrder(pro, "vps-s", vpsOptions("pro-1"))
       assert.strictEqual(order.status, "awaiting_payment")
       const profile = Option.getOrThrow(yield* (yield* BillingProfiles).get(pro.id))
-      assert.deepInclude(profile, { companyName: "ELECTRICITE DE FRANCE", vatNumber: FixtureVatNumbers.edf })
+      assert.deepInclude(profile, { companyName: "ELECTRICITE DE FRANCE", vatNumber: SandboxVatNumbers.edf })
       assert.strictEqual(profile.address.country, "FR")
       assert.notStrictEqual(profile.address.line1, "")
     }).pipe(Effect.provide(vpsEnv())))

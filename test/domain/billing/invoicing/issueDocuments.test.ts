@@ -4,8 +4,6 @@ import { NodeCrypto } from "@effect/platform-node"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { FixtureSirets } from "../../../../adapters/fake/FixtureRegistry.ts"
-import { FixtureVatNumbers } from "../../../../adapters/fake/FixtureVatRegistry.ts"
 import * as MemoryLedger from "../../../../adapters/fake/MemoryLedger.ts"
 import { quoteCharge, quotePlanMonth, recordCharge, recordRefund } from "../../../../domain/billing/invoicing/issueDocuments.ts"
 import { BillingProfiles } from "../../../../ports/BillingProfiles.ts"
@@ -13,6 +11,7 @@ import { Invoices } from "../../../../ports/Invoices.ts"
 import { chargeEntry, profileIn } from "../../../support/invoiceMother.ts"
 import { memoryInvoicing } from "../../../support/invoicing.ts"
 import { newUser } from "../../../support/userMother.ts"
+import { SandboxSirets, SandboxVatNumbers } from "../../../support/sandboxRegistries.ts"
 
 const env = Layer.mergeAll(memoryInvoicing, MemoryLedger.layer, NodeCrypto.layerSecureRandom)
 
@@ -55,7 +54,7 @@ layer(env)("issuing invoices and credit notes", (it) => {
       const user = newUser("be@example.com")
       yield* withProfile(user, "BE", {
         companyName: "Demo SRL",
-        vatNumber: FixtureVatNumbers.belgianCompany,
+        vatNumber: SandboxVatNumbers.belgianCompany,
         vatCheck: checked("valid")
       })
       const quote = yield* quotePlanMonth(user, vpsS, month)
@@ -68,8 +67,8 @@ layer(env)("issuing invoices and credit notes", (it) => {
 
   it.effect("a professional account's invoice carries its SIREN; its VAT number only once VIES confirmed it", () =>
     Effect.gen(function*() {
-      const user = newUser("edf@example.com", { accountType: "professional", siret: FixtureSirets.edf, companyName: "ELECTRICITE DE FRANCE" })
-      yield* withProfile(user, "FR", { companyName: "ELECTRICITE DE FRANCE", vatNumber: FixtureVatNumbers.edf })
+      const user = newUser("edf@example.com", { accountType: "professional", siret: SandboxSirets.edf, companyName: "ELECTRICITE DE FRANCE" })
+      yield* withProfile(user, "FR", { companyName: "ELECTRICITE DE FRANCE", vatNumber: SandboxVatNumbers.edf })
       const unconfirmed = Option.getOrThrow(yield* recordCharge(chargeEntry(user.id), yield* quotePlanMonth(user, vpsS, month)))
       assert.deepStrictEqual([unconfirmed.buyer.siren, unconfirmed.buyer.vatNumber, unconfirmed.buyer.business], ["552081317", null, true])
     }))
@@ -152,7 +151,7 @@ describe("quoteCharge", () => {
         const user = newUser("down@example.com")
         yield* withProfile(user, "BE", {
           companyName: "Down SRL",
-          vatNumber: FixtureVatNumbers.viesDown,
+          vatNumber: SandboxVatNumbers.viesDown,
           vatCheck: checked("unavailable")
         })
         const quote = yield* quotePlanMonth(user, vpsS, month)

@@ -1,11 +1,7 @@
 // Specification of the billing profile: the prefill of a professional account from the registry, validation, and the
 // VIES check of the VAT number kept as evidence (and done again when VIES was down).
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, Option, Ref } from "effect"
-import * as FixtureRegistry from "../../../../adapters/fake/FixtureRegistry.ts"
-import { FixtureSirets } from "../../../../adapters/fake/FixtureRegistry.ts"
-import * as FixtureVatRegistry from "../../../../adapters/fake/FixtureVatRegistry.ts"
-import { FixtureVatNumbers } from "../../../../adapters/fake/FixtureVatRegistry.ts"
+import { Effect, Layer, Option } from "effect"
 import * as MemoryBillingProfiles from "../../../../adapters/fake/MemoryBillingProfiles.ts"
 import type { BillingProfileInput } from "../../../../domain/billing/invoicing/BillingProfile.ts"
 import {
@@ -14,13 +10,20 @@ import {
   viewBillingProfile
 } from "../../../../domain/billing/invoicing/manageBillingProfile.ts"
 import { BillingProfiles } from "../../../../ports/BillingProfiles.ts"
-import { VatRegistry, VatRegistryUnavailable } from "../../../../ports/VatRegistry.ts"
 import { newUser } from "../../../support/userMother.ts"
+import {
+  businessRegistry,
+  layerSimulation,
+  SandboxRegistryInstance,
+  SandboxSirets,
+  SandboxVatNumbers,
+  vatRegistry
+} from "../../../support/sandboxRegistries.ts"
 
 const consumer = newUser("ada@example.com")
 const edf = newUser("edf@example.com", {
   accountType: "professional",
-  siret: FixtureSirets.edf,
+  siret: SandboxSirets.edf,
   companyName: "ELECTRICITE DE FRANCE"
 })
 
@@ -31,7 +34,7 @@ const belgian: BillingProfileInput = {
   vatNumber: "be 0123.456.749"
 }
 
-const env = Layer.mergeAll(MemoryBillingProfiles.layer, FixtureRegistry.layer, FixtureVatRegistry.layer)
+const env = Layer.mergeAll(MemoryBillingProfiles.layer, businessRegistry, vatRegistry)
 
 const problemOf = (input: BillingProfileInput, user = consumer) =>
   Effect.map(Effect.flip(saveBillingProfile(user, input)), (e) => e._tag === "InvalidBillingProfile" ? `${e.field}: ${e.problem}` : e._tag)
@@ -58,8 +61,8 @@ layer(env)("billing profile", (it) => {
     Effect.gen(function*() {
       const user = newUser("jan@example.com")
       const profile = yield* saveBillingProfile(user, belgian)
-      assert.deepStrictEqual([profile.address.country, profile.vatNumber, profile.vatCheck?.status], ["BE", FixtureVatNumbers.belgianCompany, "valid"])
-      assert.match(profile.vatCheck?.requestIdentifier ?? "", /^SANDBOX\d{8}$/)
+      assert.deepStrictEqual([profile.address.country, profile.vatNumber, profile.vatCheck?.status], ["BE", SandboxVatNumbers.belgianCompany, "valid"])
+      assert.match(profile.vatCheck?.requestIdentifier ?? "", /^WAPISANDBOX\d{6}$/)
       assert.strictEqual(profile.vatCheck?.registeredName, "DEMO BELGIUM SRL")
       const { profile: read, saved } = yield* viewBillingProfile(user)
       assert.isTrue(saved)
@@ -68,7 +71,7 @@ layer(env)("billing profile", (it) => {
 
   it.effect("a number VIES rejects is kept as invalid (VAT is then charged), not refused", () =>
     Effect.gen(function*() {
-      const profile = yield* saveBillingProfile(newUser("rejected@example.com"), { ...belgian, vatNumber: FixtureVatNumbers.belgianRejected })
+      const profile = yield* saveBillingProfile(newUser("rejected@example.com"), { ...belgian, vatNumber: SandboxVatNumbers.belgianRejected })
       assert.strictEqual(profile.vatCheck?.status, "invalid")
     }))
 
@@ -96,28 +99,20 @@ layer(env)("billing profile", (it) => {
 })
 
 describe("a VAT number VIES could not check", () => {
-  /** VIES down until `up` is set. */
-  const flaky = Effect.gen(function*() {
-    const up = yield* Ref.make(false)
-    const service = VatRegistry.of({
-      check: (vat) =>
-        Effect.flatMap(Ref.get(up), (isUp) =>
-          isUp ? FixtureVatRegistry.make.check(vat) : Effect.fail(new VatRegistryUnavailable({ reason: "DOWN" })))
-    })
-    return { up, service }
-  })
+  const env = Layer.mergeAll(MemoryBillingProfiles.layer, businessRegistry, vatRegistry, layerSimulation)
 
-  layer(MemoryBillingProfiles.layer.pipe(Layer.merge(FixtureRegistry.layer)))("", (it) => {
+  layer(env)("", (it) => {
     it.effect("is saved as unavailable, then checked again and replaced by VIES's answer once it is back", () =>
       Effect.gen(function*() {
-        const { service, up } = yield* flaky
+        const { control } = yield* SandboxRegistryInstance
+        control.setMemberStateAvailable("BE", false)
         const user = newUser("later@example.com")
-        const saved = yield* saveBillingProfile(user, belgian).pipe(Effect.provideService(VatRegistry, service))
+        const saved = yield* saveBillingProfile(user, belgian)
         assert.strictEqual(saved.vatCheck?.status, "unavailable")
-        const stillDown = yield* recheckVatNumber(saved).pipe(Effect.provideService(VatRegistry, service))
+        const stillDown = yield* recheckVatNumber(saved)
         assert.strictEqual(stillDown.vatCheck?.status, "unavailable")
-        yield* Ref.set(up, true)
-        const rechecked = yield* recheckVatNumber(saved).pipe(Effect.provideService(VatRegistry, service))
+        control.setMemberStateAvailable("BE", true)
+        const rechecked = yield* recheckVatNumber(saved)
         assert.strictEqual(rechecked.vatCheck?.status, "valid")
         const stored = yield* Effect.flatMap(BillingProfiles, (p) => p.get(user.id))
         assert.strictEqual(Option.getOrThrow(stored).vatCheck?.status, "valid")
