@@ -89,6 +89,11 @@ describe("the Invoices page", () => {
     await byTestId(page, "invoices-empty").waitFor()
     await byTestId(page, "billing-unsaved").waitFor()
     expect(await byTestId(page, "billing-name").inputValue()).toBe("Grace Hopper")
+    // Nothing longer than the API accepts can be typed (it would only be refused as a whole).
+    await byTestId(page, "billing-postcode").pressSequentially("1".repeat(20))
+    expect(await byTestId(page, "billing-postcode").inputValue()).toBe("1".repeat(16))
+    expect(await byTestId(page, "billing-line1").getAttribute("maxlength")).toBe("200")
+    await byTestId(page, "billing-postcode").clear()
     await byTestId(page, "billing-line1").fill("1 rue de la Paix")
     await byTestId(page, "billing-postcode").fill("75002")
     await byTestId(page, "billing-city").fill("Paris")

@@ -12,11 +12,23 @@ interface Page {
   readonly next?: string
 }
 
+/** Each field's longest value, as PUT /api/billing-profile accepts it: the browser stops typing there. */
+const MAX_LENGTH: Readonly<Record<string, number>> = {
+  name: 200,
+  companyName: 200,
+  line1: 200,
+  line2: 200,
+  postcode: 16,
+  city: 100,
+  country: 64,
+  vatNumber: 20
+}
+
 const field = (name: string, label: string, value: string | undefined, required: boolean) => {
   const id = `billing-${name}`
   return h("div", { class: "field" },
     h("label", { for: id }, label),
-    h("input", { id, type: "text", name, value: value ?? "", required, autocomplete: "off", "data-testid": id }))
+    h("input", { id, type: "text", name, value: value ?? "", required, maxlength: MAX_LENGTH[name], autocomplete: "off", "data-testid": id }))
 }
 
 const vatStatus = (profile: BillingProfile): HTMLElement | null => {
