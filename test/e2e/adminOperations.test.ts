@@ -95,6 +95,8 @@ describe("an operator's suspension of a service", () => {
     expect(errorCode(await support.browser.get("/api/admin/services/not-a-uuid"), 404)).toBe("SERVICE_NOT_FOUND")
     expect(errorCode(await support.browser.get("/api/admin/customers/not-a-uuid/payments"), 404)).toBe("CUSTOMER_NOT_FOUND")
     expect(errorCode(await support.browser.get("/api/admin/customers/not-a-uuid/notices"), 404)).toBe("CUSTOMER_NOT_FOUND")
+    expect(errorCode(await support.browser.get("/api/admin/customers/not-a-uuid/orders"), 404)).toBe("CUSTOMER_NOT_FOUND")
+    expect(errorCode(await support.browser.get(`/api/admin/customers/${missing}/orders`), 404)).toBe("CUSTOMER_NOT_FOUND")
     const admin = await person(server, { role: "admin" })
     expect(errorCode(await admin.browser.post("/api/admin/orders/not-a-uuid/retry"), 404)).toBe("ORDER_NOT_FOUND")
     expect(errorCode(await admin.browser.post("/api/admin/charges/not-a-uuid/refunds", { amountCents: 100, idempotencyKey: "malformed-charge-1", reason: "goodwill" }), 404))
